@@ -1,0 +1,12 @@
+# Every dependency comes from a Debian bookworm -dev package; scripts/setup installs them.
+# docs/dependencies.md says why each one is here.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(fmt REQUIRED)
+find_package(simdjson REQUIRED)
+find_package(CLI11 REQUIRED)
+pkg_check_modules(LIBB2 REQUIRED IMPORTED_TARGET libb2)
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+if(WARDEN_TESTS)
+  find_package(GTest REQUIRED)
+endif()

@@ -1,0 +1,23 @@
+#pragma once
+// Each subcommand lives in its own file and registers itself on the root CLI11 app with
+// an add_*_command function returning how to run it once the arguments are parsed.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace warden::cli {
+
+struct Command {
+  CLI::App* app = nullptr;   // the subcommand, to test whether it was chosen
+  std::function<int()> run;  // returns the process exit code
+};
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the work failed (bad input data, I/O)
+inline constexpr int kExitUsage = 2;    // the command line was wrong (flags, unknown model)
+
+Command add_embed_command(CLI::App& root);
+
+}  // namespace warden::cli

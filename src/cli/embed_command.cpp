@@ -1,0 +1,66 @@
+// `warden embed`: texts from arguments or stdin (one per line) to JSON lines or .npy.
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+#include "embed/registry.hpp"
+
+namespace warden::cli {
+
+namespace {
+
+struct EmbedOptions {
+  std::string model;
+  std::string format = "jsonl";
+  std::string output;  // empty: stdout
+  std::vector<std::string> texts;
+};
+
+std::vector<std::string> read_stdin_lines() {
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+int run_embed(const EmbedOptions& options) {
+  const std::string model = options.model.empty() ? std::string(default_embedder_name()) : options.model;
+  const auto embedder = make_builtin_embedder(model);
+  const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+
+  const Embeddings embeddings = embedder->embed(views);
+  OutputFile out(options.output);
+  if (options.format == "npy") {
+    write_npy(out, embeddings);
+  } else {
+    write_jsonl(out, views, embeddings);
+  }
+  out.close();
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_embed_command(CLI::App& root) {
+  auto options = std::make_shared<EmbedOptions>();
+  CLI::App* app = root.add_subcommand("embed", "Embed texts (arguments, or stdin one per line)");
+  app->add_option("--model,-m", options->model, "Embedder name (default: the built-in default)");
+  app->add_option("--format,-f", options->format, "Output format")->check(CLI::IsMember({"jsonl", "npy"}));
+  app->add_option("--output,-o", options->output, "Write here instead of stdout");
+  app->add_option("texts", options->texts, "Texts to embed; none reads stdin");
+  return {app, [options] { return run_embed(*options); }};
+}
+
+}  // namespace warden::cli

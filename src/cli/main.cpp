@@ -1,0 +1,54 @@
+// The warden executable: parses the command line and runs one subcommand. Errors thrown
+// below (warden::Error) stop here and become one line on stderr and an exit code.
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+int exit_code_for(warden::ErrorKind kind) {
+  switch (kind) {
+    case warden::ErrorKind::InvalidArgument:
+    case warden::ErrorKind::NotFound:
+    case warden::ErrorKind::Unsupported:
+      return warden::cli::kExitUsage;
+    default:
+      return warden::cli::kExitFailure;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App root{"Warden: embeddings, reranking and guarding on the CPU", "warden"};
+  root.require_subcommand(1);
+  root.set_version_flag("--version", "warden 0.1.0");
+  std::vector<warden::cli::Command> commands;
+  commands.push_back(warden::cli::add_embed_command(root));
+
+  try {
+    root.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = root.exit(e);
+    return code == 0 ? 0 : warden::cli::kExitUsage;
+  }
+
+  try {
+    for (auto& command : commands) {
+      if (command.app->parsed()) return command.run();
+    }
+  } catch (const warden::Error& e) {
+    fmt::print(stderr, "warden: error: {}\n", e.what());
+    return exit_code_for(e.kind());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "warden: internal error: {}\n", e.what());
+    return warden::cli::kExitFailure;
+  }
+  return warden::cli::kExitUsage;
+}

@@ -1,0 +1,127 @@
+#include "core/file.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace warden {
+
+namespace {
+
+[[noreturn]] void throw_open_error(const std::filesystem::path& path, int err) {
+  const auto kind = (err == ENOENT || err == ENOTDIR) ? ErrorKind::NotFound : ErrorKind::Io;
+  throw Error(kind, fmt::format("cannot open {}: {}", path.string(), std::strerror(err)));
+}
+
+// Closes a POSIX descriptor on scope exit.
+class FdGuard {
+ public:
+  explicit FdGuard(int fd) : fd_(fd) {}
+  FdGuard(const FdGuard&) = delete;
+  FdGuard& operator=(const FdGuard&) = delete;
+  ~FdGuard() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+std::string read_file(const std::filesystem::path& path) {
+  const FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw_open_error(path, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw_open_error(path, errno);
+  if (S_ISDIR(st.st_mode)) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read {}: it is a directory", path.string()));
+  }
+  std::string out;
+  out.reserve(static_cast<std::size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorKind::Io, fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
+  auto tmp = path;
+  tmp += fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(ErrorKind::Io, fmt::format("cannot create {}", tmp.string()));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) throw Error(ErrorKind::Io, fmt::format("cannot write {}", tmp.string()));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(ErrorKind::Io, fmt::format("cannot rename {} to {}", tmp.string(), path.string()));
+  }
+}
+
+MappedFile::MappedFile(const std::filesystem::path& path) {
+  const FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw_open_error(path, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw_open_error(path, errno);
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(ErrorKind::Io, fmt::format("cannot map {}: not a regular file", path.string()));
+  }
+  size_ = static_cast<std::size_t>(st.st_size);
+  if (size_ == 0) return;  // mmap of zero bytes is an error; an empty span is the answer
+  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (p == MAP_FAILED) {
+    size_ = 0;
+    throw Error(ErrorKind::Io, fmt::format("cannot map {}: {}", path.string(), std::strerror(errno)));
+  }
+  data_ = static_cast<const std::byte*>(p);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    reset();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  reset();
+}
+
+void MappedFile::reset() noexcept {
+  if (data_ != nullptr) {
+    // const_cast: munmap's signature takes void*; the mapping itself stays read-only.
+    ::munmap(const_cast<std::byte*>(data_), size_);
+  }
+  data_ = nullptr;
+  size_ = 0;
+}
+
+}  // namespace warden

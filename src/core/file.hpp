@@ -1,0 +1,41 @@
+#pragma once
+// Files: whole-file reads for small text files (configs, vocabularies) and read-only
+// memory maps for weights, so that a model's tensors are paged in by the kernel on demand
+// and shared between processes instead of copied onto the heap.
+
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace warden {
+
+// Reads a whole file; throws Error(NotFound) or Error(Io) naming the path.
+std::string read_file(const std::filesystem::path& path);
+
+// Writes a whole file through a temporary in the same folder and a rename, so a reader
+// never sees half a file. Throws Error(Io).
+void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+
+// A read-only, private memory map of a whole file. Move-only; unmaps on destruction.
+class MappedFile {
+ public:
+  MappedFile() = default;
+  explicit MappedFile(const std::filesystem::path& path);  // throws NotFound / Io
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+ private:
+  void reset() noexcept;
+  const std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace warden

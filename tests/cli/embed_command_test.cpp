@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cstring>
+
+#include "cli/run_warden.hpp"
+
+namespace warden {
+namespace {
+
+using testing::run_warden;
+
+TEST(EmbedCommand, ArgumentsGiveOneJsonLineEach) {
+  const auto r = run_warden("embed 'hello world' 'second text'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  std::size_t lines = 0;
+  std::size_t start = 0;
+  while (start < r.out.size()) {
+    const std::size_t end = r.out.find('\n', start);
+    ASSERT_NE(end, std::string::npos);
+    const simdjson::dom::element doc = parser.parse(r.out.substr(start, end - start));
+    EXPECT_EQ(doc["embedding"].get_array().size(), 256U);
+    start = end + 1;
+    ++lines;
+  }
+  EXPECT_EQ(lines, 2U);
+  EXPECT_NE(r.out.find("\"text\":\"hello world\""), std::string::npos);
+}
+
+TEST(EmbedCommand, ReadsStdinLineByLine) {
+  const auto r = run_warden("embed --model hashing-ngram-256", "one\r\ntwo\nthree\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+  EXPECT_NE(r.out.find("\"text\":\"one\""), std::string::npos);  // the \r was dropped
+}
+
+TEST(EmbedCommand, UnknownModelExitsTwoAndNamesTheAlternatives) {
+  const auto r = run_warden("embed --model nope hi");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("unknown model 'nope'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hashing-ngram-256"), std::string::npos) << r.err;
+}
+
+TEST(EmbedCommand, InvalidUtf8OnStdinIsAnErrorNotGarbage) {
+  const auto r = run_warden("embed", "good\nbad \xC0\xAF\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("not valid UTF-8"), std::string::npos) << r.err;
+}
+
+TEST(EmbedCommand, NpyHasAValidHeaderAndFloat32Rows) {
+  const auto r = run_warden("embed --format npy a b c");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_GT(r.out.size(), 10U);
+  EXPECT_EQ(r.out.substr(0, 6), "\x93NUMPY");
+  const std::size_t header_len = static_cast<unsigned char>(r.out[8]) |
+                                 (static_cast<std::size_t>(static_cast<unsigned char>(r.out[9])) << 8);
+  EXPECT_EQ((10 + header_len) % 64, 0U);
+  const std::string header = r.out.substr(10, header_len);
+  EXPECT_NE(header.find("'shape': (3, 256)"), std::string::npos) << header;
+  EXPECT_NE(header.find("'<f4'"), std::string::npos);
+  EXPECT_EQ(r.out.size(), 10 + header_len + 3 * 256 * sizeof(float));
+}
+
+TEST(EmbedCommand, BadFlagIsAUsageError) {
+  EXPECT_EQ(run_warden("embed --format xml hi").exit_code, 2);
+  EXPECT_EQ(run_warden("no-such-command").exit_code, 2);
+  EXPECT_EQ(run_warden("").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace warden
