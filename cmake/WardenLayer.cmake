@@ -8,6 +8,7 @@
 function(warden_layer)
   cmake_parse_arguments(L "" "NAME" "DEPS" ${ARGN})
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${L_NAME}/*.cpp)
+  warden_isa_sources(sources)
   if(sources)
     add_library(warden_${L_NAME} STATIC ${sources})
     target_include_directories(warden_${L_NAME} PUBLIC ${PROJECT_SOURCE_DIR}/src)
@@ -17,4 +18,26 @@ function(warden_layer)
     target_include_directories(warden_${L_NAME} INTERFACE ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(warden_${L_NAME} INTERFACE ${L_DEPS})
   endif()
+endfunction()
+
+# Kernels for one instruction set live in files named *_avx2.cpp / *_avx512.cpp. Only
+# those files are compiled with the wider ISA (everything else runs on any x86-64 CPU),
+# and code dispatches to them at run time (src/core/cpu_features.hpp). On other
+# architectures they are left out of the build. (-Wno-maybe-uninitialized: GCC 12 warns
+# inside its own AVX-512 intrinsic headers, which use _mm512_undefined_ps on purpose.)
+function(warden_isa_sources var)
+  set(list ${${var}})
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+    foreach(src ${list})
+      if(src MATCHES "_avx512\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+          "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mfma;-mf16c;-Wno-maybe-uninitialized")
+      elseif(src MATCHES "_avx2\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
+      endif()
+    endforeach()
+  else()
+    list(FILTER list EXCLUDE REGEX "_(avx2|avx512)\\.cpp$")
+  endif()
+  set(${var} ${list} PARENT_SCOPE)
 endfunction()

@@ -1,0 +1,13 @@
+#pragma once
+
+namespace warden::kernels {
+
+// Element-wise functions a GEMM epilogue can apply to A·Wᵀ + b.
+enum class Activation {
+  None,
+  Gelu,  // exact: x/2·(1 + erf(x/√2)), as BERT's "gelu" (not the tanh approximation)
+  Relu,
+  Tanh,
+};
+
+}  // namespace warden::kernels

@@ -1,0 +1,160 @@
+#include "kernels/gemm.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "kernels/gemm_tile.hpp"
+
+namespace warden::kernels {
+
+namespace {
+
+// K is processed in blocks of KC so that one panel slice (KC x NR floats, 32 KB for
+// AVX-512) stays in L1 while every row tile of the block streams past it.
+constexpr std::size_t kKc = 256;
+// Rows per task block, in row tiles: the packed A block (MC x KC) lives in L2.
+constexpr std::size_t kTilesPerBlock = 8;
+
+struct IsaKernel {
+  std::size_t mr;
+  std::size_t nr;
+  void (*tile)(const detail::Tile&);
+};
+
+IsaKernel kernel_for(Isa isa) {
+  switch (isa) {
+#if defined(__x86_64__)
+    case Isa::Avx512: return {detail::kAvx512MR, detail::kAvx512NR, detail::tile_avx512};
+    case Isa::Avx2: return {detail::kAvx2MR, detail::kAvx2NR, detail::tile_avx2};
+#endif
+    default: return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
+  }
+}
+
+// Copies rows [0, rows) x cols [0, kc) of A into tiles of [kc][mr], zero-filling the rows
+// of the last tile beyond `rows`, so the micro-kernel reads one contiguous stream.
+void pack_a(const float* a, std::size_t lda, std::size_t rows, std::size_t kc, std::size_t mr, float* out) {
+  for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
+    const std::size_t tile_rows = std::min(mr, rows - r0);
+    for (std::size_t r = 0; r < mr; ++r) {
+      float* dst = out + r;
+      if (r < tile_rows) {
+        const float* src = a + (r0 + r) * lda;
+        for (std::size_t k = 0; k < kc; ++k) dst[k * mr] = src[k];
+      } else {
+        for (std::size_t k = 0; k < kc; ++k) dst[k * mr] = 0.0F;
+      }
+    }
+    out += kc * mr;
+  }
+}
+
+// Per-thread scratch for packed A, sized for the widest kernel; allocated once per thread.
+float* a_workspace() {
+  static constexpr std::size_t kFloats = detail::kAvx512MR * kTilesPerBlock * kKc;
+  thread_local AlignedBuffer<float> buffer(kFloats);
+  return buffer.data();
+}
+
+}  // namespace
+
+PackedLinear::PackedLinear(std::span<const float> weight, std::size_t n, std::size_t k,
+                           std::span<const float> bias, Isa isa)
+    : n_(n), k_(k), nr_(kernel_for(isa).nr), isa_(isa) {
+  if (weight.size() != n * k) {
+    throw Error(ErrorKind::Internal, "PackedLinear: weight size does not match n x k");
+  }
+  if (!bias.empty() && bias.size() != n) throw Error(ErrorKind::Internal, "PackedLinear: bias size != n");
+  const std::size_t panels = (n + nr_ - 1) / nr_;
+  panels_ = AlignedBuffer<float>(panels * k * nr_);
+  bias_ = AlignedBuffer<float>(panels * nr_);
+  for (std::size_t col = 0; col < n; ++col) {
+    float* panel = panels_.data() + (col / nr_) * k * nr_ + col % nr_;
+    const float* src = weight.data() + col * k;
+    for (std::size_t kk = 0; kk < k; ++kk) panel[kk * nr_] = src[kk];
+    if (!bias.empty()) bias_[col] = bias[col];
+  }
+}
+
+void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& w, float* c, std::size_t ldc,
+            const Epilogue& epilogue, ThreadPool* pool) {
+  if (m == 0 || w.n() == 0) return;
+  const IsaKernel kernel = kernel_for(w.isa());
+  const std::size_t n = w.n();
+  const std::size_t k = w.k();
+  const std::size_t nr = kernel.nr;
+  const std::size_t mr = kernel.mr;
+  const std::size_t mc = mr * kTilesPerBlock;
+  const std::size_t panels = (n + nr - 1) / nr;
+  const std::size_t mblocks = (m + mc - 1) / mc;
+
+  // Enough tasks for every thread to have work: split the columns when rows are few.
+  const std::size_t threads = pool != nullptr ? pool->size() : 1;
+  std::size_t nblocks = 1;
+  while (mblocks * nblocks < 2 * threads && nblocks < panels) nblocks *= 2;
+  nblocks = std::min(nblocks, panels);
+  const std::size_t panels_per_block = (panels + nblocks - 1) / nblocks;
+
+  auto run_task = [&](std::size_t task) {
+    const std::size_t mb = task / nblocks;
+    const std::size_t nb = task % nblocks;
+    const std::size_t row0 = mb * mc;
+    const std::size_t rows = std::min(mc, m - row0);
+    const std::size_t p_begin = nb * panels_per_block;
+    const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
+    float* apack = a_workspace();
+    if (k == 0) {  // degenerate: C = act(b) (+ R); run one empty k-block
+      for (std::size_t p = p_begin; p < p_end; ++p) {
+        for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
+          const detail::Tile t{apack, mr, w.panels(), 0, c + (row0 + r0) * ldc + p * nr, ldc,
+                               std::min(mr, rows - r0), std::min(nr, n - p * nr), false, true,
+                               w.bias() + p * nr, epilogue.activation,
+                               epilogue.residual != nullptr ? epilogue.residual + (row0 + r0) * epilogue.ldr + p * nr
+                                                            : nullptr,
+                               epilogue.ldr};
+          kernel.tile(t);
+        }
+      }
+      return;
+    }
+    for (std::size_t k0 = 0; k0 < k; k0 += kKc) {
+      const std::size_t kc = std::min(kKc, k - k0);
+      pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);
+      const bool first = k0 == 0;
+      const bool last = k0 + kc == k;
+      for (std::size_t p = p_begin; p < p_end; ++p) {
+        const float* panel = w.panels() + p * k * nr + k0 * nr;
+        const std::size_t col0 = p * nr;
+        const std::size_t cols = std::min(nr, n - col0);
+        for (std::size_t r0 = 0, tile = 0; r0 < rows; r0 += mr, ++tile) {
+          const std::size_t row = row0 + r0;
+          const detail::Tile t{apack + tile * kc * mr,
+                               mr,
+                               panel,
+                               kc,
+                               c + row * ldc + col0,
+                               ldc,
+                               std::min(mr, rows - r0),
+                               cols,
+                               !first,
+                               last,
+                               w.bias() + col0,
+                               epilogue.activation,
+                               epilogue.residual != nullptr ? epilogue.residual + row * epilogue.ldr + col0 : nullptr,
+                               epilogue.ldr};
+          kernel.tile(t);
+        }
+      }
+    }
+  };
+
+  const std::size_t tasks = mblocks * nblocks;
+  if (pool != nullptr) {
+    pool->parallel_for(tasks, run_task);
+  } else {
+    for (std::size_t t = 0; t < tasks; ++t) run_task(t);
+  }
+}
+
+}  // namespace warden::kernels

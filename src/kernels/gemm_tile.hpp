@@ -1,0 +1,40 @@
+#pragma once
+// The contract between the GEMM driver (gemm.cpp) and the per-ISA micro-kernels
+// (gemm_<isa>.cpp). Plain pointers only: the ISA files are compiled with wider
+// instruction sets, and sharing inline templates with them could leak those
+// instructions into code that runs on any CPU.
+
+#include <cstddef>
+
+#include "kernels/activation.hpp"
+
+namespace warden::kernels::detail {
+
+// One register tile: rows x cols of C (rows <= the kernel's MR, cols <= its NR), over the
+// k-range [k0, k0 + kc) of a packed panel.
+struct Tile {
+  const float* a;         // A + row0*lda + k0
+  std::size_t lda;
+  const float* b;         // panel + k0*NR
+  std::size_t kc;
+  float* c;               // C + row0*ldc + col0
+  std::size_t ldc;
+  std::size_t rows;
+  std::size_t cols;
+  bool accumulate;        // add to C (not the first k-block)
+  bool finish;            // last k-block: apply bias, activation, residual
+  const float* bias;      // bias + col0 (finish only)
+  Activation activation;
+  const float* residual;  // residual + row0*ldr + col0, or null
+  std::size_t ldr;
+};
+
+// Micro-kernel entry points; each handles any rows <= MR and cols <= NR.
+inline constexpr std::size_t kPortableMR = 4, kPortableNR = 16;
+inline constexpr std::size_t kAvx2MR = 6, kAvx2NR = 16;
+inline constexpr std::size_t kAvx512MR = 12, kAvx512NR = 32;
+void tile_portable(const Tile& t);
+void tile_avx2(const Tile& t);
+void tile_avx512(const Tile& t);
+
+}  // namespace warden::kernels::detail
