@@ -1,0 +1,78 @@
+#include "kernels/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/cpu_features.hpp"
+#include "core/thread_pool.hpp"
+
+namespace warden::kernels {
+
+namespace detail {
+
+void attend_head_portable(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
+                          std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch) {
+  float* scores = scratch;
+  for (std::size_t i = 0; i < len; ++i) {
+    const float* qi = q + i * ld;
+    float max_score = -INFINITY;
+    for (std::size_t j = 0; j < len; ++j) {
+      const float* kj = k + j * ld;
+      float dot = 0.0F;
+      for (std::size_t d = 0; d < head_dim; ++d) dot += qi[d] * kj[d];
+      scores[j] = dot * scale;
+      max_score = std::max(max_score, scores[j]);
+    }
+    float sum = 0.0F;
+    for (std::size_t j = 0; j < len; ++j) {
+      scores[j] = std::exp(scores[j] - max_score);
+      sum += scores[j];
+    }
+    const float inv = 1.0F / sum;
+    float* o = out + i * ld_out;
+    for (std::size_t d = 0; d < head_dim; ++d) o[d] = 0.0F;
+    for (std::size_t j = 0; j < len; ++j) {
+      const float p = scores[j] * inv;
+      const float* vj = v + j * ld;
+      for (std::size_t d = 0; d < head_dim; ++d) o[d] += p * vj[d];
+    }
+  }
+}
+
+}  // namespace detail
+
+void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
+               const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool) {
+  if (seq_offsets.size() < 2) return;
+  const std::size_t sequences = seq_offsets.size() - 1;
+  const std::size_t q_cols = shape.heads * shape.head_dim;
+  std::size_t max_len = 0;
+  for (std::size_t s = 0; s < sequences; ++s) max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
+  auto head_fn = detail::attend_head_portable;
+#if defined(__x86_64__)
+  if (active_isa() == Isa::Avx512) head_fn = detail::attend_head_avx512;
+#endif
+  const std::size_t scratch_floats = (shape.head_dim + 1) * (max_len + 16);
+  auto run = [&](std::size_t task) {
+    // Per-thread scratch that only grows: no allocation once the longest sequence was seen.
+    thread_local std::vector<float> scratch;
+    if (scratch.size() < scratch_floats) scratch.resize(scratch_floats);
+    const std::size_t s = task / shape.heads;
+    const std::size_t h = task % shape.heads;
+    const std::size_t row0 = seq_offsets[s];
+    const std::size_t len = seq_offsets[s + 1] - row0;
+    if (len == 0) return;
+    const float* base = qkv + row0 * ld_qkv + h * shape.head_dim;
+    head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
+            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data());
+  };
+  const std::size_t tasks = sequences * shape.heads;
+  if (pool != nullptr) {
+    pool->parallel_for(tasks, run);
+  } else {
+    for (std::size_t t = 0; t < tasks; ++t) run(t);
+  }
+}
+
+}  // namespace warden::kernels
