@@ -1,0 +1,114 @@
+#include "model/encoder.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "kernels/attention.hpp"
+#include "kernels/layer_norm.hpp"
+
+namespace warden::model {
+
+float* EncoderWorkspace::ensure(AlignedBuffer<float>& buffer, std::size_t floats) {
+  if (buffer.size() < floats) buffer = AlignedBuffer<float>(floats);
+  return buffer.data();
+}
+
+Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims), w_(std::move(weights)) {
+  const std::size_t h = dims_.hidden;
+  if (h == 0 || dims_.heads == 0 || h % dims_.heads != 0) {
+    throw Error(ErrorKind::CorruptFile, fmt::format("hidden size {} is not a multiple of {} heads", h, dims_.heads));
+  }
+  if (w_.word_embeddings.size() != dims_.vocab * h || w_.position_embeddings.size() != dims_.max_positions * h ||
+      w_.token_type_embeddings.size() != dims_.type_vocab * h || w_.layers.size() != dims_.layers) {
+    throw Error(ErrorKind::Internal, "Encoder: weights do not match the dimensions");
+  }
+}
+
+void Encoder::validate(const TokenBatch& batch) const {
+  if (batch.type_ids.size() != batch.ids.size()) {
+    throw Error(ErrorKind::InvalidInput, "token type ids and token ids differ in length");
+  }
+  for (std::size_t s = 0; s < batch.sequences(); ++s) {
+    const std::size_t len = batch.length(s);
+    if (len == 0) throw Error(ErrorKind::InvalidInput, fmt::format("sequence {} has no tokens", s));
+    if (len + dims_.position_offset > dims_.max_positions) {
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("sequence {} has {} tokens; the model takes at most {}", s, len,
+                              dims_.max_positions - dims_.position_offset));
+    }
+  }
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    if (batch.ids[t] < 0 || static_cast<std::size_t>(batch.ids[t]) >= dims_.vocab) {
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("token id {} is outside the vocabulary (size {})", batch.ids[t], dims_.vocab));
+    }
+    const std::size_t types = dims_.type_vocab == 0 ? 1 : dims_.type_vocab;
+    if (batch.type_ids[t] < 0 || static_cast<std::size_t>(batch.type_ids[t]) >= types) {
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("token type id {} is outside [0, {})", batch.type_ids[t], types));
+    }
+  }
+}
+
+void Encoder::embed(const TokenBatch& batch, float* x) const {
+  const std::size_t h = dims_.hidden;
+  for (std::size_t s = 0; s < batch.sequences(); ++s) {
+    for (std::size_t t = batch.offsets[s]; t < batch.offsets[s + 1]; ++t) {
+      const std::size_t pos = dims_.position_offset + (t - batch.offsets[s]);
+      const float* word = w_.word_embeddings.data() + static_cast<std::size_t>(batch.ids[t]) * h;
+      const float* position = w_.position_embeddings.data() + pos * h;
+      float* row = x + t * h;
+      // Same summation order as HF: (word + token type) + position.
+      if (dims_.type_vocab > 0) {
+        const float* type = w_.token_type_embeddings.data() + static_cast<std::size_t>(batch.type_ids[t]) * h;
+        for (std::size_t j = 0; j < h; ++j) row[j] = word[j] + type[j] + position[j];
+      } else {
+        for (std::size_t j = 0; j < h; ++j) row[j] = word[j] + position[j];
+      }
+    }
+  }
+}
+
+std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspace& ws, ThreadPool* pool) const {
+  const std::size_t tokens = batch.tokens();
+  const std::size_t h = dims_.hidden;
+  if (tokens == 0) return {};
+  float* x = ws.hidden(tokens * h);
+  float* qkv = ws.qkv(tokens * 3 * h);
+  float* ctx = ws.context(tokens * h);
+  float* ffn = ws.ffn(tokens * dims_.intermediate);
+
+  embed(batch, x);
+  kernels::layer_norm(x, h, x, h, tokens, h, w_.embedding_norm.gamma.data(), w_.embedding_norm.beta.data(),
+                      dims_.layer_norm_eps, pool);
+  const std::size_t head_dim = h / dims_.heads;
+  const kernels::AttentionShape shape{dims_.heads, head_dim, 1.0F / std::sqrt(static_cast<float>(head_dim))};
+  for (const EncoderLayer& layer : w_.layers) {
+    kernels::linear(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
+    kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool);
+    kernels::linear(ctx, h, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
+    kernels::layer_norm(x, h, x, h, tokens, h, layer.attn_norm.gamma.data(), layer.attn_norm.beta.data(),
+                        dims_.layer_norm_eps, pool);
+    kernels::linear(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
+    kernels::linear(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h}, pool);
+    kernels::layer_norm(x, h, x, h, tokens, h, layer.ffn_norm.gamma.data(), layer.ffn_norm.beta.data(),
+                        dims_.layer_norm_eps, pool);
+  }
+  return {x, tokens * h};
+}
+
+std::size_t Encoder::weight_bytes() const noexcept {
+  std::size_t bytes = (w_.word_embeddings.size() + w_.position_embeddings.size() + w_.token_type_embeddings.size()) *
+                      sizeof(float);
+  for (const auto& l : w_.layers) {
+    bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_out.bytes();
+    bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);
+  }
+  return bytes;
+}
+
+}  // namespace warden::model

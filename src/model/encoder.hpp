@@ -1,0 +1,101 @@
+#pragma once
+// The transformer encoder shared by BERT, RoBERTa/XLM-R and DistilBERT: embeddings, then
+// post-LayerNorm blocks (attention, residual, LayerNorm, FFN, residual, LayerNorm). The
+// architectures differ only in how their checkpoints name and shape these weights and in
+// how position ids are counted; the loaders (model/*_loader.cpp) translate.
+//
+// Execution plan per layer, over the packed token matrix X [tokens x hidden]:
+//   QKV = X·Wqkvᵀ + b            one GEMM for the three projections
+//   CTX = attention(QKV)          per (sequence, head), no padding
+//   X   = LN(CTX·Woᵀ + b + X)     residual fused into the GEMM epilogue
+//   H   = gelu(X·W1ᵀ + b1)        activation fused into the GEMM epilogue
+//   X   = LN(H·W2ᵀ + b2 + X)
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "kernels/activation.hpp"
+#include "kernels/gemm.hpp"
+#include "model/token_batch.hpp"
+
+namespace warden {
+class ThreadPool;
+}
+
+namespace warden::model {
+
+struct EncoderDims {
+  std::size_t hidden = 0;
+  std::size_t layers = 0;
+  std::size_t heads = 0;
+  std::size_t intermediate = 0;
+  std::size_t vocab = 0;
+  std::size_t max_positions = 0;
+  std::size_t type_vocab = 0;         // 0: the model has no token type embeddings
+  std::size_t position_offset = 0;    // first position id (RoBERTa: padding_idx + 1)
+  float layer_norm_eps = 1e-12F;
+  kernels::Activation ffn_activation = kernels::Activation::Gelu;
+};
+
+struct LayerNormWeights {
+  std::vector<float> gamma;
+  std::vector<float> beta;
+};
+
+struct EncoderLayer {
+  kernels::PackedLinear qkv;       // [3·hidden x hidden]: Q, K, V stacked
+  kernels::PackedLinear attn_out;  // [hidden x hidden]
+  LayerNormWeights attn_norm;
+  kernels::PackedLinear ffn_in;    // [intermediate x hidden]
+  kernels::PackedLinear ffn_out;   // [hidden x intermediate]
+  LayerNormWeights ffn_norm;
+};
+
+struct EncoderWeights {
+  std::vector<float> word_embeddings;        // vocab x hidden
+  std::vector<float> position_embeddings;    // max_positions x hidden
+  std::vector<float> token_type_embeddings;  // type_vocab x hidden, or empty
+  LayerNormWeights embedding_norm;
+  std::vector<EncoderLayer> layers;
+};
+
+// Scratch buffers of one forward pass. Reused across calls: they grow to the largest
+// batch seen and are never shrunk, so the steady state allocates nothing.
+class EncoderWorkspace {
+ public:
+  float* hidden(std::size_t floats) { return ensure(hidden_, floats); }
+  float* qkv(std::size_t floats) { return ensure(qkv_, floats); }
+  float* context(std::size_t floats) { return ensure(context_, floats); }
+  float* ffn(std::size_t floats) { return ensure(ffn_, floats); }
+
+ private:
+  static float* ensure(AlignedBuffer<float>& buffer, std::size_t floats);
+  AlignedBuffer<float> hidden_, qkv_, context_, ffn_;
+};
+
+class Encoder {
+ public:
+  Encoder(const EncoderDims& dims, EncoderWeights weights);
+
+  [[nodiscard]] const EncoderDims& dims() const noexcept { return dims_; }
+
+  // Checks ids, type ids and lengths against the model; throws Error(InvalidInput).
+  void validate(const TokenBatch& batch) const;
+
+  // Last hidden states, [batch.tokens() x hidden] row-major, living in `ws` until its
+  // next use. Call validate() first (forward() assumes a valid batch).
+  std::span<const float> forward(const TokenBatch& batch, EncoderWorkspace& ws, ThreadPool* pool) const;
+
+  // Bytes of weights held (packed and plain).
+  [[nodiscard]] std::size_t weight_bytes() const noexcept;
+
+ private:
+  void embed(const TokenBatch& batch, float* x) const;
+
+  EncoderDims dims_;
+  EncoderWeights w_;
+};
+
+}  // namespace warden::model

@@ -1,0 +1,26 @@
+#include "model/token_batch.hpp"
+
+#include "core/error.hpp"
+
+namespace warden::model {
+
+void TokenBatch::add(std::span<const std::int32_t> seq_ids, std::span<const std::int32_t> seq_type_ids) {
+  if (!seq_type_ids.empty() && seq_type_ids.size() != seq_ids.size()) {
+    throw Error(ErrorKind::InvalidInput, "token type ids and token ids differ in length");
+  }
+  ids.insert(ids.end(), seq_ids.begin(), seq_ids.end());
+  if (seq_type_ids.empty()) {
+    type_ids.insert(type_ids.end(), seq_ids.size(), 0);
+  } else {
+    type_ids.insert(type_ids.end(), seq_type_ids.begin(), seq_type_ids.end());
+  }
+  offsets.push_back(ids.size());
+}
+
+void TokenBatch::clear() {
+  ids.clear();
+  type_ids.clear();
+  offsets.assign(1, 0);
+}
+
+}  // namespace warden::model
