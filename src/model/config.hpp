@@ -1,0 +1,53 @@
+#pragma once
+// HuggingFace config.json, reduced to what an encoder engine needs, as one typed struct.
+//
+// BERT-style names (hidden_size, num_hidden_layers, ...) are read for every model type;
+// DistilBERT's own names (dim, n_layers, n_heads, hidden_dim, activation,
+// sinusoidal_pos_embds) are mapped onto the same fields. The shape fields are required;
+// the others default as the transformers config class does when a key is absent (so a
+// file that transformers loads loads here too). Every value is type-checked and bounded
+// (positive sizes, hidden divisible by heads, sane upper limits), and a bad one is
+// Error(CorruptFile) naming the file and the key, never a crash. Unknown keys are ignored.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warden {
+
+struct ModelConfig {
+  std::vector<std::string> architectures;  // e.g. {"BertModel"}; may be empty
+  std::string model_type;                  // "bert", "xlm-roberta", "roberta", "distilbert", ...
+  std::size_t hidden_size = 0;
+  std::size_t num_hidden_layers = 0;
+  std::size_t num_attention_heads = 0;
+  std::size_t intermediate_size = 0;
+  std::string hidden_act = "gelu";
+  double layer_norm_eps = 1e-12;
+  std::size_t max_position_embeddings = 512;
+  std::size_t type_vocab_size = 2;  // 0 for DistilBERT, which has no token types
+  std::size_t vocab_size = 0;
+  std::optional<std::int64_t> pad_token_id;
+  std::string position_embedding_type = "absolute";
+  bool sinusoidal_pos_embds = false;  // DistilBERT only
+  std::optional<std::string> torch_dtype;
+  // Class names by id (dense, 0..n-1). transformers' default when the file says nothing is
+  // two labels, LABEL_0 and LABEL_1; so it is here.
+  std::vector<std::string> id2label;
+  std::map<std::string, std::int64_t> label2id;
+
+  [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }
+  [[nodiscard]] std::size_t head_dim() const noexcept { return hidden_size / num_attention_heads; }
+};
+
+// Parses config.json text; `source` names the file in errors.
+ModelConfig parse_model_config(std::string_view json, std::string_view source);
+// Reads and parses a config.json file (Error(NotFound) when it does not exist).
+ModelConfig read_model_config(const std::filesystem::path& path);
+
+}  // namespace warden

@@ -1,0 +1,184 @@
+#include "model/sentence_transformers.hpp"
+
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "model/json_fields.hpp"
+
+namespace warden {
+
+namespace {
+
+using json_fields::Fields;
+
+// A module path must stay inside the model folder: relative, no "..", no empty components.
+bool is_safe_relative_path(std::string_view path) {
+  if (path.empty()) return true;
+  if (path.front() == '/' || path.find('\0') != std::string_view::npos ||
+      path.find('\\') != std::string_view::npos) {
+    return false;
+  }
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view part = path.substr(start, end - start);
+    if (part.empty() || part == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+const StModule* StModules::find(std::string_view kind) const noexcept {
+  for (const auto& m : modules) {
+    const auto dot = m.type.rfind('.');
+    const std::string_view last =
+        dot == std::string::npos ? std::string_view(m.type) : std::string_view(m.type).substr(dot + 1);
+    if (last == kind) return &m;
+  }
+  return nullptr;
+}
+
+StModules parse_st_modules(std::string_view json, std::string_view source) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (const auto err = parser.parse(json.data(), json.size()).get(root); err != simdjson::SUCCESS) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: not valid JSON ({})", source, simdjson::error_message(err)));
+  }
+  simdjson::dom::array list;
+  if (root.get_array().get(list) != simdjson::SUCCESS) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: the top level is not a JSON array of modules", source));
+  }
+  StModules out;
+  std::size_t i = 0;
+  for (const auto item : list) {
+    const std::string where = fmt::format("{} module {}", source, i++);
+    simdjson::dom::object object;
+    if (item.get_object().get(object) != simdjson::SUCCESS) {
+      throw Error(ErrorKind::CorruptFile, fmt::format("{}: not a JSON object", where));
+    }
+    const Fields f(object, where);
+    StModule m;
+    m.idx = static_cast<std::size_t>(f.integer_in("idx", 0, 1 << 16));
+    m.name = f.string("name").value_or("");
+    m.path = f.string("path").value_or("");
+    const auto type = f.string("type");
+    if (!type) throw f.fail("type", "is missing");
+    m.type = *type;
+    if (!is_safe_relative_path(m.path))
+      throw f.fail("path", "must be a relative path inside the model folder");
+    out.modules.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::string_view pooling_mode_name(PoolingMode mode) noexcept {
+  switch (mode) {
+    case PoolingMode::Cls:
+      return "cls";
+    case PoolingMode::Mean:
+      return "mean";
+    case PoolingMode::Max:
+      return "max";
+    case PoolingMode::LastToken:
+      return "lasttoken";
+  }
+  return "mean";
+}
+
+PoolingConfig parse_pooling_config(std::string_view json, std::string_view source) {
+  simdjson::dom::parser parser;
+  const Fields f(json_fields::parse_object(parser, json, source), source);
+  PoolingConfig c;
+  c.word_embedding_dimension = static_cast<std::size_t>(f.integer_in("word_embedding_dimension", 1, 1 << 16));
+  c.include_prompt = f.boolean("include_prompt").value_or(true);
+
+  struct Flag {
+    std::string_view key;
+    std::string_view mode;  // the name sentence-transformers' `pooling_mode` argument uses
+    std::optional<PoolingMode> supported;
+  };
+  static constexpr std::array<Flag, 6> kFlags{{
+      {"pooling_mode_cls_token", "cls", PoolingMode::Cls},
+      {"pooling_mode_mean_tokens", "mean", PoolingMode::Mean},
+      {"pooling_mode_max_tokens", "max", PoolingMode::Max},
+      {"pooling_mode_lasttoken", "lasttoken", PoolingMode::LastToken},
+      {"pooling_mode_mean_sqrt_len_tokens", "mean_sqrt_len_tokens", std::nullopt},
+      {"pooling_mode_weightedmean_tokens", "weightedmean", std::nullopt},
+  }};
+
+  std::vector<const Flag*> on;
+  if (const auto mode = f.string("pooling_mode")) {
+    for (const auto& flag : kFlags) {
+      if (flag.mode == *mode) on.push_back(&flag);
+    }
+    if (on.empty())
+      throw f.fail("pooling_mode", fmt::format("is \"{}\", not a sentence-transformers mode", *mode));
+  } else {
+    for (const auto& flag : kFlags) {
+      if (f.boolean(flag.key).value_or(false)) on.push_back(&flag);
+    }
+  }
+  if (on.empty()) {
+    throw Error(ErrorKind::CorruptFile, fmt::format("{}: no pooling mode is enabled", source));
+  }
+  if (on.size() > 1) {
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format(
+            "{}: several pooling modes are enabled ({} and {}); concatenated pooling is not supported",
+            source, on[0]->mode, on[1]->mode));
+  }
+  if (!on[0]->supported) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: pooling mode \"{}\" is not supported (cls, mean, max and "
+                            "lasttoken are)",
+                            source, on[0]->mode));
+  }
+  c.mode = *on[0]->supported;
+  return c;
+}
+
+StConfig parse_st_config(std::string_view json, std::string_view source) {
+  simdjson::dom::parser parser;
+  const Fields f(json_fields::parse_object(parser, json, source), source);
+  StConfig c;
+  if (const auto prompts = f.object("prompts")) {
+    for (const auto field : *prompts) {
+      std::string_view text;
+      if (field.value.get_string().get(text) != simdjson::SUCCESS) {
+        throw f.fail("prompts", fmt::format("entry \"{}\" is not a string", std::string_view(field.key)));
+      }
+      c.prompts[std::string(field.key)] = std::string(text);
+    }
+  }
+  c.default_prompt_name = f.string("default_prompt_name");
+  if (c.default_prompt_name && !c.prompts.contains(*c.default_prompt_name)) {
+    throw f.fail("default_prompt_name",
+                 fmt::format("names \"{}\", which is not in \"prompts\"", *c.default_prompt_name));
+  }
+  c.similarity_fn_name = f.string("similarity_fn_name");
+  return c;
+}
+
+StModules read_st_modules(const std::filesystem::path& path) {
+  return parse_st_modules(read_file(path), path.string());
+}
+
+PoolingConfig read_pooling_config(const std::filesystem::path& path) {
+  return parse_pooling_config(read_file(path), path.string());
+}
+
+StConfig read_st_config(const std::filesystem::path& path) {
+  return parse_st_config(read_file(path), path.string());
+}
+
+}  // namespace warden

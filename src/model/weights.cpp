@@ -1,0 +1,141 @@
+#include "model/weights.hpp"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <simdjson.h>
+
+#include "core/error.hpp"
+
+namespace warden {
+
+namespace {
+
+constexpr std::string_view kSingleFile = "model.safetensors";
+constexpr std::string_view kIndexFile = "model.safetensors.index.json";
+
+// A shard must be a plain file name next to the index: no separators, no "." or "..".
+bool is_plain_file_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+         name.find('\\') == std::string_view::npos && name.find('\0') == std::string_view::npos;
+}
+
+}  // namespace
+
+ModelWeights ModelWeights::open_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir / kSingleFile, ec)) return open_file(dir / kSingleFile);
+  if (std::filesystem::exists(dir / kIndexFile, ec)) return open_index(dir / kIndexFile);
+  throw Error(ErrorKind::NotFound,
+              fmt::format("{}: no {} or {} in the model folder", dir.string(), kSingleFile, kIndexFile));
+}
+
+ModelWeights ModelWeights::open_file(const std::filesystem::path& safetensors_path) {
+  ModelWeights w;
+  w.source_ = safetensors_path;
+  w.files_.emplace_back(safetensors_path);
+  for (const Tensor& t : w.files_.front().tensors()) w.tensors_.emplace(t.name, &t);
+  return w;
+}
+
+ModelWeights ModelWeights::open_index(const std::filesystem::path& index_path) {
+  const std::string where = index_path.string();
+  auto fail = [&where](const std::string& what) {
+    return Error(ErrorKind::CorruptFile, fmt::format("{}: {}", where, what));
+  };
+  const simdjson::padded_string text = [&] {
+    const std::string raw = read_file(index_path);
+    return simdjson::padded_string(raw);
+  }();
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (const auto err = parser.parse(text).get(root); err != simdjson::SUCCESS) {
+    throw fail(fmt::format("not valid JSON ({})", simdjson::error_message(err)));
+  }
+  simdjson::dom::object weight_map;
+  if (root["weight_map"].get_object().get(weight_map) != simdjson::SUCCESS) {
+    throw fail("missing or non-object \"weight_map\"");
+  }
+
+  // tensor -> shard, and the shards in first-mention order (so files_ is deterministic).
+  std::vector<std::pair<std::string, std::string>> listed;
+  std::set<std::string_view> seen;
+  std::vector<std::string> shards;
+  std::set<std::string> shard_set;
+  for (const auto field : weight_map) {
+    const std::string_view tensor = field.key;
+    std::string_view shard;
+    if (field.value.get_string().get(shard) != simdjson::SUCCESS) {
+      throw fail(fmt::format("weight_map entry for tensor '{}' is not a string", tensor));
+    }
+    if (!seen.insert(tensor).second)
+      throw fail(fmt::format("tensor '{}' is listed twice in weight_map", tensor));
+    if (!is_plain_file_name(shard)) {
+      throw fail(fmt::format("tensor '{}' maps to '{}', which is not a plain file name next to the index",
+                             tensor, shard));
+    }
+    if (shard_set.emplace(shard).second) shards.emplace_back(shard);
+    listed.emplace_back(std::string(tensor), std::string(shard));
+  }
+
+  ModelWeights w;
+  w.source_ = index_path;
+  w.files_.reserve(shards.size());
+  std::map<std::string, std::size_t, std::less<>> shard_index;
+  const auto dir = index_path.parent_path();
+  for (const std::string& shard : shards) {
+    const auto path = dir / shard;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      throw fail(
+          fmt::format("shard '{}' is listed in weight_map but {} does not exist", shard, path.string()));
+    }
+    shard_index.emplace(shard, w.files_.size());
+    w.files_.emplace_back(path);
+  }
+  for (const auto& [tensor, shard] : listed) {
+    const SafetensorsFile& file = w.files_[shard_index.find(shard)->second];
+    const Tensor* t = file.find(tensor);
+    if (t == nullptr) {
+      throw fail(fmt::format("tensor '{}' is listed in shard '{}', but that file has no such tensor", tensor,
+                             shard));
+    }
+    w.tensors_.emplace(tensor, t);
+  }
+  return w;
+}
+
+const Tensor* ModelWeights::find(std::string_view name) const noexcept {
+  const auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : it->second;
+}
+
+const Tensor& ModelWeights::require(std::string_view name, std::span<const std::size_t> shape) const {
+  const Tensor* t = find(name);
+  if (t == nullptr) {
+    throw Error(ErrorKind::CorruptFile, fmt::format("{}: missing tensor '{}'", source_.string(), name));
+  }
+  if (!std::equal(t->shape.begin(), t->shape.end(), shape.begin(), shape.end())) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: tensor '{}' has shape [{}], the config implies [{}]", source_.string(), name,
+                            fmt::join(t->shape, ", "), fmt::join(shape, ", ")));
+  }
+  if (t->dtype != Dtype::F32 && t->dtype != Dtype::F16 && t->dtype != Dtype::BF16) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: tensor '{}' has dtype {}; weights must be F32, F16 or BF16",
+                            source_.string(), name, dtype_name(t->dtype)));
+  }
+  return *t;
+}
+
+std::vector<std::string_view> ModelWeights::names() const {
+  std::vector<std::string_view> out;
+  out.reserve(tensors_.size());
+  for (const auto& [name, t] : tensors_) out.emplace_back(name);
+  return out;
+}
+
+}  // namespace warden
