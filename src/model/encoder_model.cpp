@@ -1,0 +1,255 @@
+#include "model/encoder_model.hpp"
+
+#include <array>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/weights.hpp"
+
+namespace warden::model {
+
+namespace {
+
+struct ArchitectureName {
+  std::string_view name;
+  Architecture architecture;
+  bool classifier;
+};
+
+constexpr std::array<ArchitectureName, 8> kArchitectures{{
+    {"BertModel", Architecture::Bert, false},
+    {"BertForSequenceClassification", Architecture::Bert, true},
+    {"RobertaModel", Architecture::Roberta, false},
+    {"RobertaForSequenceClassification", Architecture::Roberta, true},
+    {"XLMRobertaModel", Architecture::Roberta, false},
+    {"XLMRobertaForSequenceClassification", Architecture::Roberta, true},
+    {"DistilBertModel", Architecture::DistilBert, false},
+    {"DistilBertForSequenceClassification", Architecture::DistilBert, true},
+}};
+
+const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
+  std::string named;
+  if (!config.architectures.empty()) {
+    named = config.architectures.front();
+  } else if (config.model_type == "bert") {  // configs without "architectures" are base models
+    named = "BertModel";
+  } else if (config.model_type == "roberta") {
+    named = "RobertaModel";
+  } else if (config.model_type == "xlm-roberta") {
+    named = "XLMRobertaModel";
+  } else if (config.model_type == "distilbert") {
+    named = "DistilBertModel";
+  }
+  for (const auto& a : kArchitectures) {
+    if (a.name == named) return a;
+  }
+  throw Error(ErrorKind::Unsupported,
+              fmt::format("{}: unsupported architecture '{}' (model_type '{}'); supported: {}",
+                          (dir / "config.json").string(), named.empty() ? "(none)" : named, config.model_type,
+                          supported_architectures()));
+}
+
+kernels::Activation ffn_activation(const ModelConfig& config, const std::filesystem::path& dir) {
+  if (config.hidden_act == "gelu") return kernels::Activation::Gelu;
+  if (config.hidden_act == "relu") return kernels::Activation::Relu;
+  throw Error(ErrorKind::Unsupported, fmt::format("{}: hidden_act '{}' is not supported (supported: gelu, relu)",
+                                                  (dir / "config.json").string(), config.hidden_act));
+}
+
+// Reads weights by their HF names under one prefix ("" or "bert." ...).
+class WeightReader {
+ public:
+  WeightReader(const ModelWeights& weights, std::string prefix, Isa isa)
+      : weights_(weights), prefix_(std::move(prefix)), isa_(isa) {}
+
+  std::vector<float> floats(std::string_view name, std::initializer_list<std::size_t> shape) const {
+    return to_float32(weights_.require(prefix_ + std::string(name), shape));
+  }
+
+  // LayerNorm parameters; old checkpoints call them gamma/beta.
+  LayerNormWeights layer_norm(std::string_view base, std::size_t n) const {
+    const std::string b(base);
+    if (weights_.find(prefix_ + b + ".weight") == nullptr && weights_.find(prefix_ + b + ".gamma") != nullptr) {
+      return {floats(b + ".gamma", {n}), floats(b + ".beta", {n})};
+    }
+    return {floats(b + ".weight", {n}), floats(b + ".bias", {n})};
+  }
+
+  kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in) const {
+    const std::string b(base);
+    const auto w = floats(b + ".weight", {out, in});
+    const auto bias = floats(b + ".bias", {out});
+    return {w, out, in, bias, isa_};
+  }
+
+  // Q, K and V stacked into one [3h x h] projection.
+  kernels::PackedLinear qkv(std::string_view q, std::string_view k, std::string_view v, std::size_t h) const {
+    std::vector<float> w;
+    std::vector<float> bias;
+    w.reserve(3 * h * h);
+    bias.reserve(3 * h);
+    for (const std::string_view part : {q, k, v}) {
+      const std::string b(part);
+      const auto pw = floats(b + ".weight", {h, h});
+      const auto pb = floats(b + ".bias", {h});
+      w.insert(w.end(), pw.begin(), pw.end());
+      bias.insert(bias.end(), pb.begin(), pb.end());
+    }
+    return {w, 3 * h, h, bias, isa_};
+  }
+
+ private:
+  const ModelWeights& weights_;
+  std::string prefix_;
+  Isa isa_;
+};
+
+EncoderWeights read_bert_like(const WeightReader& r, const EncoderDims& d) {
+  EncoderWeights w;
+  const std::size_t h = d.hidden;
+  w.word_embeddings = r.floats("embeddings.word_embeddings.weight", {d.vocab, h});
+  w.position_embeddings = r.floats("embeddings.position_embeddings.weight", {d.max_positions, h});
+  w.token_type_embeddings = r.floats("embeddings.token_type_embeddings.weight", {d.type_vocab, h});
+  w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
+  for (std::size_t i = 0; i < d.layers; ++i) {
+    const std::string p = fmt::format("encoder.layer.{}.", i);
+    EncoderLayer layer;
+    layer.qkv = r.qkv(p + "attention.self.query", p + "attention.self.key", p + "attention.self.value", h);
+    layer.attn_out = r.linear(p + "attention.output.dense", h, h);
+    layer.attn_norm = r.layer_norm(p + "attention.output.LayerNorm", h);
+    layer.ffn_in = r.linear(p + "intermediate.dense", d.intermediate, h);
+    layer.ffn_out = r.linear(p + "output.dense", h, d.intermediate);
+    layer.ffn_norm = r.layer_norm(p + "output.LayerNorm", h);
+    w.layers.push_back(std::move(layer));
+  }
+  return w;
+}
+
+EncoderWeights read_distilbert(const WeightReader& r, const EncoderDims& d) {
+  EncoderWeights w;
+  const std::size_t h = d.hidden;
+  w.word_embeddings = r.floats("embeddings.word_embeddings.weight", {d.vocab, h});
+  w.position_embeddings = r.floats("embeddings.position_embeddings.weight", {d.max_positions, h});
+  w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
+  for (std::size_t i = 0; i < d.layers; ++i) {
+    const std::string p = fmt::format("transformer.layer.{}.", i);
+    EncoderLayer layer;
+    layer.qkv = r.qkv(p + "attention.q_lin", p + "attention.k_lin", p + "attention.v_lin", h);
+    layer.attn_out = r.linear(p + "attention.out_lin", h, h);
+    layer.attn_norm = r.layer_norm(p + "sa_layer_norm", h);
+    layer.ffn_in = r.linear(p + "ffn.lin1", d.intermediate, h);
+    layer.ffn_out = r.linear(p + "ffn.lin2", h, d.intermediate);
+    layer.ffn_norm = r.layer_norm(p + "output_layer_norm", h);
+    w.layers.push_back(std::move(layer));
+  }
+  return w;
+}
+
+}  // namespace
+
+std::string_view model_kind_name(ModelKind kind) noexcept {
+  switch (kind) {
+    case ModelKind::Embedding: return "embedding";
+    case ModelKind::Reranker: return "reranker";
+    case ModelKind::Classifier: return "classifier";
+  }
+  return "embedding";
+}
+
+ModelKind EncoderModel::kind() const noexcept {
+  if (!head) return ModelKind::Embedding;
+  return head->labels() == 1 ? ModelKind::Reranker : ModelKind::Classifier;
+}
+
+std::string supported_architectures() {
+  std::string out;
+  for (const auto& a : kArchitectures) {
+    if (!out.empty()) out += ", ";
+    out += a.name;
+  }
+  return out;
+}
+
+std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, Isa isa) {
+  if (!std::filesystem::is_directory(dir)) {
+    throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", dir.string()));
+  }
+  ModelConfig config = read_model_config(dir / "config.json");
+  const ArchitectureName& arch = find_architecture(config, dir);
+  if (config.position_embedding_type != "absolute") {
+    throw Error(ErrorKind::Unsupported, fmt::format("{}: position_embedding_type '{}' is not supported (absolute only)",
+                                                    (dir / "config.json").string(), config.position_embedding_type));
+  }
+
+  EncoderDims dims;
+  dims.hidden = config.hidden_size;
+  dims.layers = config.num_hidden_layers;
+  dims.heads = config.num_attention_heads;
+  dims.intermediate = config.intermediate_size;
+  dims.vocab = config.vocab_size;
+  dims.max_positions = config.max_position_embeddings;
+  dims.type_vocab = arch.architecture == Architecture::DistilBert ? 0 : config.type_vocab_size;
+  dims.layer_norm_eps = static_cast<float>(config.layer_norm_eps);
+  dims.ffn_activation = ffn_activation(config, dir);
+  if (arch.architecture == Architecture::Roberta) {
+    // RoBERTa counts positions from padding_idx + 1 (create_position_ids_from_input_ids).
+    dims.position_offset = static_cast<std::size_t>(config.pad_token_id.value_or(1)) + 1;
+  }
+
+  const ModelWeights weights = ModelWeights::open_dir(dir);
+  // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
+  // tensors with the base model's name; base-model checkpoints usually do not.
+  const std::string base_prefix = arch.architecture == Architecture::Bert      ? "bert."
+                                  : arch.architecture == Architecture::Roberta ? "roberta."
+                                                                               : "distilbert.";
+  const std::string prefix =
+      weights.find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
+  const WeightReader encoder_reader(weights, prefix, isa);
+  EncoderWeights encoder_weights = arch.architecture == Architecture::DistilBert
+                                       ? read_distilbert(encoder_reader, dims)
+                                       : read_bert_like(encoder_reader, dims);
+
+  std::optional<ClassifierHead> head;
+  if (arch.classifier) {
+    const std::size_t labels = config.num_labels();
+    const std::size_t h = dims.hidden;
+    const WeightReader root(weights, "", isa);
+    ClassifierHead c;
+    switch (arch.architecture) {
+      case Architecture::Bert:
+        c.dense = encoder_reader.linear("pooler.dense", h, h);
+        c.activation = kernels::Activation::Tanh;
+        c.out = root.linear("classifier", labels, h);
+        break;
+      case Architecture::Roberta:
+        c.dense = root.linear("classifier.dense", h, h);
+        c.activation = kernels::Activation::Tanh;
+        c.out = root.linear("classifier.out_proj", labels, h);
+        break;
+      case Architecture::DistilBert:
+        c.dense = root.linear("pre_classifier", h, h);
+        c.activation = kernels::Activation::Relu;
+        c.out = root.linear("classifier", labels, h);
+        break;
+    }
+    head = std::move(c);
+  }
+
+  auto model = std::make_unique<EncoderModel>(EncoderModel{
+      dir, std::move(config), arch.architecture, Encoder(dims, std::move(encoder_weights)), std::move(head), {}, {}});
+  const auto modules_path = dir / "modules.json";
+  if (std::filesystem::exists(modules_path)) {
+    const StModules modules = read_st_modules(modules_path);
+    if (const StModule* p = modules.find("Pooling"); p != nullptr) {
+      model->pooling = read_pooling_config(dir / p->path / "config.json");
+    }
+  }
+  if (std::filesystem::exists(dir / "config_sentence_transformers.json")) {
+    model->st = read_st_config(dir / "config_sentence_transformers.json");
+  }
+  return model;
+}
+
+}  // namespace warden::model

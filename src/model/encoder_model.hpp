@@ -1,0 +1,50 @@
+#pragma once
+// A loaded HuggingFace encoder model: its config, the encoder, the optional
+// classification head and the sentence-transformers settings (pooling, prompts).
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/cpu_features.hpp"
+#include "model/classifier_head.hpp"
+#include "model/config.hpp"
+#include "model/encoder.hpp"
+#include "model/sentence_transformers.hpp"
+
+namespace warden::model {
+
+enum class Architecture { Bert, Roberta, DistilBert };
+
+enum class ModelKind {
+  Embedding,   // no head: pooled hidden states
+  Reranker,    // *ForSequenceClassification with one label
+  Classifier,  // *ForSequenceClassification with several labels
+};
+
+std::string_view model_kind_name(ModelKind kind) noexcept;
+
+struct EncoderModel {
+  std::filesystem::path dir;
+  ModelConfig config;
+  Architecture architecture = Architecture::Bert;
+  Encoder encoder;
+  std::optional<ClassifierHead> head;
+  PoolingConfig pooling;  // 1_Pooling/config.json, else mean (sentence-transformers' default)
+  StConfig st;            // prompts; empty when the folder has no such file
+
+  [[nodiscard]] ModelKind kind() const noexcept;
+};
+
+// The architectures config.json may name, comma-separated, for error messages.
+std::string supported_architectures();
+
+// Loads config.json, the safetensors weights and the sentence-transformers files of a
+// model folder. Errors: NotFound (no folder, no config, no weights), Unsupported (an
+// architecture, activation or position scheme Warden does not run; the message lists
+// what is supported), CorruptFile (a missing or mis-shaped tensor, named).
+std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, Isa isa = active_isa());
+
+}  // namespace warden::model

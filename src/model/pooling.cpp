@@ -1,0 +1,52 @@
+#include "model/pooling.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace warden::model {
+
+void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets, PoolingMode mode,
+          std::span<float> out, std::span<const std::size_t> skip_front) {
+  const std::size_t sequences = offsets.size() - 1;
+  for (std::size_t s = 0; s < sequences; ++s) {
+    float* o = out.data() + s * dim;
+    const std::size_t first = offsets[s];
+    const std::size_t end = offsets[s + 1];
+    switch (mode) {
+      case PoolingMode::Cls: std::copy_n(hidden.data() + first * dim, dim, o); break;
+      case PoolingMode::LastToken: std::copy_n(hidden.data() + (end - 1) * dim, dim, o); break;
+      case PoolingMode::Mean:
+      case PoolingMode::Max: {
+        std::size_t begin = first + (skip_front.empty() ? 0 : skip_front[s]);
+        if (begin >= end) begin = first;  // nothing left after the prompt: pool it all
+        if (mode == PoolingMode::Mean) {
+          std::fill_n(o, dim, 0.0F);
+          for (std::size_t t = begin; t < end; ++t) {
+            const float* row = hidden.data() + t * dim;
+            for (std::size_t j = 0; j < dim; ++j) o[j] += row[j];
+          }
+          const float inv = 1.0F / static_cast<float>(end - begin);
+          for (std::size_t j = 0; j < dim; ++j) o[j] *= inv;
+        } else {
+          std::copy_n(hidden.data() + begin * dim, dim, o);
+          for (std::size_t t = begin + 1; t < end; ++t) {
+            const float* row = hidden.data() + t * dim;
+            for (std::size_t j = 0; j < dim; ++j) o[j] = std::max(o[j], row[j]);
+          }
+        }
+        break;
+      }
+    }
+  }
+}
+
+void l2_normalize(std::span<float> rows, std::size_t dim) {
+  for (std::size_t r = 0; r + dim <= rows.size(); r += dim) {
+    double sq = 0.0;  // double: the norm of a 1024-d vector should not lose digits
+    for (std::size_t j = 0; j < dim; ++j) sq += static_cast<double>(rows[r + j]) * static_cast<double>(rows[r + j]);
+    const float inv = 1.0F / std::max(static_cast<float>(std::sqrt(sq)), 1e-12F);
+    for (std::size_t j = 0; j < dim; ++j) rows[r + j] *= inv;
+  }
+}
+
+}  // namespace warden::model

@@ -1,0 +1,22 @@
+#pragma once
+// From last hidden states to one vector per sequence: pooling (as sentence-transformers'
+// Pooling module does it), L2 normalisation (torch.nn.functional.normalize) and
+// Matryoshka truncation.
+
+#include <cstddef>
+#include <span>
+
+#include "model/sentence_transformers.hpp"
+
+namespace warden::model {
+
+// hidden: [tokens x dim] packed; offsets: S+1 sequence boundaries; out: [S x dim].
+// `skip_front[s]` leading tokens of sequence s are left out of mean/max pooling (prompt
+// tokens when include_prompt is false); empty means none.
+void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets, PoolingMode mode,
+          std::span<float> out, std::span<const std::size_t> skip_front = {});
+
+// x / max(||x||, 1e-12) per row, as F.normalize(p=2, dim=-1).
+void l2_normalize(std::span<float> rows, std::size_t dim);
+
+}  // namespace warden::model
