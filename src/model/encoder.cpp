@@ -42,12 +42,12 @@ void Encoder::validate(const TokenBatch& batch) const {
     }
   }
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
-    if (batch.ids[t] < 0 || static_cast<std::size_t>(batch.ids[t]) >= dims_.vocab) {
+    if (batch.ids[t] >= dims_.vocab) {
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("token id {} is outside the vocabulary (size {})", batch.ids[t], dims_.vocab));
     }
     const std::size_t types = dims_.type_vocab == 0 ? 1 : dims_.type_vocab;
-    if (batch.type_ids[t] < 0 || static_cast<std::size_t>(batch.type_ids[t]) >= types) {
+    if (batch.type_ids[t] >= types) {
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("token type id {} is outside [0, {})", batch.type_ids[t], types));
     }

@@ -4,7 +4,7 @@
 
 namespace warden::model {
 
-void TokenBatch::add(std::span<const std::int32_t> seq_ids, std::span<const std::int32_t> seq_type_ids) {
+void TokenBatch::add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids) {
   if (!seq_type_ids.empty() && seq_type_ids.size() != seq_ids.size()) {
     throw Error(ErrorKind::InvalidInput, "token type ids and token ids differ in length");
   }

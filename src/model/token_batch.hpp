@@ -10,12 +10,12 @@
 namespace warden::model {
 
 struct TokenBatch {
-  std::vector<std::int32_t> ids;
-  std::vector<std::int32_t> type_ids;   // same length as ids
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> type_ids;   // same length as ids
   std::vector<std::size_t> offsets{0};  // sequence s is [offsets[s], offsets[s + 1])
 
   // type_ids may be empty (all zero).
-  void add(std::span<const std::int32_t> seq_ids, std::span<const std::int32_t> seq_type_ids = {});
+  void add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids = {});
   void clear();
   [[nodiscard]] std::size_t sequences() const noexcept { return offsets.size() - 1; }
   [[nodiscard]] std::size_t tokens() const noexcept { return ids.size(); }
