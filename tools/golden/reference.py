@@ -256,7 +256,10 @@ class Reference:
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
-        x = self.W("embeddings.word_embeddings.weight")[ids]
+        vocab = self.W("embeddings.word_embeddings.weight")
+        if int(ids.max()) >= vocab.shape[0] or int(ids.min()) < 0:
+            raise ValueError(f"token id {int(ids.max())} outside the vocabulary of {vocab.shape[0]}")
+        x = vocab[ids]
         if self.family == "distilbert":
             pos = torch.arange(L).unsqueeze(0).expand(B, L)
         elif self.family == "roberta":
@@ -264,10 +267,16 @@ class Reference:
             pos = torch.cumsum(nonpad, dim=1) * nonpad + self.pad_id
         else:
             pos = torch.arange(L).unsqueeze(0).expand(B, L)
-        x = x + self.W("embeddings.position_embeddings.weight")[pos]
+        table = self.W("embeddings.position_embeddings.weight")
+        if int(pos.max()) >= table.shape[0]:
+            raise ValueError(f"position id {int(pos.max())} past max_position_embeddings {table.shape[0]}")
+        x = x + table[pos]
         if self.family != "distilbert":
             tt = type_ids if self.family == "bert" else torch.zeros_like(ids)
-            x = x + self.W("embeddings.token_type_embeddings.weight")[tt]
+            types = self.W("embeddings.token_type_embeddings.weight")
+            if int(tt.max()) >= types.shape[0]:
+                raise ValueError(f"token type id {int(tt.max())} past type_vocab_size {types.shape[0]}")
+            x = x + types[tt]
         return self.layer_norm(x, "embeddings.LayerNorm")
 
     def split_heads(self, x):
