@@ -1,0 +1,259 @@
+#!/usr/bin/python3
+"""Writes the golden outputs tests/data/goldens/<name>.json for the tiny model fixtures.
+
+For each fixture below it (1) writes the model directory with the project's fixture tool
+(`warden-fixture ... --preset tiny --seed 1 --out DIR`) into a scratch directory, (2) gets the
+token ids from HuggingFace `tokenizers` (node tools/golden/tokenize.mjs), and (3) runs the
+independent PyTorch reference (tools/golden/reference.py) in float32 -- the stored numbers --
+and in float64, recording the largest float32-vs-float64 difference of every output. It also
+runs every input alone and records the largest batched-vs-alone difference.
+
+    /usr/bin/python3 tools/golden/make_goldens.py \
+        [--fixture-bin build/release/bin/warden-fixture] [--out tests/data/goldens] [--only NAME...]
+
+`--python-fixture` uses tools/golden/pyfixture.py instead of warden-fixture (to exercise this
+script without the C++ tool); it needs an explicit --out, so that its files, whose weights are
+not warden-fixture's, never land in tests/data/goldens by accident.
+
+Needs /usr/bin/python3 with python3-torch and python3-numpy, node, and the tokenizers binding
+(scripts/setup-reference installs all three). Floats are written as the shortest decimal that
+reads back to the same float32 (numpy's `str(np.float32(x))`), i.e. full float32 precision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import reference  # noqa: E402
+
+SINGLES = [
+    "Hello, world!",
+    "The quick brown fox jumps over the lazy dog.",
+    # accents and CJK
+    "Crème brûlée à Zürich, naïve café — 東京は今日晴れです。",
+    # close to 32 tokens with the BERT uncased vocabulary (32 with [CLS] and [SEP])
+    "Warden runs small encoder models on the CPU, so the large language model that owns the GPU "
+    "is never knocked over by its helpers.",
+    "a",
+    "",
+]
+PAIRS = [
+    ["what is the capital of France?", "Paris is the capital and largest city of France."],
+    ["what is the capital of France?", "The quick brown fox jumps over the lazy dog."],
+    ["¿Dónde está la biblioteca?", "图书馆在哪里？ The library is next to the station."],
+]
+
+# name, arch, head, extra fixture arguments, pooling the fixture is meant to declare
+FIXTURES = [
+    ("bert-none", "bert", "none", ["--pooling", "cls"], "cls"),
+    ("xlm-roberta-none", "xlm-roberta", "none", ["--pooling", "mean"], "mean"),
+    ("distilbert-none", "distilbert", "none", ["--pooling", "mean"], "mean"),
+    ("bert-reranker", "bert", "reranker", [], None),
+    ("xlm-roberta-reranker", "xlm-roberta", "reranker", [], None),
+    ("distilbert-classifier", "distilbert", "classifier", ["--labels", "3"], None),
+]
+PRESET = "tiny"
+SEED = 1
+TOKEN_TYPES = {
+    "bert": "the tokenizer's type_ids (token_type_embeddings)",
+    "roberta": "all zeros: XLM-R/RoBERTa tokenizers feed no token_type_ids (type_vocab_size 1)",
+    "distilbert": "none: DistilBERT has no token type embeddings",
+}
+
+
+class F32:
+    """A float32 value serialised as the shortest decimal that round-trips."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = np.float32(v)
+
+    def __str__(self):
+        if not np.isfinite(self.v):
+            raise ValueError(f"non-finite value {self.v}")
+        return str(self.v)
+
+
+def f32(t: torch.Tensor):
+    a = t.detach().to(torch.float32).numpy()
+    if a.ndim == 0:
+        return F32(a)
+    return [f32(torch.from_numpy(np.ascontiguousarray(x))) if a.ndim > 1 else F32(x) for x in a]
+
+
+def emit(obj, indent=0) -> str:
+    """JSON with float32 arrays on one line and a matrix one row per line."""
+    pad = "  " * indent
+    if isinstance(obj, F32):
+        return str(obj)
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        items = [f'{pad}  {json.dumps(k, ensure_ascii=False)}: {emit(v, indent + 1)}' for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(obj, list):
+        if obj and isinstance(obj[0], list) and obj[0] and isinstance(obj[0][0], F32):
+            rows = [f"{pad}  [" + ",".join(str(x) for x in r) + "]" for r in obj]
+            return "[\n" + ",\n".join(rows) + "\n" + pad + "]"
+        if all(not isinstance(x, (dict, list)) for x in obj):
+            return "[" + ",".join(emit(x) for x in obj) + "]"
+        return "[\n" + ",\n".join(pad + "  " + emit(x, indent + 1) for x in obj) + "\n" + pad + "]"
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def sha256_tree(d: str) -> dict[str, str]:
+    out = {}
+    for root, _, files in os.walk(d):
+        for f in files:
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, d).replace(os.sep, "/")] = hashlib.sha256(fh.read()).hexdigest()
+    return dict(sorted(out.items()))
+
+
+def tokenize(tokenizer_json: str, inputs) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+        json.dump(inputs, f, ensure_ascii=False)
+        path = f.name
+    try:
+        res = subprocess.run(["node", os.path.join(HERE, "tokenize.mjs"), tokenizer_json, path],
+                             check=True, capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    return json.loads(res.stdout)
+
+
+def declared_pooling(model_dir: str):
+    p = os.path.join(model_dir, "1_Pooling", "config.json")
+    if not os.path.exists(p):
+        return None
+    with open(p, encoding="utf-8") as f:
+        cfg = json.load(f)
+    modes = [m for m, k in (("cls", "pooling_mode_cls_token"), ("mean", "pooling_mode_mean_tokens"),
+                            ("max", "pooling_mode_max_tokens"), ("last", "pooling_mode_lasttoken"))
+             if cfg.get(k)]
+    return modes[0] if len(modes) == 1 else modes
+
+
+def declared_normalize(model_dir: str):
+    p = os.path.join(model_dir, "modules.json")
+    if not os.path.exists(p):
+        return None
+    with open(p, encoding="utf-8") as f:
+        mods = json.load(f)
+    return any(m.get("type", "").endswith("Normalize") for m in mods)
+
+
+def make_one(spec, args, scratch):
+    name, arch, head, extra, pooling = spec
+    model_dir = os.path.join(scratch, name)
+    if args.python_fixture:
+        labels = extra[extra.index("--labels"):extra.index("--labels") + 2] if "--labels" in extra else []
+        cmd = ["/usr/bin/python3", os.path.join(HERE, "pyfixture.py"), "--arch", arch, "--head", head,
+               "--seed", str(SEED)] + labels + ["--out", model_dir]
+        shown = ["tools/golden/pyfixture.py"] + cmd[2:-1] + ["DIR"]
+    else:
+        cmd = [args.fixture_bin, "--arch", arch, "--head", head, "--preset", PRESET,
+               "--seed", str(SEED)] + extra + ["--out", model_dir]
+        shown = ["warden-fixture"] + cmd[1:-1] + ["DIR"]
+    subprocess.run(cmd, check=True)
+
+    inputs = SINGLES + (PAIRS if head != "none" else [])
+    tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
+    enc = tok["encodings"]
+
+    m32 = reference.Reference(model_dir, torch.float32)
+    m64 = reference.Reference(model_dir, torch.float64)
+    out32 = reference.run(m32, enc)
+    out64 = reference.run(m64, enc)
+    alone = [reference.run(m32, [e])[0] for e in enc]
+    unused = m32.unused_tensors()
+    if unused:
+        raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
+
+    cases = []
+    for inp, e, o in zip(inputs, enc, out32):
+        c = {"input": inp, "tokens": e["tokens"], "ids": e["ids"], "type_ids": e["type_ids"],
+             "attention_mask": e["attention_mask"],
+             "last_hidden_state": f32(o["last_hidden_state"]),
+             "pooled": {k: f32(o[k]) for k in ("cls", "mean", "max", "last")},
+             "normalized": {k: f32(o[k + "_normalized"]) for k in ("cls", "mean", "max", "last")}}
+        if "pooler_output" in o:
+            c["pooler_output"] = f32(o["pooler_output"])
+        if "logits" in o:
+            c["logits"] = f32(o["logits"])
+            c["scores"] = f32(o["scores"])
+        cases.append(c)
+
+    fam = m32.family
+    golden = {
+        "schema": 1,
+        "name": name,
+        "about": "Golden outputs of the independent PyTorch reference (tools/golden/reference.py) "
+                 "for a tiny warden-fixture model; regenerate with tools/golden/make_goldens.py "
+                 "(see tools/golden/README.md). Compare at 1e-4 max abs (float32).",
+        "fixture": {
+            "generator": "tools/golden/pyfixture.py (NOT warden-fixture)" if args.python_fixture else "warden-fixture",
+            "command": " ".join(shown),
+            "arch": arch, "head": head, "preset": PRESET, "seed": SEED,
+            "labels": m32.num_labels,
+            "declared_pooling": declared_pooling(model_dir),
+            "declared_normalize": declared_normalize(model_dir),
+            "intended_pooling": pooling,
+            "files_sha256": sha256_tree(model_dir),
+        },
+        "reference": {
+            "architecture": m32.architecture,
+            "hidden_size": m32.hidden, "num_layers": m32.layers, "num_heads": m32.heads,
+            "layer_norm_eps": m32.eps, "pad_token_id": m32.pad_id,
+            "token_types_fed_to_model": TOKEN_TYPES[fam],
+            "tokenizer": tok["tokenizers_binding"],
+            "torch": torch.__version__, "numpy": np.__version__,
+            "batch": "all cases in one right-padded batch (pad_token_id, attention mask 0)",
+            "fp32_vs_fp64_max_abs_diff": reference.max_abs_diff(out32, out64),
+            "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
+        },
+        "cases": cases,
+    }
+    text = emit(golden) + "\n"
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, name + ".json")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    worst = max(golden["reference"]["fp32_vs_fp64_max_abs_diff"].values())
+    print(f"{path}: {len(cases)} cases, {len(text) / 1024:.0f} KiB, fp32-vs-fp64 max {worst:.2e}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--fixture-bin", default=os.path.join(ROOT, "build", "release", "bin", "warden-fixture"))
+    ap.add_argument("--python-fixture", action="store_true")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--only", nargs="*", default=None)
+    args = ap.parse_args()
+    if args.out is None:
+        if args.python_fixture:
+            ap.error("--python-fixture needs an explicit --out (its weights are not warden-fixture's)")
+        args.out = os.path.join(ROOT, "tests", "data", "goldens")
+    torch.set_num_threads(1)
+    specs = [s for s in FIXTURES if args.only is None or s[0] in args.only]
+    with tempfile.TemporaryDirectory(prefix="warden-goldens-") as scratch:
+        for s in specs:
+            make_one(s, args, scratch)
+
+
+if __name__ == "__main__":
+    main()

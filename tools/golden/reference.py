@@ -1,0 +1,436 @@
+#!/usr/bin/python3
+"""Independent PyTorch reference for Warden's encoder engine (issue 2 item 7, issue 4).
+
+A self-contained re-implementation of the HuggingFace `transformers` forward passes of the
+BERT family, written against plain `torch` (Debian's python3-torch; `transformers` is not
+installed and is not needed). It reads a HuggingFace model directory -- `config.json` and
+`model.safetensors`, parsed here byte by byte -- and token ids produced by HuggingFace
+`tokenizers` itself (tools/golden/tokenize.mjs), and computes, in eval mode (dropout off),
+last hidden states, pooled and normalised embeddings and classifier logits. It runs in
+float32 (what the goldens hold) and in float64 from the same weights, to measure the float32
+rounding error of the reference itself.
+
+    /usr/bin/python3 tools/golden/reference.py MODEL_DIR TOKENS_JSON [--dtype float32|float64]
+
+How it mirrors the HF modelling code (transformers 4.x, `attn_implementation="eager"`):
+
+safetensors (`load_safetensors`)
+    8-byte little-endian u64 header length N, N bytes of JSON header
+    {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {...}}, then the
+    raw little-endian data; offsets are relative to the end of the header. F32, F16, BF16
+    (and F64, I64, I32 for completeness) are read; every tensor is upcast to the compute dtype.
+    Offsets are checked to be in bounds and to match dtype size x shape.
+
+Weight names and prefixes
+    `BertModel` / `XLMRobertaModel` / `RobertaModel` / `DistilBertModel` save their tensors
+    without prefix (`embeddings.word_embeddings.weight`, ...); the *ForSequenceClassification
+    classes keep the base model under the attribute `bert.` / `roberta.` / `distilbert.`
+    (`base_model_prefix`). The prefix is detected from the file, as `from_pretrained` does.
+
+BERT (`modeling_bert.BertModel`)
+    BertEmbeddings: `word_embeddings[input_ids] + token_type_embeddings[token_type_ids] +
+    position_embeddings[0..L-1]` (`position_embedding_type="absolute"`), then
+    `embeddings.LayerNorm` with eps = `config.layer_norm_eps`; dropout is identity in eval.
+    Attention mask: `ModuleUtilsMixin.get_extended_attention_mask` turns the [B, L] 0/1 mask
+    into an additive [B, 1, 1, L] mask `(1.0 - mask) * torch.finfo(dtype).min` (the most
+    negative finite value of the compute dtype, not -inf and not the old -10000.0).
+    BertSelfAttention: `query`/`key`/`value` Linear layers, heads split as
+    [B, L, H] -> [B, heads, L, head_dim], scores = Q K^T / sqrt(head_dim) + extended mask,
+    softmax over the last axis, context = probs V, heads merged back.
+    BertSelfOutput: `attention.output.dense`, then post-LN residual:
+    `attention.output.LayerNorm(dense_out + layer_input)`.
+    BertIntermediate: `intermediate.dense` then ACT2FN[config.hidden_act]; "gelu" is the exact
+    erf form `x * 0.5 * (1 + erf(x / sqrt(2)))` (GELUActivation), not the tanh approximation
+    ("gelu_new" / "gelu_pytorch_tanh", also supported here as HF defines them).
+    BertOutput: `output.dense`, then post-LN residual `output.LayerNorm(dense_out + attn_out)`.
+    BertPooler (`pooler.dense` + tanh on token 0) gives `pooler_output` when its weights are
+    present (RobertaPooler is the same).
+    The result (no final LayerNorm; post-LN blocks end in one) is `last_hidden_state`.
+
+RoBERTa / XLM-R (`modeling_roberta.RobertaModel`, `modeling_xlm_roberta.XLMRobertaModel`)
+    Same encoder as BERT (the classes are "Copied from" BertSelfAttention etc.). Differences
+    are in RobertaEmbeddings: `padding_idx = config.pad_token_id` and position ids come from
+    `create_position_ids_from_input_ids(input_ids, padding_idx)`:
+    `mask = input_ids != padding_idx; pos = cumsum(mask, dim=1) * mask + padding_idx`, so the
+    first real token is at padding_idx + 1 (= 2 for XLM-R) and pad tokens stay at padding_idx.
+    Token types: `type_vocab_size` is 1 and `XLMRobertaTokenizerFast.model_input_names` is
+    ["input_ids", "attention_mask"], so the model is fed no token_type_ids and uses its
+    all-zero `token_type_ids` buffer, whatever type ids the tokenizer's RobertaProcessing
+    reports for a pair. This script feeds zeros likewise.
+
+DistilBERT (`modeling_distilbert.DistilBertModel`)
+    Embeddings: `word_embeddings + position_embeddings[0..L-1]`, NO token type embeddings,
+    then `embeddings.LayerNorm` with eps hard-coded to 1e-12 (DistilBertConfig has no
+    layer_norm_eps). `transformer.layer.N`: MultiHeadSelfAttention with `q_lin`/`k_lin`/
+    `v_lin`/`out_lin`; Q is divided by sqrt(head_dim) *before* Q K^T, and masked key positions
+    are *replaced* (`masked_fill`) by `torch.finfo(dtype).min` rather than added to; then
+    `sa_layer_norm(attn_out + x)` (eps 1e-12), FFN `ffn.lin1` -> get_activation(
+    config.activation) -> `ffn.lin2`, then `output_layer_norm(ffn_out + sa_out)` (eps 1e-12).
+    `DistilBertTokenizerFast.model_input_names` has no token_type_ids either.
+
+Heads (*ForSequenceClassification, eval mode)
+    BertForSequenceClassification: `bert.pooler.dense` + tanh on token 0 ([CLS]), then
+    `classifier` (Linear hidden -> num_labels).
+    XLMRobertaForSequenceClassification / RobertaForSequenceClassification
+    (RobertaClassificationHead): `features[:, 0, :]` (<s>) -> `classifier.dense` -> tanh ->
+    `classifier.out_proj`. The base model is built with add_pooling_layer=False.
+    DistilBertForSequenceClassification: `hidden_state[:, 0]` -> `pre_classifier` -> ReLU ->
+    `classifier`.
+    Scores as the serving side reports them: sigmoid of the logit for one label (a
+    cross-encoder reranker), softmax over the logits for several.
+
+Pooling (sentence-transformers `models.Pooling`), computed from last_hidden_state:
+    cls = token 0; mean = sum(h * mask) / max(sum(mask), 1e-9); max = max over tokens with
+    masked positions set to -1e9; last = the last token whose mask is 1
+    (`pooling_mode_lasttoken`); L2 normalisation as `torch.nn.functional.normalize(p=2,
+    eps=1e-12)` (sentence-transformers `models.Normalize`).
+
+Inputs are run as one right-padded batch, as HF would (pad id = config.pad_token_id, mask 0
+on pads); `--check-batch` also runs each input alone and reports the largest difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+
+# ---------------------------------------------------------------------------------------------
+# safetensors
+
+
+_ST_DTYPES = {
+    "F64": (np.dtype("<f8"), 8),
+    "F32": (np.dtype("<f4"), 4),
+    "F16": (np.dtype("<f2"), 2),
+    "BF16": (np.dtype("<u2"), 2),  # converted below
+    "I64": (np.dtype("<i8"), 8),
+    "I32": (np.dtype("<i4"), 4),
+}
+
+
+def load_safetensors(path: str) -> dict[str, np.ndarray]:
+    """Parses a .safetensors file into numpy arrays (BF16 widened to float32 exactly)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 8:
+        raise ValueError(f"{path}: shorter than the 8-byte header length")
+    (n,) = struct.unpack("<Q", data[:8])
+    if 8 + n > len(data):
+        raise ValueError(f"{path}: header length {n} runs past the end of the file")
+    header = json.loads(data[8:8 + n].decode("utf-8"))
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = info["dtype"]
+        if dtype not in _ST_DTYPES:
+            raise ValueError(f"{path}: tensor {name}: unsupported dtype {dtype}")
+        npdt, size = _ST_DTYPES[dtype]
+        shape = tuple(int(d) for d in info["shape"])
+        begin, end = (int(x) for x in info["data_offsets"])
+        count = math.prod(shape)
+        if not (0 <= begin <= end and base + end <= len(data)):
+            raise ValueError(f"{path}: tensor {name}: data_offsets {begin}..{end} out of bounds")
+        if end - begin != count * size:
+            raise ValueError(f"{path}: tensor {name}: {end - begin} bytes for shape {shape} {dtype}")
+        arr = np.frombuffer(data, dtype=npdt, count=count, offset=base + begin).reshape(shape)
+        if dtype == "BF16":
+            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+        out[name] = arr.copy()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# activations (transformers.activations.ACT2FN, the entries these models use)
+
+
+def _gelu_erf(x):
+    return x * 0.5 * (1.0 + torch.erf(x / math.sqrt(2.0)))
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+ACTIVATIONS = {
+    "gelu": _gelu_erf,
+    "gelu_new": _gelu_tanh,
+    "gelu_pytorch_tanh": _gelu_tanh,
+    "relu": torch.relu,
+    "silu": torch.nn.functional.silu,
+    "swish": torch.nn.functional.silu,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# the model
+
+
+BASE_CLASSES = {
+    "BertModel": ("bert", None),
+    "BertForSequenceClassification": ("bert", "bert"),
+    "RobertaModel": ("roberta", None),
+    "RobertaForSequenceClassification": ("roberta", "roberta"),
+    "XLMRobertaModel": ("roberta", None),
+    "XLMRobertaForSequenceClassification": ("roberta", "roberta"),
+    "DistilBertModel": ("distilbert", None),
+    "DistilBertForSequenceClassification": ("distilbert", "distilbert"),
+}
+
+
+class Reference:
+    """The forward pass of one HF model directory, in one compute dtype."""
+
+    def __init__(self, model_dir: str, dtype: torch.dtype = torch.float32):
+        with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
+            self.config = json.load(f)
+        archs = self.config.get("architectures") or []
+        if len(archs) != 1 or archs[0] not in BASE_CLASSES:
+            raise ValueError(f"unsupported architectures {archs}; supported: {sorted(BASE_CLASSES)}")
+        self.architecture = archs[0]
+        self.family, self.attr = BASE_CLASSES[self.architecture]
+        self.has_head = self.architecture.endswith("ForSequenceClassification")
+        self.dtype = dtype
+        raw = load_safetensors(os.path.join(model_dir, "model.safetensors"))
+        self.w = {k: torch.from_numpy(v).to(dtype) if v.dtype.kind == "f" else torch.from_numpy(v)
+                  for k, v in raw.items()}
+        # base_model_prefix detection, as PreTrainedModel.from_pretrained does
+        probe = "embeddings.word_embeddings.weight"
+        if self.attr and (self.attr + "." + probe) in self.w:
+            self.prefix = self.attr + "."
+        elif probe in self.w:
+            self.prefix = ""
+        else:
+            raise ValueError(f"no {probe} (with or without a '{self.attr}.' prefix)")
+        self.used: set[str] = set()
+
+        c = self.config
+        if self.family == "distilbert":
+            self.hidden = c["dim"]
+            self.heads = c["n_heads"]
+            self.layers = c["n_layers"]
+            self.eps = 1e-12  # hard-coded in modeling_distilbert
+            self.act = ACTIVATIONS[c.get("activation", "gelu")]
+        else:
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.layers = c["num_hidden_layers"]
+            self.eps = c.get("layer_norm_eps", 1e-12)
+            self.act = ACTIVATIONS[c.get("hidden_act", "gelu")]
+            pet = c.get("position_embedding_type", "absolute")
+            if pet != "absolute":
+                raise ValueError(f"position_embedding_type {pet} is not supported")
+        self.pad_id = c.get("pad_token_id", 0 if self.family != "roberta" else 1)
+        if self.hidden % self.heads:
+            raise ValueError("hidden size not divisible by the number of heads")
+        self.head_dim = self.hidden // self.heads
+        self.num_labels = None
+        if self.has_head:
+            id2label = c.get("id2label")
+            self.num_labels = c.get("num_labels", len(id2label) if id2label else 2)
+
+    # -- weights --------------------------------------------------------------------------
+    def W(self, name: str, base: bool = True) -> torch.Tensor:
+        key = (self.prefix + name) if base else name
+        if key not in self.w:
+            raise KeyError(f"missing tensor {key}")
+        self.used.add(key)
+        return self.w[key]
+
+    def linear(self, x, name, base=True):
+        return torch.nn.functional.linear(x, self.W(name + ".weight", base), self.W(name + ".bias", base))
+
+    def layer_norm(self, x, name, eps=None):
+        return torch.nn.functional.layer_norm(
+            x, (self.hidden,), self.W(name + ".weight"), self.W(name + ".bias"),
+            self.eps if eps is None else eps)
+
+    # -- forward --------------------------------------------------------------------------
+    def embeddings(self, ids, type_ids, mask):
+        B, L = ids.shape
+        vocab = self.W("embeddings.word_embeddings.weight")
+        if int(ids.max()) >= vocab.shape[0] or int(ids.min()) < 0:
+            raise ValueError(f"token id {int(ids.max())} outside the vocabulary of {vocab.shape[0]}")
+        x = vocab[ids]
+        if self.family == "distilbert":
+            pos = torch.arange(L).unsqueeze(0).expand(B, L)
+        elif self.family == "roberta":
+            nonpad = (ids != self.pad_id).long()
+            pos = torch.cumsum(nonpad, dim=1) * nonpad + self.pad_id
+        else:
+            pos = torch.arange(L).unsqueeze(0).expand(B, L)
+        table = self.W("embeddings.position_embeddings.weight")
+        if int(pos.max()) >= table.shape[0]:
+            raise ValueError(f"position id {int(pos.max())} past max_position_embeddings {table.shape[0]}")
+        x = x + table[pos]
+        if self.family != "distilbert":
+            tt = type_ids if self.family == "bert" else torch.zeros_like(ids)
+            types = self.W("embeddings.token_type_embeddings.weight")
+            if int(tt.max()) >= types.shape[0]:
+                raise ValueError(f"token type id {int(tt.max())} past type_vocab_size {types.shape[0]}")
+            x = x + types[tt]
+        return self.layer_norm(x, "embeddings.LayerNorm")
+
+    def split_heads(self, x):
+        B, L, _ = x.shape
+        return x.view(B, L, self.heads, self.head_dim).transpose(1, 2)
+
+    def merge_heads(self, x):
+        B, _, L, _ = x.shape
+        return x.transpose(1, 2).contiguous().view(B, L, self.hidden)
+
+    def bert_layer(self, x, i, ext_mask):
+        p = f"encoder.layer.{i}."
+        q = self.split_heads(self.linear(x, p + "attention.self.query"))
+        k = self.split_heads(self.linear(x, p + "attention.self.key"))
+        v = self.split_heads(self.linear(x, p + "attention.self.value"))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
+        scores = scores + ext_mask
+        probs = torch.softmax(scores, dim=-1)
+        ctx = self.merge_heads(torch.matmul(probs, v))
+        a = self.layer_norm(self.linear(ctx, p + "attention.output.dense") + x,
+                            p + "attention.output.LayerNorm")
+        h = self.act(self.linear(a, p + "intermediate.dense"))
+        return self.layer_norm(self.linear(h, p + "output.dense") + a, p + "output.LayerNorm")
+
+    def distil_layer(self, x, i, mask):
+        p = f"transformer.layer.{i}."
+        q = self.split_heads(self.linear(x, p + "attention.q_lin"))
+        k = self.split_heads(self.linear(x, p + "attention.k_lin"))
+        v = self.split_heads(self.linear(x, p + "attention.v_lin"))
+        q = q / math.sqrt(self.head_dim)
+        scores = torch.matmul(q, k.transpose(2, 3))
+        masked = (mask == 0).view(mask.shape[0], 1, 1, mask.shape[1]).expand_as(scores)
+        scores = scores.masked_fill(masked, torch.finfo(scores.dtype).min)
+        probs = torch.softmax(scores, dim=-1)
+        ctx = self.merge_heads(torch.matmul(probs, v))
+        sa = self.layer_norm(self.linear(ctx, p + "attention.out_lin") + x, p + "sa_layer_norm")
+        h = self.linear(self.act(self.linear(sa, p + "ffn.lin1")), p + "ffn.lin2")
+        return self.layer_norm(h + sa, p + "output_layer_norm")
+
+    @torch.no_grad()
+    def forward(self, ids, type_ids, mask):
+        """ids, type_ids, mask: int64 [B, L]. Returns a dict of tensors."""
+        x = self.embeddings(ids, type_ids, mask)
+        if self.family == "distilbert":
+            for i in range(self.layers):
+                x = self.distil_layer(x, i, mask)
+        else:
+            ext = (1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min
+            for i in range(self.layers):
+                x = self.bert_layer(x, i, ext)
+        out = {"last_hidden_state": x}
+        first = x[:, 0]
+        if self.family != "distilbert" and (self.prefix + "pooler.dense.weight") in self.w:
+            out["pooler_output"] = torch.tanh(self.linear(first, "pooler.dense"))
+        if self.has_head:
+            if self.family == "bert":
+                pooled = torch.tanh(self.linear(first, "pooler.dense"))
+                logits = self.linear(pooled, "classifier", base=False)
+            elif self.family == "roberta":
+                h = torch.tanh(self.linear(first, "classifier.dense", base=False))
+                logits = self.linear(h, "classifier.out_proj", base=False)
+            else:
+                h = torch.relu(self.linear(first, "pre_classifier", base=False))
+                logits = self.linear(h, "classifier", base=False)
+            out["logits"] = logits
+            out["scores"] = torch.sigmoid(logits) if logits.shape[-1] == 1 else torch.softmax(logits, dim=-1)
+        out.update(pool_all(x, mask))
+        return out
+
+    def unused_tensors(self) -> list[str]:
+        return sorted(set(self.w) - self.used)
+
+
+def pool_all(h, mask):
+    """sentence-transformers models.Pooling modes, plus models.Normalize of each."""
+    m = mask.unsqueeze(-1).to(h.dtype)
+    cls = h[:, 0]
+    mean = (h * m).sum(1) / torch.clamp(m.sum(1), min=1e-9)
+    mx = h.masked_fill(m == 0, -1e9).max(dim=1).values
+    last_idx = (mask.sum(1) - 1).clamp(min=0)
+    last = h[torch.arange(h.shape[0]), last_idx]
+    out = {"cls": cls, "mean": mean, "max": mx, "last": last}
+    for k in list(out):
+        out[k + "_normalized"] = torch.nn.functional.normalize(out[k], p=2, dim=-1, eps=1e-12)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# batching
+
+
+def make_batch(encodings, pad_id):
+    """Right-pads the tokenizer's encodings into int64 [B, L] tensors (pad id, type 0, mask 0)."""
+    L = max(len(e["ids"]) for e in encodings)
+    B = len(encodings)
+    ids = torch.full((B, L), pad_id, dtype=torch.long)
+    tt = torch.zeros((B, L), dtype=torch.long)
+    mask = torch.zeros((B, L), dtype=torch.long)
+    for b, e in enumerate(encodings):
+        n = len(e["ids"])
+        ids[b, :n] = torch.tensor(e["ids"], dtype=torch.long)
+        tt[b, :n] = torch.tensor(e["type_ids"], dtype=torch.long)
+        mask[b, :n] = torch.tensor(e["attention_mask"], dtype=torch.long)
+    return ids, tt, mask
+
+
+def run(model: Reference, encodings):
+    """Runs the encodings as one padded batch; returns per-input outputs (real tokens only)."""
+    ids, tt, mask = make_batch(encodings, model.pad_id)
+    out = model.forward(ids, tt, mask)
+    per_input = []
+    for b, e in enumerate(encodings):
+        n = len(e["ids"])
+        r = {"last_hidden_state": out["last_hidden_state"][b, :n]}
+        for k, v in out.items():
+            if k != "last_hidden_state":
+                r[k] = v[b]
+        per_input.append(r)
+    return per_input
+
+
+def max_abs_diff(a_list, b_list):
+    """Largest |a - b| per output name over every input, computed in float64."""
+    res = {}
+    for a, b in zip(a_list, b_list):
+        for k in a:
+            d = float((a[k].double() - b[k].double()).abs().max())
+            res[k] = max(res.get(k, 0.0), d)
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model_dir")
+    ap.add_argument("tokens_json", help="output of tools/golden/tokenize.mjs")
+    ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    ap.add_argument("--check-batch", action="store_true",
+                    help="also run each input alone and report the largest batched-vs-alone difference")
+    args = ap.parse_args(argv)
+    with open(args.tokens_json, encoding="utf-8") as f:
+        encodings = json.load(f)["encodings"]
+    torch.set_num_threads(1)
+    model = Reference(args.model_dir, getattr(torch, args.dtype))
+    outs = run(model, encodings)
+    result = {
+        "architecture": model.architecture,
+        "outputs": [{k: v.tolist() for k, v in o.items()} for o in outs],
+    }
+    if args.check_batch:
+        alone = [run(model, [e])[0] for e in encodings]
+        result["batched_vs_alone_max_abs_diff"] = max_abs_diff(outs, alone)
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
