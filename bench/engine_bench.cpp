@@ -1,0 +1,149 @@
+// Encoder forward-pass throughput and latency on a model folder, over a grid of batch
+// sizes and sequence lengths, with synthetic token ids (timing does not depend on which
+// ids). Prints one JSON object per grid point, and the machine's measured peak FLOP/s so
+// that each point also reports the fraction of peak it reached.
+//
+//   engine_bench --model-dir DIR [--threads N] [--batches 1,8,32] [--seqs 16,128,512]
+//                [--min-seconds 1.0]
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/cpu_features.hpp"
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "model/encoder_model.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::size_t> parse_list(const std::string& s) {
+  std::vector<std::size_t> out;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    std::size_t end = s.find(',', pos);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(std::stoul(s.substr(pos, end - pos)));
+    pos = end + 1;
+  }
+  return out;
+}
+
+// Peak float32 FLOP/s of one core: 16 independent chains of 512-bit FMAs.
+__attribute__((target("avx512f"))) double peak_flops_one_core_avx512() {
+  __m512 acc[16];
+  for (auto& a : acc) a = _mm512_set1_ps(1.0F);
+  const __m512 m = _mm512_set1_ps(0.999999F);
+  const __m512 b = _mm512_set1_ps(1e-7F);
+  constexpr long kIters = 20'000'000;
+  const auto t0 = Clock::now();
+  for (long i = 0; i < kIters; ++i) {
+#pragma GCC unroll 16
+    for (auto& a : acc) a = _mm512_fmadd_ps(a, m, b);
+  }
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  float sink = 0;
+  for (auto& a : acc) {
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, a);
+    sink += lanes[0];
+  }
+  if (sink == 42.0F) std::puts("");
+  return 2.0 * 16 * 16 * double(kIters) / secs;
+}
+
+double peak_flops(std::size_t threads) {
+  if (!warden::cpu_features().avx512) return 0;
+  std::vector<double> per(threads);
+  std::vector<std::thread> ts;
+  for (std::size_t t = 0; t < threads; ++t) ts.emplace_back([&per, t] { per[t] = peak_flops_one_core_avx512(); });
+  for (auto& t : ts) t.join();
+  double sum = 0;
+  for (double p : per) sum += p;
+  return sum;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model_dir;
+  std::size_t threads = warden::available_cpus();
+  std::vector<std::size_t> batches{1, 8, 32};
+  std::vector<std::size_t> seqs{16, 128, 512};
+  double min_seconds = 1.0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const std::string value = argv[i + 1];
+    if (flag == "--model-dir") model_dir = value;
+    else if (flag == "--threads") threads = std::stoul(value);
+    else if (flag == "--batches") batches = parse_list(value);
+    else if (flag == "--seqs") seqs = parse_list(value);
+    else if (flag == "--min-seconds") min_seconds = std::stod(value);
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+      return 2;
+    }
+  }
+  if (model_dir.empty()) {
+    std::fprintf(stderr, "usage: engine_bench --model-dir DIR [--threads N] [--batches ..] [--seqs ..]\n");
+    return 2;
+  }
+  try {
+    const auto model = warden::model::load_encoder_model(model_dir);
+    const auto& d = model->encoder.dims();
+    warden::ThreadPool pool(threads);
+    const double peak = peak_flops(pool.size());
+    std::printf("{\"peak_gflops\": %.1f, \"threads\": %zu, \"isa\": \"%s\"}\n", peak * 1e-9, pool.size(),
+                std::string(warden::isa_name(warden::active_isa())).c_str());
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<std::uint32_t> id_dist(1000, static_cast<std::uint32_t>(d.vocab - 1));
+    warden::model::EncoderWorkspace ws;
+    for (const std::size_t seq : seqs) {
+      if (seq + d.position_offset > d.max_positions) continue;
+      for (const std::size_t batch_size : batches) {
+        warden::model::TokenBatch batch;
+        std::vector<std::uint32_t> ids(seq);
+        for (std::size_t b = 0; b < batch_size; ++b) {
+          for (auto& id : ids) id = id_dist(rng);
+          batch.add(ids);
+        }
+        model->encoder.validate(batch);
+        for (int w = 0; w < 2; ++w) (void)model->encoder.forward(batch, ws, &pool);  // warm-up
+        std::vector<double> times;
+        const auto start = Clock::now();
+        while (times.size() < 5 || std::chrono::duration<double>(Clock::now() - start).count() < min_seconds) {
+          const auto t0 = Clock::now();
+          (void)model->encoder.forward(batch, ws, &pool);
+          times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+          if (times.size() >= 1000) break;
+        }
+        std::sort(times.begin(), times.end());
+        const double med = times[times.size() / 2];
+        const double tokens = double(batch_size * seq);
+        const double h = double(d.hidden), inter = double(d.intermediate);
+        const double flops = double(d.layers) * (2 * tokens * h * (4 * h + 2 * inter) +
+                                                  4 * double(batch_size) * double(seq) * double(seq) * h);
+        std::printf(
+            "{\"engine\": \"warden\", \"batch\": %zu, \"seq\": %zu, \"median_ms\": %.3f, \"p10_ms\": %.3f, "
+            "\"p90_ms\": %.3f, \"runs\": %zu, \"tokens_per_s\": %.0f, \"gflops\": %.1f, \"peak_fraction\": %.3f}\n",
+            batch_size, seq, med * 1e3, times[times.size() / 10] * 1e3, times[times.size() * 9 / 10] * 1e3,
+            times.size(), tokens / med, flops / med * 1e-9, peak > 0 ? flops / med / peak : 0.0);
+        std::fflush(stdout);
+      }
+    }
+  } catch (const warden::Error& e) {
+    std::fprintf(stderr, "engine_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
