@@ -234,6 +234,49 @@ TEST(Fixture, BertTokenizerJsonIsByteIdenticalToTheReference) {
   EXPECT_TRUE(read_file(tmp / "tokenizer.json") == read_file(reference));
 }
 
+TEST(Fixture, ShardedAndHalfPrecisionCheckpointsHoldTheSameWeights) {
+  const testing::TempDir tmp;
+  FixtureOptions options;
+  options.seed = 5;
+  fixtures::write_fixture(options, tmp / "f32");
+  options.max_shard_bytes = 100'000;  // the word embeddings (7.8 MB) get a shard of their own
+  fixtures::write_fixture(options, tmp / "sharded");
+  options.max_shard_bytes = 0;
+  options.dtype = Dtype::F16;
+  fixtures::write_fixture(options, tmp / "f16");
+  options.dtype = Dtype::BF16;
+  fixtures::write_fixture(options, tmp / "bf16");
+
+  EXPECT_FALSE(std::filesystem::exists(tmp / "sharded" / "model.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(tmp / "sharded" / "model-00001-of-00006.safetensors"));
+  const std::string index = read_file(tmp / "sharded" / "model.safetensors.index.json");
+  const std::string head = "{\n  \"metadata\": {\n    \"total_size\": 8230144\n  },\n  \"weight_map\": {\n";
+  EXPECT_EQ(index.substr(0, head.size()), head);
+  EXPECT_EQ(read_model_config(tmp / "f16" / "config.json").torch_dtype, "float16");
+  EXPECT_EQ(read_model_config(tmp / "bf16" / "config.json").torch_dtype, "bfloat16");
+
+  const auto f32 = ModelWeights::open_dir(tmp / "f32");
+  const auto sharded = ModelWeights::open_dir(tmp / "sharded");
+  const auto f16 = ModelWeights::open_dir(tmp / "f16");
+  const auto bf16 = ModelWeights::open_dir(tmp / "bf16");
+  EXPECT_EQ(sharded.files().size(), 6U);
+  EXPECT_EQ(sharded.names(), f32.names());
+  EXPECT_EQ(f16.names(), f32.names());
+  for (const std::string_view name : f32.names()) {
+    SCOPED_TRACE(name);
+    const std::vector<float> want = to_float32(*f32.find(name));
+    EXPECT_EQ(to_float32(*sharded.find(name)), want);
+    ASSERT_EQ(f16.find(name)->dtype, Dtype::F16);
+    ASSERT_EQ(bf16.find(name)->dtype, Dtype::BF16);
+    const std::vector<float> half = to_float32(*f16.find(name));
+    const std::vector<float> brain = to_float32(*bf16.find(name));
+    for (std::size_t i = 0; i < want.size(); i += 97) {
+      ASSERT_EQ(half[i], f16_to_float(float_to_f16(want[i])));
+      ASSERT_EQ(brain[i], bf16_to_float(float_to_bf16(want[i])));
+    }
+  }
+}
+
 TEST(Fixture, OptionsAndErrors) {
   const testing::TempDir tmp;
   FixtureOptions options;
