@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -111,7 +112,7 @@ TEST(Safetensors, RoundTripThroughAFile) {
     EXPECT_EQ(got->dtype, want.dtype);
     EXPECT_EQ(got->shape, want.shape);
     ASSERT_EQ(got->data.size(), want.data.size());
-    EXPECT_EQ(std::memcmp(got->data.data(), want.data.data(), want.data.size()), 0);
+    EXPECT_TRUE(std::equal(got->data.begin(), got->data.end(), want.data.begin())) << want.name;
   }
   EXPECT_EQ(file.find("nope"), nullptr);
   EXPECT_EQ(to_float32(*file.find("w")), f32);
