@@ -284,6 +284,36 @@ float bf16_to_float(std::uint16_t bits) noexcept {
   return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
 }
 
+std::uint16_t float_to_f16(float value) noexcept {
+  const auto x = std::bit_cast<std::uint32_t>(value);
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000U);
+  const std::uint32_t abs = x & 0x7FFFFFFFU;
+  if (abs > 0x7F800000U) return static_cast<std::uint16_t>(sign | 0x7E00U);   // NaN
+  if (abs >= 0x477FF000U) return static_cast<std::uint16_t>(sign | 0x7C00U);  // >= 65520 rounds to inf
+  // Rounds q, whose discarded low bits are `rem` out of 2^shift, to nearest even.
+  const auto round = [](std::uint32_t q, std::uint32_t rem, std::uint32_t half) {
+    return (rem > half || (rem == half && (q & 1U) != 0)) ? q + 1 : q;
+  };
+  if (abs < 0x38800000U) {  // below 2^-14: a half subnormal (or zero)
+    const std::uint32_t exponent = abs >> 23;
+    if (exponent < 102) return sign;  // below 2^-25: rounds to zero
+    const std::uint32_t mantissa = (abs & 0x7FFFFFU) | 0x800000U;
+    const std::uint32_t shift = 126 - exponent;  // value x 2^24 = mantissa >> shift
+    const std::uint32_t q = round(mantissa >> shift, mantissa & ((1U << shift) - 1), 1U << (shift - 1));
+    return static_cast<std::uint16_t>(sign | q);
+  }
+  // Normal: rebias the exponent (127 -> 15) and drop 13 mantissa bits; a carry out of the
+  // mantissa correctly bumps the exponent.
+  const std::uint32_t q = round((abs - 0x38000000U) >> 13, abs & 0x1FFFU, 0x1000U);
+  return static_cast<std::uint16_t>(sign | q);
+}
+
+std::uint16_t float_to_bf16(float value) noexcept {
+  const auto x = std::bit_cast<std::uint32_t>(value);
+  if ((x & 0x7FFFFFFFU) > 0x7F800000U) return static_cast<std::uint16_t>((x >> 16) | 0x40U);  // quiet NaN
+  return static_cast<std::uint16_t>((x + 0x7FFFU + ((x >> 16) & 1U)) >> 16);
+}
+
 void to_float32(const Tensor& tensor, std::span<float> out) {
   const std::size_t n = tensor.element_count();
   if (out.size() != n) {

@@ -104,6 +104,10 @@ void to_float32(const Tensor& tensor, std::span<float> out);
 // Scalar conversions, exposed for the kernels' tests and the writer's callers.
 [[nodiscard]] float f16_to_float(std::uint16_t bits) noexcept;
 [[nodiscard]] float bf16_to_float(std::uint16_t bits) noexcept;
+// float32 -> half / bfloat16, rounding to nearest even as torch's .half() / .bfloat16() do
+// (overflow becomes infinity, NaN stays a quiet NaN).
+[[nodiscard]] std::uint16_t float_to_f16(float value) noexcept;
+[[nodiscard]] std::uint16_t float_to_bf16(float value) noexcept;
 
 // ---- writing ----------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -111,7 +112,7 @@ TEST(Safetensors, RoundTripThroughAFile) {
     EXPECT_EQ(got->dtype, want.dtype);
     EXPECT_EQ(got->shape, want.shape);
     ASSERT_EQ(got->data.size(), want.data.size());
-    EXPECT_EQ(std::memcmp(got->data.data(), want.data.data(), want.data.size()), 0);
+    EXPECT_TRUE(std::equal(got->data.begin(), got->data.end(), want.data.begin())) << want.name;
   }
   EXPECT_EQ(file.find("nope"), nullptr);
   EXPECT_EQ(to_float32(*file.find("w")), f32);
@@ -142,6 +143,33 @@ TEST(Safetensors, HalfPrecisionConversions) {
   EXPECT_TRUE(std::isnan(f16_to_float(0x7E00)));
   EXPECT_EQ(bf16_to_float(0x4049), 3.140625F);
   EXPECT_TRUE(std::isinf(bf16_to_float(0xFF80)));
+}
+
+TEST(Safetensors, FloatToHalfRoundsToNearestEven) {
+  // Every finite half survives float -> half exactly.
+  for (std::uint32_t bits = 0; bits < 0x10000U; ++bits) {
+    const auto h = static_cast<std::uint16_t>(bits);
+    if ((h & 0x7C00U) == 0x7C00U && (h & 0x3FFU) != 0) continue;  // NaN payloads
+    ASSERT_EQ(float_to_f16(f16_to_float(h)), h) << bits;
+  }
+  EXPECT_EQ(float_to_f16(1.0F + 0x1p-11F), 0x3C00);             // tie -> even (down)
+  EXPECT_EQ(float_to_f16(1.0F + 3 * 0x1p-11F), 0x3C02);         // tie -> even (up)
+  EXPECT_EQ(float_to_f16(1.0F + 0x1p-11F + 0x1p-20F), 0x3C01);  // above the tie
+  EXPECT_EQ(float_to_f16(65519.0F), 0x7BFF);
+  EXPECT_EQ(float_to_f16(65520.0F), 0x7C00);  // overflow -> inf
+  EXPECT_EQ(float_to_f16(0x1p-25F), 0x0000);  // tie with zero -> even
+  EXPECT_EQ(float_to_f16(0x1.8p-25F), 0x0001);
+  EXPECT_EQ(float_to_f16(-0x1.ffcp-15F), 0x8400);  // rounds up into the normals
+  EXPECT_EQ(float_to_f16(std::numeric_limits<float>::quiet_NaN()) & 0x7E00U, 0x7E00U);
+  EXPECT_EQ(float_to_bf16(1.0F + 0x1p-8F), 0x3F80);  // tie -> even
+  EXPECT_EQ(float_to_bf16(1.0F + 3 * 0x1p-8F), 0x3F82);
+  EXPECT_EQ(float_to_bf16(-3.140625F), 0xC049);
+  EXPECT_TRUE(std::isnan(bf16_to_float(float_to_bf16(std::numeric_limits<float>::quiet_NaN()))));
+  for (std::uint32_t bits = 0; bits < 0x10000U; bits += 7) {
+    const auto b = static_cast<std::uint16_t>(bits);
+    if ((b & 0x7F80U) == 0x7F80U && (b & 0x7FU) != 0) continue;
+    ASSERT_EQ(float_to_bf16(bf16_to_float(b)), b) << bits;
+  }
 }
 
 TEST(Safetensors, WriterRejectsSizeMismatch) {
