@@ -62,7 +62,7 @@ FIXTURES = [
     ("distilbert-none", "distilbert", "none", ["--pooling", "mean"], "mean"),
     ("bert-reranker", "bert", "reranker", [], None),
     ("xlm-roberta-reranker", "xlm-roberta", "reranker", [], None),
-    ("distilbert-classifier", "distilbert", "classifier", ["--labels", "3"], None),
+    ("distilbert-classifier", "distilbert", "classifier", [], None),  # 3 labels
 ]
 PRESET = "tiny"
 SEED = 1
@@ -161,9 +161,8 @@ def make_one(spec, args, scratch):
     name, arch, head, extra, pooling = spec
     model_dir = os.path.join(scratch, name)
     if args.python_fixture:
-        labels = extra[extra.index("--labels"):extra.index("--labels") + 2] if "--labels" in extra else []
         cmd = ["/usr/bin/python3", os.path.join(HERE, "pyfixture.py"), "--arch", arch, "--head", head,
-               "--seed", str(SEED)] + labels + ["--out", model_dir]
+               "--seed", str(SEED), "--labels", "3", "--out", model_dir]
         shown = ["tools/golden/pyfixture.py"] + cmd[2:-1] + ["DIR"]
     else:
         cmd = [args.fixture_bin, "--arch", arch, "--head", head, "--preset", PRESET,
@@ -208,6 +207,7 @@ def make_one(spec, args, scratch):
         "fixture": {
             "generator": "tools/golden/pyfixture.py (NOT warden-fixture)" if args.python_fixture else "warden-fixture",
             "command": " ".join(shown),
+            "built_from": args.fixture_source,
             "arch": arch, "head": head, "preset": PRESET, "seed": SEED,
             "labels": m32.num_labels,
             "declared_pooling": declared_pooling(model_dir),
@@ -240,6 +240,8 @@ def make_one(spec, args, scratch):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--fixture-bin", default=os.path.join(ROOT, "build", "release", "bin", "warden-fixture"))
+    ap.add_argument("--fixture-source", default=None,
+                    help="where the warden-fixture binary was built from (recorded, e.g. a commit)")
     ap.add_argument("--python-fixture", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", nargs="*", default=None)
