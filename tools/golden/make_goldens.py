@@ -157,9 +157,9 @@ def declared_normalize(model_dir: str):
     return any(m.get("type", "").endswith("Normalize") for m in mods)
 
 
-def make_one(spec, args, scratch):
+def fixture_command(spec, args, model_dir):
+    """The command that writes the fixture, and how it is shown in the golden."""
     name, arch, head, extra, pooling = spec
-    model_dir = os.path.join(scratch, name)
     if args.python_fixture:
         cmd = ["/usr/bin/python3", os.path.join(HERE, "pyfixture.py"), "--arch", arch, "--head", head,
                "--seed", str(SEED), "--labels", "3", "--out", model_dir]
@@ -168,6 +168,27 @@ def make_one(spec, args, scratch):
         cmd = [args.fixture_bin, "--arch", arch, "--head", head, "--preset", PRESET,
                "--seed", str(SEED)] + extra + ["--out", model_dir]
         shown = ["warden-fixture"] + cmd[1:-1] + ["DIR"]
+    return cmd, shown
+
+
+def check_one(spec, args, scratch):
+    """Regenerates a fixture and compares its bytes with the committed golden's files_sha256."""
+    name = spec[0]
+    model_dir = os.path.join(scratch, name)
+    cmd, _ = fixture_command(spec, args, model_dir)
+    subprocess.run(cmd, check=True)
+    with open(os.path.join(args.out, name + ".json"), encoding="utf-8") as f:
+        want = json.load(f)["fixture"]["files_sha256"]
+    got = sha256_tree(model_dir)
+    bad = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+    print(f"{name}: {'same bytes' if not bad else 'DRIFT in ' + ', '.join(bad)}")
+    return not bad
+
+
+def make_one(spec, args, scratch):
+    name, arch, head, extra, pooling = spec
+    model_dir = os.path.join(scratch, name)
+    cmd, shown = fixture_command(spec, args, model_dir)
     subprocess.run(cmd, check=True)
 
     inputs = SINGLES + (PAIRS if head != "none" else [])
@@ -245,6 +266,8 @@ def main():
     ap.add_argument("--python-fixture", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--check", action="store_true",
+                    help="only regenerate the fixtures and compare their sha256 with the goldens")
     args = ap.parse_args()
     if args.out is None:
         if args.python_fixture:
@@ -253,6 +276,9 @@ def main():
     torch.set_num_threads(1)
     specs = [s for s in FIXTURES if args.only is None or s[0] in args.only]
     with tempfile.TemporaryDirectory(prefix="warden-goldens-") as scratch:
+        if args.check:
+            ok = [check_one(s, args, scratch) for s in specs]
+            sys.exit(0 if all(ok) else 1)
         for s in specs:
             make_one(s, args, scratch)
 

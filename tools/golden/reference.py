@@ -12,7 +12,9 @@ rounding error of the reference itself.
 
     /usr/bin/python3 tools/golden/reference.py MODEL_DIR TOKENS_JSON [--dtype float32|float64]
 
-How it mirrors the HF modelling code (transformers 4.x, `attn_implementation="eager"`):
+How it mirrors the HF modelling code (transformers 4.x, `attn_implementation="eager"`; the
+"sdpa" path, the default for BERT in recent releases, computes the same function with the same
+additive mask through torch's fused attention):
 
 safetensors (`load_safetensors`)
     8-byte little-endian u64 header length N, N bytes of JSON header
