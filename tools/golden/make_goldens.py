@@ -62,7 +62,7 @@ FIXTURES = [
     ("distilbert-none", "distilbert", "none", ["--pooling", "mean"], "mean"),
     ("bert-reranker", "bert", "reranker", [], None),
     ("xlm-roberta-reranker", "xlm-roberta", "reranker", [], None),
-    ("distilbert-classifier", "distilbert", "classifier", ["--labels", "3"], None),
+    ("distilbert-classifier", "distilbert", "classifier", [], None),  # 3 labels
 ]
 PRESET = "tiny"
 SEED = 1
@@ -157,18 +157,38 @@ def declared_normalize(model_dir: str):
     return any(m.get("type", "").endswith("Normalize") for m in mods)
 
 
-def make_one(spec, args, scratch):
+def fixture_command(spec, args, model_dir):
+    """The command that writes the fixture, and how it is shown in the golden."""
     name, arch, head, extra, pooling = spec
-    model_dir = os.path.join(scratch, name)
     if args.python_fixture:
-        labels = extra[extra.index("--labels"):extra.index("--labels") + 2] if "--labels" in extra else []
         cmd = ["/usr/bin/python3", os.path.join(HERE, "pyfixture.py"), "--arch", arch, "--head", head,
-               "--seed", str(SEED)] + labels + ["--out", model_dir]
+               "--seed", str(SEED), "--labels", "3", "--out", model_dir]
         shown = ["tools/golden/pyfixture.py"] + cmd[2:-1] + ["DIR"]
     else:
         cmd = [args.fixture_bin, "--arch", arch, "--head", head, "--preset", PRESET,
                "--seed", str(SEED)] + extra + ["--out", model_dir]
         shown = ["warden-fixture"] + cmd[1:-1] + ["DIR"]
+    return cmd, shown
+
+
+def check_one(spec, args, scratch):
+    """Regenerates a fixture and compares its bytes with the committed golden's files_sha256."""
+    name = spec[0]
+    model_dir = os.path.join(scratch, name)
+    cmd, _ = fixture_command(spec, args, model_dir)
+    subprocess.run(cmd, check=True)
+    with open(os.path.join(args.out, name + ".json"), encoding="utf-8") as f:
+        want = json.load(f)["fixture"]["files_sha256"]
+    got = sha256_tree(model_dir)
+    bad = sorted(k for k in set(want) | set(got) if want.get(k) != got.get(k))
+    print(f"{name}: {'same bytes' if not bad else 'DRIFT in ' + ', '.join(bad)}")
+    return not bad
+
+
+def make_one(spec, args, scratch):
+    name, arch, head, extra, pooling = spec
+    model_dir = os.path.join(scratch, name)
+    cmd, shown = fixture_command(spec, args, model_dir)
     subprocess.run(cmd, check=True)
 
     inputs = SINGLES + (PAIRS if head != "none" else [])
@@ -208,6 +228,7 @@ def make_one(spec, args, scratch):
         "fixture": {
             "generator": "tools/golden/pyfixture.py (NOT warden-fixture)" if args.python_fixture else "warden-fixture",
             "command": " ".join(shown),
+            "built_from": args.fixture_source,
             "arch": arch, "head": head, "preset": PRESET, "seed": SEED,
             "labels": m32.num_labels,
             "declared_pooling": declared_pooling(model_dir),
@@ -240,9 +261,13 @@ def make_one(spec, args, scratch):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--fixture-bin", default=os.path.join(ROOT, "build", "release", "bin", "warden-fixture"))
+    ap.add_argument("--fixture-source", default=None,
+                    help="where the warden-fixture binary was built from (recorded, e.g. a commit)")
     ap.add_argument("--python-fixture", action="store_true")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--check", action="store_true",
+                    help="only regenerate the fixtures and compare their sha256 with the goldens")
     args = ap.parse_args()
     if args.out is None:
         if args.python_fixture:
@@ -251,6 +276,9 @@ def main():
     torch.set_num_threads(1)
     specs = [s for s in FIXTURES if args.only is None or s[0] in args.only]
     with tempfile.TemporaryDirectory(prefix="warden-goldens-") as scratch:
+        if args.check:
+            ok = [check_one(s, args, scratch) for s in specs]
+            sys.exit(0 if all(ok) else 1)
         for s in specs:
             make_one(s, args, scratch)
 

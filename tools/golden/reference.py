@@ -12,14 +12,17 @@ rounding error of the reference itself.
 
     /usr/bin/python3 tools/golden/reference.py MODEL_DIR TOKENS_JSON [--dtype float32|float64]
 
-How it mirrors the HF modelling code (transformers 4.x, `attn_implementation="eager"`):
+How it mirrors the HF modelling code (transformers 4.x, `attn_implementation="eager"`; the
+"sdpa" path, the default for BERT in recent releases, computes the same function with the same
+additive mask through torch's fused attention):
 
 safetensors (`load_safetensors`)
     8-byte little-endian u64 header length N, N bytes of JSON header
     {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {...}}, then the
     raw little-endian data; offsets are relative to the end of the header. F32, F16, BF16
     (and F64, I64, I32 for completeness) are read; every tensor is upcast to the compute dtype.
-    Offsets are checked to be in bounds and to match dtype size x shape.
+    Offsets are checked to be in bounds and to match dtype size x shape. Sharded checkpoints
+    (`model.safetensors.index.json` with its `weight_map`) are read shard by shard.
 
 Weight names and prefixes
     `BertModel` / `XLMRobertaModel` / `RobertaModel` / `DistilBertModel` save their tensors
@@ -148,6 +151,25 @@ def load_safetensors(path: str) -> dict[str, np.ndarray]:
     return out
 
 
+def load_model_weights(model_dir: str) -> dict[str, np.ndarray]:
+    """model.safetensors, or the shards named by model.safetensors.index.json's weight_map."""
+    index = os.path.join(model_dir, "model.safetensors.index.json")
+    if not os.path.exists(index):
+        return load_safetensors(os.path.join(model_dir, "model.safetensors"))
+    with open(index, encoding="utf-8") as f:
+        weight_map = json.load(f)["weight_map"]
+    out: dict[str, np.ndarray] = {}
+    for shard in sorted(set(weight_map.values())):
+        for name, arr in load_safetensors(os.path.join(model_dir, shard)).items():
+            if weight_map.get(name) != shard:
+                raise ValueError(f"{shard}: tensor {name} is not mapped to this shard by the index")
+            out[name] = arr
+    missing = set(weight_map) - set(out)
+    if missing:
+        raise ValueError(f"index names tensors no shard holds: {sorted(missing)}")
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # activations (transformers.activations.ACT2FN, the entries these models use)
 
@@ -199,7 +221,7 @@ class Reference:
         self.family, self.attr = BASE_CLASSES[self.architecture]
         self.has_head = self.architecture.endswith("ForSequenceClassification")
         self.dtype = dtype
-        raw = load_safetensors(os.path.join(model_dir, "model.safetensors"))
+        raw = load_model_weights(model_dir)
         self.w = {k: torch.from_numpy(v).to(dtype) if v.dtype.kind == "f" else torch.from_numpy(v)
                   for k, v in raw.items()}
         # base_model_prefix detection, as PreTrainedModel.from_pretrained does

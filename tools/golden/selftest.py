@@ -12,14 +12,17 @@ architecture and head, on a padded batch of mixed lengths. It also checks the sa
 reader on F16 and BF16 files against torch's own float16 / bfloat16 rounding of the F32
 weights (bit-exact).
 
-    /usr/bin/python3 tools/golden/selftest.py        # needs node + the tokenizers binding
+    /usr/bin/python3 tools/golden/selftest.py [--fixture-bin build/release/bin/warden-fixture]
 
-It uses tools/golden/pyfixture.py for the model directories, so it runs without warden-fixture.
+It needs node + the tokenizers binding, and uses tools/golden/pyfixture.py for the model
+directories, so it runs without warden-fixture. With --fixture-bin it also reads
+warden-fixture's `--dtype float16|bfloat16` and `--max-shard-size` outputs and checks them
+against its float32 single-file output (bit-exact after torch's rounding; same tensors).
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import os
 import subprocess
 import sys
@@ -144,7 +147,35 @@ def fixture(arch, head, dtype, out):
                     "--seed", "7", "--dtype", dtype, "--out", out], check=True)
 
 
+def check_warden_fixture(binary, tmp):
+    """warden-fixture's F16 / BF16 / sharded files read back as its F32 file says they should."""
+    failures = 0
+
+    def wf(out, *extra):
+        subprocess.run([binary, "--arch", "bert", "--head", "none", "--preset", "tiny", "--seed", "1",
+                        *extra, "--out", out], check=True)
+        return reference.load_model_weights(out)
+
+    w32 = wf(os.path.join(tmp, "wf-f32"))
+    for flag, tdt in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
+        w = wf(os.path.join(tmp, "wf-" + flag), "--dtype", flag)
+        same = set(w) == set(w32) and all(
+            torch.equal(torch.from_numpy(w[k]).float(), torch.from_numpy(w32[k]).to(tdt).float()) for k in w32)
+        failures += not same
+        print(f"{'ok  ' if same else 'FAIL'} warden-fixture --dtype {flag} reads back as torch's rounding of float32")
+    shard_dir = os.path.join(tmp, "wf-sharded")
+    w = wf(shard_dir, "--max-shard-size", "1000000")
+    shards = [f for f in os.listdir(shard_dir) if f.endswith(".safetensors")]
+    same = len(shards) > 1 and set(w) == set(w32) and all((w[k] == w32[k]).all() for k in w32)
+    failures += not same
+    print(f"{'ok  ' if same else 'FAIL'} warden-fixture --max-shard-size: {len(shards)} shards, same tensors")
+    return failures
+
+
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--fixture-bin", default=None)
+    args = ap.parse_args()
     torch.set_num_threads(1)
     inputs = make_goldens.SINGLES + make_goldens.PAIRS
     failures = 0
@@ -178,6 +209,8 @@ def main():
                 for k in w32)
             failures += not same
             print(f"{'ok  ' if same else 'FAIL'} safetensors {st} reads back as torch's {tdt} rounding")
+        if args.fixture_bin:
+            failures += check_warden_fixture(args.fixture_bin, tmp)
     print("selftest:", "FAILED" if failures else "all passed")
     return 1 if failures else 0
 
