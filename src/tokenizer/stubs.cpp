@@ -4,9 +4,6 @@
 
 namespace warden::tokenizer_detail {
 
-std::unique_ptr<Model> make_unigram_model(const json::Value&) {
-  throw Error(ErrorKind::Unsupported, "tokenizer.json: model type 'Unigram' is not implemented yet");
-}
 std::unique_ptr<Model> make_bpe_model(const json::Value&) {
   throw Error(ErrorKind::Unsupported, "tokenizer.json: model type 'BPE' is not implemented yet");
 }
