@@ -105,7 +105,10 @@ void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Work
     ws.tokens.clear();
     model->tokenize(ws.text, p.begin, p.end, ws.tokens, ws);
     for (const Token& t : ws.tokens) {
-      const Offset off{ws.text.align[t.begin].start, ws.text.align[t.end - 1].end};
+      // A token is never empty; the guard keeps a hostile model file from reading out of range.
+      const Offset off = t.end > t.begin && t.end <= ws.text.size()
+                             ? Offset{ws.text.align[t.begin].start, ws.text.align[t.end - 1].end}
+                             : Offset{};
       out.push(t.id, 0, off, false, seq,
                out.with_tokens ? model->token_string(t, ws.text) : std::string_view{});
     }
