@@ -28,22 +28,47 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
   s = std::move(out);
 }
 
-// Bytes to text like Rust's String::from_utf8_lossy (invalid sequences become U+FFFD).
+// Bytes to text like Rust's String::from_utf8_lossy: each maximal invalid subsequence (a
+// stray byte, or the valid prefix of a truncated sequence) becomes one U+FFFD.
 std::string lossy(std::string_view bytes) {
   std::string out;
   std::size_t pos = 0;
   while (pos < bytes.size()) {
-    std::size_t len = 1;
-    const auto b = static_cast<unsigned char>(bytes[pos]);
-    if (b >= 0x80) len = b >= 0xF0 ? 4 : (b >= 0xE0 ? 3 : 2);
-    if (pos + len <= bytes.size() && !utf8::find_invalid(bytes.substr(pos, len))) {
-      out.append(bytes.substr(pos, len));
-      pos += len;
-    } else {
+    const auto lead = static_cast<unsigned char>(bytes[pos]);
+    std::size_t need = 0;
+    if (lead < 0x80) {
+      need = 1;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      need = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      need = 3;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      need = 4;
+    }
+    if (need == 0) {
       out.append("\xEF\xBF\xBD");
       ++pos;
-      while (pos < bytes.size() && (static_cast<unsigned char>(bytes[pos]) & 0xC0U) == 0x80U) ++pos;
+      continue;
     }
+    std::size_t k = 1;
+    while (k < need && pos + k < bytes.size()) {
+      const auto b = static_cast<unsigned char>(bytes[pos + k]);
+      unsigned lo = 0x80, hi = 0xBF;
+      if (k == 1) {
+        if (lead == 0xE0) lo = 0xA0;
+        if (lead == 0xED) hi = 0x9F;
+        if (lead == 0xF0) lo = 0x90;
+        if (lead == 0xF4) hi = 0x8F;
+      }
+      if (b < lo || b > hi) break;
+      ++k;
+    }
+    if (k == need) {
+      out.append(bytes.substr(pos, k));
+    } else {
+      out.append("\xEF\xBF\xBD");
+    }
+    pos += k;
   }
   return out;
 }

@@ -107,7 +107,9 @@ struct Enc {
   std::vector<Offset> offsets;
   std::vector<std::uint8_t> special;
   std::vector<std::int8_t> seq;
-  std::vector<std::string> tokens;  // only with_tokens
+  std::vector<std::string> tokens;   // only with_tokens
+  std::vector<std::uint32_t> added;  // indices of added tokens matched in the text
+  std::string_view text;             // the input this encoding came from
   bool with_tokens = false;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }

@@ -127,12 +127,14 @@ class Lowercase final : public Normalizer {
   }
 };
 
+// HF's StripAccents removes every combining mark (M*: Mn, Mc, Me), unlike BertNormalizer's
+// strip_accents, which removes only Mn.
 class StripAccents final : public Normalizer {
  public:
   void normalize(NormText& text, Workspace& ws) const override {
     if (all_ascii(text.bytes)) return;
     map_chars(text, ws, [](char32_t c, Align a, NormText& out) {
-      if (c < 0x300 || !uni::is_mark_nonspacing(c)) out.push(c, a);
+      if (c < 0x300 || !uni::is_mark(c)) out.push(c, a);
     });
   }
 };

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.hpp"
@@ -114,7 +115,15 @@ class TemplateProcessing final : public PostProcessor {
 void trim_offsets(Enc& e, bool add_prefix_space, const Pipeline& p) {
   for (std::size_t i = 0; i < e.size(); ++i) {
     if (e.special[i] != 0) continue;
-    const auto tok = p.id_to_token(e.ids[i]);
+    // The token's string: an added token's is the text it matched (lstrip/rstrip spaces
+    // included), a model token's is its vocabulary entry.
+    std::optional<std::string_view> tok;
+    if (std::find(e.added.begin(), e.added.end(), i) != e.added.end()) {
+      const Offset o = e.offsets[i];
+      if (o.end <= e.text.size() && o.begin <= o.end) tok = e.text.substr(o.begin, o.end - o.begin);
+    } else {
+      tok = p.id_to_token(e.ids[i]);
+    }
     if (!tok) continue;
     auto is_space = [](char32_t c) { return c == 0x120 || uni::is_whitespace(c); };
     std::size_t leading = 0;
@@ -175,6 +184,9 @@ class BertLikeProcessing final : public PostProcessor {
   void process(std::vector<Enc>& encs, bool add_special, const Pipeline& p) const override {
     if (roberta_ && trim_) {
       for (auto& e : encs) trim_offsets(e, add_prefix_space_, p);
+    }
+    if (roberta_) {
+      for (auto& e : encs) std::fill(e.type_ids.begin(), e.type_ids.end(), 0U);  // RoBERTa has one type
     }
     if (!add_special) return;
     Enc out;

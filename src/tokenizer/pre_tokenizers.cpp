@@ -220,8 +220,7 @@ class Metaspace final : public PreTokenizer {
     out.clear();
     ws.pieces_tmp.clear();
     const NormText& in = ws.text;
-    for (std::size_t pi = 0; pi < ws.pieces.size(); ++pi) {
-      const Piece& p = ws.pieces[pi];
+    for (const Piece& p : ws.pieces) {
       if (p.added_id >= 0) {
         const auto at = static_cast<std::uint32_t>(out.size());
         ws.pieces_tmp.push_back(Piece{at, at, p.added_id, p.orig});
@@ -235,8 +234,9 @@ class Metaspace final : public PreTokenizer {
         const char32_t first = utf8::next(in.bytes, q);
         starts_with_rep = first == ' ' || first == replacement_;
       }
-      const bool want_prefix = p.begin < p.end && !starts_with_rep &&
-                               (prepend_ == Prepend::Always || (prepend_ == Prepend::First && pi == 0));
+      const bool want_prefix =
+          p.begin < p.end && !starts_with_rep &&
+          (prepend_ == Prepend::Always || (prepend_ == Prepend::First && in.align[p.begin].start == 0));
       if (want_prefix) {
         out.bytes.append(rep_);
         out.align.insert(out.align.end(), rep_.size(), in.align[p.begin]);

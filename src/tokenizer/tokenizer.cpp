@@ -97,8 +97,12 @@ void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Work
     if (p.added_id >= 0) {
       const auto id = static_cast<std::uint32_t>(p.added_id);
       const AddedToken* t = added_by_id(id);
-      out.push(id, 0, Offset{p.orig.start, p.orig.end}, false, seq,
-               t != nullptr ? std::string_view(t->content) : "");
+      // HF reports the matched text (with any lstrip/rstrip spaces) as the token.
+      const std::string_view value = (t != nullptr && t->normalized)
+                                         ? std::string_view(t->content)
+                                         : text.substr(p.orig.start, p.orig.end - p.orig.start);
+      out.added.push_back(static_cast<std::uint32_t>(out.size()));
+      out.push(id, static_cast<std::uint32_t>(seq), Offset{p.orig.start, p.orig.end}, false, seq, value);
       continue;
     }
     if (p.begin == p.end) continue;
@@ -109,7 +113,7 @@ void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Work
       const Offset off = t.end > t.begin && t.end <= ws.text.size()
                              ? Offset{ws.text.align[t.begin].start, ws.text.align[t.end - 1].end}
                              : Offset{};
-      out.push(t.id, 0, off, false, seq,
+      out.push(t.id, static_cast<std::uint32_t>(seq), off, false, seq,
                out.with_tokens ? model->token_string(t, ws.text) : std::string_view{});
     }
   }
@@ -195,13 +199,16 @@ void to_char_offsets(std::string_view text, std::int8_t seq, const std::vector<s
     }
   }
   if (!ascii) {
+    // HF's BytesToCharOffsetConverter: a byte maps to the index of the character that
+    // contains it (so an offset inside a character rounds down); the end of the text maps
+    // to the character count.
     table.resize(text.size() + 1);
-    std::uint32_t cp = 0;
+    std::uint32_t count = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
-      table[i] = cp;  // code points that start before byte i
-      if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++cp;
+      if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++count;
+      table[i] = count - 1;
     }
-    table[text.size()] = cp;
+    table[text.size()] = count;
   }
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     if (seqs[i] != seq) continue;
@@ -217,6 +224,7 @@ void to_char_offsets(std::string_view text, std::int8_t seq, const std::vector<s
 void pad_one(Encoding& e, std::size_t target, const PaddingParams& p) {
   if (e.size() >= target) return;
   const std::size_t n = target - e.size();
+  const bool with_tokens = e.tokens.size() == e.ids.size();
   auto pad = [&](auto& v, auto value) {
     using V = typename std::decay_t<decltype(v)>::value_type;
     if (p.direction == Direction::Right) {
@@ -237,7 +245,7 @@ void pad_one(Encoding& e, std::size_t target, const PaddingParams& p) {
     e.offsets.insert(e.offsets.begin(), n, Offset{});
     e.char_offsets.insert(e.char_offsets.begin(), n, Offset{});
   }
-  if (!e.tokens.empty()) {
+  if (with_tokens) {
     if (p.direction == Direction::Right) {
       e.tokens.insert(e.tokens.end(), n, p.pad_token);
     } else {
@@ -270,6 +278,7 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
   std::vector<Enc> encs(b != nullptr ? 2 : 1);
   for (std::size_t i = 0; i < encs.size(); ++i) {
     encs[i].with_tokens = options.with_tokens;
+    encs[i].text = i == 0 ? a : *b;
     p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), encs[i], ws);
   }
   if (p.truncation) {

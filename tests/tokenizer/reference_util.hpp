@@ -20,8 +20,11 @@ struct RefCase {
   std::vector<std::uint32_t> type_ids;
   std::vector<Offset> offsets;  // code points
   std::vector<std::string> tokens;
+  std::vector<std::uint8_t> special_mask, attention_mask;
+  std::optional<std::string> decoded;
   bool has_type_ids = false;
   bool add_special = true;
+  bool error = false;  // HF refused this input (a truncation error)
 };
 
 inline std::string test_data(const std::string& name) {
@@ -45,8 +48,24 @@ inline std::vector<RefCase> load_reference(const std::string& path) {
     simdjson::dom::element pair;
     if (d["text_pair"].get(pair) == simdjson::SUCCESS && pair.is_string())
       c.pair = std::string(std::string_view(pair));
+    bool add = true;
+    if (d["add_special_tokens"].get(add) == simdjson::SUCCESS) c.add_special = add;
+    simdjson::dom::element err;
+    if (d["error"].get(err) == simdjson::SUCCESS) {
+      c.error = true;
+      out.push_back(std::move(c));
+      continue;
+    }
     for (auto v : d["ids"].get_array()) c.ids.push_back(static_cast<std::uint32_t>(std::int64_t(v)));
     simdjson::dom::array arr;
+    if (d["special_tokens_mask"].get(arr) == simdjson::SUCCESS) {
+      for (auto v : arr) c.special_mask.push_back(static_cast<std::uint8_t>(std::int64_t(v)));
+    }
+    if (d["attention_mask"].get(arr) == simdjson::SUCCESS) {
+      for (auto v : arr) c.attention_mask.push_back(static_cast<std::uint8_t>(std::int64_t(v)));
+    }
+    std::string_view dec;
+    if (d["decoded"].get(dec) == simdjson::SUCCESS) c.decoded = std::string(dec);
     if (d["type_ids"].get(arr) == simdjson::SUCCESS) {
       c.has_type_ids = true;
       for (auto v : arr) c.type_ids.push_back(static_cast<std::uint32_t>(std::int64_t(v)));
@@ -61,8 +80,6 @@ inline std::vector<RefCase> load_reference(const std::string& path) {
     if (d["tokens"].get(arr) == simdjson::SUCCESS) {
       for (auto v : arr) c.tokens.emplace_back(std::string_view(v));
     }
-    bool add = true;
-    if (d["add_special_tokens"].get(add) == simdjson::SUCCESS) c.add_special = add;
     out.push_back(std::move(c));
   }
   return out;
@@ -75,6 +92,8 @@ inline std::string compare(const RefCase& c, const Encoding& e) {
   if (c.has_type_ids && e.type_ids != c.type_ids) why += " type_ids";
   if (!c.offsets.empty() && e.char_offsets != c.offsets) why += " offsets";
   if (!c.tokens.empty() && e.tokens != c.tokens) why += " tokens";
+  if (!c.special_mask.empty() && e.special_tokens_mask != c.special_mask) why += " special_tokens_mask";
+  if (!c.attention_mask.empty() && e.attention_mask != c.attention_mask) why += " attention_mask";
   return why;
 }
 
