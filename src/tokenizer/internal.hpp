@@ -105,11 +105,10 @@ struct Enc {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> type_ids;
   std::vector<Offset> offsets;
-  std::vector<std::uint8_t> special;
+  std::vector<std::uint8_t> special;  // 1: added by the post-processor; 2: an added token matched in the text
   std::vector<std::int8_t> seq;
-  std::vector<std::string> tokens;   // only with_tokens
-  std::vector<std::uint32_t> added;  // indices of added tokens matched in the text
-  std::string_view text;             // the input this encoding came from
+  std::vector<std::string> tokens;  // only with_tokens
+  std::string_view text;            // the input this encoding came from
   bool with_tokens = false;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }

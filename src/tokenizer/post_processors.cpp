@@ -114,11 +114,11 @@ class TemplateProcessing final : public PostProcessor {
 // ByteLevel's trim_offsets: drop the offsets of leading/trailing spaces ('Ġ') in a token.
 void trim_offsets(Enc& e, bool add_prefix_space, const Pipeline& p) {
   for (std::size_t i = 0; i < e.size(); ++i) {
-    if (e.special[i] != 0) continue;
+    if (e.special[i] == 1) continue;
     // The token's string: an added token's is the text it matched (lstrip/rstrip spaces
     // included), a model token's is its vocabulary entry.
     std::optional<std::string_view> tok;
-    if (std::find(e.added.begin(), e.added.end(), i) != e.added.end()) {
+    if (e.special[i] == 2) {
       const Offset o = e.offsets[i];
       if (o.end <= e.text.size() && o.begin <= o.end) tok = e.text.substr(o.begin, o.end - o.begin);
     } else {

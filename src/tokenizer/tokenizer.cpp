@@ -101,8 +101,8 @@ void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Work
       const std::string_view value = (t != nullptr && t->normalized)
                                          ? std::string_view(t->content)
                                          : text.substr(p.orig.start, p.orig.end - p.orig.start);
-      out.added.push_back(static_cast<std::uint32_t>(out.size()));
       out.push(id, static_cast<std::uint32_t>(seq), Offset{p.orig.start, p.orig.end}, false, seq, value);
+      out.special.back() = 2;  // not in HF's special_tokens_mask, but trimmed by its text
       continue;
     }
     if (p.begin == p.end) continue;
@@ -298,6 +298,7 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
   e.type_ids = std::move(merged.type_ids);
   e.offsets = std::move(merged.offsets);
   e.special_tokens_mask = std::move(merged.special);
+  for (auto& m : e.special_tokens_mask) m = m == 1 ? 1 : 0;
   e.sequence_ids = std::move(merged.seq);
   e.tokens = std::move(merged.tokens);
   e.attention_mask.assign(n, 1);
