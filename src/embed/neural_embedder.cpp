@@ -1,0 +1,53 @@
+#include "embed/neural_embedder.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/utf8.hpp"
+#include "model/pooling.hpp"
+
+namespace warden {
+
+NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool)
+    : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
+      model_(model::load_encoder_model(dir)),
+      tokenizer_(std::make_unique<Tokenizer>(Tokenizer::from_directory(dir))),
+      pool_(pool) {
+  if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
+  // Never let the tokenizer emit more tokens than the model has positions for.
+  const auto& dims = model_->encoder.dims();
+  const std::size_t limit = dims.max_positions - dims.position_offset;
+  auto truncation = tokenizer_->truncation().value_or(TruncationParams{});
+  if (truncation.max_length == 0 || truncation.max_length > limit) truncation.max_length = limit;
+  tokenizer_->set_truncation(truncation);
+}
+
+NeuralEmbedder::~NeuralEmbedder() = default;
+
+std::size_t NeuralEmbedder::dim() const noexcept { return model_->encoder.dims().hidden; }
+
+Embeddings NeuralEmbedder::embed(std::span<const std::string_view> texts) const {
+  for (std::size_t i = 0; i < texts.size(); ++i) utf8::require_valid(texts[i], fmt::format("input {}", i));
+  model::TokenBatch batch;
+  for (const std::string_view text : texts) {
+    const Encoding e = tokenizer_->encode(text);
+    batch.add(e.ids, e.type_ids);
+  }
+  model_->encoder.validate(batch);
+  const std::size_t h = dim();
+  Embeddings out(texts.size(), h);
+  if (texts.empty()) return out;
+  thread_local model::EncoderWorkspace workspace;
+  const auto hidden = model_->encoder.forward(batch, workspace, pool_);
+  std::vector<float> pooled(texts.size() * h);
+  model::pool(hidden, h, batch.offsets, model_->pooling.mode, pooled);
+  model::l2_normalize(pooled, h);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    std::copy_n(pooled.data() + i * h, h, out.row(i).data());
+  }
+  return out;
+}
+
+}  // namespace warden

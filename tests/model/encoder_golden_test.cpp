@@ -1,0 +1,185 @@
+// The engine against the independent PyTorch reference: for every golden file in
+// tests/data/goldens/, regenerate its fixture with warden-fixture (checking the files'
+// sha256 against the golden, so a generator change cannot silently invalidate it), run
+// every case through the encoder in one mixed-length batch and alone, and compare hidden
+// states, pooled and normalised embeddings and logits.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/file.hpp"
+#include "core/thread_pool.hpp"
+#include "model/encoder_model.hpp"
+#include "model/pooling.hpp"
+#include "model/temp_dir.hpp"
+
+namespace warden::model {
+namespace {
+
+namespace fs = std::filesystem;
+using simdjson::dom::element;
+
+constexpr double kTolerance = 1e-4;         // the bar for fp32 against PyTorch
+constexpr double kBatchInvariance = 1e-5;   // alone vs inside a mixed batch
+
+std::vector<fs::path> golden_files() {
+  std::vector<fs::path> files;
+  const fs::path dir = fs::path(WARDEN_TEST_DATA) / "goldens";
+  if (fs::is_directory(dir)) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() == ".json") files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string run_capture(const std::string& cmd) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
+  if (!pipe) return out;
+  char buf[4096];
+  while (const std::size_t n = std::fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
+  return out;
+}
+
+std::vector<float> floats(element array) {
+  std::vector<float> v;
+  for (const element x : array.get_array()) v.push_back(static_cast<float>(double(x)));
+  return v;
+}
+
+std::vector<float> rows(element matrix) {
+  std::vector<float> v;
+  for (const element row : matrix.get_array()) {
+    for (const element x : row.get_array()) v.push_back(static_cast<float>(double(x)));
+  }
+  return v;
+}
+
+double max_abs_diff(std::span<const float> a, std::span<const float> b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(double(a[i]) - double(b[i])));
+  return worst;
+}
+
+struct Case {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> type_ids;
+  std::vector<float> hidden;
+  std::vector<float> pooled[4];      // cls, mean, max, last
+  std::vector<float> normalized[4];
+  std::vector<float> logits;
+};
+
+constexpr PoolingMode kModes[4] = {PoolingMode::Cls, PoolingMode::Mean, PoolingMode::Max, PoolingMode::LastToken};
+constexpr const char* kModeNames[4] = {"cls", "mean", "max", "last"};
+
+TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
+  const auto files = golden_files();
+  ASSERT_FALSE(files.empty()) << "no golden files in tests/data/goldens";
+  const std::string fixture_bin = std::string(WARDEN_BINARY_DIR) + "/bin/warden-fixture";
+  ThreadPool threads(2);
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.filename().string());
+    simdjson::dom::parser parser;
+    const std::string text = read_file(file);
+    const element golden = parser.parse(text);
+
+    // 1. The fixture, exactly as the golden was made from.
+    testing::TempDir tmp;
+    const fs::path dir = tmp / "model";
+    std::string command{std::string_view(golden["fixture"]["command"])};
+    ASSERT_EQ(command.rfind("warden-fixture ", 0), 0U) << command;
+    command.replace(0, std::string("warden-fixture").size(), fixture_bin);
+    command.replace(command.rfind("DIR"), 3, dir.string());
+    ASSERT_EQ(std::system((command + " >/dev/null").c_str()), 0) << command;
+    for (const auto [name, sha] : golden["fixture"]["files_sha256"].get_object()) {
+      const std::string got = run_capture("sha256sum '" + (dir / std::string(name)).string() + "'");
+      ASSERT_EQ(got.substr(0, 64), std::string_view(sha)) << "fixture file " << name << " changed";
+    }
+
+    // 2. The cases.
+    // "the tokenizer's type_ids ..." for BERT; "none: ..." / "all zeros: ..." otherwise.
+    const std::string_view fed = golden["reference"]["token_types_fed_to_model"];
+    const bool feed_types = fed.rfind("the tokenizer's type_ids", 0) == 0;
+    std::vector<Case> cases;
+    for (const element c : golden["cases"].get_array()) {
+      Case k;
+      for (const element x : c["ids"].get_array()) k.ids.push_back(static_cast<std::uint32_t>(int64_t(x)));
+      for (const element x : c["type_ids"].get_array()) {
+        k.type_ids.push_back(feed_types ? static_cast<std::uint32_t>(int64_t(x)) : 0);
+      }
+      k.hidden = rows(c["last_hidden_state"]);
+      for (int m = 0; m < 4; ++m) {
+        k.pooled[m] = floats(c["pooled"][kModeNames[m]]);
+        k.normalized[m] = floats(c["normalized"][kModeNames[m]]);
+      }
+      element logits;
+      if (c["logits"].get(logits) == simdjson::SUCCESS) k.logits = floats(logits);
+      cases.push_back(std::move(k));
+    }
+    ASSERT_GE(cases.size(), 5U);
+
+    // 3. Warden, all cases in one mixed-length batch.
+    const auto model = load_encoder_model(dir);
+    const std::size_t h = model->encoder.dims().hidden;
+    TokenBatch batch;
+    for (const auto& c : cases) batch.add(c.ids, c.type_ids);
+    model->encoder.validate(batch);
+    EncoderWorkspace ws;
+    const auto hidden = model->encoder.forward(batch, ws, &threads);
+    const std::vector<float> all_hidden(hidden.begin(), hidden.end());
+    std::vector<float> logits;
+    if (model->head) {
+      logits.resize(cases.size() * model->head->labels());
+      model->head->logits(all_hidden, h, batch.offsets, logits, &threads);
+    }
+    double worst_hidden = 0, worst_pooled = 0, worst_logits = 0, worst_alone = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      SCOPED_TRACE("case " + std::to_string(i));
+      const Case& c = cases[i];
+      const std::span<const float> mine(all_hidden.data() + batch.offsets[i] * h, c.ids.size() * h);
+      worst_hidden = std::max(worst_hidden, max_abs_diff(mine, c.hidden));
+      EXPECT_LE(max_abs_diff(mine, c.hidden), kTolerance) << "last hidden state";
+      for (int m = 0; m < 4; ++m) {
+        std::vector<float> pooled(h);
+        const std::size_t offsets[2] = {0, c.ids.size()};
+        model::pool(mine, h, offsets, kModes[m], pooled);
+        worst_pooled = std::max(worst_pooled, max_abs_diff(pooled, c.pooled[m]));
+        EXPECT_LE(max_abs_diff(pooled, c.pooled[m]), kTolerance) << kModeNames[m];
+        l2_normalize(pooled, h);
+        EXPECT_LE(max_abs_diff(pooled, c.normalized[m]), kTolerance) << kModeNames[m] << " normalized";
+      }
+      if (!c.logits.empty()) {
+        ASSERT_TRUE(model->head.has_value());
+        const std::span<const float> mine_logits(logits.data() + i * model->head->labels(), model->head->labels());
+        worst_logits = std::max(worst_logits, max_abs_diff(mine_logits, c.logits));
+        EXPECT_LE(max_abs_diff(mine_logits, c.logits), kTolerance) << "logits";
+      }
+
+      // 4. Batch invariance: the same input alone.
+      TokenBatch alone;
+      alone.add(c.ids, c.type_ids);
+      EncoderWorkspace ws_alone;
+      const auto single = model->encoder.forward(alone, ws_alone, &threads);
+      worst_alone = std::max(worst_alone, max_abs_diff(single, mine));
+      EXPECT_LE(max_abs_diff(single, mine), kBatchInvariance) << "alone vs batched";
+    }
+    std::printf("%s: max |diff| hidden %.2e, pooled %.2e, logits %.2e; alone vs batched %.2e\n",
+                file.filename().c_str(), worst_hidden, worst_pooled, worst_logits, worst_alone);
+  }
+}
+
+}  // namespace
+}  // namespace warden::model
