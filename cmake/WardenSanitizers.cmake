@@ -4,3 +4,8 @@ if(WARDEN_SANITIZE)
   add_compile_options(-fsanitize=${WARDEN_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${WARDEN_SANITIZE})
 endif()
+
+# WARDEN_FUZZ (clang): coverage instrumentation for the libraries the fuzz targets drive.
+if(WARDEN_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -103,7 +103,9 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
       c.architectures.emplace_back(name);
     }
   }
+  // transformers >= 4.56 writes "dtype" where older versions wrote "torch_dtype".
   c.torch_dtype = f.string("torch_dtype");
+  if (!c.torch_dtype) c.torch_dtype = f.string("dtype");
 
   const bool distilbert = c.model_type == "distilbert";
   if (distilbert) {

@@ -99,6 +99,9 @@ TEST(ModelConfig, XlmRobertaDefaultsAndOneLabel) {
   EXPECT_EQ(c.pad_token_id, 1);  // XLMRobertaConfig's default
   EXPECT_EQ(c.layer_norm_eps, 1e-05);
   EXPECT_EQ(c.num_labels(), 1U);
+  EXPECT_EQ(
+      parse_model_config(mini_lm_with(R"("use_cache": true)", R"("dtype": "bfloat16")"), "c").torch_dtype,
+      "bfloat16");
 }
 
 TEST(ModelConfig, BadConfigsAreClearErrors) {
