@@ -11,6 +11,8 @@
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
 
 namespace warden::cli {
@@ -19,6 +21,8 @@ namespace {
 
 struct EmbedOptions {
   std::string model;
+  std::string model_dir;
+  std::size_t threads = 0;  // 0: from the CPUs available
   std::string format = "jsonl";
   std::string output;  // empty: stdout
   std::vector<std::string> texts;
@@ -35,8 +39,17 @@ std::vector<std::string> read_stdin_lines() {
 }
 
 int run_embed(const EmbedOptions& options) {
-  const std::string model = options.model.empty() ? std::string(default_embedder_name()) : options.model;
-  const auto embedder = make_builtin_embedder(model);
+  if (!options.model.empty() && !options.model_dir.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
+  }
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<Embedder> embedder;
+  if (!options.model_dir.empty()) {
+    pool = std::make_unique<ThreadPool>(options.threads);
+    embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get());
+  } else {
+    embedder = make_builtin_embedder(options.model.empty() ? default_embedder_name() : options.model);
+  }
   const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
 
@@ -56,7 +69,9 @@ int run_embed(const EmbedOptions& options) {
 Command add_embed_command(CLI::App& root) {
   auto options = std::make_shared<EmbedOptions>();
   CLI::App* app = root.add_subcommand("embed", "Embed texts (arguments, or stdin one per line)");
-  app->add_option("--model,-m", options->model, "Embedder name (default: the built-in default)");
+  app->add_option("--model,-m", options->model, "Built-in embedder name (default: the built-in default)");
+  app->add_option("--model-dir", options->model_dir, "A HuggingFace model folder (config.json, model.safetensors, ...)");
+  app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");
   app->add_option("--format,-f", options->format, "Output format")->check(CLI::IsMember({"jsonl", "npy"}));
   app->add_option("--output,-o", options->output, "Write here instead of stdout");
   app->add_option("texts", options->texts, "Texts to embed; none reads stdin");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <utility>
@@ -78,6 +79,16 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
   if (ec) {
     std::filesystem::remove(tmp, ec);
     throw Error(ErrorKind::Io, fmt::format("cannot rename {} to {}", tmp.string(), path.string()));
+  }
+}
+
+void release_pages(std::span<const std::byte> range) noexcept {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(range.data()) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(range.data()) + range.size()) / page * page;
+  if (end > begin) {
+    // Advice only: a failure changes nothing but the resident set.
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
   }
 }
 

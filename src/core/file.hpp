@@ -18,6 +18,11 @@ std::string read_file(const std::filesystem::path& path);
 // never sees half a file. Throws Error(Io).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
+// Tells the kernel the pages wholly inside `range` (part of a read-only file mapping) are
+// not needed any more: they leave the resident set and are re-read from the file if ever
+// touched again. Used after weights were repacked into their own buffers.
+void release_pages(std::span<const std::byte> range) noexcept;
+
 // A read-only, private memory map of a whole file. Move-only; unmaps on destruction.
 class MappedFile {
  public:

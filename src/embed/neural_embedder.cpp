@@ -12,7 +12,7 @@ namespace warden {
 
 NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
-      model_(model::load_encoder_model(dir)),
+      model_(model::load_encoder_model(dir, pool)),
       tokenizer_(std::make_unique<Tokenizer>(Tokenizer::from_directory(dir))),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();

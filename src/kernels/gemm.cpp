@@ -59,21 +59,30 @@ float* a_workspace() {
 
 }  // namespace
 
-PackedLinear::PackedLinear(std::span<const float> weight, std::size_t n, std::size_t k,
-                           std::span<const float> bias, Isa isa)
+PackedLinear::PackedLinear(std::size_t n, std::size_t k, Isa isa)
     : n_(n), k_(k), nr_(kernel_for(isa).nr), isa_(isa) {
-  if (weight.size() != n * k) {
-    throw Error(ErrorKind::Internal, "PackedLinear: weight size does not match n x k");
-  }
-  if (!bias.empty() && bias.size() != n) throw Error(ErrorKind::Internal, "PackedLinear: bias size != n");
   const std::size_t panels = (n + nr_ - 1) / nr_;
   panels_ = AlignedBuffer<float>(panels * k * nr_);
   bias_ = AlignedBuffer<float>(panels * nr_);
-  for (std::size_t col = 0; col < n; ++col) {
-    float* panel = panels_.data() + (col / nr_) * k * nr_ + col % nr_;
-    const float* src = weight.data() + col * k;
-    for (std::size_t kk = 0; kk < k; ++kk) panel[kk * nr_] = src[kk];
-    if (!bias.empty()) bias_[col] = bias[col];
+}
+
+PackedLinear::PackedLinear(std::span<const float> weight, std::size_t n, std::size_t k,
+                           std::span<const float> bias, Isa isa)
+    : PackedLinear(n, k, isa) {
+  set_rows(0, n, weight, bias);
+}
+
+void PackedLinear::set_rows(std::size_t row0, std::size_t rows, std::span<const float> weight,
+                            std::span<const float> bias) {
+  if (row0 + rows > n_ || weight.size() != rows * k_ || (!bias.empty() && bias.size() != rows)) {
+    throw Error(ErrorKind::Internal, "PackedLinear::set_rows: sizes do not match the layer");
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t col = row0 + r;  // a row of W is a column of the packed panel
+    float* panel = panels_.data() + (col / nr_) * k_ * nr_ + col % nr_;
+    const float* src = weight.data() + r * k_;
+    for (std::size_t kk = 0; kk < k_; ++kk) panel[kk * nr_] = src[kk];
+    if (!bias.empty()) bias_[col] = bias[r];
   }
 }
 

@@ -25,6 +25,12 @@ class PackedLinear {
   // weight: n*k floats, row-major [n x k]; bias: n floats or empty (zero bias).
   PackedLinear(std::span<const float> weight, std::size_t n, std::size_t k, std::span<const float> bias,
                Isa isa = active_isa());
+  // An all-zero n x k layer to be filled with set_rows (e.g. Q, K and V stacked).
+  PackedLinear(std::size_t n, std::size_t k, Isa isa = active_isa());
+
+  // Packs rows [row0, row0 + rows) of W (weight: rows*k floats, row-major) and their bias
+  // (rows floats, or empty for zero).
+  void set_rows(std::size_t row0, std::size_t rows, std::span<const float> weight, std::span<const float> bias);
 
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }

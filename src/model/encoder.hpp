@@ -39,6 +39,17 @@ struct EncoderDims {
   kernels::Activation ffn_activation = kernels::Activation::Gelu;
 };
 
+// A float32 table read by row (embeddings): a view into the memory-mapped checkpoint when
+// the file holds aligned float32 (no copy, and only the rows used are ever paged in), else
+// an owned copy converted from f16/bf16.
+struct FloatTable {
+  std::vector<float> owned;
+  std::span<const float> values;  // into `owned` or into the mapping
+
+  [[nodiscard]] std::size_t size() const noexcept { return values.size(); }
+  [[nodiscard]] const float* data() const noexcept { return values.data(); }
+};
+
 struct LayerNormWeights {
   std::vector<float> gamma;
   std::vector<float> beta;
@@ -54,9 +65,9 @@ struct EncoderLayer {
 };
 
 struct EncoderWeights {
-  std::vector<float> word_embeddings;        // vocab x hidden
-  std::vector<float> position_embeddings;    // max_positions x hidden
-  std::vector<float> token_type_embeddings;  // type_vocab x hidden, or empty
+  FloatTable word_embeddings;        // vocab x hidden
+  FloatTable position_embeddings;    // max_positions x hidden
+  FloatTable token_type_embeddings;  // type_vocab x hidden, or empty
   LayerNormWeights embedding_norm;
   std::vector<EncoderLayer> layers;
 };
@@ -88,7 +99,7 @@ class Encoder {
   // next use. Call validate() first (forward() assumes a valid batch).
   std::span<const float> forward(const TokenBatch& batch, EncoderWorkspace& ws, ThreadPool* pool) const;
 
-  // Bytes of weights held (packed and plain).
+  // Bytes of weights held (packed, plain, and the embedding tables wherever they live).
   [[nodiscard]] std::size_t weight_bytes() const noexcept;
 
  private:

@@ -1,12 +1,15 @@
 #include "model/encoder_model.hpp"
 
 #include <array>
+#include <cstdint>
+#include <exception>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "model/weights.hpp"
+#include "core/file.hpp"
+#include "core/thread_pool.hpp"
 
 namespace warden::model {
 
@@ -58,14 +61,37 @@ kernels::Activation ffn_activation(const ModelConfig& config, const std::filesys
                                                   (dir / "config.json").string(), config.hidden_act));
 }
 
-// Reads weights by their HF names under one prefix ("" or "bert." ...).
+// Reads weights by their HF names under one prefix ("" or "bert." ...). Float32 tensors
+// are read in place from the mapping; after a linear layer is packed into its own buffer,
+// its pages in the mapping are released so that resident memory stays close to one copy.
 class WeightReader {
  public:
   WeightReader(const ModelWeights& weights, std::string prefix, Isa isa)
       : weights_(weights), prefix_(std::move(prefix)), isa_(isa) {}
 
+  const Tensor& tensor(std::string_view name, std::initializer_list<std::size_t> shape) const {
+    return weights_.require(prefix_ + std::string(name), shape);
+  }
+
+  // The tensor as floats: a view when it is aligned float32, else `scratch` filled.
+  static std::span<const float> view(const Tensor& t, std::vector<float>& scratch) {
+    if (t.dtype == Dtype::F32 && reinterpret_cast<std::uintptr_t>(t.data.data()) % alignof(float) == 0) {
+      return {reinterpret_cast<const float*>(t.data.data()), t.element_count()};
+    }
+    scratch = to_float32(t);
+    return scratch;
+  }
+
   std::vector<float> floats(std::string_view name, std::initializer_list<std::size_t> shape) const {
-    return to_float32(weights_.require(prefix_ + std::string(name), shape));
+    return to_float32(tensor(name, shape));
+  }
+
+  FloatTable table(std::string_view name, std::initializer_list<std::size_t> shape) const {
+    FloatTable out;
+    const Tensor& t = tensor(name, shape);
+    const std::span<const float> v = view(t, out.owned);
+    out.values = out.owned.empty() ? v : std::span<const float>(out.owned);
+    return out;
   }
 
   // LayerNorm parameters; old checkpoints call them gamma/beta.
@@ -77,27 +103,31 @@ class WeightReader {
     return {floats(b + ".weight", {n}), floats(b + ".bias", {n})};
   }
 
-  kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in) const {
+  // Packs `base`.weight [rows x in] and `base`.bias into rows [row0, row0 + rows) of `out`.
+  void pack(kernels::PackedLinear& out, std::size_t row0, std::string_view base, std::size_t rows,
+            std::size_t in) const {
     const std::string b(base);
-    const auto w = floats(b + ".weight", {out, in});
-    const auto bias = floats(b + ".bias", {out});
-    return {w, out, in, bias, isa_};
+    const Tensor& w = tensor(b + ".weight", {rows, in});
+    const Tensor& bias = tensor(b + ".bias", {rows});
+    std::vector<float> w_scratch;
+    std::vector<float> b_scratch;
+    out.set_rows(row0, rows, view(w, w_scratch), view(bias, b_scratch));
+    release_pages(w.data);
+  }
+
+  kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in) const {
+    kernels::PackedLinear packed(out, in, isa_);
+    pack(packed, 0, base, out, in);
+    return packed;
   }
 
   // Q, K and V stacked into one [3h x h] projection.
   kernels::PackedLinear qkv(std::string_view q, std::string_view k, std::string_view v, std::size_t h) const {
-    std::vector<float> w;
-    std::vector<float> bias;
-    w.reserve(3 * h * h);
-    bias.reserve(3 * h);
-    for (const std::string_view part : {q, k, v}) {
-      const std::string b(part);
-      const auto pw = floats(b + ".weight", {h, h});
-      const auto pb = floats(b + ".bias", {h});
-      w.insert(w.end(), pw.begin(), pw.end());
-      bias.insert(bias.end(), pb.begin(), pb.end());
-    }
-    return {w, 3 * h, h, bias, isa_};
+    kernels::PackedLinear packed(3 * h, h, isa_);
+    pack(packed, 0, q, h, h);
+    pack(packed, h, k, h, h);
+    pack(packed, 2 * h, v, h, h);
+    return packed;
   }
 
  private:
@@ -106,14 +136,37 @@ class WeightReader {
   Isa isa_;
 };
 
-EncoderWeights read_bert_like(const WeightReader& r, const EncoderDims& d) {
+// Runs load(i) for every layer, on the pool when there is one; the first error wins.
+template <typename Load>
+std::vector<EncoderLayer> load_layers(std::size_t layers, ThreadPool* pool, Load load) {
+  std::vector<EncoderLayer> out(layers);
+  std::vector<std::exception_ptr> errors(layers);
+  auto task = [&](std::size_t i) {
+    try {
+      out[i] = load(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  if (pool != nullptr) {
+    pool->parallel_for(layers, task);
+  } else {
+    for (std::size_t i = 0; i < layers; ++i) task(i);
+  }
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  return out;
+}
+
+EncoderWeights read_bert_like(const WeightReader& r, const EncoderDims& d, ThreadPool* pool) {
   EncoderWeights w;
   const std::size_t h = d.hidden;
-  w.word_embeddings = r.floats("embeddings.word_embeddings.weight", {d.vocab, h});
-  w.position_embeddings = r.floats("embeddings.position_embeddings.weight", {d.max_positions, h});
-  w.token_type_embeddings = r.floats("embeddings.token_type_embeddings.weight", {d.type_vocab, h});
+  w.word_embeddings = r.table("embeddings.word_embeddings.weight", {d.vocab, h});
+  w.position_embeddings = r.table("embeddings.position_embeddings.weight", {d.max_positions, h});
+  w.token_type_embeddings = r.table("embeddings.token_type_embeddings.weight", {d.type_vocab, h});
   w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
-  for (std::size_t i = 0; i < d.layers; ++i) {
+  w.layers = load_layers(d.layers, pool, [&](std::size_t i) {
     const std::string p = fmt::format("encoder.layer.{}.", i);
     EncoderLayer layer;
     layer.qkv = r.qkv(p + "attention.self.query", p + "attention.self.key", p + "attention.self.value", h);
@@ -122,18 +175,18 @@ EncoderWeights read_bert_like(const WeightReader& r, const EncoderDims& d) {
     layer.ffn_in = r.linear(p + "intermediate.dense", d.intermediate, h);
     layer.ffn_out = r.linear(p + "output.dense", h, d.intermediate);
     layer.ffn_norm = r.layer_norm(p + "output.LayerNorm", h);
-    w.layers.push_back(std::move(layer));
-  }
+    return layer;
+  });
   return w;
 }
 
-EncoderWeights read_distilbert(const WeightReader& r, const EncoderDims& d) {
+EncoderWeights read_distilbert(const WeightReader& r, const EncoderDims& d, ThreadPool* pool) {
   EncoderWeights w;
   const std::size_t h = d.hidden;
-  w.word_embeddings = r.floats("embeddings.word_embeddings.weight", {d.vocab, h});
-  w.position_embeddings = r.floats("embeddings.position_embeddings.weight", {d.max_positions, h});
+  w.word_embeddings = r.table("embeddings.word_embeddings.weight", {d.vocab, h});
+  w.position_embeddings = r.table("embeddings.position_embeddings.weight", {d.max_positions, h});
   w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
-  for (std::size_t i = 0; i < d.layers; ++i) {
+  w.layers = load_layers(d.layers, pool, [&](std::size_t i) {
     const std::string p = fmt::format("transformer.layer.{}.", i);
     EncoderLayer layer;
     layer.qkv = r.qkv(p + "attention.q_lin", p + "attention.k_lin", p + "attention.v_lin", h);
@@ -142,8 +195,8 @@ EncoderWeights read_distilbert(const WeightReader& r, const EncoderDims& d) {
     layer.ffn_in = r.linear(p + "ffn.lin1", d.intermediate, h);
     layer.ffn_out = r.linear(p + "ffn.lin2", h, d.intermediate);
     layer.ffn_norm = r.layer_norm(p + "output_layer_norm", h);
-    w.layers.push_back(std::move(layer));
-  }
+    return layer;
+  });
   return w;
 }
 
@@ -172,7 +225,7 @@ std::string supported_architectures() {
   return out;
 }
 
-std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, Isa isa) {
+std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool, Isa isa) {
   if (!std::filesystem::is_directory(dir)) {
     throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", dir.string()));
   }
@@ -198,24 +251,24 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     dims.position_offset = static_cast<std::size_t>(config.pad_token_id.value_or(1)) + 1;
   }
 
-  const ModelWeights weights = ModelWeights::open_dir(dir);
+  auto weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
   const std::string base_prefix = arch.architecture == Architecture::Bert      ? "bert."
                                   : arch.architecture == Architecture::Roberta ? "roberta."
                                                                                : "distilbert.";
   const std::string prefix =
-      weights.find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
-  const WeightReader encoder_reader(weights, prefix, isa);
+      weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
+  const WeightReader encoder_reader(*weights, prefix, isa);
   EncoderWeights encoder_weights = arch.architecture == Architecture::DistilBert
-                                       ? read_distilbert(encoder_reader, dims)
-                                       : read_bert_like(encoder_reader, dims);
+                                       ? read_distilbert(encoder_reader, dims, pool)
+                                       : read_bert_like(encoder_reader, dims, pool);
 
   std::optional<ClassifierHead> head;
   if (arch.classifier) {
     const std::size_t labels = config.num_labels();
     const std::size_t h = dims.hidden;
-    const WeightReader root(weights, "", isa);
+    const WeightReader root(*weights, "", isa);
     ClassifierHead c;
     switch (arch.architecture) {
       case Architecture::Bert:
@@ -237,8 +290,10 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     head = std::move(c);
   }
 
-  auto model = std::make_unique<EncoderModel>(EncoderModel{
-      dir, std::move(config), arch.architecture, Encoder(dims, std::move(encoder_weights)), std::move(head), {}, {}});
+  auto model = std::make_unique<EncoderModel>(EncoderModel{dir, std::move(config), arch.architecture,
+                                                            std::move(weights),
+                                                            Encoder(dims, std::move(encoder_weights)),
+                                                            std::move(head), {}, {}});
   const auto modules_path = dir / "modules.json";
   if (std::filesystem::exists(modules_path)) {
     const StModules modules = read_st_modules(modules_path);

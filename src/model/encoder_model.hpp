@@ -13,6 +13,11 @@
 #include "model/config.hpp"
 #include "model/encoder.hpp"
 #include "model/sentence_transformers.hpp"
+#include "model/weights.hpp"
+
+namespace warden {
+class ThreadPool;
+}
 
 namespace warden::model {
 
@@ -30,6 +35,9 @@ struct EncoderModel {
   std::filesystem::path dir;
   ModelConfig config;
   Architecture architecture = Architecture::Bert;
+  // The mapped checkpoint. Declared before the encoder, whose embedding tables may view
+  // into it, so that it outlives them.
+  std::unique_ptr<ModelWeights> weights;
   Encoder encoder;
   std::optional<ClassifierHead> head;
   PoolingConfig pooling;  // 1_Pooling/config.json, else mean (sentence-transformers' default)
@@ -45,6 +53,8 @@ std::string supported_architectures();
 // model folder. Errors: NotFound (no folder, no config, no weights), Unsupported (an
 // architecture, activation or position scheme Warden does not run; the message lists
 // what is supported), CorruptFile (a missing or mis-shaped tensor, named).
-std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, Isa isa = active_isa());
+// `pool` (may be null) packs the layers in parallel.
+std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool = nullptr,
+                                                 Isa isa = active_isa());
 
 }  // namespace warden::model
