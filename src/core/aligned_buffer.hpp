@@ -12,6 +12,12 @@
 
 namespace warden {
 
+// 64-byte-aligned memory for AlignedBuffer, released with std::free. Buffers of 16 MiB and
+// more are aligned to 2 MiB and offered to the kernel as transparent huge pages: packed
+// weights are streamed on every forward pass, and huge pages cut both the page faults of
+// loading them and the TLB misses of reading them. Throws std::bad_alloc.
+void* allocate_aligned(std::size_t bytes);
+
 template <typename T>
 class AlignedBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "AlignedBuffer holds plain numbers");
@@ -19,15 +25,18 @@ class AlignedBuffer {
  public:
   static constexpr std::size_t kAlignment = 64;
 
+  struct Uninitialized {};
+
   AlignedBuffer() = default;
   // Zero-filled, so that padding lanes of packed panels are well defined.
-  explicit AlignedBuffer(std::size_t count) : size_(count) {
+  explicit AlignedBuffer(std::size_t count) : AlignedBuffer(count, Uninitialized{}) {
+    if (count != 0) std::memset(data_.get(), 0, count * sizeof(T));
+  }
+  // Contents undefined: for buffers the caller fills completely (saves a pass over memory
+  // that is about to be written anyway).
+  AlignedBuffer(std::size_t count, Uninitialized) : size_(count) {
     if (count == 0) return;
-    const std::size_t bytes = (count * sizeof(T) + kAlignment - 1) / kAlignment * kAlignment;
-    void* p = std::aligned_alloc(kAlignment, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    std::memset(p, 0, bytes);
-    data_.reset(static_cast<T*>(p));
+    data_.reset(static_cast<T*>(allocate_aligned(count * sizeof(T))));
   }
 
   [[nodiscard]] T* data() noexcept { return data_.get(); }

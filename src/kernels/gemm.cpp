@@ -62,7 +62,15 @@ float* a_workspace() {
 PackedLinear::PackedLinear(std::size_t n, std::size_t k, Isa isa)
     : n_(n), k_(k), nr_(kernel_for(isa).nr), isa_(isa) {
   const std::size_t panels = (n + nr_ - 1) / nr_;
-  panels_ = AlignedBuffer<float>(panels * k * nr_);
+  // Every real column is written by set_rows; only the padding columns of the last panel
+  // need zeros (they are multiplied, never stored).
+  panels_ = AlignedBuffer<float>(panels * k * nr_, AlignedBuffer<float>::Uninitialized{});
+  if (n % nr_ != 0) {
+    float* last = panels_.data() + (panels - 1) * k * nr_;
+    for (std::size_t kk = 0; kk < k; ++kk) {
+      for (std::size_t c = n % nr_; c < nr_; ++c) last[kk * nr_ + c] = 0.0F;
+    }
+  }
   bias_ = AlignedBuffer<float>(panels * nr_);
 }
 
@@ -77,12 +85,20 @@ void PackedLinear::set_rows(std::size_t row0, std::size_t rows, std::span<const 
   if (row0 + rows > n_ || weight.size() != rows * k_ || (!bias.empty() && bias.size() != rows)) {
     throw Error(ErrorKind::Internal, "PackedLinear::set_rows: sizes do not match the layer");
   }
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t col = row0 + r;  // a row of W is a column of the packed panel
-    float* panel = panels_.data() + (col / nr_) * k_ * nr_ + col % nr_;
+  // A row of W is a column of a packed panel. Walk each panel in its own (k-major) order so
+  // that writes are sequential; the up-to-NR source rows being read stay in cache.
+  for (std::size_t r = 0; r < rows;) {
+    const std::size_t col = row0 + r;
+    const std::size_t lane0 = col % nr_;
+    const std::size_t lanes = std::min(nr_ - lane0, rows - r);
+    float* panel = panels_.data() + (col / nr_) * k_ * nr_;
     const float* src = weight.data() + r * k_;
-    for (std::size_t kk = 0; kk < k_; ++kk) panel[kk * nr_] = src[kk];
-    if (!bias.empty()) bias_[col] = bias[r];
+    for (std::size_t kk = 0; kk < k_; ++kk) {
+      float* dst = panel + kk * nr_ + lane0;
+      for (std::size_t c = 0; c < lanes; ++c) dst[c] = src[c * k_ + kk];
+    }
+    for (std::size_t c = 0; c < lanes; ++c) bias_[col + c] = bias.empty() ? 0.0F : bias[r + c];
+    r += lanes;
   }
 }
 
