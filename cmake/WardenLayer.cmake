@@ -23,7 +23,7 @@ endfunction()
 # Kernels for one instruction set live in files named *_avx2.cpp / *_avx512.cpp. Only
 # those files are compiled with the wider ISA (everything else runs on any x86-64 CPU),
 # and code dispatches to them at run time (src/core/cpu_features.hpp). On other
-# architectures they are left out of the build. (-Wno-maybe-uninitialized: GCC 12 warns
+# architectures they are left out of the build. (-Wno-[maybe-]uninitialized: GCC 12 warns
 # inside its own AVX-512 intrinsic headers, which use _mm512_undefined_ps on purpose.)
 function(warden_isa_sources var)
   set(list ${${var}})
@@ -31,7 +31,7 @@ function(warden_isa_sources var)
     foreach(src ${list})
       if(src MATCHES "_avx512\\.cpp$")
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
-          "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mfma;-mf16c;-Wno-maybe-uninitialized")
+          "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mfma;-mf16c;-Wno-maybe-uninitialized;-Wno-uninitialized")
       elseif(src MATCHES "_avx2\\.cpp$")
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
       endif()

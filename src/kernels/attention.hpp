@@ -27,7 +27,7 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
 
 namespace detail {
 // One (sequence, head): q/k/v point at that head's first column of the sequence's first
-// row; rows have stride ld. `scratch` holds at least (head_dim + 1) * (len + 16) floats.
+// row; rows have stride ld. `scratch` holds at least (head_dim + 4) * (len + 16) floats.
 void attend_head_portable(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                           std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,

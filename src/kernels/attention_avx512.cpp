@@ -1,6 +1,8 @@
 // AVX-512 attention for one (sequence, head). K is first transposed into scratch as
-// [head_dim][len] so that a query's scores against 64 keys at a time are 4 zmm FMAs per
-// head dimension; softmax uses the vector exp; P·V accumulates whole value rows.
+// [head_dim][len] so that scores against 16 keys are one zmm FMA per head dimension.
+// Queries are processed R = 4 at a time: each K^T or V vector loaded from L1 then serves R
+// FMAs, and the R x (keys or dims) accumulators give enough independent FMA chains to
+// hide the FMA latency (one row at a time left the FMA pipes mostly idle).
 
 #include <math.h>
 
@@ -15,13 +17,138 @@ inline __mmask16 tail_mask(std::size_t left) {
   return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << left) - 1U);
 }
 
+// scores[r][j] = scale * q_r · k_j for j < len_pad (keys past len see zero K columns).
+template <int R>
+void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t len_pad, std::size_t head_dim,
+                  float scale, float* scores) {
+  const __m512 vscale = _mm512_set1_ps(scale);
+  std::size_t j0 = 0;
+  for (; j0 + 64 <= len_pad; j0 += 64) {
+    __m512 acc[R][4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      for (int c = 0; c < 4; ++c) acc[r][c] = _mm512_setzero_ps();
+    }
+    for (std::size_t d = 0; d < head_dim; ++d) {
+      const float* row = kt + d * len_pad + j0;
+      const __m512 k0 = _mm512_loadu_ps(row), k1 = _mm512_loadu_ps(row + 16), k2 = _mm512_loadu_ps(row + 32),
+                   k3 = _mm512_loadu_ps(row + 48);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const __m512 qd = _mm512_set1_ps(q[static_cast<std::size_t>(r) * ld + d]);
+        acc[r][0] = _mm512_fmadd_ps(qd, k0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(qd, k1, acc[r][1]);
+        acc[r][2] = _mm512_fmadd_ps(qd, k2, acc[r][2]);
+        acc[r][3] = _mm512_fmadd_ps(qd, k3, acc[r][3]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      float* s = scores + static_cast<std::size_t>(r) * len_pad + j0;
+      for (int c = 0; c < 4; ++c) _mm512_storeu_ps(s + 16 * c, _mm512_mul_ps(acc[r][c], vscale));
+    }
+  }
+  for (; j0 < len_pad; j0 += 16) {
+    __m512 acc[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+    for (std::size_t d = 0; d < head_dim; ++d) {
+      const __m512 k0 = _mm512_loadu_ps(kt + d * len_pad + j0);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(q[static_cast<std::size_t>(r) * ld + d]), k0, acc[r]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      _mm512_storeu_ps(scores + static_cast<std::size_t>(r) * len_pad + j0, _mm512_mul_ps(acc[r], vscale));
+    }
+  }
+}
+
+// In place: exp(s - max) over the first len scores (zero beyond); returns 1 / sum.
+float softmax_row(float* s, std::size_t len) {
+  __m512 vmax = _mm512_set1_ps(-INFINITY);
+  for (std::size_t j = 0; j < len; j += 16) {
+    vmax = _mm512_mask_max_ps(vmax, tail_mask(len - j), vmax, _mm512_loadu_ps(s + j));
+  }
+  const __m512 mx = _mm512_set1_ps(avx512::hmax_ps(vmax));
+  __m512 vsum = _mm512_setzero_ps();
+  for (std::size_t j = 0; j < len; j += 16) {
+    const __mmask16 m = tail_mask(len - j);
+    const __m512 e = _mm512_maskz_mov_ps(m, avx512::exp_ps(_mm512_sub_ps(_mm512_loadu_ps(s + j), mx)));
+    _mm512_storeu_ps(s + j, e);
+    vsum = _mm512_add_ps(vsum, e);
+  }
+  return 1.0F / avx512::hsum_ps(vsum);
+}
+
+// out_r[d0 .. d0 + 16*NV) = inv_r * sum_j p_r[j] v_j, the last chunk masked by `last`.
+template <int R, int NV>
+void pv_block(const float* scores, std::size_t len_pad, const float* v, std::size_t ld, std::size_t len,
+              std::size_t d0, __mmask16 last, const float* inv, float* out, std::size_t ld_out) {
+  __m512 acc[R][NV];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < NV; ++c) acc[r][c] = _mm512_setzero_ps();
+  }
+  for (std::size_t j = 0; j < len; ++j) {
+    const float* vj = v + j * ld + d0;
+    __m512 vv[NV];
+#pragma GCC unroll 4
+    for (int c = 0; c < NV; ++c) {
+      vv[c] = _mm512_maskz_loadu_ps(c == NV - 1 ? last : __mmask16(0xFFFF), vj + 16 * c);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m512 p = _mm512_set1_ps(scores[static_cast<std::size_t>(r) * len_pad + j]);
+      for (int c = 0; c < NV; ++c) acc[r][c] = _mm512_fmadd_ps(p, vv[c], acc[r][c]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    const __m512 vinv = _mm512_set1_ps(inv[r]);
+    float* o = out + static_cast<std::size_t>(r) * ld_out + d0;
+    for (int c = 0; c < NV; ++c) {
+      _mm512_mask_storeu_ps(o + 16 * c, c == NV - 1 ? last : __mmask16(0xFFFF), _mm512_mul_ps(acc[r][c], vinv));
+    }
+  }
+}
+
+template <int R>
+void pv_rows(const float* scores, std::size_t len_pad, const float* v, std::size_t ld, std::size_t len,
+             std::size_t head_dim, const float* inv, float* out, std::size_t ld_out) {
+  for (std::size_t d0 = 0; d0 < head_dim; d0 += 64) {
+    const std::size_t width = head_dim - d0 < 64 ? head_dim - d0 : 64;
+    const int nv = static_cast<int>((width + 15) / 16);
+    const __mmask16 last = tail_mask(width - 16 * static_cast<std::size_t>(nv - 1));
+    switch (nv) {
+      case 1: pv_block<R, 1>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
+      case 2: pv_block<R, 2>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
+      case 3: pv_block<R, 3>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
+      default: pv_block<R, 4>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
+    }
+  }
+}
+
+template <int R>
+void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v, std::size_t len,
+                 std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out,
+                 float* scores) {
+  scores_block<R>(q, ld, kt, len_pad, head_dim, scale, scores);
+  float inv[R];
+  for (int r = 0; r < R; ++r) inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, len);
+  pv_rows<R>(scores, len_pad, v, ld, len, head_dim, inv, out, ld_out);
+}
+
 }  // namespace
 
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch) {
+  constexpr std::size_t kRows = 4;
   const std::size_t len_pad = (len + 15) / 16 * 16;
-  float* kt = scratch;                     // [head_dim][len_pad]
-  float* scores = scratch + head_dim * len_pad;  // [len_pad]
+  float* kt = scratch;                            // [head_dim][len_pad]
+  float* scores = scratch + head_dim * len_pad;   // [kRows][len_pad]
   for (std::size_t j = 0; j < len; ++j) {
     const float* kj = k + j * ld;
     for (std::size_t d = 0; d < head_dim; ++d) kt[d * len_pad + j] = kj[d];
@@ -29,71 +156,15 @@ void attend_head_avx512(const float* q, const float* k, const float* v, std::siz
   for (std::size_t d = 0; d < head_dim; ++d) {
     for (std::size_t j = len; j < len_pad; ++j) kt[d * len_pad + j] = 0.0F;
   }
-  const __m512 vscale = _mm512_set1_ps(scale);
-
-  for (std::size_t i = 0; i < len; ++i) {
-    const float* qi = q + i * ld;
-    // Scores, 64 keys per pass while possible.
-    std::size_t j0 = 0;
-    for (; j0 + 64 <= len_pad; j0 += 64) {
-      __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(),
-             a3 = _mm512_setzero_ps();
-      for (std::size_t d = 0; d < head_dim; ++d) {
-        const __m512 qd = _mm512_set1_ps(qi[d]);
-        const float* row = kt + d * len_pad + j0;
-        a0 = _mm512_fmadd_ps(qd, _mm512_loadu_ps(row), a0);
-        a1 = _mm512_fmadd_ps(qd, _mm512_loadu_ps(row + 16), a1);
-        a2 = _mm512_fmadd_ps(qd, _mm512_loadu_ps(row + 32), a2);
-        a3 = _mm512_fmadd_ps(qd, _mm512_loadu_ps(row + 48), a3);
-      }
-      _mm512_storeu_ps(scores + j0, _mm512_mul_ps(a0, vscale));
-      _mm512_storeu_ps(scores + j0 + 16, _mm512_mul_ps(a1, vscale));
-      _mm512_storeu_ps(scores + j0 + 32, _mm512_mul_ps(a2, vscale));
-      _mm512_storeu_ps(scores + j0 + 48, _mm512_mul_ps(a3, vscale));
-    }
-    for (; j0 < len_pad; j0 += 16) {
-      __m512 a0 = _mm512_setzero_ps();
-      for (std::size_t d = 0; d < head_dim; ++d) {
-        a0 = _mm512_fmadd_ps(_mm512_set1_ps(qi[d]), _mm512_loadu_ps(kt + d * len_pad + j0), a0);
-      }
-      _mm512_storeu_ps(scores + j0, _mm512_mul_ps(a0, vscale));
-    }
-    // Softmax over the real keys only.
-    __m512 vmax = _mm512_set1_ps(-INFINITY);
-    for (std::size_t j = 0; j < len; j += 16) {
-      vmax = _mm512_mask_max_ps(vmax, tail_mask(len - j), vmax, _mm512_loadu_ps(scores + j));
-    }
-    const __m512 mx = _mm512_set1_ps(_mm512_reduce_max_ps(vmax));
-    __m512 vsum = _mm512_setzero_ps();
-    for (std::size_t j = 0; j < len; j += 16) {
-      const __mmask16 m = tail_mask(len - j);
-      const __m512 e = _mm512_maskz_mov_ps(m, avx512::exp_ps(_mm512_sub_ps(_mm512_loadu_ps(scores + j), mx)));
-      _mm512_storeu_ps(scores + j, e);
-      vsum = _mm512_add_ps(vsum, e);
-    }
-    const float inv = 1.0F / _mm512_reduce_add_ps(vsum);
-    // out_i = sum_j p_j v_j, head_dim in chunks of 16 (masked tail).
-    float* o = out + i * ld_out;
-    for (std::size_t d0 = 0; d0 < head_dim; d0 += 64) {
-      const std::size_t width = head_dim - d0 < 64 ? head_dim - d0 : 64;
-      const __mmask16 m0 = tail_mask(width), m1 = width > 16 ? tail_mask(width - 16) : 0,
-                      m2 = width > 32 ? tail_mask(width - 32) : 0, m3 = width > 48 ? tail_mask(width - 48) : 0;
-      __m512 o0 = _mm512_setzero_ps(), o1 = _mm512_setzero_ps(), o2 = _mm512_setzero_ps(),
-             o3 = _mm512_setzero_ps();
-      for (std::size_t j = 0; j < len; ++j) {
-        const __m512 p = _mm512_set1_ps(scores[j]);
-        const float* vj = v + j * ld + d0;
-        o0 = _mm512_fmadd_ps(p, _mm512_maskz_loadu_ps(m0, vj), o0);
-        if (m1 != 0) o1 = _mm512_fmadd_ps(p, _mm512_maskz_loadu_ps(m1, vj + 16), o1);
-        if (m2 != 0) o2 = _mm512_fmadd_ps(p, _mm512_maskz_loadu_ps(m2, vj + 32), o2);
-        if (m3 != 0) o3 = _mm512_fmadd_ps(p, _mm512_maskz_loadu_ps(m3, vj + 48), o3);
-      }
-      const __m512 vinv = _mm512_set1_ps(inv);
-      _mm512_mask_storeu_ps(o + d0, m0, _mm512_mul_ps(o0, vinv));
-      if (m1 != 0) _mm512_mask_storeu_ps(o + d0 + 16, m1, _mm512_mul_ps(o1, vinv));
-      if (m2 != 0) _mm512_mask_storeu_ps(o + d0 + 32, m2, _mm512_mul_ps(o2, vinv));
-      if (m3 != 0) _mm512_mask_storeu_ps(o + d0 + 48, m3, _mm512_mul_ps(o3, vinv));
-    }
+  std::size_t i = 0;
+  for (; i + kRows <= len; i += kRows) {
+    attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+  }
+  switch (len - i) {
+    case 3: attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores); break;
+    case 2: attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores); break;
+    case 1: attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores); break;
+    default: break;
   }
 }
 

@@ -37,14 +37,14 @@ IsaKernel kernel_for(Isa isa) {
 void pack_a(const float* a, std::size_t lda, std::size_t rows, std::size_t kc, std::size_t mr, float* out) {
   for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
     const std::size_t tile_rows = std::min(mr, rows - r0);
-    for (std::size_t r = 0; r < mr; ++r) {
-      float* dst = out + r;
-      if (r < tile_rows) {
-        const float* src = a + (r0 + r) * lda;
-        for (std::size_t k = 0; k < kc; ++k) dst[k * mr] = src[k];
-      } else {
-        for (std::size_t k = 0; k < kc; ++k) dst[k * mr] = 0.0F;
-      }
+    const float* src = a + r0 * lda;
+    // k outer, rows inner: the writes are one sequential stream, and the tile_rows source
+    // lines being read stay in L1 across 16 consecutive k.
+    for (std::size_t k = 0; k < kc; ++k) {
+      float* dst = out + k * mr;
+      std::size_t r = 0;
+      for (; r < tile_rows; ++r) dst[r] = src[r * lda + k];
+      for (; r < mr; ++r) dst[r] = 0.0F;
     }
     out += kc * mr;
   }

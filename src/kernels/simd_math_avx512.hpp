@@ -55,7 +55,22 @@ inline __m512 gelu_ps(__m512 x) {
   return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5F)), _mm512_add_ps(e, _mm512_set1_ps(1.0F)));
 }
 
-inline float hsum_ps(__m512 v) { return _mm512_reduce_add_ps(v); }
+// Horizontal sum / max by folding halves (GCC 12's _mm512_reduce_* trip -Wuninitialized).
+inline float hsum_ps(__m512 v) {
+  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4E));
+  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xB1));
+  v = _mm512_add_ps(v, _mm512_permute_ps(v, 0x4E));
+  v = _mm512_add_ps(v, _mm512_permute_ps(v, 0xB1));
+  return _mm512_cvtss_f32(v);
+}
+
+inline float hmax_ps(__m512 v) {
+  v = _mm512_max_ps(v, _mm512_shuffle_f32x4(v, v, 0x4E));
+  v = _mm512_max_ps(v, _mm512_shuffle_f32x4(v, v, 0xB1));
+  v = _mm512_max_ps(v, _mm512_permute_ps(v, 0x4E));
+  v = _mm512_max_ps(v, _mm512_permute_ps(v, 0xB1));
+  return _mm512_cvtss_f32(v);
+}
 
 }  // namespace
 }  // namespace warden::kernels::avx512

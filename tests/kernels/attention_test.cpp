@@ -54,7 +54,7 @@ TEST(Attention, EachHeadKernelMatchesADoubleReference) {
         const std::size_t ld = 3 * dim + 5;
         std::vector<float> qkv(len * ld);
         for (auto& x : qkv) x = dist(rng);
-        std::vector<float> out(len * dim), scratch((dim + 1) * (len + 16));
+        std::vector<float> out(len * dim), scratch((dim + 4) * (len + 16));
         const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
         fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim, scratch.data());
         const auto want = reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, double(scale));
