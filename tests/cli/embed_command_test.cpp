@@ -72,3 +72,29 @@ TEST(EmbedCommand, BadFlagIsAUsageError) {
 
 }  // namespace
 }  // namespace warden
+
+namespace warden {
+namespace {
+
+TEST(EmbedCommand, ModelDirRunsTheEngineAndRejectsBadFolders) {
+  const std::string dir = "/tmp/warden-cli-model-" + std::to_string(::getpid());
+  ASSERT_EQ(std::system((std::string(WARDEN_BINARY_DIR) + "/bin/warden-fixture --arch bert --preset tiny --seed 3 --out " +
+                         dir + " >/dev/null")
+                            .c_str()),
+            0);
+  const auto r = testing::run_warden("embed --model-dir " + dir + " --threads 2 'hello world'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(r.out);
+  EXPECT_EQ(doc["embedding"].get_array().size(), 64U);
+
+  const auto missing = testing::run_warden("embed --model-dir /nonexistent/folder hi");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
+  const auto both = testing::run_warden("embed --model hashing-ngram-256 --model-dir " + dir + " hi");
+  EXPECT_EQ(both.exit_code, 2);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace warden

@@ -1,0 +1,47 @@
+// Warden must never touch a GPU: the executable links no GPU runtime and names no GPU
+// device node, so it cannot create a CUDA context or grab VRAM even by accident.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "cli/run_warden.hpp"
+#include "core/file.hpp"
+
+namespace warden {
+namespace {
+
+std::string capture(const std::string& cmd) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
+  char buf[4096];
+  while (pipe && !std::feof(pipe.get())) {
+    const std::size_t n = std::fread(buf, 1, sizeof buf, pipe.get());
+    out.append(buf, n);
+    if (n == 0) break;
+  }
+  return out;
+}
+
+const std::regex kGpuLibrary(R"(cuda|cudart|cublas|cudnn|nvrtc|nvidia|libnv|rocm|hip|amdhip|OpenCL|vulkan|libze_)",
+                             std::regex::icase);
+
+TEST(ZeroGpu, TheExecutableLinksNoGpuRuntime) {
+  const std::string deps = capture("ldd " + testing::warden_binary() + " 2>&1");
+  ASSERT_NE(deps.find("libc.so"), std::string::npos) << "ldd did not run: " << deps;
+  EXPECT_FALSE(std::regex_search(deps, kGpuLibrary)) << deps;
+}
+
+TEST(ZeroGpu, TheExecutableNamesNoGpuDeviceOrLibrary) {
+  // Neither a device node nor a runtime that could be dlopen()ed appears in the binary.
+  const std::string bytes = read_file(testing::warden_binary());
+  for (const char* needle : {"/dev/nvidia", "/dev/dri", "/dev/kfd", "libcuda", "libcudart", "libOpenCL"}) {
+    EXPECT_EQ(bytes.find(needle), std::string::npos) << needle;
+  }
+}
+
+}  // namespace
+}  // namespace warden
