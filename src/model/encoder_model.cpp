@@ -159,42 +159,45 @@ std::vector<EncoderLayer> load_layers(std::size_t layers, ThreadPool* pool, Load
   return out;
 }
 
-EncoderWeights read_bert_like(const WeightReader& r, const EncoderDims& d, ThreadPool* pool) {
-  EncoderWeights w;
-  const std::size_t h = d.hidden;
-  w.word_embeddings = r.table("embeddings.word_embeddings.weight", {d.vocab, h});
-  w.position_embeddings = r.table("embeddings.position_embeddings.weight", {d.max_positions, h});
-  w.token_type_embeddings = r.table("embeddings.token_type_embeddings.weight", {d.type_vocab, h});
-  w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
-  w.layers = load_layers(d.layers, pool, [&](std::size_t i) {
-    const std::string p = fmt::format("encoder.layer.{}.", i);
-    EncoderLayer layer;
-    layer.qkv = r.qkv(p + "attention.self.query", p + "attention.self.key", p + "attention.self.value", h);
-    layer.attn_out = r.linear(p + "attention.output.dense", h, h);
-    layer.attn_norm = r.layer_norm(p + "attention.output.LayerNorm", h);
-    layer.ffn_in = r.linear(p + "intermediate.dense", d.intermediate, h);
-    layer.ffn_out = r.linear(p + "output.dense", h, d.intermediate);
-    layer.ffn_norm = r.layer_norm(p + "output.LayerNorm", h);
-    return layer;
-  });
-  return w;
-}
+// How a checkpoint names one encoder layer's tensors (after "<layer prefix><i>.").
+struct LayerNames {
+  std::string_view layer_prefix;
+  std::string_view q, k, v, attn_out, attn_norm, ffn_in, ffn_out, ffn_norm;
+};
 
-EncoderWeights read_distilbert(const WeightReader& r, const EncoderDims& d, ThreadPool* pool) {
+constexpr LayerNames kBertNames{"encoder.layer.",
+                                "attention.self.query",
+                                "attention.self.key",
+                                "attention.self.value",
+                                "attention.output.dense",
+                                "attention.output.LayerNorm",
+                                "intermediate.dense",
+                                "output.dense",
+                                "output.LayerNorm"};
+
+constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin", "attention.k_lin",
+                                      "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
+                                      "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
+
+EncoderWeights read_encoder(const WeightReader& r, const EncoderDims& d, const LayerNames& names, ThreadPool* pool) {
   EncoderWeights w;
   const std::size_t h = d.hidden;
   w.word_embeddings = r.table("embeddings.word_embeddings.weight", {d.vocab, h});
   w.position_embeddings = r.table("embeddings.position_embeddings.weight", {d.max_positions, h});
+  if (d.type_vocab > 0) {
+    w.token_type_embeddings = r.table("embeddings.token_type_embeddings.weight", {d.type_vocab, h});
+  }
   w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
   w.layers = load_layers(d.layers, pool, [&](std::size_t i) {
-    const std::string p = fmt::format("transformer.layer.{}.", i);
+    const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
+    auto name = [&p](std::string_view n) { return p + std::string(n); };
     EncoderLayer layer;
-    layer.qkv = r.qkv(p + "attention.q_lin", p + "attention.k_lin", p + "attention.v_lin", h);
-    layer.attn_out = r.linear(p + "attention.out_lin", h, h);
-    layer.attn_norm = r.layer_norm(p + "sa_layer_norm", h);
-    layer.ffn_in = r.linear(p + "ffn.lin1", d.intermediate, h);
-    layer.ffn_out = r.linear(p + "ffn.lin2", h, d.intermediate);
-    layer.ffn_norm = r.layer_norm(p + "output_layer_norm", h);
+    layer.qkv = r.qkv(name(names.q), name(names.k), name(names.v), h);
+    layer.attn_out = r.linear(name(names.attn_out), h, h);
+    layer.attn_norm = r.layer_norm(name(names.attn_norm), h);
+    layer.ffn_in = r.linear(name(names.ffn_in), d.intermediate, h);
+    layer.ffn_out = r.linear(name(names.ffn_out), h, d.intermediate);
+    layer.ffn_norm = r.layer_norm(name(names.ffn_norm), h);
     return layer;
   });
   return w;
@@ -260,9 +263,8 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   const std::string prefix =
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
   const WeightReader encoder_reader(*weights, prefix, isa);
-  EncoderWeights encoder_weights = arch.architecture == Architecture::DistilBert
-                                       ? read_distilbert(encoder_reader, dims, pool)
-                                       : read_bert_like(encoder_reader, dims, pool);
+  EncoderWeights encoder_weights = read_encoder(
+      encoder_reader, dims, arch.architecture == Architecture::DistilBert ? kDistilBertNames : kBertNames, pool);
 
   std::optional<ClassifierHead> head;
   if (arch.classifier) {
