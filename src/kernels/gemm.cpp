@@ -59,19 +59,41 @@ float* a_workspace() {
 
 }  // namespace
 
-PackedLinear::PackedLinear(std::size_t n, std::size_t k, Isa isa)
+namespace {
+
+// Floats of the packed panels and of the padded bias of an n x k layer.
+std::pair<std::size_t, std::size_t> packed_sizes(std::size_t n, std::size_t k, std::size_t nr) {
+  const std::size_t panels = (n + nr - 1) / nr;
+  return {panels * k * nr, panels * nr};
+}
+
+}  // namespace
+
+std::size_t PackedLinear::arena_floats(std::size_t n, std::size_t k, Isa isa) {
+  const auto [panel_floats, bias_floats] = packed_sizes(n, k, kernel_for(isa).nr);
+  return FloatArena::footprint(panel_floats) + FloatArena::footprint(bias_floats);
+}
+
+PackedLinear::PackedLinear(std::size_t n, std::size_t k, Isa isa, FloatArena* arena)
     : n_(n), k_(k), nr_(kernel_for(isa).nr), isa_(isa) {
-  const std::size_t panels = (n + nr_ - 1) / nr_;
-  // Every real column is written by set_rows; only the padding columns of the last panel
-  // need zeros (they are multiplied, never stored).
-  panels_ = AlignedBuffer<float>(panels * k * nr_, AlignedBuffer<float>::Uninitialized{});
+  const auto [panel_floats, bias_floats] = packed_sizes(n, k, nr_);
+  if (arena != nullptr) {
+    panels_ = arena->take(panel_floats);
+    bias_ = arena->take(bias_floats);
+  } else {
+    own_ = AlignedBuffer<float>(FloatArena::footprint(panel_floats) + bias_floats, AlignedBuffer<float>::Uninitialized{});
+    panels_ = {own_.data(), panel_floats};
+    bias_ = {own_.data() + FloatArena::footprint(panel_floats), bias_floats};
+  }
+  // Every real column is written by set_rows; the padding columns of the last panel are
+  // multiplied (never stored) and must be zero, as must the bias until it is set.
   if (n % nr_ != 0) {
-    float* last = panels_.data() + (panels - 1) * k * nr_;
+    float* last = panels_.data() + (panels_.size() - k * nr_);
     for (std::size_t kk = 0; kk < k; ++kk) {
       for (std::size_t c = n % nr_; c < nr_; ++c) last[kk * nr_ + c] = 0.0F;
     }
   }
-  bias_ = AlignedBuffer<float>(panels * nr_);
+  std::fill(bias_.begin(), bias_.end(), 0.0F);
 }
 
 PackedLinear::PackedLinear(std::span<const float> weight, std::size_t n, std::size_t k,

@@ -10,6 +10,7 @@
 #include <span>
 
 #include "core/aligned_buffer.hpp"
+#include "core/arena.hpp"
 #include "core/cpu_features.hpp"
 #include "kernels/activation.hpp"
 
@@ -25,8 +26,12 @@ class PackedLinear {
   // weight: n*k floats, row-major [n x k]; bias: n floats or empty (zero bias).
   PackedLinear(std::span<const float> weight, std::size_t n, std::size_t k, std::span<const float> bias,
                Isa isa = active_isa());
-  // An all-zero n x k layer to be filled with set_rows (e.g. Q, K and V stacked).
-  PackedLinear(std::size_t n, std::size_t k, Isa isa = active_isa());
+  // An n x k layer to be filled with set_rows (e.g. Q, K and V stacked). With an arena
+  // (which must outlive the layer) the packed data lives there, else in its own buffer.
+  PackedLinear(std::size_t n, std::size_t k, Isa isa = active_isa(), FloatArena* arena = nullptr);
+
+  // Floats an arena must provide for one such layer (FloatArena::footprint included).
+  [[nodiscard]] static std::size_t arena_floats(std::size_t n, std::size_t k, Isa isa = active_isa());
 
   // Packs rows [row0, row0 + rows) of W (weight: rows*k floats, row-major) and their bias
   // (rows floats, or empty for zero).
@@ -45,8 +50,9 @@ class PackedLinear {
   std::size_t k_ = 0;
   std::size_t nr_ = 0;
   Isa isa_ = Isa::Portable;
-  AlignedBuffer<float> panels_;  // ceil(n/nr) panels of [k][nr]
-  AlignedBuffer<float> bias_;    // padded to a whole panel
+  AlignedBuffer<float> own_;  // the storage when no arena was given
+  std::span<float> panels_;    // ceil(n/nr) panels of [k][nr]
+  std::span<float> bias_;      // padded to a whole panel
 };
 
 struct Epilogue {

@@ -12,10 +12,12 @@
 //   X   = LN(H·W2ᵀ + b2 + X)
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
+#include "core/arena.hpp"
 #include "kernels/activation.hpp"
 #include "kernels/gemm.hpp"
 #include "model/token_batch.hpp"
@@ -65,6 +67,8 @@ struct EncoderLayer {
 };
 
 struct EncoderWeights {
+  // Holds the packed layers' data (declared first: destroyed after the layers).
+  std::unique_ptr<FloatArena> arena;
   FloatTable word_embeddings;        // vocab x hidden
   FloatTable position_embeddings;    // max_positions x hidden
   FloatTable token_type_embeddings;  // type_vocab x hidden, or empty

@@ -66,8 +66,9 @@ kernels::Activation ffn_activation(const ModelConfig& config, const std::filesys
 // its pages in the mapping are released so that resident memory stays close to one copy.
 class WeightReader {
  public:
-  WeightReader(const ModelWeights& weights, std::string prefix, Isa isa)
-      : weights_(weights), prefix_(std::move(prefix)), isa_(isa) {}
+  // Packed layers go into `arena` when given.
+  WeightReader(const ModelWeights& weights, std::string prefix, Isa isa, FloatArena* arena = nullptr)
+      : weights_(weights), prefix_(std::move(prefix)), isa_(isa), arena_(arena) {}
 
   const Tensor& tensor(std::string_view name, std::initializer_list<std::size_t> shape) const {
     return weights_.require(prefix_ + std::string(name), shape);
@@ -116,14 +117,14 @@ class WeightReader {
   }
 
   kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in) const {
-    kernels::PackedLinear packed(out, in, isa_);
+    kernels::PackedLinear packed(out, in, isa_, arena_);
     pack(packed, 0, base, out, in);
     return packed;
   }
 
   // Q, K and V stacked into one [3h x h] projection.
   kernels::PackedLinear qkv(std::string_view q, std::string_view k, std::string_view v, std::size_t h) const {
-    kernels::PackedLinear packed(3 * h, h, isa_);
+    kernels::PackedLinear packed(3 * h, h, isa_, arena_);
     pack(packed, 0, q, h, h);
     pack(packed, h, k, h, h);
     pack(packed, 2 * h, v, h, h);
@@ -134,6 +135,7 @@ class WeightReader {
   const ModelWeights& weights_;
   std::string prefix_;
   Isa isa_;
+  FloatArena* arena_;
 };
 
 // Runs load(i) for every layer, on the pool when there is one; the first error wins.
@@ -179,8 +181,19 @@ constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin", "
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
                                       "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
 
-EncoderWeights read_encoder(const WeightReader& r, const EncoderDims& d, const LayerNames& names, ThreadPool* pool) {
+// Floats of all packed layers of an encoder, for its arena.
+std::size_t encoder_arena_floats(const EncoderDims& d, Isa isa) {
+  const std::size_t h = d.hidden;
+  const std::size_t i = d.intermediate;
+  return d.layers * (kernels::PackedLinear::arena_floats(3 * h, h, isa) + kernels::PackedLinear::arena_floats(h, h, isa) +
+                     kernels::PackedLinear::arena_floats(i, h, isa) + kernels::PackedLinear::arena_floats(h, i, isa));
+}
+
+EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa, const EncoderDims& d,
+                            const LayerNames& names, ThreadPool* pool) {
   EncoderWeights w;
+  w.arena = std::make_unique<FloatArena>(encoder_arena_floats(d, isa));
+  const WeightReader r(weights, prefix, isa, w.arena.get());
   const std::size_t h = d.hidden;
   w.word_embeddings = r.table("embeddings.word_embeddings.weight", {d.vocab, h});
   w.position_embeddings = r.table("embeddings.position_embeddings.weight", {d.max_positions, h});
@@ -263,8 +276,9 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   const std::string prefix =
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
   const WeightReader encoder_reader(*weights, prefix, isa);
-  EncoderWeights encoder_weights = read_encoder(
-      encoder_reader, dims, arch.architecture == Architecture::DistilBert ? kDistilBertNames : kBertNames, pool);
+  EncoderWeights encoder_weights =
+      read_encoder(*weights, prefix, isa, dims,
+                   arch.architecture == Architecture::DistilBert ? kDistilBertNames : kBertNames, pool);
 
   std::optional<ClassifierHead> head;
   if (arch.classifier) {
