@@ -112,6 +112,14 @@ struct Enc {
   bool with_tokens = false;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
+  void clear() noexcept {
+    ids.clear();
+    type_ids.clear();
+    offsets.clear();
+    special.clear();
+    seq.clear();
+    tokens.clear();
+  }
   void push(std::uint32_t id, std::uint32_t type_id, Offset off, bool is_special, std::int8_t s,
             std::string_view token) {
     ids.push_back(id);

@@ -44,6 +44,8 @@ void Enc::truncate(std::size_t n, Direction dir) {
 
 namespace {
 
+thread_local Enc t_out;  // the merged encoding a template builds, reused across calls
+
 struct SpecialTok {
   std::vector<std::uint32_t> ids;
   std::vector<std::string> tokens;
@@ -92,7 +94,8 @@ class TemplateProcessing final : public PostProcessor {
   }
   void process(std::vector<Enc>& encs, bool add_special, const Pipeline& /*p*/) const override {
     const auto& tpl = encs.size() == 2 ? pair_ : single_;
-    Enc out;
+    Enc& out = t_out;
+    out.clear();
     out.with_tokens = encs[0].with_tokens;
     for (const auto& it : tpl) {
       if (it.is_special) {
@@ -102,8 +105,9 @@ class TemplateProcessing final : public PostProcessor {
         if (idx < encs.size()) push_sequence(out, encs[idx], it.type_id, static_cast<std::int8_t>(idx));
       }
     }
-    encs.clear();
-    encs.push_back(std::move(out));
+    // Keep both buffers alive for the next call: the merged result takes encs[0]'s place.
+    std::swap(encs[0], out);
+    encs.resize(1);
   }
 
  private:
@@ -189,7 +193,8 @@ class BertLikeProcessing final : public PostProcessor {
       for (auto& e : encs) std::fill(e.type_ids.begin(), e.type_ids.end(), 0U);  // RoBERTa has one type
     }
     if (!add_special) return;
-    Enc out;
+    Enc& out = t_out;
+    out.clear();
     out.with_tokens = encs[0].with_tokens;
     push_special(out, cls_, 0);
     push_sequence(out, encs[0], 0, 0);
@@ -200,8 +205,9 @@ class BertLikeProcessing final : public PostProcessor {
       push_sequence(out, encs[1], t, 1);
       push_special(out, sep_, t);
     }
-    encs.clear();
-    encs.push_back(std::move(out));
+    // Keep both buffers alive for the next call: the merged result takes encs[0]'s place.
+    std::swap(encs[0], out);
+    encs.resize(1);
   }
 
  private:

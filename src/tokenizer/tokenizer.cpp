@@ -127,6 +127,7 @@ thread_local std::vector<Piece> Pipeline::t_sub;
 namespace {
 
 thread_local Workspace t_ws;
+thread_local std::vector<Enc> t_encs;
 
 void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
   if (params.max_length == 0) {
@@ -275,8 +276,12 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
   utf8::require_valid(a, b != nullptr ? "text a" : "text");
   if (b != nullptr) utf8::require_valid(*b, "text b");
   Workspace& ws = t_ws;
-  std::vector<Enc> encs(b != nullptr ? 2 : 1);
+  // The per-input encodings live in the thread's workspace and keep their capacity, so
+  // the only allocations of a call are the exact-size vectors of the returned Encoding.
+  auto& encs = t_encs;
+  encs.resize(b != nullptr ? 2 : 1);
   for (std::size_t i = 0; i < encs.size(); ++i) {
+    encs[i].clear();
     encs[i].with_tokens = options.with_tokens;
     encs[i].text = i == 0 ? a : *b;
     p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), encs[i], ws);
@@ -289,18 +294,18 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
     truncate_encodings(encs, t);
   }
   if (p.post_processor) p.post_processor->process(encs, options.add_special_tokens, p);
-  Enc merged = std::move(encs[0]);
-  for (std::size_t i = 1; i < encs.size(); ++i) merged.append(encs[i]);
+  for (std::size_t i = 1; i < encs.size(); ++i) encs[0].append(encs[i]);
+  const Enc& m = encs[0];
 
   Encoding e;
-  const std::size_t n = merged.size();
-  e.ids = std::move(merged.ids);
-  e.type_ids = std::move(merged.type_ids);
-  e.offsets = std::move(merged.offsets);
-  e.special_tokens_mask = std::move(merged.special);
-  for (auto& m : e.special_tokens_mask) m = m == 1 ? 1 : 0;
-  e.sequence_ids = std::move(merged.seq);
-  e.tokens = std::move(merged.tokens);
+  const std::size_t n = m.size();
+  e.ids.assign(m.ids.begin(), m.ids.end());
+  e.type_ids.assign(m.type_ids.begin(), m.type_ids.end());
+  e.offsets.assign(m.offsets.begin(), m.offsets.end());
+  e.special_tokens_mask.resize(n);
+  for (std::size_t i = 0; i < n; ++i) e.special_tokens_mask[i] = m.special[i] == 1 ? 1 : 0;
+  e.sequence_ids.assign(m.seq.begin(), m.seq.end());
+  if (options.with_tokens) e.tokens.assign(m.tokens.begin(), m.tokens.end());
   e.attention_mask.assign(n, 1);
   e.char_offsets.assign(n, Offset{});
   to_char_offsets(a, 0, e.sequence_ids, e.offsets, e.char_offsets, ws.u32a);
