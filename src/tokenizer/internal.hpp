@@ -141,7 +141,8 @@ class PostProcessor {
   [[nodiscard]] virtual std::size_t added_tokens(bool is_pair) const = 0;
   // HF's process_encodings: rewrites the list of encodings (one per input; a template
   // merges them into one). The caller concatenates whatever is left.
-  virtual void process(std::vector<Enc>& encs, bool add_special, const Pipeline& p) const = 0;
+  // (Pointers, so that the encodings' buffers stay in the caller's thread-local pool.)
+  virtual void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& p) const = 0;
 };
 
 class Decoder {

@@ -92,21 +92,21 @@ class TemplateProcessing final : public PostProcessor {
     }
     return n;
   }
-  void process(std::vector<Enc>& encs, bool add_special, const Pipeline& /*p*/) const override {
+  void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& /*p*/) const override {
     const auto& tpl = encs.size() == 2 ? pair_ : single_;
     Enc& out = t_out;
     out.clear();
-    out.with_tokens = encs[0].with_tokens;
+    out.with_tokens = encs[0]->with_tokens;
     for (const auto& it : tpl) {
       if (it.is_special) {
         if (add_special) push_special(out, specials_.at(it.special), it.type_id);
       } else {
         const auto idx = static_cast<std::size_t>(it.sequence);
-        if (idx < encs.size()) push_sequence(out, encs[idx], it.type_id, static_cast<std::int8_t>(idx));
+        if (idx < encs.size()) push_sequence(out, *encs[idx], it.type_id, static_cast<std::int8_t>(idx));
       }
     }
     // Keep both buffers alive for the next call: the merged result takes encs[0]'s place.
-    std::swap(encs[0], out);
+    std::swap(*encs[0], out);
     encs.resize(1);
   }
 
@@ -164,9 +164,9 @@ class ByteLevelPost final : public PostProcessor {
  public:
   ByteLevelPost(bool trim, bool add_prefix_space) : trim_(trim), add_prefix_space_(add_prefix_space) {}
   [[nodiscard]] std::size_t added_tokens(bool /*is_pair*/) const override { return 0; }
-  void process(std::vector<Enc>& encs, bool /*add_special*/, const Pipeline& p) const override {
+  void process(std::vector<Enc*>& encs, bool /*add_special*/, const Pipeline& p) const override {
     if (!trim_) return;
-    for (auto& e : encs) trim_offsets(e, add_prefix_space_, p);
+    for (Enc* e : encs) trim_offsets(*e, add_prefix_space_, p);
   }
 
  private:
@@ -185,28 +185,28 @@ class BertLikeProcessing final : public PostProcessor {
     if (roberta_) return is_pair ? 4 : 2;
     return is_pair ? 3 : 2;
   }
-  void process(std::vector<Enc>& encs, bool add_special, const Pipeline& p) const override {
+  void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& p) const override {
     if (roberta_ && trim_) {
-      for (auto& e : encs) trim_offsets(e, add_prefix_space_, p);
+      for (Enc* e : encs) trim_offsets(*e, add_prefix_space_, p);
     }
     if (roberta_) {
-      for (auto& e : encs) std::fill(e.type_ids.begin(), e.type_ids.end(), 0U);  // RoBERTa has one type
+      for (Enc* e : encs) std::fill(e->type_ids.begin(), e->type_ids.end(), 0U);  // RoBERTa has one type
     }
     if (!add_special) return;
     Enc& out = t_out;
     out.clear();
-    out.with_tokens = encs[0].with_tokens;
+    out.with_tokens = encs[0]->with_tokens;
     push_special(out, cls_, 0);
-    push_sequence(out, encs[0], 0, 0);
+    push_sequence(out, *encs[0], 0, 0);
     push_special(out, sep_, 0);
     if (encs.size() == 2) {
       const std::uint32_t t = roberta_ ? 0 : 1;
       if (roberta_) push_special(out, sep_, 0);
-      push_sequence(out, encs[1], t, 1);
+      push_sequence(out, *encs[1], t, 1);
       push_special(out, sep_, t);
     }
     // Keep both buffers alive for the next call: the merged result takes encs[0]'s place.
-    std::swap(encs[0], out);
+    std::swap(*encs[0], out);
     encs.resize(1);
   }
 
@@ -224,7 +224,7 @@ class SequencePost final : public PostProcessor {
     for (const auto& p : parts_) n += p->added_tokens(is_pair);
     return n;
   }
-  void process(std::vector<Enc>& encs, bool add_special, const Pipeline& p) const override {
+  void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& p) const override {
     for (const auto& part : parts_) part->process(encs, add_special, p);
   }
 

@@ -128,23 +128,24 @@ namespace {
 
 thread_local Workspace t_ws;
 thread_local std::vector<Enc> t_encs;
+thread_local std::vector<Enc*> t_enc_ptrs;
 
-void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
+void truncate_encodings(std::vector<Enc*>& encs, TruncationParams params) {
   if (params.max_length == 0) {
-    for (auto& e : encs) e.truncate(0, params.direction);
+    for (Enc* e : encs) e->truncate(0, params.direction);
     return;
   }
   std::size_t total = 0;
-  for (const auto& e : encs) total += e.size();
+  for (const Enc* e : encs) total += e->size();
   if (total <= params.max_length) return;
   const std::size_t to_remove = total - params.max_length;
   auto longest_first = [&] {
     if (encs.size() == 1) {
-      encs[0].truncate(params.max_length, params.direction);
+      encs[0]->truncate(params.max_length, params.direction);
       return;
     }
-    std::size_t n1 = encs[0].size();
-    std::size_t n2 = encs[1].size();
+    std::size_t n1 = encs[0]->size();
+    std::size_t n2 = encs[1]->size();
     const bool swap = n1 > n2;
     if (swap) std::swap(n1, n2);
     if (n1 > params.max_length) {
@@ -157,8 +158,8 @@ void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
       n2 = n1 + params.max_length % 2;
     }
     if (swap) std::swap(n1, n2);
-    encs[0].truncate(n1, params.direction);
-    encs[1].truncate(n2, params.direction);
+    encs[0]->truncate(n1, params.direction);
+    encs[1]->truncate(n2, params.direction);
   };
   switch (params.strategy) {
     case TruncationStrategy::LongestFirst:
@@ -174,7 +175,7 @@ void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
         }
         throw Error(ErrorKind::InvalidArgument, "truncation only_second needs a text pair");
       }
-      Enc& target = encs[idx];
+      Enc& target = *encs[idx];
       if (target.size() > to_remove) {
         target.truncate(target.size() - to_remove, params.direction);
       } else if (params.fallback_to_longest_first) {
@@ -278,13 +279,17 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
   Workspace& ws = t_ws;
   // The per-input encodings live in the thread's workspace and keep their capacity, so
   // the only allocations of a call are the exact-size vectors of the returned Encoding.
-  auto& encs = t_encs;
-  encs.resize(b != nullptr ? 2 : 1);
+  auto& pool = t_encs;
+  pool.resize(2);
+  auto& encs = t_enc_ptrs;
+  encs.clear();
+  encs.push_back(&pool[0]);
+  if (b != nullptr) encs.push_back(&pool[1]);
   for (std::size_t i = 0; i < encs.size(); ++i) {
-    encs[i].clear();
-    encs[i].with_tokens = options.with_tokens;
-    encs[i].text = i == 0 ? a : *b;
-    p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), encs[i], ws);
+    encs[i]->clear();
+    encs[i]->with_tokens = options.with_tokens;
+    encs[i]->text = i == 0 ? a : *b;
+    p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), *encs[i], ws);
   }
   if (p.truncation) {
     TruncationParams t = *p.truncation;
@@ -294,8 +299,8 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
     truncate_encodings(encs, t);
   }
   if (p.post_processor) p.post_processor->process(encs, options.add_special_tokens, p);
-  for (std::size_t i = 1; i < encs.size(); ++i) encs[0].append(encs[i]);
-  const Enc& m = encs[0];
+  for (std::size_t i = 1; i < encs.size(); ++i) encs[0]->append(*encs[i]);
+  const Enc& m = *encs[0];
 
   Encoding e;
   const std::size_t n = m.size();
