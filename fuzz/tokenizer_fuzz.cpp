@@ -22,7 +22,8 @@ std::vector<std::unique_ptr<warden::Tokenizer>>& tokenizers() {
                           "tokref/bpe-roberta.json", "tokref/bpe-llama.json", "tokref/bpe-prefix.json",
                           "tokref/bpe-suffix.json", "tokref/unigram-xlmr.json",
                           "tokref/unigram-bytefallback.json", "tokref/wordpiece-split-behaviors.json",
-                          "tokref/wordpiece-whitespace.json", "tokref/bpe-bytelevel-template.json"}) {
+                          "tokref/wordpiece-whitespace.json", "tokref/bpe-bytelevel-template.json",
+                          "tokref/wordlevel-nmt.json", "tokref/bpe-bytelevel-normalizer.json"}) {
       v.push_back(std::make_unique<warden::Tokenizer>(
           warden::Tokenizer::from_file(std::string(WARDEN_TEST_DATA) + "/" + f)));
     }

@@ -26,7 +26,9 @@ const std::vector<std::string>& tokenizer_files() {
                                                  "tokref/unigram-bytefallback.json",
                                                  "tokref/wordpiece-split-behaviors.json",
                                                  "tokref/wordpiece-whitespace.json",
-                                                 "tokref/bpe-bytelevel-template.json"};
+                                                 "tokref/bpe-bytelevel-template.json",
+                                                 "tokref/wordlevel-nmt.json",
+                                                 "tokref/bpe-bytelevel-normalizer.json"};
   return files;
 }
 

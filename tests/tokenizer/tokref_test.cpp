@@ -63,7 +63,8 @@ TEST_P(TokrefTest, ReproducesEveryReferenceLine) {
 INSTANTIATE_TEST_SUITE_P(All, TokrefTest,
                          ::testing::Values("bpe-roberta", "bpe-bytelevel-template", "bpe-llama", "bpe-prefix",
                                            "bpe-suffix", "unigram-xlmr", "unigram-bytefallback",
-                                           "wordpiece-split-behaviors", "wordpiece-whitespace"),
+                                           "wordpiece-split-behaviors", "wordpiece-whitespace",
+                                           "wordlevel-nmt", "bpe-bytelevel-normalizer"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (auto& ch : n) {
