@@ -190,6 +190,10 @@ class Regex final : public Pattern {
   }
 
   void find_all(std::string_view text, std::vector<std::uint32_t>& out) const override {
+    // A budget of VM steps: the patterns tokenizer files use run in linear time, but a
+    // pathological pattern (say (a|a)*b) could backtrack exponentially. Past the budget we
+    // refuse the input instead of hanging a worker.
+    t_budget = 64 * (text.size() + 16) * progs_[0].size();
     std::size_t pos = 0;
     while (pos < text.size()) {
       std::size_t end = 0;
@@ -648,6 +652,11 @@ class Regex final : public Pattern {
     while (stack.size() > base && !found) {
       auto [pc, pos] = stack.back();
       stack.pop_back();
+      if (t_budget-- == 0) {
+        stack.resize(base);
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("tokenizer regex '{}' backtracks too much on this input", re_));
+      }
       while (true) {
         const Inst& in = code[pc];
         bool ok = true;
@@ -738,7 +747,9 @@ class Regex final : public Pattern {
   std::vector<CharClass> classes_;
   std::vector<std::vector<Inst>> progs_;
   static thread_local std::vector<std::pair<std::uint32_t, std::size_t>> t_stack;
+  static thread_local std::size_t t_budget;
 };
+thread_local std::size_t Regex::t_budget = 0;
 thread_local std::vector<std::pair<std::uint32_t, std::size_t>> Regex::t_stack;
 
 class StringPattern final : public Pattern {

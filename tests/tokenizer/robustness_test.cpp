@@ -187,6 +187,16 @@ TEST(TokenizerApi, TruncationStrategiesAndPadding) {
   EXPECT_EQ(batch[0].special_tokens_mask, (std::vector<std::uint8_t>{1, 0, 1, 1, 1, 1, 1, 1}));
 }
 
+TEST(TokenizerRobustness, PathologicalRegexIsRefusedNotHung) {
+  const std::string json =
+      R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(a|a|aa)*b"},"behavior":"Isolated"},)"
+      R"("model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"a":1}}})";
+  const Tokenizer tok = Tokenizer::from_json(json);
+  // One match "aab", which WordPiece cannot cover ("##a" is not in the vocabulary): [UNK].
+  EXPECT_EQ(tok.encode("aab", EncodeOptions{false, false}).ids, (std::vector<std::uint32_t>{0}));
+  EXPECT_THROW((void)tok.encode(std::string(64, 'a')), Error);
+}
+
 TEST(TokenizerApi, FromDirectoryPrefersTokenizerJson) {
   EXPECT_THROW((void)Tokenizer::from_directory("/nonexistent-dir"), Error);
   EXPECT_THROW((void)Tokenizer::from_file("/nonexistent-dir/tokenizer.json"), Error);
