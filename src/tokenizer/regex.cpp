@@ -562,6 +562,9 @@ class Regex final : public Pattern {
   // ---- compiler ----
   std::uint32_t here(std::size_t prog) const { return static_cast<std::uint32_t>(progs_[prog].size()); }
   std::uint32_t emit(std::size_t prog, Inst inst) {
+    // Nested counted repetitions multiply ({3,27}{3,58}{3,227}...): cap the program size.
+    if (progs_[prog].size() >= kMaxProgram)
+      unsupported(re_, "a pattern this large (nested counted repetitions)");
     progs_[prog].push_back(inst);
     return here(prog) - 1;
   }
@@ -741,6 +744,7 @@ class Regex final : public Pattern {
     return found;
   }
 
+  static constexpr std::size_t kMaxProgram = 20000;
   std::string re_;
   std::u32string src_;
   std::size_t pos_ = 0;

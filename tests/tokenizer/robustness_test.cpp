@@ -195,6 +195,11 @@ TEST(TokenizerRobustness, PathologicalRegexIsRefusedNotHung) {
   // One match "aab", which WordPiece cannot cover ("##a" is not in the vocabulary): [UNK].
   EXPECT_EQ(tok.encode("aab", EncodeOptions{false, false}).ids, (std::vector<std::uint32_t>{0}));
   EXPECT_THROW((void)tok.encode(std::string(64, 'a')), Error);
+  // Found by regex_fuzz: nested counted repetitions used to compile to a huge program.
+  expect_load_error(
+      R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"x{3,27}{3,58}?{3,227}{3,58}?{3,27}"},)"
+      R"("behavior":"Isolated"},"model":{"type":"WordPiece","vocab":{"[UNK]":0}}})",
+      ErrorKind::Unsupported, "nested counted repetitions");
 }
 
 TEST(TokenizerApi, FromDirectoryPrefersTokenizerJson) {
