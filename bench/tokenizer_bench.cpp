@@ -74,7 +74,10 @@ int main(int argc, char** argv) {
     std::printf("corpus: %zu sequences, %.2f MB%s\n", lines.size(), static_cast<double>(bytes) / 1e6,
                 pairs ? " (as consecutive pairs)" : "");
     for (const auto& file : files) {
+      const auto l0 = std::chrono::steady_clock::now();
       warden::Tokenizer tok = warden::Tokenizer::from_file(file);
+      const double load_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - l0).count();
       tok.set_truncation(std::nullopt);  // HF side runs without truncation too
       std::vector<double> secs;
       std::size_t tokens = 0;
@@ -99,7 +102,7 @@ int main(int argc, char** argv) {
       std::printf(
           "%-60s %8.2f MB/s %10.0f seq/s %9zu tokens  (median of %d, min %.3f s, max %.3f s; %.1f "
           "allocations/seq, "
-          "%.3f/token)\n",
+          "%.3f/token; loaded in %.1f ms)\n",
           file.c_str(), static_cast<double>(bytes) / 1e6 / med, seqs / med, tokens, runs, secs.front(),
           secs.back(), static_cast<double>(allocs) / seqs,
           static_cast<double>(allocs) / static_cast<double>(tokens));
