@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "core/error.hpp"
@@ -192,8 +193,8 @@ class Regex final : public Pattern {
   void find_all(std::string_view text, std::vector<std::uint32_t>& out) const override {
     // A budget of VM steps: the patterns tokenizer files use run in linear time, but a
     // pathological pattern (say (a|a)*b) could backtrack exponentially. Past the budget we
-    // refuse the input instead of hanging a worker.
-    t_budget = 64 * (text.size() + 16) * progs_[0].size();
+    // refuse the input instead of hanging a worker (steps per byte scale with the program).
+    t_budget = 8 * (text.size() + 16) * std::max<std::size_t>(progs_[0].size(), 64);
     std::size_t pos = 0;
     while (pos < text.size()) {
       std::size_t end = 0;
@@ -744,7 +745,7 @@ class Regex final : public Pattern {
     return found;
   }
 
-  static constexpr std::size_t kMaxProgram = 20000;
+  static constexpr std::size_t kMaxProgram = 5000;
   std::string re_;
   std::u32string src_;
   std::size_t pos_ = 0;
