@@ -195,6 +195,7 @@ class Regex final : public Pattern {
     // pathological pattern (say (a|a)*b) could backtrack exponentially. Past the budget we
     // refuse the input instead of hanging a worker (steps per byte scale with the program).
     t_budget = 8 * (text.size() + 16) * std::max<std::size_t>(progs_[0].size(), 64);
+    t_stack.clear();  // drop whatever an earlier refused input left behind
     std::size_t pos = 0;
     while (pos < text.size()) {
       std::size_t end = 0;

@@ -71,8 +71,8 @@ TEST(TokenizerRobustness, HostileInputsScaleLinearly) {
     Tokenizer tok = Tokenizer::from_file(test::test_data(file));
     tok.set_truncation(std::nullopt);  // measure the whole pipeline, not a cut
     for (const auto& h : hostile_units()) {
-      const std::string small = repeat(h.unit, 1 << 15);
-      const std::string large = repeat(h.unit, 1 << 18);
+      const std::string small = repeat(h.unit, 1 << 14);
+      const std::string large = repeat(h.unit, 1 << 17);
       (void)seconds_to_encode(tok, small);  // warm the workspace
       const double ts = seconds_to_encode(tok, small);
       const double tl = seconds_to_encode(tok, large);
@@ -92,6 +92,12 @@ TEST(TokenizerRobustness, OneMegabyteAndEveryControlCharacter) {
     tok.set_truncation(std::nullopt);
     const Encoding c = tok.encode(repeat(controls, 4096));
     EXPECT_EQ(c.ids.size(), c.char_offsets.size()) << file;
+    // 1 MB through one tokenizer of each model family keeps the suite fast; the scaling test
+    // above covers every tokenizer.
+    if (file.find("bert-base") == std::string::npos && file.find("xlmr") == std::string::npos &&
+        file.find("roberta") == std::string::npos) {
+      continue;
+    }
     const Encoding e = tok.encode(mb);
     EXPECT_GT(e.ids.size(), 100000U) << file;
     for (std::size_t i = 0; i < e.offsets.size(); ++i) {
