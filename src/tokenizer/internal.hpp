@@ -104,7 +104,8 @@ class Model {
 struct Enc {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> type_ids;
-  std::vector<Offset> offsets;
+  std::vector<Offset> offsets;        // bytes
+  std::vector<Offset> char_offsets;   // code points (filled at the end of encode_one)
   std::vector<std::uint8_t> special;  // 1: added by the post-processor; 2: an added token matched in the text
   std::vector<std::int8_t> seq;
   std::vector<std::string> tokens;  // only with_tokens
@@ -116,6 +117,7 @@ struct Enc {
     ids.clear();
     type_ids.clear();
     offsets.clear();
+    char_offsets.clear();
     special.clear();
     seq.clear();
     tokens.clear();
@@ -125,6 +127,7 @@ struct Enc {
     ids.push_back(id);
     type_ids.push_back(type_id);
     offsets.push_back(off);
+    char_offsets.push_back(Offset{});
     special.push_back(is_special ? 1 : 0);
     seq.push_back(s);
     if (with_tokens) tokens.emplace_back(token);

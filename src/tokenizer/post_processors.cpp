@@ -19,6 +19,7 @@ void Enc::append(const Enc& o) {
   ids.insert(ids.end(), o.ids.begin(), o.ids.end());
   type_ids.insert(type_ids.end(), o.type_ids.begin(), o.type_ids.end());
   offsets.insert(offsets.end(), o.offsets.begin(), o.offsets.end());
+  char_offsets.insert(char_offsets.end(), o.char_offsets.begin(), o.char_offsets.end());
   special.insert(special.end(), o.special.begin(), o.special.end());
   seq.insert(seq.end(), o.seq.begin(), o.seq.end());
   if (with_tokens) tokens.insert(tokens.end(), o.tokens.begin(), o.tokens.end());
@@ -37,6 +38,7 @@ void Enc::truncate(std::size_t n, Direction dir) {
   cut(ids);
   cut(type_ids);
   cut(offsets);
+  cut(char_offsets);
   cut(special);
   cut(seq);
   cut(tokens);
@@ -148,15 +150,21 @@ void trim_offsets(Enc& e, bool add_prefix_space, const Pipeline& p) {
     }
     trailing = run;
     if (leading == 0 && trailing == 0) continue;
-    Offset& off = e.offsets[i];
-    if (leading > 0) {
-      const bool is_first = i == 0 || off.begin == 0;
-      if (is_first && add_prefix_space && leading == 1) leading = 0;
-      off.begin = std::min<std::uint32_t>(off.begin + static_cast<std::uint32_t>(leading), off.end);
-    }
-    if (trailing > 0 && off.end >= trailing) {
-      off.end = std::max<std::uint32_t>(off.end - static_cast<std::uint32_t>(trailing), off.begin);
-    }
+    // The same arithmetic on byte offsets (HF's Rust encode) and on code-point offsets (what
+    // its Python/Node bindings trim, since they convert before post-processing).
+    auto trim = [&](Offset& off) {
+      std::size_t lead = leading;
+      if (lead > 0) {
+        const bool is_first = i == 0 || off.begin == 0;
+        if (is_first && add_prefix_space && lead == 1) lead = 0;
+        off.begin = std::min<std::uint32_t>(off.begin + static_cast<std::uint32_t>(lead), off.end);
+      }
+      if (trailing > 0 && off.end >= trailing) {
+        off.end = std::max<std::uint32_t>(off.end - static_cast<std::uint32_t>(trailing), off.begin);
+      }
+    };
+    trim(e.offsets[i]);
+    trim(e.char_offsets[i]);
   }
 }
 

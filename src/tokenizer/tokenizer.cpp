@@ -49,6 +49,35 @@ void identity(std::string_view text, std::size_t b, std::size_t e, NormText& out
   }
 }
 
+// Byte offsets -> code point offsets for the tokens of one input, with HF's
+// BytesToCharOffsetConverter semantics: a byte maps to the index of the character that
+// contains it (an offset inside a character rounds down), the end of the text maps to the
+// character count.
+void to_char_offsets(std::string_view text, Enc& e, std::vector<std::uint32_t>& table) {
+  bool ascii = true;
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    std::copy(e.offsets.begin(), e.offsets.end(), e.char_offsets.begin());
+    return;
+  }
+  table.resize(text.size() + 1);
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++count;
+    table[i] = count - 1;
+  }
+  table[text.size()] = count;
+  for (std::size_t i = 0; i < e.offsets.size(); ++i) {
+    e.char_offsets[i] = Offset{table[std::min<std::size_t>(e.offsets[i].begin, text.size())],
+                               table[std::min<std::size_t>(e.offsets[i].end, text.size())]};
+  }
+}
+
 }  // namespace
 
 void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Workspace& ws) const {
@@ -117,6 +146,7 @@ void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Work
                out.with_tokens ? model->token_string(t, ws.text) : std::string_view{});
     }
   }
+  to_char_offsets(text, out, ws.u32a);
 }
 
 thread_local std::vector<Piece> Pipeline::t_raw;
@@ -190,39 +220,6 @@ void truncate_encodings(std::vector<Enc*>& encs, TruncationParams params) {
 }
 
 // Byte offsets -> code point offsets, per input text.
-void to_char_offsets(std::string_view text, std::int8_t seq, const std::vector<std::int8_t>& seqs,
-                     const std::vector<Offset>& bytes, std::vector<Offset>& chars,
-                     std::vector<std::uint32_t>& table) {
-  bool ascii = true;
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      ascii = false;
-      break;
-    }
-  }
-  if (!ascii) {
-    // HF's BytesToCharOffsetConverter: a byte maps to the index of the character that
-    // contains it (so an offset inside a character rounds down); the end of the text maps
-    // to the character count.
-    table.resize(text.size() + 1);
-    std::uint32_t count = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++count;
-      table[i] = count - 1;
-    }
-    table[text.size()] = count;
-  }
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (seqs[i] != seq) continue;
-    if (ascii) {
-      chars[i] = bytes[i];
-    } else {
-      chars[i] = Offset{table[std::min<std::size_t>(bytes[i].begin, text.size())],
-                        table[std::min<std::size_t>(bytes[i].end, text.size())]};
-    }
-  }
-}
-
 void pad_one(Encoding& e, std::size_t target, const PaddingParams& p) {
   if (e.size() >= target) return;
   const std::size_t n = target - e.size();
@@ -312,9 +309,7 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
   e.sequence_ids.assign(m.seq.begin(), m.seq.end());
   if (options.with_tokens) e.tokens.assign(m.tokens.begin(), m.tokens.end());
   e.attention_mask.assign(n, 1);
-  e.char_offsets.assign(n, Offset{});
-  to_char_offsets(a, 0, e.sequence_ids, e.offsets, e.char_offsets, ws.u32a);
-  if (b != nullptr) to_char_offsets(*b, 1, e.sequence_ids, e.offsets, e.char_offsets, ws.u32a);
+  e.char_offsets.assign(m.char_offsets.begin(), m.char_offsets.end());
   if (p.padding) pad_one(e, padded_length(n, *p.padding), *p.padding);
   return e;
 }

@@ -16,8 +16,10 @@ inline bool is_whitespace(char32_t c) noexcept {
          c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-int category(char32_t c) noexcept;         // utf8proc_category_t
-bool is_other(char32_t c) noexcept;        // Cc Cf Cs Co Cn
+int category(char32_t c) noexcept;  // utf8proc_category_t
+// Cc Cf Cs Co: the unicode_categories crate's is_other, which (despite HF's comment)
+// does not include unassigned code points (Cn), so BERT's clean_text keeps those.
+bool is_other(char32_t c) noexcept;
 bool is_punctuation(char32_t c) noexcept;  // P*
 bool is_mark_nonspacing(char32_t c) noexcept;
 bool is_mark(char32_t c) noexcept;          // M*
