@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
           "%.3f/token; loaded in %.1f ms)\n",
           file.c_str(), static_cast<double>(bytes) / 1e6 / med, seqs / med, tokens, runs, secs.front(),
           secs.back(), static_cast<double>(allocs) / seqs,
-          static_cast<double>(allocs) / static_cast<double>(tokens));
+          static_cast<double>(allocs) / static_cast<double>(tokens), load_ms);
     }
     return 0;
   } catch (const warden::Error& e) {
