@@ -48,9 +48,9 @@ int to_lower(char32_t c, char32_t out[3]) noexcept;
 int to_upper(char32_t c, char32_t out[3]) noexcept;
 
 enum class Form { NFC, NFD, NFKC, NFKD };
-// Unicode normalization of a NormText keeping alignments the way HF's
-// unicode-normalization-alignments does for the common cases: a decomposed character's
-// parts all map to the source character, a composed character maps to its first source.
+// Unicode normalization of a NormText with HF's alignment rule (see unicode.cpp): the
+// characters' change counts travel through reordering and composition, and alignments are
+// handed out by consuming source characters in order.
 void normalize(NormText& text, Form form, Workspace& ws);
 
 }  // namespace warden::tokenizer_detail::uni

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -74,9 +75,17 @@ TEST(TokenizerRobustness, HostileInputsScaleLinearly) {
       const std::string small = repeat(h.unit, 1 << 14);
       const std::string large = repeat(h.unit, 1 << 17);
       (void)seconds_to_encode(tok, small);  // warm the workspace
-      const double ts = seconds_to_encode(tok, small);
-      const double tl = seconds_to_encode(tok, large);
-      // 8x the input: linear is ~8x; allow generous noise, fail on quadratic (~64x).
+      double ts = seconds_to_encode(tok, small);
+      double tl = seconds_to_encode(tok, large);
+      // 8x the input: linear is ~8x; allow generous noise, fail on quadratic (~64x). On a
+      // loaded machine one preempted run can fake a bad ratio, so a failing pair is
+      // re-measured as the best of five before it counts.
+      if (tl >= 24 * ts + 0.05) {
+        for (int k = 0; k < 5; ++k) {
+          ts = std::min(ts, seconds_to_encode(tok, small));
+          tl = std::min(tl, seconds_to_encode(tok, large));
+        }
+      }
       EXPECT_LT(tl, 24 * ts + 0.05) << file << " / " << h.name << ": " << ts << " s -> " << tl << " s";
     }
   }
