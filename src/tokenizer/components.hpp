@@ -27,6 +27,7 @@ std::unique_ptr<Model> make_wordpiece(std::vector<std::string> vocab, std::strin
 std::unique_ptr<Model> make_wordpiece_model(const json::Value& v);
 std::unique_ptr<Model> make_unigram_model(const json::Value& v);
 std::unique_ptr<Model> make_bpe_model(const json::Value& v);
+std::unique_ptr<Model> make_wordlevel_model(const json::Value& v);
 // {"token": id, ...} -> an id-indexed table (holes in a sparse vocabulary stay empty).
 std::vector<std::string> vocab_from_object(const json::Value& vocab, std::string_view what);
 

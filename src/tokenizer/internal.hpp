@@ -104,7 +104,8 @@ class Model {
 struct Enc {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> type_ids;
-  std::vector<Offset> offsets;
+  std::vector<Offset> offsets;        // bytes
+  std::vector<Offset> char_offsets;   // code points (filled at the end of encode_one)
   std::vector<std::uint8_t> special;  // 1: added by the post-processor; 2: an added token matched in the text
   std::vector<std::int8_t> seq;
   std::vector<std::string> tokens;  // only with_tokens
@@ -112,11 +113,21 @@ struct Enc {
   bool with_tokens = false;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
+  void clear() noexcept {
+    ids.clear();
+    type_ids.clear();
+    offsets.clear();
+    char_offsets.clear();
+    special.clear();
+    seq.clear();
+    tokens.clear();
+  }
   void push(std::uint32_t id, std::uint32_t type_id, Offset off, bool is_special, std::int8_t s,
             std::string_view token) {
     ids.push_back(id);
     type_ids.push_back(type_id);
     offsets.push_back(off);
+    char_offsets.push_back(Offset{});
     special.push_back(is_special ? 1 : 0);
     seq.push_back(s);
     if (with_tokens) tokens.emplace_back(token);
@@ -133,7 +144,8 @@ class PostProcessor {
   [[nodiscard]] virtual std::size_t added_tokens(bool is_pair) const = 0;
   // HF's process_encodings: rewrites the list of encodings (one per input; a template
   // merges them into one). The caller concatenates whatever is left.
-  virtual void process(std::vector<Enc>& encs, bool add_special, const Pipeline& p) const = 0;
+  // (Pointers, so that the encodings' buffers stay in the caller's thread-local pool.)
+  virtual void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& p) const = 0;
 };
 
 class Decoder {

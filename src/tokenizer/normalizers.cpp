@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "tokenizer/byte_level.hpp"
 #include "tokenizer/unicode.hpp"
 
 namespace warden::tokenizer_detail {
@@ -223,6 +224,35 @@ class Replace final : public Normalizer {
   std::string content_;
 };
 
+// HF's Nmt: drop some ASCII controls, map other "space-like" code points to ' '.
+class Nmt final : public Normalizer {
+ public:
+  void normalize(NormText& text, Workspace& ws) const override {
+    map_chars(text, ws, [](char32_t c, Align a, NormText& out) {
+      if ((c >= 0x1 && c <= 0x8) || c == 0xB || (c >= 0xE && c <= 0x1F) || c == 0x7F || c == 0x8F ||
+          c == 0x9F)
+        return;
+      const bool space = c == 0x9 || c == 0xA || c == 0xC || c == 0xD || c == 0x1680 ||
+                         (c >= 0x200B && c <= 0x200F) || c == 0x2028 || c == 0x2029 || c == 0x2581 ||
+                         c == 0xFEFF || c == 0xFFFD;
+      out.push(space ? U' ' : c, a);
+    });
+  }
+};
+
+// The ByteLevel normalizer: every byte becomes its GPT-2 byte-level character.
+class ByteLevelNorm final : public Normalizer {
+ public:
+  void normalize(NormText& text, Workspace& ws) const override {
+    NormText& out = ws.scratch;
+    out.clear();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      out.push(byte_to_char(static_cast<unsigned char>(text.bytes[i])), text.align[i]);
+    }
+    std::swap(text, out);
+  }
+};
+
 class Sequence final : public Normalizer {
  public:
   explicit Sequence(std::vector<std::unique_ptr<Normalizer>> parts) : parts_(std::move(parts)) {}
@@ -262,6 +292,8 @@ std::unique_ptr<Normalizer> make_normalizer(const json::Value& v) {
     return std::make_unique<Replace>(make_pattern(v.at("pattern"), "Replace normalizer"),
                                      v.get_string("content"));
   if (type == "Precompiled") return make_precompiled(v);
+  if (type == "Nmt") return std::make_unique<Nmt>();
+  if (type == "ByteLevel") return std::make_unique<ByteLevelNorm>();
   if (type == "Sequence") {
     std::vector<std::unique_ptr<Normalizer>> parts;
     for (const auto& item : v.at("normalizers").items()) parts.push_back(make_normalizer(item));

@@ -19,6 +19,7 @@ void Enc::append(const Enc& o) {
   ids.insert(ids.end(), o.ids.begin(), o.ids.end());
   type_ids.insert(type_ids.end(), o.type_ids.begin(), o.type_ids.end());
   offsets.insert(offsets.end(), o.offsets.begin(), o.offsets.end());
+  char_offsets.insert(char_offsets.end(), o.char_offsets.begin(), o.char_offsets.end());
   special.insert(special.end(), o.special.begin(), o.special.end());
   seq.insert(seq.end(), o.seq.begin(), o.seq.end());
   if (with_tokens) tokens.insert(tokens.end(), o.tokens.begin(), o.tokens.end());
@@ -37,12 +38,15 @@ void Enc::truncate(std::size_t n, Direction dir) {
   cut(ids);
   cut(type_ids);
   cut(offsets);
+  cut(char_offsets);
   cut(special);
   cut(seq);
   cut(tokens);
 }
 
 namespace {
+
+thread_local Enc t_out;  // the merged encoding a template builds, reused across calls
 
 struct SpecialTok {
   std::vector<std::uint32_t> ids;
@@ -90,20 +94,22 @@ class TemplateProcessing final : public PostProcessor {
     }
     return n;
   }
-  void process(std::vector<Enc>& encs, bool add_special, const Pipeline& /*p*/) const override {
+  void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& /*p*/) const override {
     const auto& tpl = encs.size() == 2 ? pair_ : single_;
-    Enc out;
-    out.with_tokens = encs[0].with_tokens;
+    Enc& out = t_out;
+    out.clear();
+    out.with_tokens = encs[0]->with_tokens;
     for (const auto& it : tpl) {
       if (it.is_special) {
         if (add_special) push_special(out, specials_.at(it.special), it.type_id);
       } else {
         const auto idx = static_cast<std::size_t>(it.sequence);
-        if (idx < encs.size()) push_sequence(out, encs[idx], it.type_id, static_cast<std::int8_t>(idx));
+        if (idx < encs.size()) push_sequence(out, *encs[idx], it.type_id, static_cast<std::int8_t>(idx));
       }
     }
-    encs.clear();
-    encs.push_back(std::move(out));
+    // Keep both buffers alive for the next call: the merged result takes encs[0]'s place.
+    std::swap(*encs[0], out);
+    encs.resize(1);
   }
 
  private:
@@ -144,15 +150,21 @@ void trim_offsets(Enc& e, bool add_prefix_space, const Pipeline& p) {
     }
     trailing = run;
     if (leading == 0 && trailing == 0) continue;
-    Offset& off = e.offsets[i];
-    if (leading > 0) {
-      const bool is_first = i == 0 || off.begin == 0;
-      if (is_first && add_prefix_space && leading == 1) leading = 0;
-      off.begin = std::min<std::uint32_t>(off.begin + static_cast<std::uint32_t>(leading), off.end);
-    }
-    if (trailing > 0 && off.end >= trailing) {
-      off.end = std::max<std::uint32_t>(off.end - static_cast<std::uint32_t>(trailing), off.begin);
-    }
+    // The same arithmetic on byte offsets (HF's Rust encode) and on code-point offsets (what
+    // its Python/Node bindings trim, since they convert before post-processing).
+    auto trim = [&](Offset& off) {
+      std::size_t lead = leading;
+      if (lead > 0) {
+        const bool is_first = i == 0 || off.begin == 0;
+        if (is_first && add_prefix_space && lead == 1) lead = 0;
+        off.begin = std::min<std::uint32_t>(off.begin + static_cast<std::uint32_t>(lead), off.end);
+      }
+      if (trailing > 0 && off.end >= trailing) {
+        off.end = std::max<std::uint32_t>(off.end - static_cast<std::uint32_t>(trailing), off.begin);
+      }
+    };
+    trim(e.offsets[i]);
+    trim(e.char_offsets[i]);
   }
 }
 
@@ -160,9 +172,9 @@ class ByteLevelPost final : public PostProcessor {
  public:
   ByteLevelPost(bool trim, bool add_prefix_space) : trim_(trim), add_prefix_space_(add_prefix_space) {}
   [[nodiscard]] std::size_t added_tokens(bool /*is_pair*/) const override { return 0; }
-  void process(std::vector<Enc>& encs, bool /*add_special*/, const Pipeline& p) const override {
+  void process(std::vector<Enc*>& encs, bool /*add_special*/, const Pipeline& p) const override {
     if (!trim_) return;
-    for (auto& e : encs) trim_offsets(e, add_prefix_space_, p);
+    for (Enc* e : encs) trim_offsets(*e, add_prefix_space_, p);
   }
 
  private:
@@ -181,27 +193,29 @@ class BertLikeProcessing final : public PostProcessor {
     if (roberta_) return is_pair ? 4 : 2;
     return is_pair ? 3 : 2;
   }
-  void process(std::vector<Enc>& encs, bool add_special, const Pipeline& p) const override {
+  void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& p) const override {
     if (roberta_ && trim_) {
-      for (auto& e : encs) trim_offsets(e, add_prefix_space_, p);
+      for (Enc* e : encs) trim_offsets(*e, add_prefix_space_, p);
     }
     if (roberta_) {
-      for (auto& e : encs) std::fill(e.type_ids.begin(), e.type_ids.end(), 0U);  // RoBERTa has one type
+      for (Enc* e : encs) std::fill(e->type_ids.begin(), e->type_ids.end(), 0U);  // RoBERTa has one type
     }
     if (!add_special) return;
-    Enc out;
-    out.with_tokens = encs[0].with_tokens;
+    Enc& out = t_out;
+    out.clear();
+    out.with_tokens = encs[0]->with_tokens;
     push_special(out, cls_, 0);
-    push_sequence(out, encs[0], 0, 0);
+    push_sequence(out, *encs[0], 0, 0);
     push_special(out, sep_, 0);
     if (encs.size() == 2) {
       const std::uint32_t t = roberta_ ? 0 : 1;
       if (roberta_) push_special(out, sep_, 0);
-      push_sequence(out, encs[1], t, 1);
+      push_sequence(out, *encs[1], t, 1);
       push_special(out, sep_, t);
     }
-    encs.clear();
-    encs.push_back(std::move(out));
+    // Keep both buffers alive for the next call: the merged result takes encs[0]'s place.
+    std::swap(*encs[0], out);
+    encs.resize(1);
   }
 
  private:
@@ -218,7 +232,7 @@ class SequencePost final : public PostProcessor {
     for (const auto& p : parts_) n += p->added_tokens(is_pair);
     return n;
   }
-  void process(std::vector<Enc>& encs, bool add_special, const Pipeline& p) const override {
+  void process(std::vector<Enc*>& encs, bool add_special, const Pipeline& p) const override {
     for (const auto& part : parts_) part->process(encs, add_special, p);
   }
 

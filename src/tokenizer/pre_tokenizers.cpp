@@ -412,6 +412,10 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const json::Value& v) {
   if (type == "WhitespaceSplit") {
     return make_char_split([](char32_t c) { return uni::is_whitespace(c); }, Behavior::Removed);
   }
+  if (type == "CharDelimiterSplit") {
+    const char32_t d = single_char(v.get_string("delimiter"), "CharDelimiterSplit delimiter");
+    return make_char_split([d](char32_t c) { return c == d; }, Behavior::Removed);
+  }
   if (type == "Punctuation") {
     return make_char_split([](char32_t c) { return uni::is_bert_punct(c); },
                            parse_behavior(v.get_string_or("behavior", "Isolated")));

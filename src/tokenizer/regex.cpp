@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "core/error.hpp"
@@ -190,6 +191,11 @@ class Regex final : public Pattern {
   }
 
   void find_all(std::string_view text, std::vector<std::uint32_t>& out) const override {
+    // A budget of VM steps: the patterns tokenizer files use run in linear time, but a
+    // pathological pattern (say (a|a)*b) could backtrack exponentially. Past the budget we
+    // refuse the input instead of hanging a worker (steps per byte scale with the program).
+    t_budget = 8 * (text.size() + 16) * std::max<std::size_t>(progs_[0].size(), 64);
+    t_stack.clear();  // drop whatever an earlier refused input left behind
     std::size_t pos = 0;
     while (pos < text.size()) {
       std::size_t end = 0;
@@ -558,6 +564,9 @@ class Regex final : public Pattern {
   // ---- compiler ----
   std::uint32_t here(std::size_t prog) const { return static_cast<std::uint32_t>(progs_[prog].size()); }
   std::uint32_t emit(std::size_t prog, Inst inst) {
+    // Nested counted repetitions multiply ({3,27}{3,58}{3,227}...): cap the program size.
+    if (progs_[prog].size() >= kMaxProgram)
+      unsupported(re_, "a pattern this large (nested counted repetitions)");
     progs_[prog].push_back(inst);
     return here(prog) - 1;
   }
@@ -648,6 +657,11 @@ class Regex final : public Pattern {
     while (stack.size() > base && !found) {
       auto [pc, pos] = stack.back();
       stack.pop_back();
+      if (t_budget-- == 0) {
+        stack.resize(base);
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("tokenizer regex '{}' backtracks too much on this input", re_));
+      }
       while (true) {
         const Inst& in = code[pc];
         bool ok = true;
@@ -732,13 +746,16 @@ class Regex final : public Pattern {
     return found;
   }
 
+  static constexpr std::size_t kMaxProgram = 5000;
   std::string re_;
   std::u32string src_;
   std::size_t pos_ = 0;
   std::vector<CharClass> classes_;
   std::vector<std::vector<Inst>> progs_;
   static thread_local std::vector<std::pair<std::uint32_t, std::size_t>> t_stack;
+  static thread_local std::size_t t_budget;
 };
+thread_local std::size_t Regex::t_budget = 0;
 thread_local std::vector<std::pair<std::uint32_t, std::size_t>> Regex::t_stack;
 
 class StringPattern final : public Pattern {

@@ -49,6 +49,35 @@ void identity(std::string_view text, std::size_t b, std::size_t e, NormText& out
   }
 }
 
+// Byte offsets -> code point offsets for the tokens of one input, with HF's
+// BytesToCharOffsetConverter semantics: a byte maps to the index of the character that
+// contains it (an offset inside a character rounds down), the end of the text maps to the
+// character count.
+void to_char_offsets(std::string_view text, Enc& e, std::vector<std::uint32_t>& table) {
+  bool ascii = true;
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    std::copy(e.offsets.begin(), e.offsets.end(), e.char_offsets.begin());
+    return;
+  }
+  table.resize(text.size() + 1);
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++count;
+    table[i] = count - 1;
+  }
+  table[text.size()] = count;
+  for (std::size_t i = 0; i < e.offsets.size(); ++i) {
+    e.char_offsets[i] = Offset{table[std::min<std::size_t>(e.offsets[i].begin, text.size())],
+                               table[std::min<std::size_t>(e.offsets[i].end, text.size())]};
+  }
+}
+
 }  // namespace
 
 void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Workspace& ws) const {
@@ -117,6 +146,7 @@ void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Work
                out.with_tokens ? model->token_string(t, ws.text) : std::string_view{});
     }
   }
+  to_char_offsets(text, out, ws.u32a);
 }
 
 thread_local std::vector<Piece> Pipeline::t_raw;
@@ -127,23 +157,25 @@ thread_local std::vector<Piece> Pipeline::t_sub;
 namespace {
 
 thread_local Workspace t_ws;
+thread_local std::vector<Enc> t_encs;
+thread_local std::vector<Enc*> t_enc_ptrs;
 
-void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
+void truncate_encodings(std::vector<Enc*>& encs, TruncationParams params) {
   if (params.max_length == 0) {
-    for (auto& e : encs) e.truncate(0, params.direction);
+    for (Enc* e : encs) e->truncate(0, params.direction);
     return;
   }
   std::size_t total = 0;
-  for (const auto& e : encs) total += e.size();
+  for (const Enc* e : encs) total += e->size();
   if (total <= params.max_length) return;
   const std::size_t to_remove = total - params.max_length;
   auto longest_first = [&] {
     if (encs.size() == 1) {
-      encs[0].truncate(params.max_length, params.direction);
+      encs[0]->truncate(params.max_length, params.direction);
       return;
     }
-    std::size_t n1 = encs[0].size();
-    std::size_t n2 = encs[1].size();
+    std::size_t n1 = encs[0]->size();
+    std::size_t n2 = encs[1]->size();
     const bool swap = n1 > n2;
     if (swap) std::swap(n1, n2);
     if (n1 > params.max_length) {
@@ -156,8 +188,8 @@ void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
       n2 = n1 + params.max_length % 2;
     }
     if (swap) std::swap(n1, n2);
-    encs[0].truncate(n1, params.direction);
-    encs[1].truncate(n2, params.direction);
+    encs[0]->truncate(n1, params.direction);
+    encs[1]->truncate(n2, params.direction);
   };
   switch (params.strategy) {
     case TruncationStrategy::LongestFirst:
@@ -173,7 +205,7 @@ void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
         }
         throw Error(ErrorKind::InvalidArgument, "truncation only_second needs a text pair");
       }
-      Enc& target = encs[idx];
+      Enc& target = *encs[idx];
       if (target.size() > to_remove) {
         target.truncate(target.size() - to_remove, params.direction);
       } else if (params.fallback_to_longest_first) {
@@ -188,39 +220,6 @@ void truncate_encodings(std::vector<Enc>& encs, TruncationParams params) {
 }
 
 // Byte offsets -> code point offsets, per input text.
-void to_char_offsets(std::string_view text, std::int8_t seq, const std::vector<std::int8_t>& seqs,
-                     const std::vector<Offset>& bytes, std::vector<Offset>& chars,
-                     std::vector<std::uint32_t>& table) {
-  bool ascii = true;
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      ascii = false;
-      break;
-    }
-  }
-  if (!ascii) {
-    // HF's BytesToCharOffsetConverter: a byte maps to the index of the character that
-    // contains it (so an offset inside a character rounds down); the end of the text maps
-    // to the character count.
-    table.resize(text.size() + 1);
-    std::uint32_t count = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U) ++count;
-      table[i] = count - 1;
-    }
-    table[text.size()] = count;
-  }
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (seqs[i] != seq) continue;
-    if (ascii) {
-      chars[i] = bytes[i];
-    } else {
-      chars[i] = Offset{table[std::min<std::size_t>(bytes[i].begin, text.size())],
-                        table[std::min<std::size_t>(bytes[i].end, text.size())]};
-    }
-  }
-}
-
 void pad_one(Encoding& e, std::size_t target, const PaddingParams& p) {
   if (e.size() >= target) return;
   const std::size_t n = target - e.size();
@@ -275,11 +274,19 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
   utf8::require_valid(a, b != nullptr ? "text a" : "text");
   if (b != nullptr) utf8::require_valid(*b, "text b");
   Workspace& ws = t_ws;
-  std::vector<Enc> encs(b != nullptr ? 2 : 1);
+  // The per-input encodings live in the thread's workspace and keep their capacity, so
+  // the only allocations of a call are the exact-size vectors of the returned Encoding.
+  auto& pool = t_encs;
+  pool.resize(2);
+  auto& encs = t_enc_ptrs;
+  encs.clear();
+  encs.push_back(&pool[0]);
+  if (b != nullptr) encs.push_back(&pool[1]);
   for (std::size_t i = 0; i < encs.size(); ++i) {
-    encs[i].with_tokens = options.with_tokens;
-    encs[i].text = i == 0 ? a : *b;
-    p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), encs[i], ws);
+    encs[i]->clear();
+    encs[i]->with_tokens = options.with_tokens;
+    encs[i]->text = i == 0 ? a : *b;
+    p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), *encs[i], ws);
   }
   if (p.truncation) {
     TruncationParams t = *p.truncation;
@@ -289,22 +296,20 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
     truncate_encodings(encs, t);
   }
   if (p.post_processor) p.post_processor->process(encs, options.add_special_tokens, p);
-  Enc merged = std::move(encs[0]);
-  for (std::size_t i = 1; i < encs.size(); ++i) merged.append(encs[i]);
+  for (std::size_t i = 1; i < encs.size(); ++i) encs[0]->append(*encs[i]);
+  const Enc& m = *encs[0];
 
   Encoding e;
-  const std::size_t n = merged.size();
-  e.ids = std::move(merged.ids);
-  e.type_ids = std::move(merged.type_ids);
-  e.offsets = std::move(merged.offsets);
-  e.special_tokens_mask = std::move(merged.special);
-  for (auto& m : e.special_tokens_mask) m = m == 1 ? 1 : 0;
-  e.sequence_ids = std::move(merged.seq);
-  e.tokens = std::move(merged.tokens);
+  const std::size_t n = m.size();
+  e.ids.assign(m.ids.begin(), m.ids.end());
+  e.type_ids.assign(m.type_ids.begin(), m.type_ids.end());
+  e.offsets.assign(m.offsets.begin(), m.offsets.end());
+  e.special_tokens_mask.resize(n);
+  for (std::size_t i = 0; i < n; ++i) e.special_tokens_mask[i] = m.special[i] == 1 ? 1 : 0;
+  e.sequence_ids.assign(m.seq.begin(), m.seq.end());
+  if (options.with_tokens) e.tokens.assign(m.tokens.begin(), m.tokens.end());
   e.attention_mask.assign(n, 1);
-  e.char_offsets.assign(n, Offset{});
-  to_char_offsets(a, 0, e.sequence_ids, e.offsets, e.char_offsets, ws.u32a);
-  if (b != nullptr) to_char_offsets(*b, 1, e.sequence_ids, e.offsets, e.char_offsets, ws.u32a);
+  e.char_offsets.assign(m.char_offsets.begin(), m.char_offsets.end());
   if (p.padding) pad_one(e, padded_length(n, *p.padding), *p.padding);
   return e;
 }

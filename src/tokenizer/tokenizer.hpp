@@ -111,7 +111,8 @@ class Tokenizer {
   // Model vocabulary plus added tokens (HF's get_vocab_size(with_added_tokens = true)).
   [[nodiscard]] std::size_t vocab_size() const;
 
-  // Truncation and padding as loaded from the file; change them freely.
+  // Truncation and padding as loaded from the file. Setting them is not synchronised with
+  // encoding: configure a tokenizer before sharing it between threads.
   [[nodiscard]] const std::optional<TruncationParams>& truncation() const noexcept;
   void set_truncation(std::optional<TruncationParams> params);
   [[nodiscard]] const std::optional<PaddingParams>& padding() const noexcept;

@@ -61,6 +61,7 @@ std::unique_ptr<Model> make_model(const json::Value& v) {
   if (type == "WordPiece") return make_wordpiece_model(v);
   if (type == "Unigram") return make_unigram_model(v);
   if (type == "BPE") return make_bpe_model(v);
+  if (type == "WordLevel") return make_wordlevel_model(v);
   throw Error(ErrorKind::Unsupported, fmt::format("tokenizer.json: unsupported model type '{}'", type));
 }
 

@@ -38,7 +38,6 @@ bool is_other(char32_t c) noexcept {
     case UTF8PROC_CATEGORY_CF:
     case UTF8PROC_CATEGORY_CS:
     case UTF8PROC_CATEGORY_CO:
-    case UTF8PROC_CATEGORY_CN:
       return true;
     default:
       return false;
@@ -109,6 +108,8 @@ int to_upper(char32_t c, char32_t out[3]) noexcept {
 
 namespace {
 
+thread_local std::vector<int> t_changes, t_changes2;
+
 int ccc(char32_t c) {
   if (c < 0x300) return 0;
   return utf8proc_get_property(i32(c))->combining_class;
@@ -131,6 +132,11 @@ char32_t compose_pair(char32_t a, char32_t b) {
 
 }  // namespace
 
+// Alignments follow HF's NormalizedString::transform exactly: every output character
+// carries a "change" (0: replaces the next source character, +1: inserted, -n: also
+// absorbs n more), changes travel with the characters through canonical reordering and
+// composition, and alignments are then handed out by consuming the source characters in
+// order. So a reordered mark takes the alignment of the position it moved into.
 void normalize(NormText& text, Form form, Workspace& ws) {
   const auto& in = text.bytes;
   if (std::all_of(in.begin(), in.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; })) {
@@ -139,30 +145,30 @@ void normalize(NormText& text, Form form, Workspace& ws) {
   const bool compat = form == Form::NFKC || form == Form::NFKD;
   const bool comp = form == Form::NFC || form == Form::NFKC;
   auto& cps = ws.cps;
-  auto& al = ws.cp_align;
+  auto& src = ws.cp_align;  // alignment of every source character, in order
+  auto& chg = t_changes;
   cps.clear();
-  al.clear();
+  src.clear();
+  chg.clear();
   // Decompose.
   const auto options = static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | (compat ? UTF8PROC_COMPAT : 0));
   for (std::size_t pos = 0; pos < in.size();) {
-    const Align a = text.align[pos];
+    src.push_back(text.align[pos]);
     const char32_t c = utf8::next(in, pos);
-    if (c < 0x80) {
-      cps.push_back(c);
-      al.push_back(a);
-      continue;
-    }
     utf8proc_int32_t buf[32];
-    int boundclass = 0;
-    const auto n = utf8proc_decompose_char(i32(c), buf, 32, options, &boundclass);
-    if (n < 0 || n > 32) {
+    utf8proc_ssize_t n = 0;
+    if (c >= 0x80) {
+      int boundclass = 0;
+      n = utf8proc_decompose_char(i32(c), buf, 32, options, &boundclass);
+    }
+    if (n <= 0 || n > 32) {
       cps.push_back(c);
-      al.push_back(a);
+      chg.push_back(0);
       continue;
     }
     for (utf8proc_ssize_t k = 0; k < n; ++k) {
       cps.push_back(static_cast<char32_t>(buf[k]));
-      al.push_back(a);
+      chg.push_back(k == 0 ? 0 : 1);
     }
   }
   // Canonical ordering: stable sort of every run of non-starters by combining class.
@@ -181,19 +187,19 @@ void normalize(NormText& text, Form form, Workspace& ws) {
       std::stable_sort(idx.begin(), idx.end(),
                        [&](std::uint32_t x, std::uint32_t y) { return ccc(cps[x]) < ccc(cps[y]); });
       auto& tmp_c = ws.cps2;
-      auto& tmp_a = ws.cp_align2;
+      auto& tmp_g = t_changes2;
       tmp_c.clear();
-      tmp_a.clear();
+      tmp_g.clear();
       for (const auto k : idx) {
         tmp_c.push_back(cps[k]);
-        tmp_a.push_back(al[k]);
+        tmp_g.push_back(chg[k]);
       }
       std::copy(tmp_c.begin(), tmp_c.end(), cps.begin() + static_cast<std::ptrdiff_t>(i));
-      std::copy(tmp_a.begin(), tmp_a.end(), al.begin() + static_cast<std::ptrdiff_t>(i));
+      std::copy(tmp_g.begin(), tmp_g.end(), chg.begin() + static_cast<std::ptrdiff_t>(i));
     }
     i = j;
   }
-  // Canonical composition.
+  // Canonical composition: an absorbed character's change folds into the starter's.
   std::size_t w = cps.size();
   if (comp) {
     w = 0;
@@ -203,9 +209,11 @@ void normalize(NormText& text, Form form, Workspace& ws) {
       const char32_t c = cps[i];
       const int cc = ccc(c);
       if (starter >= 0 && (last_cc == -1 || last_cc < cc)) {
-        const char32_t composite = compose_pair(cps[static_cast<std::size_t>(starter)], c);
+        const auto s = static_cast<std::size_t>(starter);
+        const char32_t composite = compose_pair(cps[s], c);
         if (composite != 0) {
-          cps[static_cast<std::size_t>(starter)] = composite;
+          cps[s] = composite;
+          chg[s] += chg[i] - 1;
           continue;
         }
       }
@@ -216,13 +224,23 @@ void normalize(NormText& text, Form form, Workspace& ws) {
         last_cc = cc;
       }
       cps[w] = c;
-      al[w] = al[i];
+      chg[w] = chg[i];
       ++w;
     }
   }
   NormText& out = ws.scratch;
   out.clear();
-  for (std::size_t i = 0; i < w; ++i) out.push(cps[i], al[i]);
+  std::size_t next = 0;  // the next source character to consume
+  for (std::size_t i = 0; i < w; ++i) {
+    Align a{};
+    if (chg[i] > 0) {
+      if (next > 0) a = src[next - 1];
+    } else {
+      if (next < src.size()) a = src[next];
+      next += 1 + static_cast<std::size_t>(-chg[i]);
+    }
+    out.push(cps[i], a);
+  }
   std::swap(text, out);
 }
 

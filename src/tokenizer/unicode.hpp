@@ -16,8 +16,10 @@ inline bool is_whitespace(char32_t c) noexcept {
          c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-int category(char32_t c) noexcept;         // utf8proc_category_t
-bool is_other(char32_t c) noexcept;        // Cc Cf Cs Co Cn
+int category(char32_t c) noexcept;  // utf8proc_category_t
+// Cc Cf Cs Co: the unicode_categories crate's is_other, which (despite HF's comment)
+// does not include unassigned code points (Cn), so BERT's clean_text keeps those.
+bool is_other(char32_t c) noexcept;
 bool is_punctuation(char32_t c) noexcept;  // P*
 bool is_mark_nonspacing(char32_t c) noexcept;
 bool is_mark(char32_t c) noexcept;          // M*
@@ -46,9 +48,9 @@ int to_lower(char32_t c, char32_t out[3]) noexcept;
 int to_upper(char32_t c, char32_t out[3]) noexcept;
 
 enum class Form { NFC, NFD, NFKC, NFKD };
-// Unicode normalization of a NormText keeping alignments the way HF's
-// unicode-normalization-alignments does for the common cases: a decomposed character's
-// parts all map to the source character, a composed character maps to its first source.
+// Unicode normalization of a NormText with HF's alignment rule (see unicode.cpp): the
+// characters' change counts travel through reordering and composition, and alignments are
+// handed out by consuming source characters in order.
 void normalize(NormText& text, Form form, Workspace& ws);
 
 }  // namespace warden::tokenizer_detail::uni

@@ -98,7 +98,50 @@ class WordPiece final : public Model {
   std::uint32_t unk_id_ = 0;
 };
 
+// WordLevel: the whole pre-tokenized word is one token, or unk.
+class WordLevel final : public Model {
+ public:
+  WordLevel(std::vector<std::string> vocab, const std::string& unk) {
+    tokens_.assign(vocab);
+    map_.reserve(vocab.size());
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+      if (!tokens_[i].empty()) map_.insert(tokens_[i], static_cast<std::uint32_t>(i));
+    }
+    unk_id_ = map_.find(unk);
+  }
+  void tokenize(const NormText& text, std::uint32_t begin, std::uint32_t end, std::vector<Token>& out,
+                Workspace& /*ws*/) const override {
+    const auto id = map_.find(std::string_view(text.bytes).substr(begin, end - begin));
+    if (id) {
+      out.push_back(Token{*id, begin, end});
+    } else if (unk_id_) {
+      out.push_back(Token{*unk_id_, begin, end});
+    } else {
+      throw Error(ErrorKind::InvalidInput,
+                  "WordLevel: a word is not in the vocabulary and there is no unk_token");
+    }
+  }
+  [[nodiscard]] std::optional<std::uint32_t> token_to_id(std::string_view token) const override {
+    return map_.find(token);
+  }
+  [[nodiscard]] std::optional<std::string_view> id_to_token(std::uint32_t id) const override {
+    if (id >= tokens_.size() || tokens_[id].empty()) return std::nullopt;
+    return tokens_[id];
+  }
+  [[nodiscard]] std::size_t vocab_size() const override { return map_.size(); }
+
+ private:
+  StringTable tokens_;
+  VocabMap map_;
+  std::optional<std::uint32_t> unk_id_;
+};
+
 }  // namespace
+
+std::unique_ptr<Model> make_wordlevel_model(const json::Value& v) {
+  return std::make_unique<WordLevel>(vocab_from_object(v.at("vocab"), "WordLevel vocab"),
+                                     v.get_string_or("unk_token", "<unk>"));
+}
 
 // {"token": id, ...} -> a dense id-indexed table (holes stay empty).
 std::vector<std::string> vocab_from_object(const json::Value& vocab, std::string_view what) {

@@ -5,6 +5,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "reference_util.hpp"
@@ -119,6 +123,24 @@ TEST(BertTokenizer, DecodesWithTheWordPieceDecoder) {
   EXPECT_EQ(bert().vocab_size(), 30522U);
   const std::vector<std::uint32_t> bad{999999};
   EXPECT_THROW((void)bert().decode(bad), Error);
+}
+
+}  // namespace
+}  // namespace warden
+
+namespace warden {
+namespace {
+
+TEST(BertTokenizer, LegacyConfigIsHonoured) {
+  const auto dir = std::filesystem::temp_directory_path() / ("warden-tok-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(test::test_data("bert-base-uncased-vocab.txt"), dir / "vocab.txt",
+                             std::filesystem::copy_options::overwrite_existing);
+  write_file_atomic(dir / "tokenizer_config.json", R"({"do_lower_case": false, "model_max_length": 6})");
+  const Tokenizer tok = Tokenizer::from_directory(dir);
+  const Encoding e = tok.encode("Hello world and more words here", EncodeOptions{true, true});
+  EXPECT_EQ(e.tokens, (std::vector<std::string>{"[CLS]", "[UNK]", "world", "and", "more", "[SEP]"}));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -303,6 +303,22 @@ const specs = {};
   });
 }
 
+// 6. WordLevel behind Nmt + CharDelimiterSplit, and a ByteLevel normalizer in front of BPE.
+{
+  const words = uniq(trainText.replace(/[\t\n\r]/g, ' ').split(' ').filter((w) => w).slice(0, 3000));
+  specs['wordlevel-nmt'] = {
+    version: '1.0', truncation: null, padding: null, added_tokens: [addedToken(0, '<unk>')],
+    normalizer: { type: 'Sequence', normalizers: [{ type: 'Nmt' }, { type: 'NFKC' }] },
+    pre_tokenizer: { type: 'CharDelimiterSplit', delimiter: ' ' },
+    post_processor: null, decoder: null,
+    model: { type: 'WordLevel', vocab: vocabObject(['<unk>', ...words]), unk_token: '<unk>' },
+  };
+  const bl = JSON.parse(JSON.stringify(specs['bpe-roberta']));
+  bl.normalizer = { type: 'ByteLevel' };
+  bl.pre_tokenizer = { type: 'Split', pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" }, behavior: 'Isolated', invert: false };
+  specs['bpe-bytelevel-normalizer'] = bl;
+}
+
 // ---------------------------------------------------------------- run HF
 async function run() {
   for (const [name, spec] of Object.entries(specs)) {
