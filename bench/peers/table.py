@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Markdown table of engine benchmark JSON lines (engine_bench, ort_bench.mjs, torch_bench.py):
-per model and grid point, each engine's median latency and tokens/s, and Warden's ratios."""
+per model and grid point, each engine's median latency and tokens/s, and Warden's ratios.
+When an engine has several rounds for a point, the round with the median latency is used."""
 
 import json
 import os
+import statistics
 import sys
 
 
@@ -17,13 +19,19 @@ def main():
                 peak = r["peak_gflops"]
             if "batch" not in r:
                 continue
-            rows.setdefault((r["batch"], r["seq"]), {})[r["engine"]] = r
+            rows.setdefault((r["batch"], r["seq"]), {}).setdefault(r["engine"], []).append(r)
         print(f"\n### {name}" + (f" (measured peak {peak:.0f} GFLOP/s)" if peak else "") + "\n")
         print("| batch x seq | Warden ms | ORT ms | PyTorch ms | Warden tok/s | ORT tok/s | PyTorch tok/s "
               "| Warden/ORT throughput | Warden/ORT latency | Warden % of peak |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         for (b, s), e in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-            w, o, t = e.get("warden"), e.get("onnxruntime"), e.get("pytorch")
+            def pick(engine):
+                runs = e.get(engine)
+                if not runs:
+                    return None
+                med = statistics.median_low([r["median_ms"] for r in runs])
+                return next(r for r in runs if r["median_ms"] == med)
+            w, o, t = pick("warden"), pick("onnxruntime"), pick("pytorch")
             f = lambda r, k, fmt: (fmt.format(r[k]) if r else "—")  # noqa: E731
             ratio = f"{w['tokens_per_s'] / o['tokens_per_s']:.2f}×" if w and o else "—"
             lat = f"{w['median_ms'] / o['median_ms']:.2f}×" if w and o else "—"
