@@ -70,7 +70,8 @@ Command add_embed_command(CLI::App& root) {
   auto options = std::make_shared<EmbedOptions>();
   CLI::App* app = root.add_subcommand("embed", "Embed texts (arguments, or stdin one per line)");
   app->add_option("--model,-m", options->model, "Built-in embedder name (default: the built-in default)");
-  app->add_option("--model-dir", options->model_dir, "A HuggingFace model folder (config.json, model.safetensors, ...)");
+  app->add_option("--model-dir", options->model_dir,
+                  "A HuggingFace model folder (config.json, model.safetensors, ...)");
   app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");
   app->add_option("--format,-f", options->format, "Output format")->check(CLI::IsMember({"jsonl", "npy"}));
   app->add_option("--output,-o", options->output, "Write here instead of stdout");

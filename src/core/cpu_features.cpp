@@ -60,10 +60,14 @@ Isa best_isa(const CpuFeatures& f) {
 
 bool supported(Isa isa, const CpuFeatures& f) {
   switch (isa) {
-    case Isa::Portable: return true;
-    case Isa::Avx2: return f.avx2_fma;
-    case Isa::Avx512: return f.avx512;
-    case Isa::Neon: return f.neon;
+    case Isa::Portable:
+      return true;
+    case Isa::Avx2:
+      return f.avx2_fma;
+    case Isa::Avx512:
+      return f.avx512;
+    case Isa::Neon:
+      return f.neon;
   }
   return false;
 }
@@ -94,10 +98,14 @@ Isa active_isa() noexcept {
 
 std::string_view isa_name(Isa isa) noexcept {
   switch (isa) {
-    case Isa::Portable: return "portable";
-    case Isa::Avx2: return "avx2";
-    case Isa::Avx512: return "avx512";
-    case Isa::Neon: return "neon";
+    case Isa::Portable:
+      return "portable";
+    case Isa::Avx2:
+      return "avx2";
+    case Isa::Avx512:
+      return "avx512";
+    case Isa::Neon:
+      return "neon";
   }
   return "portable";
 }

@@ -35,7 +35,8 @@ class ThreadPool {
   template <typename Fn>
   void parallel_for(std::size_t tasks, Fn&& fn) {
     using F = std::remove_reference_t<Fn>;
-    run(tasks, [](void* ctx, std::size_t task) { (*static_cast<F*>(ctx))(task); },
+    run(
+        tasks, [](void* ctx, std::size_t task) { (*static_cast<F*>(ctx))(task); },
         const_cast<void*>(static_cast<const void*>(&fn)));
   }
 

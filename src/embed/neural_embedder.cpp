@@ -26,7 +26,9 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
 
 NeuralEmbedder::~NeuralEmbedder() = default;
 
-std::size_t NeuralEmbedder::dim() const noexcept { return model_->encoder.dims().hidden; }
+std::size_t NeuralEmbedder::dim() const noexcept {
+  return model_->encoder.dims().hidden;
+}
 
 Embeddings NeuralEmbedder::embed(std::span<const std::string_view> texts) const {
   for (std::size_t i = 0; i < texts.size(); ++i) utf8::require_valid(texts[i], fmt::format("input {}", i));

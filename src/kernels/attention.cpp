@@ -48,10 +48,12 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
   const std::size_t sequences = seq_offsets.size() - 1;
   const std::size_t q_cols = shape.heads * shape.head_dim;
   std::size_t max_len = 0;
-  for (std::size_t s = 0; s < sequences; ++s) max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
+  for (std::size_t s = 0; s < sequences; ++s)
+    max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
   auto head_fn = detail::attend_head_portable;
 #if defined(__x86_64__)
   if (active_isa() == Isa::Avx512) head_fn = detail::attend_head_avx512;
+  if (active_isa() == Isa::Avx2) head_fn = detail::attend_head_avx2;
 #endif
   const std::size_t scratch_floats = (shape.head_dim + 4) * (max_len + 16);
   auto run = [&](std::size_t task) {

@@ -30,6 +30,8 @@ namespace detail {
 // row; rows have stride ld. `scratch` holds at least (head_dim + 4) * (len + 16) floats.
 void attend_head_portable(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                           std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
+void attend_head_avx2(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
+                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
 }  // namespace detail

@@ -110,7 +110,8 @@ void pv_block(const float* scores, std::size_t len_pad, const float* v, std::siz
     const __m512 vinv = _mm512_set1_ps(inv[r]);
     float* o = out + static_cast<std::size_t>(r) * ld_out + d0;
     for (int c = 0; c < NV; ++c) {
-      _mm512_mask_storeu_ps(o + 16 * c, c == NV - 1 ? last : __mmask16(0xFFFF), _mm512_mul_ps(acc[r][c], vinv));
+      _mm512_mask_storeu_ps(o + 16 * c, c == NV - 1 ? last : __mmask16(0xFFFF),
+                            _mm512_mul_ps(acc[r][c], vinv));
     }
   }
 }
@@ -123,10 +124,18 @@ void pv_rows(const float* scores, std::size_t len_pad, const float* v, std::size
     const int nv = static_cast<int>((width + 15) / 16);
     const __mmask16 last = tail_mask(width - 16 * static_cast<std::size_t>(nv - 1));
     switch (nv) {
-      case 1: pv_block<R, 1>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
-      case 2: pv_block<R, 2>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
-      case 3: pv_block<R, 3>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
-      default: pv_block<R, 4>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out); break;
+      case 1:
+        pv_block<R, 1>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        break;
+      case 2:
+        pv_block<R, 2>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        break;
+      case 3:
+        pv_block<R, 3>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        break;
+      default:
+        pv_block<R, 4>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        break;
     }
   }
 }
@@ -147,8 +156,8 @@ void attend_head_avx512(const float* q, const float* k, const float* v, std::siz
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch) {
   constexpr std::size_t kRows = 4;
   const std::size_t len_pad = (len + 15) / 16 * 16;
-  float* kt = scratch;                            // [head_dim][len_pad]
-  float* scores = scratch + head_dim * len_pad;   // [kRows][len_pad]
+  float* kt = scratch;                           // [head_dim][len_pad]
+  float* scores = scratch + head_dim * len_pad;  // [kRows][len_pad]
   for (std::size_t j = 0; j < len; ++j) {
     const float* kj = k + j * ld;
     for (std::size_t d = 0; d < head_dim; ++d) kt[d * len_pad + j] = kj[d];
@@ -161,10 +170,17 @@ void attend_head_avx512(const float* q, const float* k, const float* v, std::siz
     attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
   }
   switch (len - i) {
-    case 3: attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores); break;
-    case 2: attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores); break;
-    case 1: attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores); break;
-    default: break;
+    case 3:
+      attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+      break;
+    case 2:
+      attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+      break;
+    case 1:
+      attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+      break;
+    default:
+      break;
   }
 }
 

@@ -25,10 +25,13 @@ struct IsaKernel {
 IsaKernel kernel_for(Isa isa) {
   switch (isa) {
 #if defined(__x86_64__)
-    case Isa::Avx512: return {detail::kAvx512MR, detail::kAvx512NR, detail::tile_avx512};
-    case Isa::Avx2: return {detail::kAvx2MR, detail::kAvx2NR, detail::tile_avx2};
+    case Isa::Avx512:
+      return {detail::kAvx512MR, detail::kAvx512NR, detail::tile_avx512};
+    case Isa::Avx2:
+      return {detail::kAvx2MR, detail::kAvx2NR, detail::tile_avx2};
 #endif
-    default: return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
+    default:
+      return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
   }
 }
 
@@ -81,7 +84,8 @@ PackedLinear::PackedLinear(std::size_t n, std::size_t k, Isa isa, FloatArena* ar
     panels_ = arena->take(panel_floats);
     bias_ = arena->take(bias_floats);
   } else {
-    own_ = AlignedBuffer<float>(FloatArena::footprint(panel_floats) + bias_floats, AlignedBuffer<float>::Uninitialized{});
+    own_ = AlignedBuffer<float>(FloatArena::footprint(panel_floats) + bias_floats,
+                                AlignedBuffer<float>::Uninitialized{});
     panels_ = {own_.data(), panel_floats};
     bias_ = {own_.data() + FloatArena::footprint(panel_floats), bias_floats};
   }
@@ -154,11 +158,21 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
     if (k == 0) {  // degenerate: C = act(b) (+ R); run one empty k-block
       for (std::size_t p = p_begin; p < p_end; ++p) {
         for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
-          const detail::Tile t{apack, mr, w.panels(), 0, c + (row0 + r0) * ldc + p * nr, ldc,
-                               std::min(mr, rows - r0), std::min(nr, n - p * nr), false, true,
-                               w.bias() + p * nr, epilogue.activation,
-                               epilogue.residual != nullptr ? epilogue.residual + (row0 + r0) * epilogue.ldr + p * nr
-                                                            : nullptr,
+          const detail::Tile t{apack,
+                               mr,
+                               w.panels(),
+                               0,
+                               c + (row0 + r0) * ldc + p * nr,
+                               ldc,
+                               std::min(mr, rows - r0),
+                               std::min(nr, n - p * nr),
+                               false,
+                               true,
+                               w.bias() + p * nr,
+                               epilogue.activation,
+                               epilogue.residual != nullptr
+                                   ? epilogue.residual + (row0 + r0) * epilogue.ldr + p * nr
+                                   : nullptr,
                                epilogue.ldr};
           kernel.tile(t);
         }
@@ -176,20 +190,21 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
         const std::size_t cols = std::min(nr, n - col0);
         for (std::size_t r0 = 0, tile = 0; r0 < rows; r0 += mr, ++tile) {
           const std::size_t row = row0 + r0;
-          const detail::Tile t{apack + tile * kc * mr,
-                               mr,
-                               panel,
-                               kc,
-                               c + row * ldc + col0,
-                               ldc,
-                               std::min(mr, rows - r0),
-                               cols,
-                               !first,
-                               last,
-                               w.bias() + col0,
-                               epilogue.activation,
-                               epilogue.residual != nullptr ? epilogue.residual + row * epilogue.ldr + col0 : nullptr,
-                               epilogue.ldr};
+          const detail::Tile t{
+              apack + tile * kc * mr,
+              mr,
+              panel,
+              kc,
+              c + row * ldc + col0,
+              ldc,
+              std::min(mr, rows - r0),
+              cols,
+              !first,
+              last,
+              w.bias() + col0,
+              epilogue.activation,
+              epilogue.residual != nullptr ? epilogue.residual + row * epilogue.ldr + col0 : nullptr,
+              epilogue.ldr};
           kernel.tile(t);
         }
       }

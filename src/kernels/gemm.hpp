@@ -35,7 +35,8 @@ class PackedLinear {
 
   // Packs rows [row0, row0 + rows) of W (weight: rows*k floats, row-major) and their bias
   // (rows floats, or empty for zero).
-  void set_rows(std::size_t row0, std::size_t rows, std::span<const float> weight, std::span<const float> bias);
+  void set_rows(std::size_t row0, std::size_t rows, std::span<const float> weight,
+                std::span<const float> bias);
 
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
@@ -51,8 +52,8 @@ class PackedLinear {
   std::size_t nr_ = 0;
   Isa isa_ = Isa::Portable;
   AlignedBuffer<float> own_;  // the storage when no arena was given
-  std::span<float> panels_;    // ceil(n/nr) panels of [k][nr]
-  std::span<float> bias_;      // padded to a whole panel
+  std::span<float> panels_;   // ceil(n/nr) panels of [k][nr]
+  std::span<float> bias_;     // padded to a whole panel
 };
 
 struct Epilogue {

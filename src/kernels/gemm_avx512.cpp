@@ -15,9 +15,12 @@ constexpr int MR = static_cast<int>(kAvx512MR);
 
 inline __m512 apply_activation(__m512 v, Activation act) {
   switch (act) {
-    case Activation::Gelu: return avx512::gelu_ps(v);
-    case Activation::Relu: return _mm512_max_ps(v, _mm512_setzero_ps());
-    default: return v;  // Tanh is applied after the store (see below)
+    case Activation::Gelu:
+      return avx512::gelu_ps(v);
+    case Activation::Relu:
+      return _mm512_max_ps(v, _mm512_setzero_ps());
+    default:
+      return v;  // Tanh is applied after the store (see below)
   }
 }
 
@@ -48,7 +51,9 @@ void tile_avx512(const Tile& t) {
 
   const auto cols = static_cast<unsigned>(t.cols);
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << cols) - 1U);
-  const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1U << (cols - 16)) - 1U) : __mmask16(0);
+  const __mmask16 m1 = cols >= 32  ? __mmask16(0xFFFF)
+                       : cols > 16 ? __mmask16((1U << (cols - 16)) - 1U)
+                                   : __mmask16(0);
   __m512 bias0 = _mm512_setzero_ps();
   __m512 bias1 = _mm512_setzero_ps();
   if (t.finish) {

@@ -13,17 +13,17 @@ namespace warden::kernels::detail {
 // One register tile: rows x cols of C (rows <= the kernel's MR, cols <= its NR), over the
 // k-range [k0, k0 + kc) of a packed panel.
 struct Tile {
-  const float* a;         // A + row0*lda + k0
+  const float* a;  // A + row0*lda + k0
   std::size_t lda;
-  const float* b;         // panel + k0*NR
+  const float* b;  // panel + k0*NR
   std::size_t kc;
-  float* c;               // C + row0*ldc + col0
+  float* c;  // C + row0*ldc + col0
   std::size_t ldc;
   std::size_t rows;
   std::size_t cols;
-  bool accumulate;        // add to C (not the first k-block)
-  bool finish;            // last k-block: apply bias, activation, residual
-  const float* bias;      // bias + col0 (finish only)
+  bool accumulate;    // add to C (not the first k-block)
+  bool finish;        // last k-block: apply bias, activation, residual
+  const float* bias;  // bias + col0 (finish only)
   Activation activation;
   const float* residual;  // residual + row0*ldr + col0, or null
   std::size_t ldr;

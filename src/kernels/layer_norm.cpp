@@ -33,6 +33,7 @@ void layer_norm(const float* in, std::size_t ld_in, float* out, std::size_t ld_o
   auto rows_fn = detail::layer_norm_rows_portable;
 #if defined(__x86_64__)
   if (active_isa() == Isa::Avx512) rows_fn = detail::layer_norm_rows_avx512;
+  if (active_isa() == Isa::Avx2) rows_fn = detail::layer_norm_rows_avx2;
 #endif
   // Blocks of rows big enough to amortise the task hand-out.
   constexpr std::size_t kRowsPerTask = 32;

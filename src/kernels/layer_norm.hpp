@@ -14,14 +14,19 @@ namespace warden::kernels {
 
 // rows x cols; in and out may be the same buffer (in place). Strides ld_in / ld_out.
 void layer_norm(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, std::size_t rows,
-                std::size_t cols, const float* gamma, const float* beta, float eps, ThreadPool* pool = nullptr);
+                std::size_t cols, const float* gamma, const float* beta, float eps,
+                ThreadPool* pool = nullptr);
 
 namespace detail {
 void layer_norm_rows_portable(const float* in, std::size_t ld_in, float* out, std::size_t ld_out,
                               std::size_t rows, std::size_t cols, const float* gamma, const float* beta,
                               float eps);
+void layer_norm_rows_avx2(const float* in, std::size_t ld_in, float* out, std::size_t ld_out,
+                          std::size_t rows, std::size_t cols, const float* gamma, const float* beta,
+                          float eps);
 void layer_norm_rows_avx512(const float* in, std::size_t ld_in, float* out, std::size_t ld_out,
-                            std::size_t rows, std::size_t cols, const float* gamma, const float* beta, float eps);
+                            std::size_t rows, std::size_t cols, const float* gamma, const float* beta,
+                            float eps);
 }  // namespace detail
 
 }  // namespace warden::kernels

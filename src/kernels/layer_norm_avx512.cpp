@@ -20,7 +20,8 @@ void layer_norm_rows_avx512(const float* in, std::size_t ld_in, float* out, std:
     const float* x = in + r * ld_in;
     float* y = out + r * ld_out;
     __m512 s = _mm512_setzero_ps();
-    for (std::size_t j = 0; j < cols; j += 16) s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(tail_mask(cols - j), x + j));
+    for (std::size_t j = 0; j < cols; j += 16)
+      s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(tail_mask(cols - j), x + j));
     const float mean = avx512::hsum_ps(s) / static_cast<float>(cols);
     const __m512 vmean = _mm512_set1_ps(mean);
     __m512 q = _mm512_setzero_ps();
@@ -34,7 +35,8 @@ void layer_norm_rows_avx512(const float* in, std::size_t ld_in, float* out, std:
     for (std::size_t j = 0; j < cols; j += 16) {
       const __mmask16 m = tail_mask(cols - j);
       const __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + j), vmean), vinv);
-      const __m512 v = _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(m, gamma + j), _mm512_maskz_loadu_ps(m, beta + j));
+      const __m512 v =
+          _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(m, gamma + j), _mm512_maskz_loadu_ps(m, beta + j));
       _mm512_mask_storeu_ps(y + j, m, v);
     }
   }

@@ -5,8 +5,9 @@
 
 namespace warden::model {
 
-void ClassifierHead::logits(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets,
-                            std::span<float> out_logits, ThreadPool* pool) const {
+void ClassifierHead::logits(std::span<const float> hidden, std::size_t dim,
+                            std::span<const std::size_t> offsets, std::span<float> out_logits,
+                            ThreadPool* pool) const {
   const std::size_t sequences = offsets.size() - 1;
   // The first token of each sequence, gathered into a contiguous block.
   std::vector<float> first(sequences * dim);

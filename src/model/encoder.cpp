@@ -20,9 +20,11 @@ float* EncoderWorkspace::ensure(AlignedBuffer<float>& buffer, std::size_t floats
 Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims), w_(std::move(weights)) {
   const std::size_t h = dims_.hidden;
   if (h == 0 || dims_.heads == 0 || h % dims_.heads != 0) {
-    throw Error(ErrorKind::CorruptFile, fmt::format("hidden size {} is not a multiple of {} heads", h, dims_.heads));
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("hidden size {} is not a multiple of {} heads", h, dims_.heads));
   }
-  if (w_.word_embeddings.size() != dims_.vocab * h || w_.position_embeddings.size() != dims_.max_positions * h ||
+  if (w_.word_embeddings.size() != dims_.vocab * h ||
+      w_.position_embeddings.size() != dims_.max_positions * h ||
       w_.token_type_embeddings.size() != dims_.type_vocab * h || w_.layers.size() != dims_.layers) {
     throw Error(ErrorKind::Internal, "Encoder: weights do not match the dimensions");
   }
@@ -73,7 +75,8 @@ void Encoder::embed(const TokenBatch& batch, float* x) const {
   }
 }
 
-std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspace& ws, ThreadPool* pool) const {
+std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspace& ws,
+                                        ThreadPool* pool) const {
   const std::size_t tokens = batch.tokens();
   const std::size_t h = dims_.hidden;
   if (tokens == 0) return {};
@@ -94,7 +97,8 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
     kernels::layer_norm(x, h, x, h, tokens, h, layer.attn_norm.gamma.data(), layer.attn_norm.beta.data(),
                         dims_.layer_norm_eps, pool);
     kernels::linear(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
-    kernels::linear(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h}, pool);
+    kernels::linear(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
+                    pool);
     kernels::layer_norm(x, h, x, h, tokens, h, layer.ffn_norm.gamma.data(), layer.ffn_norm.beta.data(),
                         dims_.layer_norm_eps, pool);
   }
@@ -102,8 +106,9 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
 }
 
 std::size_t Encoder::weight_bytes() const noexcept {
-  std::size_t bytes = (w_.word_embeddings.size() + w_.position_embeddings.size() + w_.token_type_embeddings.size()) *
-                      sizeof(float);
+  std::size_t bytes =
+      (w_.word_embeddings.size() + w_.position_embeddings.size() + w_.token_type_embeddings.size()) *
+      sizeof(float);
   for (const auto& l : w_.layers) {
     bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_out.bytes();
     bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);

@@ -35,8 +35,8 @@ struct EncoderDims {
   std::size_t intermediate = 0;
   std::size_t vocab = 0;
   std::size_t max_positions = 0;
-  std::size_t type_vocab = 0;         // 0: the model has no token type embeddings
-  std::size_t position_offset = 0;    // first position id (RoBERTa: padding_idx + 1)
+  std::size_t type_vocab = 0;       // 0: the model has no token type embeddings
+  std::size_t position_offset = 0;  // first position id (RoBERTa: padding_idx + 1)
   float layer_norm_eps = 1e-12F;
   kernels::Activation ffn_activation = kernels::Activation::Gelu;
 };
@@ -61,8 +61,8 @@ struct EncoderLayer {
   kernels::PackedLinear qkv;       // [3·hidden x hidden]: Q, K, V stacked
   kernels::PackedLinear attn_out;  // [hidden x hidden]
   LayerNormWeights attn_norm;
-  kernels::PackedLinear ffn_in;    // [intermediate x hidden]
-  kernels::PackedLinear ffn_out;   // [hidden x intermediate]
+  kernels::PackedLinear ffn_in;   // [intermediate x hidden]
+  kernels::PackedLinear ffn_out;  // [hidden x intermediate]
   LayerNormWeights ffn_norm;
 };
 

@@ -57,8 +57,9 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
 kernels::Activation ffn_activation(const ModelConfig& config, const std::filesystem::path& dir) {
   if (config.hidden_act == "gelu") return kernels::Activation::Gelu;
   if (config.hidden_act == "relu") return kernels::Activation::Relu;
-  throw Error(ErrorKind::Unsupported, fmt::format("{}: hidden_act '{}' is not supported (supported: gelu, relu)",
-                                                  (dir / "config.json").string(), config.hidden_act));
+  throw Error(ErrorKind::Unsupported,
+              fmt::format("{}: hidden_act '{}' is not supported (supported: gelu, relu)",
+                          (dir / "config.json").string(), config.hidden_act));
 }
 
 // Reads weights by their HF names under one prefix ("" or "bert." ...). Float32 tensors
@@ -98,7 +99,8 @@ class WeightReader {
   // LayerNorm parameters; old checkpoints call them gamma/beta.
   LayerNormWeights layer_norm(std::string_view base, std::size_t n) const {
     const std::string b(base);
-    if (weights_.find(prefix_ + b + ".weight") == nullptr && weights_.find(prefix_ + b + ".gamma") != nullptr) {
+    if (weights_.find(prefix_ + b + ".weight") == nullptr &&
+        weights_.find(prefix_ + b + ".gamma") != nullptr) {
       return {floats(b + ".gamma", {n}), floats(b + ".beta", {n})};
     }
     return {floats(b + ".weight", {n}), floats(b + ".bias", {n})};
@@ -167,17 +169,12 @@ struct LayerNames {
   std::string_view q, k, v, attn_out, attn_norm, ffn_in, ffn_out, ffn_norm;
 };
 
-constexpr LayerNames kBertNames{"encoder.layer.",
-                                "attention.self.query",
-                                "attention.self.key",
-                                "attention.self.value",
-                                "attention.output.dense",
-                                "attention.output.LayerNorm",
-                                "intermediate.dense",
-                                "output.dense",
-                                "output.LayerNorm"};
+constexpr LayerNames kBertNames{
+    "encoder.layer.",       "attention.self.query",   "attention.self.key",
+    "attention.self.value", "attention.output.dense", "attention.output.LayerNorm",
+    "intermediate.dense",   "output.dense",           "output.LayerNorm"};
 
-constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin", "attention.k_lin",
+constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
                                       "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
 
@@ -185,12 +182,14 @@ constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin", "
 std::size_t encoder_arena_floats(const EncoderDims& d, Isa isa) {
   const std::size_t h = d.hidden;
   const std::size_t i = d.intermediate;
-  return d.layers * (kernels::PackedLinear::arena_floats(3 * h, h, isa) + kernels::PackedLinear::arena_floats(h, h, isa) +
-                     kernels::PackedLinear::arena_floats(i, h, isa) + kernels::PackedLinear::arena_floats(h, i, isa));
+  return d.layers *
+         (kernels::PackedLinear::arena_floats(3 * h, h, isa) +
+          kernels::PackedLinear::arena_floats(h, h, isa) + kernels::PackedLinear::arena_floats(i, h, isa) +
+          kernels::PackedLinear::arena_floats(h, i, isa));
 }
 
-EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa, const EncoderDims& d,
-                            const LayerNames& names, ThreadPool* pool) {
+EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
+                            const EncoderDims& d, const LayerNames& names, ThreadPool* pool) {
   EncoderWeights w;
   w.arena = std::make_unique<FloatArena>(encoder_arena_floats(d, isa));
   const WeightReader r(weights, prefix, isa, w.arena.get());
@@ -220,9 +219,12 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
 
 std::string_view model_kind_name(ModelKind kind) noexcept {
   switch (kind) {
-    case ModelKind::Embedding: return "embedding";
-    case ModelKind::Reranker: return "reranker";
-    case ModelKind::Classifier: return "classifier";
+    case ModelKind::Embedding:
+      return "embedding";
+    case ModelKind::Reranker:
+      return "reranker";
+    case ModelKind::Classifier:
+      return "classifier";
   }
   return "embedding";
 }
@@ -241,15 +243,17 @@ std::string supported_architectures() {
   return out;
 }
 
-std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool, Isa isa) {
+std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool,
+                                                 Isa isa) {
   if (!std::filesystem::is_directory(dir)) {
     throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", dir.string()));
   }
   ModelConfig config = read_model_config(dir / "config.json");
   const ArchitectureName& arch = find_architecture(config, dir);
   if (config.position_embedding_type != "absolute") {
-    throw Error(ErrorKind::Unsupported, fmt::format("{}: position_embedding_type '{}' is not supported (absolute only)",
-                                                    (dir / "config.json").string(), config.position_embedding_type));
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: position_embedding_type '{}' is not supported (absolute only)",
+                            (dir / "config.json").string(), config.position_embedding_type));
   }
 
   EncoderDims dims;
@@ -306,10 +310,14 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     head = std::move(c);
   }
 
-  auto model = std::make_unique<EncoderModel>(EncoderModel{dir, std::move(config), arch.architecture,
-                                                            std::move(weights),
-                                                            Encoder(dims, std::move(encoder_weights)),
-                                                            std::move(head), {}, {}});
+  auto model = std::make_unique<EncoderModel>(EncoderModel{dir,
+                                                           std::move(config),
+                                                           arch.architecture,
+                                                           std::move(weights),
+                                                           Encoder(dims, std::move(encoder_weights)),
+                                                           std::move(head),
+                                                           {},
+                                                           {}});
   const auto modules_path = dir / "modules.json";
   if (std::filesystem::exists(modules_path)) {
     const StModules modules = read_st_modules(modules_path);

@@ -5,16 +5,20 @@
 
 namespace warden::model {
 
-void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets, PoolingMode mode,
-          std::span<float> out, std::span<const std::size_t> skip_front) {
+void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets,
+          PoolingMode mode, std::span<float> out, std::span<const std::size_t> skip_front) {
   const std::size_t sequences = offsets.size() - 1;
   for (std::size_t s = 0; s < sequences; ++s) {
     float* o = out.data() + s * dim;
     const std::size_t first = offsets[s];
     const std::size_t end = offsets[s + 1];
     switch (mode) {
-      case PoolingMode::Cls: std::copy_n(hidden.data() + first * dim, dim, o); break;
-      case PoolingMode::LastToken: std::copy_n(hidden.data() + (end - 1) * dim, dim, o); break;
+      case PoolingMode::Cls:
+        std::copy_n(hidden.data() + first * dim, dim, o);
+        break;
+      case PoolingMode::LastToken:
+        std::copy_n(hidden.data() + (end - 1) * dim, dim, o);
+        break;
       case PoolingMode::Mean:
       case PoolingMode::Max: {
         std::size_t begin = first + (skip_front.empty() ? 0 : skip_front[s]);
@@ -43,10 +47,18 @@ void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::s
 void l2_normalize(std::span<float> rows, std::size_t dim) {
   for (std::size_t r = 0; r + dim <= rows.size(); r += dim) {
     double sq = 0.0;  // double: the norm of a 1024-d vector should not lose digits
-    for (std::size_t j = 0; j < dim; ++j) sq += static_cast<double>(rows[r + j]) * static_cast<double>(rows[r + j]);
+    for (std::size_t j = 0; j < dim; ++j)
+      sq += static_cast<double>(rows[r + j]) * static_cast<double>(rows[r + j]);
     const float inv = 1.0F / std::max(static_cast<float>(std::sqrt(sq)), 1e-12F);
     for (std::size_t j = 0; j < dim; ++j) rows[r + j] *= inv;
   }
+}
+
+void truncate_rows(std::span<float> rows, std::size_t dim, std::size_t keep) {
+  const std::size_t n = dim == 0 ? 0 : rows.size() / dim;
+  // Row r moves from r*dim to r*keep <= r*dim: copying forward never overwrites a row
+  // before it was moved.
+  for (std::size_t r = 1; r < n; ++r) std::copy_n(rows.data() + r * dim, keep, rows.data() + r * keep);
 }
 
 }  // namespace warden::model

@@ -13,10 +13,16 @@ namespace warden::model {
 // hidden: [tokens x dim] packed; offsets: S+1 sequence boundaries; out: [S x dim].
 // `skip_front[s]` leading tokens of sequence s are left out of mean/max pooling (prompt
 // tokens when include_prompt is false); empty means none.
-void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets, PoolingMode mode,
-          std::span<float> out, std::span<const std::size_t> skip_front = {});
+void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets,
+          PoolingMode mode, std::span<float> out, std::span<const std::size_t> skip_front = {});
 
 // x / max(||x||, 1e-12) per row, as F.normalize(p=2, dim=-1).
 void l2_normalize(std::span<float> rows, std::size_t dim);
+
+// Matryoshka truncation: keeps the first `keep` values of each `dim`-wide row, packing the
+// rows to stride `keep` in place (the first rows*keep floats of `rows` hold the result).
+// Re-normalise afterwards when the vectors are meant to be unit length. Requires
+// 0 < keep <= dim (callers validate the user's `dimensions`).
+void truncate_rows(std::span<float> rows, std::size_t dim, std::size_t keep);
 
 }  // namespace warden::model

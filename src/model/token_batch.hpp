@@ -11,7 +11,7 @@ namespace warden::model {
 
 struct TokenBatch {
   std::vector<std::uint32_t> ids;
-  std::vector<std::uint32_t> type_ids;   // same length as ids
+  std::vector<std::uint32_t> type_ids;  // same length as ids
   std::vector<std::size_t> offsets{0};  // sequence s is [offsets[s], offsets[s + 1])
 
   // type_ids may be empty (all zero).

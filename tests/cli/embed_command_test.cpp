@@ -78,10 +78,11 @@ namespace {
 
 TEST(EmbedCommand, ModelDirRunsTheEngineAndRejectsBadFolders) {
   const std::string dir = "/tmp/warden-cli-model-" + std::to_string(::getpid());
-  ASSERT_EQ(std::system((std::string(WARDEN_BINARY_DIR) + "/bin/warden-fixture --arch bert --preset tiny --seed 3 --out " +
-                         dir + " >/dev/null")
-                            .c_str()),
-            0);
+  ASSERT_EQ(
+      std::system((std::string(WARDEN_BINARY_DIR) +
+                   "/bin/warden-fixture --arch bert --preset tiny --seed 3 --out " + dir + " >/dev/null")
+                      .c_str()),
+      0);
   const auto r = testing::run_warden("embed --model-dir " + dir + " --threads 2 'hello world'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;

@@ -3,10 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <memory>
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "cli/run_warden.hpp"
@@ -28,15 +28,16 @@ std::string capture(const std::string& cmd) {
 }
 
 // Names of GPU runtimes, lowercase, as they appear in library file names.
-constexpr const char* kGpuLibraries[] = {"cuda", "cublas", "cudnn", "nvrtc", "nvidia", "libnv", "rocm",
-                                         "amdhip", "libhip", "opencl", "vulkan", "libze_"};
+constexpr const char* kGpuLibraries[] = {"cuda", "cublas", "cudnn",  "nvrtc",  "nvidia", "libnv",
+                                         "rocm", "amdhip", "libhip", "opencl", "vulkan", "libze_"};
 
 TEST(ZeroGpu, TheExecutableLinksNoGpuRuntime) {
   const std::string deps = capture("ldd " + testing::warden_binary() + " 2>&1");
   ASSERT_NE(deps.find("libc.so"), std::string::npos) << "ldd did not run: " << deps;
   std::string lower = deps;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const char* name : kGpuLibraries) EXPECT_EQ(lower.find(name), std::string::npos) << name << " in\n" << deps;
+  for (const char* name : kGpuLibraries)
+    EXPECT_EQ(lower.find(name), std::string::npos) << name << " in\n" << deps;
 }
 
 TEST(ZeroGpu, TheExecutableNamesNoGpuDeviceOrLibrary) {

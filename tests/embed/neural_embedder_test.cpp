@@ -27,9 +27,11 @@ fs::path make_fixture(const std::string& golden_name, const fs::path& out) {
   const std::string text = read_file(fs::path(WARDEN_TEST_DATA) / "goldens" / (golden_name + ".json"));
   const simdjson::dom::element golden = parser.parse(text);
   std::string command{std::string_view(golden["fixture"]["command"])};
-  command.replace(0, std::string("warden-fixture").size(), std::string(WARDEN_BINARY_DIR) + "/bin/warden-fixture");
+  command.replace(0, std::string("warden-fixture").size(),
+                  std::string(WARDEN_BINARY_DIR) + "/bin/warden-fixture");
   command.replace(command.rfind("DIR"), 3, out.string());
-  if (std::system((command + " >/dev/null").c_str()) != 0) throw std::runtime_error("fixture failed: " + command);
+  if (std::system((command + " >/dev/null").c_str()) != 0)
+    throw std::runtime_error("fixture failed: " + command);
   return out;
 }
 

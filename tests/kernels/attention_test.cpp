@@ -12,12 +12,13 @@
 namespace warden::kernels {
 namespace {
 
-using HeadFn = void (*)(const float*, const float*, const float*, std::size_t, std::size_t, std::size_t, float,
-                        float*, std::size_t, float*);
+using HeadFn = void (*)(const float*, const float*, const float*, std::size_t, std::size_t, std::size_t,
+                        float, float*, std::size_t, float*);
 
 std::vector<HeadFn> head_fns() {
   std::vector<HeadFn> fns{detail::attend_head_portable};
 #if defined(__x86_64__)
+  if (cpu_features().avx2_fma) fns.push_back(detail::attend_head_avx2);
   if (cpu_features().avx512) fns.push_back(detail::attend_head_avx512);
 #endif
   return fns;
@@ -56,8 +57,10 @@ TEST(Attention, EachHeadKernelMatchesADoubleReference) {
         for (auto& x : qkv) x = dist(rng);
         std::vector<float> out(len * dim), scratch((dim + 4) * (len + 16));
         const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
-        fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim, scratch.data());
-        const auto want = reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, double(scale));
+        fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
+           scratch.data());
+        const auto want =
+            reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, double(scale));
         for (std::size_t i = 0; i < out.size(); ++i) {
           ASSERT_NEAR(out[i], want[i], 2e-5) << "dim " << dim << " len " << len << " at " << i;
         }

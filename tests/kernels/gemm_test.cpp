@@ -29,10 +29,14 @@ std::vector<float> random_vector(std::size_t n, std::mt19937& rng, float scale =
 
 double activate(double v, Activation act) {
   switch (act) {
-    case Activation::None: return v;
-    case Activation::Gelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-    case Activation::Relu: return v > 0 ? v : 0;
-    case Activation::Tanh: return std::tanh(v);
+    case Activation::None:
+      return v;
+    case Activation::Gelu:
+      return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case Activation::Relu:
+      return v > 0 ? v : 0;
+    case Activation::Tanh:
+      return std::tanh(v);
   }
   return v;
 }
@@ -69,9 +73,15 @@ void check_linear(Isa isa, std::size_t m, std::size_t n, std::size_t k, Activati
 
 TEST(Gemm, MatchesADoubleReferenceOnEveryIsaAndEdgeShape) {
   for (const Isa isa : supported_isas()) {
-    for (const auto& [m, n, k] : std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
-             {1, 1, 1}, {1, 33, 7}, {5, 17, 64}, {13, 32, 256}, {12, 64, 257}, {100, 48, 300}, {3, 3, 600},
-             {97, 130, 40}}) {
+    for (const auto& [m, n, k] :
+         std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{{1, 1, 1},
+                                                                        {1, 33, 7},
+                                                                        {5, 17, 64},
+                                                                        {13, 32, 256},
+                                                                        {12, 64, 257},
+                                                                        {100, 48, 300},
+                                                                        {3, 3, 600},
+                                                                        {97, 130, 40}}) {
       check_linear(isa, m, n, k, Activation::None, false, nullptr);
     }
   }

@@ -12,10 +12,11 @@ namespace warden::kernels {
 namespace {
 
 TEST(LayerNorm, EveryIsaMatchesADoubleReference) {
-  using RowsFn = void (*)(const float*, std::size_t, float*, std::size_t, std::size_t, std::size_t, const float*,
-                          const float*, float);
+  using RowsFn = void (*)(const float*, std::size_t, float*, std::size_t, std::size_t, std::size_t,
+                          const float*, const float*, float);
   std::vector<RowsFn> fns{detail::layer_norm_rows_portable};
 #if defined(__x86_64__)
+  if (cpu_features().avx2_fma) fns.push_back(detail::layer_norm_rows_avx2);
   if (cpu_features().avx512) fns.push_back(detail::layer_norm_rows_avx512);
 #endif
   std::mt19937 rng(11);
@@ -35,7 +36,8 @@ TEST(LayerNorm, EveryIsaMatchesADoubleReference) {
         for (std::size_t j = 0; j < cols; ++j) var += std::pow(double(x[r * cols + j]) - mean, 2);
         var /= double(cols);
         for (std::size_t j = 0; j < cols; ++j) {
-          const double want = (double(x[r * cols + j]) - mean) / std::sqrt(var + 1e-12) * double(g[j]) + double(b[j]);
+          const double want =
+              (double(x[r * cols + j]) - mean) / std::sqrt(var + 1e-12) * double(g[j]) + double(b[j]);
           ASSERT_NEAR(y[r * cols + j], want, 1e-5 * (1 + std::fabs(want))) << cols;
         }
       }

@@ -28,8 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 using simdjson::dom::element;
 
-constexpr double kTolerance = 1e-4;         // the bar for fp32 against PyTorch
-constexpr double kBatchInvariance = 1e-5;   // alone vs inside a mixed batch
+constexpr double kTolerance = 1e-4;        // the bar for fp32 against PyTorch
+constexpr double kBatchInvariance = 1e-5;  // alone vs inside a mixed batch
 
 std::vector<fs::path> golden_files() {
   std::vector<fs::path> files;
@@ -77,12 +77,13 @@ struct Case {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> type_ids;
   std::vector<float> hidden;
-  std::vector<float> pooled[4];      // cls, mean, max, last
+  std::vector<float> pooled[4];  // cls, mean, max, last
   std::vector<float> normalized[4];
   std::vector<float> logits;
 };
 
-constexpr PoolingMode kModes[4] = {PoolingMode::Cls, PoolingMode::Mean, PoolingMode::Max, PoolingMode::LastToken};
+constexpr PoolingMode kModes[4] = {PoolingMode::Cls, PoolingMode::Mean, PoolingMode::Max,
+                                   PoolingMode::LastToken};
 constexpr const char* kModeNames[4] = {"cls", "mean", "max", "last"};
 
 TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
@@ -163,7 +164,8 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
       }
       if (!c.logits.empty()) {
         ASSERT_TRUE(model->head.has_value());
-        const std::span<const float> mine_logits(logits.data() + i * model->head->labels(), model->head->labels());
+        const std::span<const float> mine_logits(logits.data() + i * model->head->labels(),
+                                                 model->head->labels());
         worst_logits = std::max(worst_logits, max_abs_diff(mine_logits, c.logits));
         EXPECT_LE(max_abs_diff(mine_logits, c.logits), kTolerance) << "logits";
       }
