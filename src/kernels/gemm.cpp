@@ -28,6 +28,9 @@ IsaKernel kernel_for(Isa isa) {
     case Isa::Avx512: return {detail::kAvx512MR, detail::kAvx512NR, detail::tile_avx512};
     case Isa::Avx2: return {detail::kAvx2MR, detail::kAvx2NR, detail::tile_avx2};
 #endif
+#if defined(__aarch64__)
+    case Isa::Neon: return {detail::kNeonMR, detail::kNeonNR, detail::tile_neon};
+#endif
     default: return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
   }
 }
@@ -50,9 +53,12 @@ void pack_a(const float* a, std::size_t lda, std::size_t rows, std::size_t kc, s
   }
 }
 
-// Per-thread scratch for packed A, sized for the widest kernel; allocated once per thread.
+// Per-thread scratch for packed A, sized for the tallest kernel of any ISA (whichever this
+// build dispatches to); allocated once per thread.
 float* a_workspace() {
-  static constexpr std::size_t kFloats = detail::kAvx512MR * kTilesPerBlock * kKc;
+  static constexpr std::size_t kMaxMR =
+      std::max({detail::kPortableMR, detail::kAvx2MR, detail::kAvx512MR, detail::kNeonMR});
+  static constexpr std::size_t kFloats = kMaxMR * kTilesPerBlock * kKc;
   thread_local AlignedBuffer<float> buffer(kFloats);
   return buffer.data();
 }
