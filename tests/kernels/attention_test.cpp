@@ -20,6 +20,9 @@ std::vector<HeadFn> head_fns() {
 #if defined(__x86_64__)
   if (cpu_features().avx512) fns.push_back(detail::attend_head_avx512);
 #endif
+#if defined(__aarch64__)
+  if (cpu_features().neon) fns.push_back(detail::attend_head_neon);
+#endif
   return fns;
 }
 
