@@ -147,11 +147,14 @@ void check_math() {
 
 // ---- GEMM --------------------------------------------------------------------------
 
+// padded: strides wider than the rows (as in packed QKV views), with sentinels after each
+// row of C; else rows back to back, so that under ASan (scripts/check-neon runs the check
+// with it too) a tail read past the last row's end is caught.
 void check_linear(Stat& stat, std::size_t m, std::size_t n, std::size_t k, Activation act, bool residual,
-                  ThreadPool* pool) {
+                  bool padded, ThreadPool* pool) {
   std::mt19937 rng(static_cast<unsigned>(m * 131 + n * 17 + k));
-  const std::size_t lda = k + 3;  // strides wider than the rows, as in packed QKV views
-  const std::size_t ldc = n + 5;
+  const std::size_t lda = padded ? k + 3 : k;
+  const std::size_t ldc = padded ? n + 5 : n;
   const auto a = random_vector(m * lda, rng);
   const auto w = random_vector(n * k, rng, 0.5F);
   const auto bias = random_vector(n, rng);
@@ -163,7 +166,8 @@ void check_linear(Stat& stat, std::size_t m, std::size_t n, std::size_t k, Activ
   linear(a.data(), lda, m, neon, c.data(), ldc, ep, pool);
   linear(a.data(), lda, m, portable, cp.data(), ldc, ep, pool);
   const std::string what = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
-                           " act=" + activation_name(act) + (residual ? " + residual" : "");
+                           " act=" + activation_name(act) + (residual ? " + residual" : "") +
+                           (padded ? "" : " (tight strides)");
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
       double dot = double(bias[j]);
@@ -195,7 +199,8 @@ void check_gemm() {
     for (const std::size_t n : ns) {
       for (const std::size_t k : ks) {
         if (m * n * k > 400000) continue;  // keep the run short under emulation
-        check_linear(shapes, m, n, k, Activation::None, false, nullptr);
+        check_linear(shapes, m, n, k, Activation::None, false, true, nullptr);
+        check_linear(shapes, m, n, k, Activation::None, false, false, nullptr);
       }
     }
   }
@@ -210,7 +215,8 @@ void check_gemm() {
                                     {8, 12, 300},
                                     {13, 37, 513},
                                     {100, 48, 300}}) {
-        check_linear(stat, m, n, k, act, residual, &pool);
+        check_linear(stat, m, n, k, act, residual, true, &pool);
+        check_linear(stat, m, n, k, act, residual, false, &pool);
       }
       stat.report();
     }
@@ -254,31 +260,34 @@ void check_layer_norm() {
   std::normal_distribution<float> dist(3.0F, 2.0F);  // a large mean, as residual streams have
   for (const std::size_t cols : {1U, 2U, 3U, 4U, 5U, 7U, 8U, 9U, 15U, 16U, 17U, 33U, 384U, 767U, 768U}) {
     const std::size_t rows = 5;
-    const std::size_t ld = cols + 3;
-    std::vector<float> x(rows * ld), g(cols), b(cols);
+    // Input rows back to back (under ASan a read past the last row is caught), output rows
+    // padded with sentinels that catch a tail written too wide.
+    const std::size_t ld_out = cols + 3;
+    std::vector<float> x(rows * cols), g(cols), b(cols);
     for (auto& v : x) v = dist(rng);
     for (auto& v : g) v = dist(rng);
     for (auto& v : b) v = dist(rng);
-    // Sentinels past each row's end catch a tail written too wide.
-    std::vector<float> y(rows * ld, 12345.0F), yp(rows * ld, 12345.0F);
-    detail::layer_norm_rows_neon(x.data(), ld, y.data(), ld, rows, cols, g.data(), b.data(), 1e-12F);
-    detail::layer_norm_rows_portable(x.data(), ld, yp.data(), ld, rows, cols, g.data(), b.data(), 1e-12F);
+    std::vector<float> y(rows * ld_out, 12345.0F), yp(rows * ld_out, 12345.0F);
+    detail::layer_norm_rows_neon(x.data(), cols, y.data(), ld_out, rows, cols, g.data(), b.data(), 1e-12F);
+    detail::layer_norm_rows_portable(x.data(), cols, yp.data(), ld_out, rows, cols, g.data(), b.data(),
+                                     1e-12F);
     for (std::size_t r = 0; r < rows; ++r) {
+      const float* xr = x.data() + r * cols;
       double mean = 0, var = 0;
-      for (std::size_t j = 0; j < cols; ++j) mean += double(x[r * ld + j]);
+      for (std::size_t j = 0; j < cols; ++j) mean += double(xr[j]);
       mean /= double(cols);
-      for (std::size_t j = 0; j < cols; ++j) var += std::pow(double(x[r * ld + j]) - mean, 2);
+      for (std::size_t j = 0; j < cols; ++j) var += std::pow(double(xr[j]) - mean, 2);
       var /= double(cols);
       for (std::size_t j = 0; j < cols; ++j) {
-        const double want =
-            (double(x[r * ld + j]) - mean) / std::sqrt(var + 1e-12) * double(g[j]) + double(b[j]);
-        stat.error(std::fabs(double(y[r * ld + j]) - want), 1e-5 * (1 + std::fabs(want)),
+        const double want = (double(xr[j]) - mean) / std::sqrt(var + 1e-12) * double(g[j]) + double(b[j]);
+        stat.error(std::fabs(double(y[r * ld_out + j]) - want), 1e-5 * (1 + std::fabs(want)),
                    "cols=" + std::to_string(cols));
-        stat.portable(std::fabs(double(y[r * ld + j]) - double(yp[r * ld + j])));
+        stat.portable(std::fabs(double(y[r * ld_out + j]) - double(yp[r * ld_out + j])));
       }
-      for (std::size_t j = cols; j < ld; ++j) {
-        if (y[r * ld + j] != 12345.0F)
+      for (std::size_t j = cols; j < ld_out; ++j) {
+        if (y[r * ld_out + j] != 12345.0F) {
           stat.error(1.0, 0.0, "wrote past the row, cols=" + std::to_string(cols));
+        }
       }
     }
   }
