@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
   std::vector<Isa> isas{Isa::Portable};
   if (warden::cpu_features().avx2_fma) isas.push_back(Isa::Avx2);
   if (warden::cpu_features().avx512) isas.push_back(Isa::Avx512);
+#if defined(__aarch64__)
+  if (warden::cpu_features().neon) isas.push_back(Isa::Neon);
+#endif
   for (const Isa isa : isas) {
     double total_flops = 0, total_time = 0;
     for (const auto& s : shapes) {

@@ -20,14 +20,17 @@ function(warden_layer)
   endif()
 endfunction()
 
-# Kernels for one instruction set live in files named *_avx2.cpp / *_avx512.cpp. Only
-# those files are compiled with the wider ISA (everything else runs on any x86-64 CPU),
-# and code dispatches to them at run time (src/core/cpu_features.hpp). On other
-# architectures they are left out of the build. (-Wno-[maybe-]uninitialized: GCC 12 warns
-# inside its own AVX-512 intrinsic headers, which use _mm512_undefined_ps on purpose.)
+# Kernels for one instruction set live in files named *_avx2.cpp / *_avx512.cpp (x86-64)
+# and *_neon.cpp (AArch64). Only the x86 files need flags: they are compiled with the wider
+# ISA (everything else runs on any x86-64 CPU), and code dispatches to them at run time
+# (src/core/cpu_features.hpp). NEON is part of the AArch64 baseline, so *_neon.cpp needs no
+# flag. Each architecture leaves the other's files out of the build. (-Wno-[maybe-]
+# uninitialized: GCC 12 warns inside its own AVX-512 intrinsic headers, which use
+# _mm512_undefined_ps on purpose.)
 function(warden_isa_sources var)
   set(list ${${var}})
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+    list(FILTER list EXCLUDE REGEX "_neon\\.cpp$")
     foreach(src ${list})
       if(src MATCHES "_avx512\\.cpp$")
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
@@ -36,8 +39,10 @@ function(warden_isa_sources var)
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
       endif()
     endforeach()
-  else()
+  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64|ARM64")
     list(FILTER list EXCLUDE REGEX "_(avx2|avx512)\\.cpp$")
+  else()
+    list(FILTER list EXCLUDE REGEX "_(avx2|avx512|neon)\\.cpp$")
   endif()
   set(${var} ${list} PARENT_SCOPE)
 endfunction()

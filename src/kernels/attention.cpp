@@ -55,6 +55,9 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
   if (active_isa() == Isa::Avx512) head_fn = detail::attend_head_avx512;
   if (active_isa() == Isa::Avx2) head_fn = detail::attend_head_avx2;
 #endif
+#if defined(__aarch64__)
+  if (active_isa() == Isa::Neon) head_fn = detail::attend_head_neon;
+#endif
   const std::size_t scratch_floats = (shape.head_dim + 4) * (max_len + 16);
   auto run = [&](std::size_t task) {
     // Per-thread scratch that only grows: no allocation once the longest sequence was seen.

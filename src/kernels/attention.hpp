@@ -34,6 +34,9 @@ void attend_head_avx2(const float* q, const float* k, const float* v, std::size_
                       std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
+// AArch64 only:
+void attend_head_neon(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
+                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
 }  // namespace detail
 
 }  // namespace warden::kernels

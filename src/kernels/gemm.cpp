@@ -30,8 +30,10 @@ IsaKernel kernel_for(Isa isa) {
     case Isa::Avx2:
       return {detail::kAvx2MR, detail::kAvx2NR, detail::tile_avx2};
 #endif
-    default:
-      return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
+#if defined(__aarch64__)
+    case Isa::Neon: return {detail::kNeonMR, detail::kNeonNR, detail::tile_neon};
+#endif
+    default: return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
   }
 }
 
@@ -53,9 +55,12 @@ void pack_a(const float* a, std::size_t lda, std::size_t rows, std::size_t kc, s
   }
 }
 
-// Per-thread scratch for packed A, sized for the widest kernel; allocated once per thread.
+// Per-thread scratch for packed A, sized for the tallest kernel of any ISA (whichever this
+// build dispatches to); allocated once per thread.
 float* a_workspace() {
-  static constexpr std::size_t kFloats = detail::kAvx512MR * kTilesPerBlock * kKc;
+  static constexpr std::size_t kMaxMR =
+      std::max({detail::kPortableMR, detail::kAvx2MR, detail::kAvx512MR, detail::kNeonMR});
+  static constexpr std::size_t kFloats = kMaxMR * kTilesPerBlock * kKc;
   thread_local AlignedBuffer<float> buffer(kFloats);
   return buffer.data();
 }

@@ -33,8 +33,10 @@ struct Tile {
 inline constexpr std::size_t kPortableMR = 4, kPortableNR = 16;
 inline constexpr std::size_t kAvx2MR = 6, kAvx2NR = 16;
 inline constexpr std::size_t kAvx512MR = 12, kAvx512NR = 32;
+inline constexpr std::size_t kNeonMR = 8, kNeonNR = 12;
 void tile_portable(const Tile& t);
 void tile_avx2(const Tile& t);
 void tile_avx512(const Tile& t);
+void tile_neon(const Tile& t);  // AArch64 only
 
 }  // namespace warden::kernels::detail

@@ -35,6 +35,9 @@ void layer_norm(const float* in, std::size_t ld_in, float* out, std::size_t ld_o
   if (active_isa() == Isa::Avx512) rows_fn = detail::layer_norm_rows_avx512;
   if (active_isa() == Isa::Avx2) rows_fn = detail::layer_norm_rows_avx2;
 #endif
+#if defined(__aarch64__)
+  if (active_isa() == Isa::Neon) rows_fn = detail::layer_norm_rows_neon;
+#endif
   // Blocks of rows big enough to amortise the task hand-out.
   constexpr std::size_t kRowsPerTask = 32;
   const std::size_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;

@@ -27,6 +27,10 @@ void layer_norm_rows_avx2(const float* in, std::size_t ld_in, float* out, std::s
 void layer_norm_rows_avx512(const float* in, std::size_t ld_in, float* out, std::size_t ld_out,
                             std::size_t rows, std::size_t cols, const float* gamma, const float* beta,
                             float eps);
+// AArch64 only:
+void layer_norm_rows_neon(const float* in, std::size_t ld_in, float* out, std::size_t ld_out,
+                          std::size_t rows, std::size_t cols, const float* gamma, const float* beta,
+                          float eps);
 }  // namespace detail
 
 }  // namespace warden::kernels

@@ -21,6 +21,9 @@ std::vector<HeadFn> head_fns() {
   if (cpu_features().avx2_fma) fns.push_back(detail::attend_head_avx2);
   if (cpu_features().avx512) fns.push_back(detail::attend_head_avx512);
 #endif
+#if defined(__aarch64__)
+  if (cpu_features().neon) fns.push_back(detail::attend_head_neon);
+#endif
   return fns;
 }
 

@@ -17,6 +17,9 @@ std::vector<Isa> supported_isas() {
   std::vector<Isa> isas{Isa::Portable};
   if (cpu_features().avx2_fma) isas.push_back(Isa::Avx2);
   if (cpu_features().avx512) isas.push_back(Isa::Avx512);
+#if defined(__aarch64__)
+  if (cpu_features().neon) isas.push_back(Isa::Neon);
+#endif
   return isas;
 }
 

@@ -19,6 +19,9 @@ TEST(LayerNorm, EveryIsaMatchesADoubleReference) {
   if (cpu_features().avx2_fma) fns.push_back(detail::layer_norm_rows_avx2);
   if (cpu_features().avx512) fns.push_back(detail::layer_norm_rows_avx512);
 #endif
+#if defined(__aarch64__)
+  if (cpu_features().neon) fns.push_back(detail::layer_norm_rows_neon);
+#endif
   std::mt19937 rng(11);
   std::normal_distribution<float> dist(3.0F, 2.0F);  // a large mean, as residual streams have
   for (const RowsFn fn : fns) {
