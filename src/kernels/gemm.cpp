@@ -197,7 +197,15 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
     }
     for (std::size_t k0 = 0; k0 < k; k0 += kKc) {
       const std::size_t kc = std::min(kKc, k - k0);
+#if defined(__x86_64__)
+      if (w.isa() == Isa::Avx512) {
+        detail::pack_a_avx512(a + row0 * lda + k0, lda, rows, kc, apack);
+      } else {
+        pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);
+      }
+#else
       pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);
+#endif
       const bool first = k0 == 0;
       const bool last = k0 + kc == k;
       for (std::size_t p = p_begin; p < p_end; ++p) {

@@ -37,6 +37,9 @@ inline constexpr std::size_t kNeonMR = 8, kNeonNR = 12;
 void tile_portable(const Tile& t);
 void tile_avx2(const Tile& t);
 void tile_avx512(const Tile& t);
+// Packs rows x kc of A (row stride lda) into tiles of [kc][kAvx512MR], zero-filling rows
+// past `rows`: what gemm.cpp's pack_a does for mr = 12, vectorised.
+void pack_a_avx512(const float* a, std::size_t lda, std::size_t rows, std::size_t kc, float* out);
 void tile_neon(const Tile& t);  // AArch64 only
 
 }  // namespace warden::kernels::detail
