@@ -1,6 +1,7 @@
 #include "embed/neural_embedder.hpp"
 
 #include <algorithm>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -10,10 +11,27 @@
 
 namespace warden {
 
+namespace {
+
+// The tokenizer is parsed on its own thread while the weights are packed: both take
+// milliseconds, and start-up is the sum of them otherwise.
+std::future<std::unique_ptr<Tokenizer>> load_tokenizer_async(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir)) {  // let the model loader report the folder
+    return std::async(std::launch::deferred, [] { return std::unique_ptr<Tokenizer>(); });
+  }
+  return std::async(std::launch::async, [dir] { return std::make_unique<Tokenizer>(Tokenizer::from_directory(dir)); });
+}
+
+}  // namespace
+
 NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool)
+    : NeuralEmbedder(dir, pool, load_tokenizer_async(dir)) {}
+
+NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
+                               std::future<std::unique_ptr<Tokenizer>> tokenizer)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::load_encoder_model(dir, pool)),
-      tokenizer_(std::make_unique<Tokenizer>(Tokenizer::from_directory(dir))),
+      tokenizer_(tokenizer.get()),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
   // Never let the tokenizer emit more tokens than the model has positions for.

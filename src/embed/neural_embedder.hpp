@@ -3,6 +3,7 @@
 // encoder -> pooling (the folder's sentence-transformers setting) -> L2 normalisation.
 
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 
@@ -29,6 +30,9 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
 
  private:
+  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
+                 std::future<std::unique_ptr<Tokenizer>> tokenizer);
+
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
