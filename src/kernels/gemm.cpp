@@ -1,6 +1,7 @@
 #include "kernels/gemm.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -129,15 +130,35 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
     const std::size_t p_begin = nb * panels_per_block;
     const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
     float* apack = a_workspace();
+    // C may alias R (x = x + f(x)·Wᵀ). With more than one k-block the first block's partial
+    // sums overwrite C before the last block adds R, so the task sets its slice of R aside
+    // first; the result is then the same as with a separate R.
+    const float* residual = epilogue.residual;
+    std::size_t ldr = epilogue.ldr;
+    std::size_t res_col0 = 0;  // column of C that residual[row][0] belongs to
+    std::size_t res_row0 = 0;
+    if (residual != nullptr && residual == c && k > kKc) {
+      thread_local std::vector<float> saved;
+      const std::size_t col_begin = p_begin * nr;
+      const std::size_t width = std::min(n, p_end * nr) - std::min(n, col_begin);
+      saved.resize(rows * width);
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::copy_n(epilogue.residual + (row0 + r) * epilogue.ldr + col_begin, width, saved.data() + r * width);
+      }
+      residual = saved.data();
+      ldr = width;
+      res_col0 = col_begin;
+      res_row0 = row0;
+    }
+    auto residual_at = [&](std::size_t row, std::size_t col) -> const float* {
+      return residual != nullptr ? residual + (row - res_row0) * ldr + (col - res_col0) : nullptr;
+    };
     if (k == 0) {  // degenerate: C = act(b) (+ R); run one empty k-block
       for (std::size_t p = p_begin; p < p_end; ++p) {
         for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
           const detail::Tile t{apack, mr, w.panels(), 0, c + (row0 + r0) * ldc + p * nr, ldc,
                                std::min(mr, rows - r0), std::min(nr, n - p * nr), false, true,
-                               w.bias() + p * nr, epilogue.activation,
-                               epilogue.residual != nullptr ? epilogue.residual + (row0 + r0) * epilogue.ldr + p * nr
-                                                            : nullptr,
-                               epilogue.ldr};
+                               w.bias() + p * nr, epilogue.activation, residual_at(row0 + r0, p * nr), ldr};
           kernel.tile(t);
         }
       }
@@ -166,8 +187,8 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
                                last,
                                w.bias() + col0,
                                epilogue.activation,
-                               epilogue.residual != nullptr ? epilogue.residual + row * epilogue.ldr + col0 : nullptr,
-                               epilogue.ldr};
+                               residual_at(row, col0),
+                               ldr};
           kernel.tile(t);
         }
       }
