@@ -94,7 +94,19 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
   const UseLiteConfig& c = m->config_;
   const ModelWeights w = ModelWeights::open_file(dir / use_lite::kWeightsFile);
   m->embeddings_ = read_floats(w, use_lite::kEmbeddings, {c.vocab, c.embedding});
-  m->inv_timescales_ = read_floats(w, use_lite::kInvTimescales, {c.embedding / 2});
+  // The timing signal of every position, computed once as TF.js computes it per call: a
+  // float32 product with the stored inverse timescales, then a double sin/cos rounded to
+  // float32. Sines first, then cosines (concatenated, not interleaved).
+  const std::vector<float> inv = read_floats(w, use_lite::kInvTimescales, {c.embedding / 2});
+  const std::size_t half = c.embedding / 2;
+  m->timing_.resize(c.max_length * c.embedding);
+  for (std::size_t t = 0; t < c.max_length; ++t) {
+    for (std::size_t i = 0; i < half; ++i) {
+      const float scaled = static_cast<float>(t) * inv[i];
+      m->timing_[t * c.embedding + i] = static_cast<float>(std::sin(static_cast<double>(scaled)));
+      m->timing_[t * c.embedding + half + i] = static_cast<float>(std::cos(static_cast<double>(scaled)));
+    }
+  }
   m->layers_.resize(c.layers);
   auto load_layer = [&](std::size_t l) {
     Layer& layer = m->layers_[l];
@@ -136,22 +148,14 @@ void UseLiteModel::validate(const TokenBatch& batch) const {
 
 void UseLiteModel::embed_tokens(const TokenBatch& batch, float* x) const {
   const std::size_t d = config_.embedding;
-  const std::size_t half = d / 2;
   for (std::size_t s = 0; s < batch.sequences(); ++s) {
     for (std::size_t t = batch.offsets[s]; t < batch.offsets[s + 1]; ++t) {
-      const float p = static_cast<float>(t - batch.offsets[s]);
       const float* emb = embeddings_.data() + static_cast<std::size_t>(batch.ids[t]) * d;
+      const float* signal = timing_.data() + (t - batch.offsets[s]) * d;
       float* row = x + t * d;
-      for (std::size_t i = 0; i < half; ++i) {
-        // As TF.js evaluates it: a float32 product, then a double sin/cos rounded to float32.
-        const float scaled = p * inv_timescales_[i];
-        const auto sin_v = static_cast<float>(std::sin(static_cast<double>(scaled)));
-        const auto cos_v = static_cast<float>(std::cos(static_cast<double>(scaled)));
-        // AddTimingSignal adds the signal to the embedding, and the layer adds the
-        // embedding once more: emb + (emb + signal), in that order.
-        row[i] = emb[i] + (emb[i] + sin_v);
-        row[half + i] = emb[half + i] + (emb[half + i] + cos_v);
-      }
+      // AddTimingSignal adds the signal to the embedding, and the layer adds the embedding
+      // once more: emb + (emb + signal), in that order.
+      for (std::size_t i = 0; i < d; ++i) row[i] = emb[i] + (emb[i] + signal[i]);
     }
   }
 }

@@ -96,8 +96,8 @@ class UseLiteModel {
   void embed_tokens(const TokenBatch& batch, float* x) const;
 
   UseLiteConfig config_;
-  std::vector<float> embeddings_;      // vocab x embedding
-  std::vector<float> inv_timescales_;  // embedding / 2
+  std::vector<float> embeddings_;  // vocab x embedding
+  std::vector<float> timing_;      // max_length x embedding: [sin | cos] per position
   std::vector<Layer> layers_;
   kernels::PackedLinear head_;
 };
