@@ -19,5 +19,6 @@ inline constexpr int kExitFailure = 1;  // the work failed (bad input data, I/O)
 inline constexpr int kExitUsage = 2;    // the command line was wrong (flags, unknown model)
 
 Command add_embed_command(CLI::App& root);
+Command add_convert_use_command(CLI::App& root);
 
 }  // namespace warden::cli

@@ -12,6 +12,7 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
 
@@ -48,7 +49,18 @@ int run_embed(const EmbedOptions& options) {
     pool = std::make_unique<ThreadPool>(options.threads);
     embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get());
   } else {
-    embedder = make_builtin_embedder(options.model.empty() ? default_embedder_name() : options.model);
+    std::string name = options.model;
+    if (name.empty()) {
+      const DefaultEmbedder fallback = default_embedder();
+      name = fallback.name;
+      // The lexical fallback is never silent: say which embedder this is and why.
+      if (!fallback.fallback_reason.empty()) {
+        fmt::print(stderr, "warden: warning: embedding with {} (lexical, semantic = false) because {}\n",
+                   name, fallback.fallback_reason);
+      }
+    }
+    if (name != HashingEmbedder::kId) pool = std::make_unique<ThreadPool>(options.threads);
+    embedder = make_builtin_embedder(name, pool.get());
   }
   const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
@@ -69,7 +81,9 @@ int run_embed(const EmbedOptions& options) {
 Command add_embed_command(CLI::App& root) {
   auto options = std::make_shared<EmbedOptions>();
   CLI::App* app = root.add_subcommand("embed", "Embed texts (arguments, or stdin one per line)");
-  app->add_option("--model,-m", options->model, "Built-in embedder name (default: the built-in default)");
+  app->add_option("--model,-m", options->model,
+                  "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
+                  "hashing-ngram-256)");
   app->add_option("--model-dir", options->model_dir,
                   "A HuggingFace model folder (config.json, model.safetensors, ...)");
   app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");

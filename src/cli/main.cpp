@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   root.set_version_flag("--version", "warden 0.1.0");
   std::vector<warden::cli::Command> commands;
   commands.push_back(warden::cli::add_embed_command(root));
+  commands.push_back(warden::cli::add_convert_use_command(root));
 
   try {
     root.parse(argc, argv);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "cli/run_warden.hpp"
@@ -10,7 +11,16 @@ namespace {
 
 using testing::run_warden;
 
-TEST(EmbedCommand, ArgumentsGiveOneJsonLineEach) {
+// These tests pin the hashing fallback as the default: with no converted USE-lite folder
+// (WARDEN_USE_LITE_DIR names one that does not exist) `warden embed` uses
+// hashing-ngram-256 and warns. The use-lite default is tested in tests/use_lite/.
+class EmbedCommand : public ::testing::Test {
+ protected:
+  void SetUp() override { ::setenv("WARDEN_USE_LITE_DIR", "/nonexistent/warden-use-lite", 1); }
+  void TearDown() override { ::unsetenv("WARDEN_USE_LITE_DIR"); }
+};
+
+TEST_F(EmbedCommand, ArgumentsGiveOneJsonLineEach) {
   const auto r = run_warden("embed 'hello world' 'second text'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   simdjson::dom::parser parser;
@@ -28,14 +38,31 @@ TEST(EmbedCommand, ArgumentsGiveOneJsonLineEach) {
   EXPECT_NE(r.out.find("\"text\":\"hello world\""), std::string::npos);
 }
 
-TEST(EmbedCommand, ReadsStdinLineByLine) {
+TEST_F(EmbedCommand, WithoutUseLiteTheDefaultIsHashingAndSaysWhy) {
+  const auto r = run_warden("embed hi");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: embedding with hashing-ngram-256"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("use-lite is not installed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/warden-use-lite"), std::string::npos) << r.err;
+  // Naming the hashing embedder is a choice, not a fallback: no warning.
+  EXPECT_EQ(run_warden("embed --model hashing-ngram-256 hi").err, "");
+}
+
+TEST_F(EmbedCommand, UseLiteWithoutItsFolderIsAClearError) {
+  const auto r = run_warden("embed --model use-lite hi");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no converted USE-lite model in /nonexistent/warden-use-lite"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(EmbedCommand, ReadsStdinLineByLine) {
   const auto r = run_warden("embed --model hashing-ngram-256", "one\r\ntwo\nthree\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
   EXPECT_NE(r.out.find("\"text\":\"one\""), std::string::npos);  // the \r was dropped
 }
 
-TEST(EmbedCommand, UnknownModelExitsTwoAndNamesTheAlternatives) {
+TEST_F(EmbedCommand, UnknownModelExitsTwoAndNamesTheAlternatives) {
   const auto r = run_warden("embed --model nope hi");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
@@ -43,14 +70,14 @@ TEST(EmbedCommand, UnknownModelExitsTwoAndNamesTheAlternatives) {
   EXPECT_NE(r.err.find("hashing-ngram-256"), std::string::npos) << r.err;
 }
 
-TEST(EmbedCommand, InvalidUtf8OnStdinIsAnErrorNotGarbage) {
+TEST_F(EmbedCommand, InvalidUtf8OnStdinIsAnErrorNotGarbage) {
   const auto r = run_warden("embed", "good\nbad \xC0\xAF\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find("not valid UTF-8"), std::string::npos) << r.err;
 }
 
-TEST(EmbedCommand, NpyHasAValidHeaderAndFloat32Rows) {
+TEST_F(EmbedCommand, NpyHasAValidHeaderAndFloat32Rows) {
   const auto r = run_warden("embed --format npy a b c");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_GT(r.out.size(), 10U);
@@ -64,7 +91,7 @@ TEST(EmbedCommand, NpyHasAValidHeaderAndFloat32Rows) {
   EXPECT_EQ(r.out.size(), 10 + header_len + 3 * 256 * sizeof(float));
 }
 
-TEST(EmbedCommand, BadFlagIsAUsageError) {
+TEST_F(EmbedCommand, BadFlagIsAUsageError) {
   EXPECT_EQ(run_warden("embed --format xml hi").exit_code, 2);
   EXPECT_EQ(run_warden("no-such-command").exit_code, 2);
   EXPECT_EQ(run_warden("").exit_code, 2);
@@ -76,7 +103,7 @@ TEST(EmbedCommand, BadFlagIsAUsageError) {
 namespace warden {
 namespace {
 
-TEST(EmbedCommand, ModelDirRunsTheEngineAndRejectsBadFolders) {
+TEST_F(EmbedCommand, ModelDirRunsTheEngineAndRejectsBadFolders) {
   const std::string dir = "/tmp/warden-cli-model-" + std::to_string(::getpid());
   ASSERT_EQ(
       std::system((std::string(WARDEN_BINARY_DIR) +

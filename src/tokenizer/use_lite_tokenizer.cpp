@@ -1,0 +1,186 @@
+#include "tokenizer/use_lite_tokenizer.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/utf8.hpp"
+#include "tokenizer/internal.hpp"
+#include "tokenizer/unicode.hpp"
+
+namespace warden {
+
+namespace {
+
+constexpr char32_t kSpaceMark = U'\u2581';  // "▁"
+// Far more than the 8,000 pieces the model has; bounds what a hostile file can make us hold.
+constexpr std::size_t kMaxPieces = 1 << 20;
+constexpr std::size_t kMaxPieceCodePoints = 1024;
+
+std::uint64_t edge_key(std::uint32_t node, char32_t cp) noexcept {
+  return (static_cast<std::uint64_t>(node) << 21) | static_cast<std::uint64_t>(cp);
+}
+
+}  // namespace
+
+std::uint32_t UseLiteTokenizer::child(std::uint32_t node, char32_t cp) const noexcept {
+  const auto it = edges_.find(edge_key(node, cp));
+  return it == edges_.end() ? 0 : it->second;
+}
+
+void UseLiteTokenizer::insert(std::u32string_view piece, std::uint32_t id, double score) {
+  std::uint32_t node = 0;
+  for (const char32_t cp : piece) {
+    std::uint32_t next = child(node, cp);
+    if (next == 0) {
+      next = static_cast<std::uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+      edges_.emplace(edge_key(node, cp), next);
+    }
+    node = next;
+  }
+  // A later insert of the same piece overwrites the earlier one, as in the reference trie
+  // ("”5" is listed three times; the last id wins).
+  nodes_[node].id = static_cast<std::int32_t>(id);
+  nodes_[node].score = score;
+}
+
+UseLiteTokenizer UseLiteTokenizer::from_json(std::string_view json, std::string_view source) {
+  auto corrupt = [&](const std::string& what) {
+    return Error(ErrorKind::CorruptFile, fmt::format("{}: {}", source, what));
+  };
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (const auto err = parser.parse(json.data(), json.size()).get(root); err != simdjson::SUCCESS) {
+    throw corrupt(fmt::format("not valid JSON ({})", simdjson::error_message(err)));
+  }
+  simdjson::dom::array entries;
+  if (root.get_array().get(entries) != simdjson::SUCCESS) throw corrupt("the top level is not a JSON array");
+  if (entries.size() <= kFirstSearchableId || entries.size() > kMaxPieces) {
+    throw corrupt(fmt::format("{} pieces; expected more than {} and at most {}", entries.size(),
+                              kFirstSearchableId, kMaxPieces));
+  }
+  UseLiteTokenizer t;
+  t.pieces_.reserve(entries.size());
+  t.piece_len_.reserve(entries.size());
+  std::uint32_t id = 0;
+  for (const simdjson::dom::element entry : entries) {
+    simdjson::dom::array pair;
+    if (entry.get_array().get(pair) != simdjson::SUCCESS || pair.size() != 2) {
+      throw corrupt(fmt::format("entry {} is not a [piece, score] pair", id));
+    }
+    std::string_view piece;
+    if (pair.at(0).get_string().get(piece) != simdjson::SUCCESS) {
+      throw corrupt(fmt::format("entry {}: the piece is not a string", id));
+    }
+    utf8::require_valid(piece, fmt::format("{} entry {}", source, id));
+    const simdjson::dom::element score_value = pair.at(1);
+    // The reference does its arithmetic in JS, where a null score behaves as 0. Scores are
+    // compared as doubles there, so they are kept as doubles here.
+    double score = 0.0;
+    if (!score_value.is_null()) {
+      if (!score_value.is_number()) throw corrupt(fmt::format("entry {}: the score is not a number", id));
+      double d = 0.0;
+      std::int64_t i = 0;
+      std::uint64_t u = 0;
+      if (score_value.get_double().get(d) == simdjson::SUCCESS) {
+        score = d;
+      } else if (score_value.get_int64().get(i) == simdjson::SUCCESS) {
+        score = static_cast<double>(i);
+      } else if (score_value.get_uint64().get(u) == simdjson::SUCCESS) {
+        score = static_cast<double>(u);
+      }
+    }
+    const std::u32string cps = utf8::decode(piece);
+    if (cps.size() > kMaxPieceCodePoints) throw corrupt(fmt::format("entry {}: the piece is too long", id));
+    if (id >= kFirstSearchableId) {
+      if (cps.empty()) throw corrupt(fmt::format("entry {}: empty piece", id));
+      t.insert(cps, id, score);
+    }
+    t.pieces_.emplace_back(piece);
+    // The reference steps back by the piece's UTF-16 length; with pieces inside the BMP
+    // (all of this vocabulary's) that is its code-point count, and the lattice counts code
+    // points. Pieces outside the BMP would break that equivalence, so they are refused.
+    if (std::any_of(cps.begin(), cps.end(), [](char32_t c) { return c > 0xFFFF; })) {
+      throw corrupt(fmt::format("entry {}: piece outside the Basic Multilingual Plane", id));
+    }
+    t.piece_len_.push_back(id == kUnknownId ? 1 : static_cast<std::uint32_t>(cps.size()));
+    ++id;
+  }
+  return t;
+}
+
+UseLiteTokenizer UseLiteTokenizer::from_file(const std::filesystem::path& path) {
+  return from_json(read_file(path), path.string());
+}
+
+std::vector<std::uint32_t> UseLiteTokenizer::encode(std::string_view text) const {
+  utf8::require_valid(text);
+  // 1. NFKC, nothing else (no lowercasing, stripping or whitespace collapsing).
+  tokenizer_detail::NormText norm;
+  norm.bytes.assign(text);
+  norm.align.assign(text.size(), tokenizer_detail::Align{});
+  tokenizer_detail::Workspace ws;
+  tokenizer_detail::uni::normalize(norm, tokenizer_detail::uni::Form::NFKC, ws);
+  // 2. An empty text has no tokens.
+  if (norm.bytes.empty()) return {};
+  // 3-4. One leading "▁", every U+0020 becomes "▁"; symbols are code points.
+  std::u32string symbols = utf8::decode(norm.bytes);
+  std::replace(symbols.begin(), symbols.end(), U' ', kSpaceMark);
+  symbols.insert(symbols.begin(), kSpaceMark);
+  const std::size_t n = symbols.size();
+
+  // 5. The lattice, grouped by end position. Starts are visited in increasing order, so
+  // each end's edges come out sorted by increasing start (longest piece first), the order
+  // the reference's forward pass visits them in.
+  struct Edge {
+    std::uint32_t start;
+    std::uint32_t id;
+    double score;
+  };
+  std::vector<std::vector<Edge>> ending(n + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    bool matched = false;
+    std::uint32_t node = 0;
+    for (std::size_t j = i; j < n; ++j) {
+      node = child(node, symbols[j]);
+      if (node == 0) break;
+      if (nodes_[node].id >= 0) {
+        ending[j + 1].push_back(
+            {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(nodes_[node].id), nodes_[node].score});
+        matched = true;
+      }
+    }
+    // Only when nothing at all matches here: one unknown symbol.
+    if (!matched) ending[i + 1].push_back({static_cast<std::uint32_t>(i), kUnknownId, 0.0});
+  }
+
+  // 6. Forward pass. best == 0 means "unset" (so an exact 0 is overwritten by anything),
+  // and ties go to the later edge, i.e. the shorter piece: both quirks of the reference.
+  std::vector<double> best(n + 1, 0.0);
+  std::vector<std::uint32_t> word(n + 1, kUnknownId);
+  for (std::size_t e = 1; e <= n; ++e) {
+    for (const Edge& edge : ending[e]) {
+      const double s = edge.score + best[edge.start];
+      if (best[e] == 0.0 || s >= best[e]) {
+        best[e] = s;
+        word[e] = edge.id;
+      }
+    }
+  }
+
+  // 7-8. Backtrack, merging runs of unknowns into one; 9. reverse.
+  std::vector<std::uint32_t> ids;
+  for (std::size_t it = n; it > 0;) {
+    const std::uint32_t id = word[it];
+    if (!(id == kUnknownId && !ids.empty() && ids.back() == kUnknownId)) ids.push_back(id);
+    it -= std::min<std::size_t>(it, piece_len_[id]);
+  }
+  std::reverse(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace warden
