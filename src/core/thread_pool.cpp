@@ -113,7 +113,16 @@ void ThreadPool::run(std::size_t tasks, TaskFn fn, void* ctx) {
   work_on_current_job();
   // Every task was taken by a thread that finishes it before leaving the job, so the job
   // is done when every worker has left it.
-  while (pending_workers_.load(std::memory_order_acquire) != 0) cpu_relax();
+  // Spin first (the workers are normally a few microseconds behind), then yield: on a
+  // machine shared with other processes a worker may have lost its core, and spinning
+  // would only keep it from getting it back.
+  for (unsigned spins = 0; pending_workers_.load(std::memory_order_acquire) != 0; ++spins) {
+    if (spins < 4096) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 void ThreadPool::worker_loop() {
