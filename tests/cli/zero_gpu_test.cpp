@@ -11,28 +11,17 @@
 
 #include "cli/run_warden.hpp"
 #include "core/file.hpp"
+#include "support/golden_fixture.hpp"
 
 namespace warden {
 namespace {
-
-std::string capture(const std::string& cmd) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
-  char buf[4096];
-  while (pipe && !std::feof(pipe.get())) {
-    const std::size_t n = std::fread(buf, 1, sizeof buf, pipe.get());
-    out.append(buf, n);
-    if (n == 0) break;
-  }
-  return out;
-}
 
 // Names of GPU runtimes, lowercase, as they appear in library file names.
 constexpr const char* kGpuLibraries[] = {"cuda", "cublas", "cudnn",  "nvrtc",  "nvidia", "libnv",
                                          "rocm", "amdhip", "libhip", "opencl", "vulkan", "libze_"};
 
 TEST(ZeroGpu, TheExecutableLinksNoGpuRuntime) {
-  const std::string deps = capture("ldd " + testing::warden_binary() + " 2>&1");
+  const std::string deps = testing::capture_command("ldd " + testing::warden_binary() + " 2>&1");
   ASSERT_NE(deps.find("libc.so"), std::string::npos) << "ldd did not run: " << deps;
   std::string lower = deps;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });

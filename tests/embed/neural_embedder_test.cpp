@@ -16,23 +16,18 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/thread_pool.hpp"
+#include "support/golden_fixture.hpp"
 
 namespace warden {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path make_fixture(const std::string& golden_name, const fs::path& out) {
+void make_fixture(const std::string& golden_name, const fs::path& out) {
   simdjson::dom::parser parser;
   const std::string text = read_file(fs::path(WARDEN_TEST_DATA) / "goldens" / (golden_name + ".json"));
   const simdjson::dom::element golden = parser.parse(text);
-  std::string command{std::string_view(golden["fixture"]["command"])};
-  command.replace(0, std::string("warden-fixture").size(),
-                  std::string(WARDEN_BINARY_DIR) + "/bin/warden-fixture");
-  command.replace(command.rfind("DIR"), 3, out.string());
-  if (std::system((command + " >/dev/null").c_str()) != 0)
-    throw std::runtime_error("fixture failed: " + command);
-  return out;
+  testing::run_fixture_command(std::string_view(golden["fixture"]["command"]), out);
 }
 
 TEST(NeuralEmbedder, EmbedsLikeTheReferenceForEveryEmbeddingFixture) {

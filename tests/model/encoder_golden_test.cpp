@@ -21,6 +21,7 @@
 #include "model/encoder_model.hpp"
 #include "model/pooling.hpp"
 #include "model/temp_dir.hpp"
+#include "support/golden_fixture.hpp"
 
 namespace warden::model {
 namespace {
@@ -41,15 +42,6 @@ std::vector<fs::path> golden_files() {
   }
   std::sort(files.begin(), files.end());
   return files;
-}
-
-std::string run_capture(const std::string& cmd) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
-  if (!pipe) return out;
-  char buf[4096];
-  while (const std::size_t n = std::fread(buf, 1, sizeof buf, pipe.get())) out.append(buf, n);
-  return out;
 }
 
 std::vector<float> floats(element array) {
@@ -89,7 +81,6 @@ constexpr const char* kModeNames[4] = {"cls", "mean", "max", "last"};
 TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
   const auto files = golden_files();
   ASSERT_FALSE(files.empty()) << "no golden files in tests/data/goldens";
-  const std::string fixture_bin = std::string(WARDEN_BINARY_DIR) + "/bin/warden-fixture";
   ThreadPool threads(2);
   for (const fs::path& file : files) {
     SCOPED_TRACE(file.filename().string());
@@ -100,13 +91,10 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
     // 1. The fixture, exactly as the golden was made from.
     testing::TempDir tmp;
     const fs::path dir = tmp / "model";
-    std::string command{std::string_view(golden["fixture"]["command"])};
-    ASSERT_EQ(command.rfind("warden-fixture ", 0), 0U) << command;
-    command.replace(0, std::string("warden-fixture").size(), fixture_bin);
-    command.replace(command.rfind("DIR"), 3, dir.string());
-    ASSERT_EQ(std::system((command + " >/dev/null").c_str()), 0) << command;
+    ASSERT_NO_THROW(testing::run_fixture_command(std::string_view(golden["fixture"]["command"]), dir));
     for (const auto [name, sha] : golden["fixture"]["files_sha256"].get_object()) {
-      const std::string got = run_capture("sha256sum '" + (dir / std::string(name)).string() + "'");
+      const std::string got =
+          testing::capture_command("sha256sum '" + (dir / std::string(name)).string() + "'");
       ASSERT_EQ(got.substr(0, 64), std::string_view(sha)) << "fixture file " << name << " changed";
     }
 
