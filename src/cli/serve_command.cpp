@@ -70,16 +70,26 @@ int run_serve(ServeOptions options) {
 Command add_serve_command(CLI::App& root) {
   auto options = std::make_shared<ServeOptions>();
   CLI::App* app = root.add_subcommand("serve", "Serve embeddings over HTTP (TEI and OpenAI routes)");
+  // Every flag can also come from a WARDEN_* variable (a container's usual way); a flag on
+  // the command line wins.
   app->add_option("--model,-m", options->model,
                   "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
-                  "hashing-ngram-256)");
+                  "hashing-ngram-256)")
+      ->envname("WARDEN_MODEL");
   app->add_option("--model-dir", options->model_dir,
-                  "A HuggingFace model folder (config.json, model.safetensors, ...)");
-  app->add_option("--hostname", options->server.hostname, "IP address to listen on")->capture_default_str();
-  app->add_option("--port,-p", options->server.port, "TCP port (0: any free port)")->capture_default_str();
+                  "A HuggingFace model folder (config.json, model.safetensors, ...)")
+      ->envname("WARDEN_MODEL_DIR");
+  app->add_option("--hostname", options->server.hostname, "IP address to listen on")
+      ->capture_default_str()
+      ->envname("WARDEN_HOSTNAME");
+  app->add_option("--port,-p", options->server.port, "TCP port (0: any free port)")
+      ->capture_default_str()
+      ->envname("WARDEN_PORT");
   app->add_option("--payload-limit", options->server.payload_limit, "Largest request body, bytes (more: 413)")
-      ->capture_default_str();
-  app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");
+      ->capture_default_str()
+      ->envname("WARDEN_PAYLOAD_LIMIT");
+  app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)")
+      ->envname("WARDEN_THREADS");
   return {app, [options] { return run_serve(*options); }};
 }
 
