@@ -5,6 +5,8 @@ find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(CLI11 REQUIRED)
+# Beast and Asio are header-only (Boost.System is too since 1.69), so the headers suffice.
+find_package(Boost 1.74 REQUIRED)
 pkg_check_modules(LIBB2 REQUIRED IMPORTED_TARGET libb2)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 if(WARDEN_TESTS)

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   std::vector<warden::cli::Command> commands;
   commands.push_back(warden::cli::add_embed_command(root));
   commands.push_back(warden::cli::add_convert_use_command(root));
+  commands.push_back(warden::cli::add_serve_command(root));
 
   try {
     root.parse(argc, argv);

@@ -1,0 +1,107 @@
+// `warden serve` as a child process: it prints its configuration, answers on the port it
+// printed, and exits 0 on SIGTERM. Every wait is bounded, so a hang fails instead of
+// stalling the suite.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "cli/run_warden.hpp"
+#include "http/http_client.hpp"
+
+namespace warden {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class ServeProcess {
+ public:
+  ServeProcess() {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(fds[1], STDERR_FILENO);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      const std::string binary = testing::warden_binary();
+      ::execl(binary.c_str(), binary.c_str(), "serve", "--model", "hashing-ngram-256", "--port", "0",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    err_fd_ = fds[0];
+  }
+  ServeProcess(const ServeProcess&) = delete;
+  ServeProcess& operator=(const ServeProcess&) = delete;
+  ~ServeProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(err_fd_);
+  }
+
+  // Reads stderr until `needle` appears (or 10 s pass); returns everything read.
+  std::string read_until(const std::string& needle) {
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (err_.find(needle) == std::string::npos && Clock::now() < deadline) {
+      pollfd p{err_fd_, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      char chunk[4096];
+      const ssize_t n = ::read(err_fd_, chunk, sizeof chunk);
+      if (n <= 0) break;
+      err_.append(chunk, static_cast<std::size_t>(n));
+    }
+    return err_;
+  }
+
+  // SIGTERM, then the exit status (-1 if it did not exit within 10 s).
+  int terminate() {
+    ::kill(pid_, SIGTERM);
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    int status = 0;
+    while (Clock::now() < deadline) {
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int err_fd_ = -1;
+  bool exited_ = false;
+  std::string err_;
+};
+
+TEST(ServeCommand, PrintsItsConfigurationServesAndStopsOnSigterm) {
+  ServeProcess server;
+  const std::string err = server.read_until("payload_limit=");
+  ASSERT_NE(err.find("model=hashing-ngram-256"), std::string::npos) << err;
+  const std::string marker = "listening=http://127.0.0.1:";
+  const auto at = err.find(marker);
+  ASSERT_NE(at, std::string::npos) << err;
+  const auto port = static_cast<std::uint16_t>(std::stoi(err.substr(at + marker.size())));
+
+  testing::HttpConnection idle(port);  // an idle keep-alive connection must not block shutdown
+  EXPECT_EQ(idle.request("GET", "/health").status, 200);
+  EXPECT_EQ(testing::HttpConnection(port).request("POST", "/embed", R"({"inputs": "hi"})").status, 200);
+
+  EXPECT_EQ(server.terminate(), 0);
+}
+
+}  // namespace
+}  // namespace warden

@@ -1,0 +1,72 @@
+// Compute runs off the I/O thread: while a model request is blocked inside the embedder,
+// /health still answers; and stop() lets that in-flight request finish with a 200.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "embed/hashing_embedder.hpp"
+#include "http/http_client.hpp"
+#include "http/router.hpp"
+#include "http/server.hpp"
+
+namespace warden {
+namespace {
+
+// A hashing embedder that waits (bounded) until the test opens its gate.
+class GatedEmbedder final : public Embedder {
+ public:
+  [[nodiscard]] std::string_view id() const noexcept override { return "gated"; }
+  [[nodiscard]] std::size_t dim() const noexcept override { return HashingEmbedder::kDim; }
+  [[nodiscard]] bool semantic() const noexcept override { return false; }
+  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const override {
+    std::unique_lock lock(mutex_);
+    entered_ = true;
+    changed_.notify_all();
+    changed_.wait_for(lock, std::chrono::seconds(10), [this] { return open_; });
+    return HashingEmbedder().embed(texts);
+  }
+  bool wait_entered() const {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(10), [this] { return entered_; });
+  }
+  void open() const {
+    const std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  mutable bool entered_ = false;
+  mutable bool open_ = false;
+};
+
+TEST(ComputeThread, HealthAnswersWhileComputeIsBusyAndStopFinishesInFlightWork) {
+  GatedEmbedder embedder;
+  const http::Router router(embedder);
+  http::ServerOptions options;
+  options.port = 0;
+  http::Server server(options, router);
+  std::thread io([&server] { server.run(); });
+  const std::uint16_t port = server.port();
+
+  auto in_flight = std::async(std::launch::async, [port] {
+    return testing::HttpConnection(port).request("POST", "/embed", R"({"inputs": "hi"})").status;
+  });
+  ASSERT_TRUE(embedder.wait_entered());
+  EXPECT_EQ(testing::HttpConnection(port).request("GET", "/health").status, 200);
+
+  server.stop();  // while the request is still inside the embedder
+  embedder.open();
+  EXPECT_EQ(in_flight.get(), 200);
+  io.join();
+}
+
+}  // namespace
+}  // namespace warden
