@@ -22,6 +22,7 @@ class Embeddings {
     return {values_.data() + i * dim_, dim_};
   }
   [[nodiscard]] std::span<const float> values() const noexcept { return values_; }
+  [[nodiscard]] std::span<float> values() noexcept { return values_; }
 
  private:
   std::size_t dim_;

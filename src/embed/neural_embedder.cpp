@@ -1,6 +1,5 @@
 #include "embed/neural_embedder.hpp"
 
-#include <algorithm>
 #include <future>
 
 #include <fmt/format.h>
@@ -61,12 +60,9 @@ Embeddings NeuralEmbedder::embed(std::span<const std::string_view> texts) const 
   if (texts.empty()) return out;
   thread_local model::EncoderWorkspace workspace;
   const auto hidden = model_->encoder.forward(batch, workspace, pool_);
-  std::vector<float> pooled(texts.size() * h);
-  model::pool(hidden, h, batch.offsets, model_->pooling.mode, pooled);
-  model::l2_normalize(pooled, h);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    std::copy_n(pooled.data() + i * h, h, out.row(i).data());
-  }
+  // Pool straight into the result rows: no intermediate copy.
+  model::pool(hidden, h, batch.offsets, model_->pooling.mode, out.values());
+  model::l2_normalize(out.values(), h);
   return out;
 }
 
