@@ -51,7 +51,7 @@ int run_serve(ServeOptions options) {
     embedder = make_builtin_embedder(name, pool.get());
   }
 
-  const http::Router router(*embedder);
+  http::Router router(*embedder);
   options.server.handle_signals = true;
   http::Server server(options.server, router);
   fmt::print(stderr,

@@ -1,6 +1,11 @@
 #include "http/router.hpp"
 
 #include <array>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -74,12 +79,69 @@ void l2_normalize(std::span<float> v) {
 
 }  // namespace
 
+// One compute thread, in arrival order: the embedders are not safe to call concurrently.
+// (The scheduler of issue 6 replaces this with dynamic batching.)
+class SerialExecutor {
+ public:
+  SerialExecutor() : thread_([this] { loop(); }) {}
+  SerialExecutor(const SerialExecutor&) = delete;
+  SerialExecutor& operator=(const SerialExecutor&) = delete;
+  ~SerialExecutor() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void post(std::function<void()> task) {
+    {
+      const std::lock_guard lock(mutex_);
+      tasks_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;  // stopping, and nothing left to finish
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+Router::Router(const Embedder& embedder) : embedder_(embedder), compute_(std::make_unique<SerialExecutor>()) {}
+Router::~Router() = default;
+
+void Router::handle(const Request& request, std::shared_ptr<const Cancellation> /*cancelled*/, Respond respond) {
+  if (!is_compute(request.method, request.target)) {
+    respond(handle_now(request));
+    return;
+  }
+  // The request's views stay valid until respond() is called, which happens on the
+  // compute thread after the route has run.
+  compute_->post([this, request, respond = std::move(respond)] { respond(handle_now(request)); });
+}
+
 bool Router::is_compute(std::string_view method, std::string_view target) noexcept {
   const std::string_view path = path_of(target);
   return method == "POST" && (path == "/embed" || path == "/v1/embeddings");
 }
 
-Response Router::error(std::string_view target, int status, std::string_view error_type,
+Response Router::error_response(std::string_view target, int status, std::string_view error_type,
                        std::string_view message, std::string_view param) {
   JsonWriter w;
   if (is_openai(target)) {
@@ -98,18 +160,18 @@ Response Router::error(std::string_view target, int status, std::string_view err
   } else {
     w.begin_object().key("error").value(message).key("error_type").value(error_type).end_object();
   }
-  return {status, w.take()};
+  return json_response(status, w.take());
 }
 
-Response Router::handle(const Request& request) const noexcept {
+Response Router::handle_now(const Request& request) const noexcept {
   try {
     return route(request);
   } catch (const ApiError& e) {
-    return error(request.target, e.status(), e.error_type(), e.what(), e.param());
+    return error_response(request.target, e.status(), e.error_type(), e.what(), e.param());
   } catch (const std::exception& e) {
-    return error(request.target, 500, "Backend", e.what());
+    return error_response(request.target, 500, "Backend", e.what());
   } catch (...) {
-    return error(request.target, 500, "Backend", "unknown error");
+    return error_response(request.target, 500, "Backend", "unknown error");
   }
 }
 
@@ -127,7 +189,7 @@ Response Router::route(const Request& request) const {
   if (request.method == "POST" && !is_json(request.content_type)) {
     throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json");
   }
-  if (path == "/health") return {200, "{}"};
+  if (path == "/health") return json_response(200, "{}");
   if (path == "/info") return info();
   if (path == "/embed") return tei_embed(request.body);
   return openai_embed(request.body);
@@ -142,7 +204,7 @@ Response Router::info() const {
   w.key("semantic").value(embedder_.semantic());
   w.key("version").value("0.1.0");
   w.end_object();
-  return {200, w.take()};
+  return json_response(200, w.take());
 }
 
 Response Router::tei_embed(std::string_view body) const {
@@ -159,7 +221,7 @@ Response Router::tei_embed(std::string_view body) const {
     w.end_array();
   }
   w.end_array();
-  return {200, w.take()};
+  return json_response(200, w.take());
 }
 
 Response Router::openai_embed(std::string_view body) const {
@@ -186,7 +248,7 @@ Response Router::openai_embed(std::string_view body) const {
   // invented number (docs/api.md).
   w.key("usage").begin_object().key("prompt_tokens").value(0).key("total_tokens").value(0).end_object();
   w.end_object();
-  return {200, w.take()};
+  return json_response(200, w.take());
 }
 
 }  // namespace warden::http

@@ -5,42 +5,41 @@
 // every error without a network.
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "embed/embedder.hpp"
+#include "http/handler.hpp"
 
 namespace warden::http {
 
-struct Request {
-  std::string_view method;  // "GET", "POST", ...
-  std::string_view target;  // path, optionally with a query string
-  std::string_view content_type;
-  std::string_view body;
-};
+class SerialExecutor;
 
-struct Response {
-  int status = 200;
-  std::string body;  // JSON
-};
-
-class Router {
+class Router final : public Handler {
  public:
-  // embedder is not owned and must outlive the router. handle() may be called from one
-  // thread at a time only for compute routes (the server runs them on its one compute
-  // thread); the cheap routes only read immutable state.
-  explicit Router(const Embedder& embedder) : embedder_(embedder) {}
+  // embedder is not owned and must outlive the router. Compute routes run on the router's
+  // own compute thread; the cheap routes answer inline.
+  explicit Router(const Embedder& embedder);
+  ~Router() override;
+
+  void handle(const Request& request, std::shared_ptr<const Cancellation> cancelled, Respond respond) override;
+  [[nodiscard]] Response error(std::string_view target, int status, std::string_view error_type,
+                               std::string_view message) const override {
+    return error_response(target, status, error_type, message);
+  }
 
   // True when the route runs the model, so the server must not run it on an I/O thread.
   [[nodiscard]] static bool is_compute(std::string_view method, std::string_view target) noexcept;
 
-  // Never throws: every failure becomes an error response.
-  [[nodiscard]] Response handle(const Request& request) const noexcept;
+  // Synchronous: runs the route on the calling thread. Never throws: every failure
+  // becomes an error response.
+  [[nodiscard]] Response handle_now(const Request& request) const noexcept;
 
   // An error response in the body format of the API that `target` belongs to (OpenAI's
   // under /v1/, TEI's elsewhere); for errors the server detects itself (413).
-  [[nodiscard]] static Response error(std::string_view target, int status, std::string_view error_type,
-                                      std::string_view message, std::string_view param = {});
+  [[nodiscard]] static Response error_response(std::string_view target, int status, std::string_view error_type,
+                                               std::string_view message, std::string_view param = {});
 
  private:
   [[nodiscard]] Response route(const Request& request) const;
@@ -49,6 +48,7 @@ class Router {
   [[nodiscard]] Response openai_embed(std::string_view body) const;
 
   const Embedder& embedder_;
+  std::unique_ptr<SerialExecutor> compute_;
 };
 
 }  // namespace warden::http

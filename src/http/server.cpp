@@ -24,7 +24,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "http/router.hpp"
+#include "http/handler.hpp"
 
 namespace warden::http {
 
@@ -57,15 +57,12 @@ std::string_view sv(beast::string_view s) noexcept {
 class Session;
 
 struct Server::Impl {
-  Impl(const ServerOptions& opts, const Router& r) : options(opts), router(r), acceptor(ioc) {}
+  Impl(const ServerOptions& opts, Handler& h) : options(opts), handler(h), acceptor(ioc) {}
 
   ServerOptions options;
-  const Router& router;
+  Handler& handler;
   asio::io_context ioc;
   tcp::acceptor acceptor;
-  // One compute thread: the embedders are not safe to call concurrently, and batching
-  // (issue 6) will merge requests in front of it rather than add threads here.
-  asio::thread_pool compute{1};
   std::atomic<bool> stopping{false};
   std::mutex sessions_mutex;
   std::list<std::weak_ptr<Session>> sessions;
@@ -113,7 +110,7 @@ class Session : public std::enable_shared_from_this<Session> {
       busy_ = true;
       keep_alive_ = false;
       request_id_ = request_id_of(header);
-      send(Router::error(
+      send(server_.handler.error(
           sv(header.target()), 413, "Validation",
           fmt::format("request body is larger than the limit of {} bytes", server_.options.payload_limit)));
       return;
@@ -123,18 +120,20 @@ class Session : public std::enable_shared_from_this<Session> {
     request_ = parser_->release();
     keep_alive_ = request_.keep_alive();
     request_id_ = request_id_of(request_);
-    const Request request{sv(request_.method_string()), sv(request_.target()),
-                          sv(request_[bhttp::field::content_type]), request_.body()};
-    if (Router::is_compute(request.method, request.target)) {
-      // Compute off the I/O thread; the answer comes back on this connection's strand.
-      asio::post(server_.compute, [self = shared_from_this(), request] {
-        Response response = self->server_.router.handle(request);
-        asio::post(self->stream_.get_executor(),
-                   [self, response = std::move(response)]() mutable { self->send(std::move(response)); });
-      });
-    } else {
-      send(server_.router.handle(request));
-    }
+    const Request request{sv(request_.method_string()),
+                          sv(request_.target()),
+                          sv(request_[bhttp::field::content_type]),
+                          sv(request_[bhttp::field::authorization]),
+                          request_.body(),
+                          request_id_,
+                          std::chrono::steady_clock::now()};
+    cancellation_ = std::make_shared<Cancellation>();
+    // The handler answers from whichever thread finishes the work; the answer is written
+    // on this connection's strand.
+    server_.handler.handle(request, cancellation_, [self = shared_from_this()](Response response) {
+      asio::post(self->stream_.get_executor(),
+                 [self, response = std::move(response)]() mutable { self->send(std::move(response)); });
+    });
   }
 
   template <typename Header>
@@ -150,8 +149,9 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.emplace(static_cast<bhttp::status>(response.status),
                       request_.version() == 0 ? 11 : request_.version());
     response_->set(bhttp::field::server, "warden");
-    response_->set(bhttp::field::content_type, "application/json");
+    response_->set(bhttp::field::content_type, response.content_type);
     response_->set("X-Request-ID", request_id_);
+    for (const auto& [name, value] : response.headers) response_->set(name, value);
     response_->keep_alive(keep_alive_ && !server_.stopping);
     response_->body() = std::move(response.body);
     response_->prepare_payload();
@@ -180,6 +180,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bhttp::request<bhttp::string_body> request_;
   std::optional<bhttp::response<bhttp::string_body>> response_;
   std::string request_id_;
+  std::shared_ptr<Cancellation> cancellation_;
   bool keep_alive_ = true;
   bool busy_ = false;  // a request was read and its answer is not yet written
 };
@@ -231,8 +232,8 @@ void Server::Impl::wait_for_drain(std::chrono::steady_clock::time_point deadline
   });
 }
 
-Server::Server(const ServerOptions& options, const Router& router)
-    : impl_(std::make_unique<Impl>(options, router)) {
+Server::Server(const ServerOptions& options, Handler& handler)
+    : impl_(std::make_unique<Impl>(options, handler)) {
   beast::error_code ec;
   const auto address = asio::ip::make_address(options.hostname, ec);
   if (ec)
@@ -251,7 +252,6 @@ Server::Server(const ServerOptions& options, const Router& router)
 
 Server::~Server() {
   stop();
-  impl_->compute.join();
 }
 
 std::uint16_t Server::port() const noexcept {
@@ -273,8 +273,6 @@ void Server::run() {
   for (std::size_t i = 1; i < impl.options.io_threads; ++i) extra.emplace_back([&impl] { impl.ioc.run(); });
   impl.ioc.run();
   for (auto& t : extra) t.join();
-  // Answers still on the compute thread have nowhere to go once the loop has ended.
-  impl.compute.join();
 }
 
 void Server::stop() {

@@ -11,7 +11,7 @@
 
 namespace warden::http {
 
-class Router;
+class Handler;
 
 struct ServerOptions {
   std::string hostname = "127.0.0.1";
@@ -24,8 +24,8 @@ struct ServerOptions {
 class Server {
  public:
   // Binds and listens at once (throws Error(Io) when it cannot), so port() is valid as
-  // soon as the constructor returns. router is not owned and must outlive the server.
-  Server(const ServerOptions& options, const Router& router);
+  // soon as the constructor returns. handler is not owned and must outlive the server.
+  Server(const ServerOptions& options, Handler& handler);
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
   ~Server();

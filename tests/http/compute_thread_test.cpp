@@ -49,7 +49,7 @@ class GatedEmbedder final : public Embedder {
 
 TEST(ComputeThread, HealthAnswersWhileComputeIsBusyAndStopFinishesInFlightWork) {
   GatedEmbedder embedder;
-  const http::Router router(embedder);
+  http::Router router(embedder);
   http::ServerOptions options;
   options.port = 0;
   http::Server server(options, router);
