@@ -1,21 +1,17 @@
 #include "http/router.hpp"
 
 #include <array>
-#include <condition_variable>
-#include <deque>
-#include <functional>
-#include <mutex>
-#include <thread>
-#include <cmath>
-#include <cstring>
+#include <chrono>
 #include <exception>
-#include <vector>
+
+#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 #include "http/api_error.hpp"
-#include "http/base64.hpp"
-#include "http/embed_request.hpp"
+#include "http/openapi.hpp"
+#include "http/router_impl.hpp"
+#include "http/router_metrics.hpp"
 
 namespace warden::http {
 
@@ -30,132 +26,162 @@ bool is_openai(std::string_view target) {
   return path_of(target).starts_with("/v1/");
 }
 
-// The routes this slice implements, and the one method each accepts. Anything else is 404
-// (unknown path) or 405 (known path, other method): no route pretends to exist.
+enum class Access { Open, Key };  // Open: /health and /metrics answer without the API key
+
 struct RouteEntry {
   std::string_view path;
   std::string_view method;
+  Access access;
 };
 constexpr std::array kRoutes = {
-    RouteEntry{"/health", "GET"},
-    RouteEntry{"/info", "GET"},
-    RouteEntry{"/embed", "POST"},
-    RouteEntry{"/v1/embeddings", "POST"},
+    RouteEntry{"/health", "GET", Access::Open},      RouteEntry{"/metrics", "GET", Access::Open},
+    RouteEntry{"/info", "GET", Access::Key},         RouteEntry{"/openapi.json", "GET", Access::Key},
+    RouteEntry{"/embed", "POST", Access::Key},       RouteEntry{"/embed_all", "POST", Access::Key},
+    RouteEntry{"/similarity", "POST", Access::Key},  RouteEntry{"/tokenize", "POST", Access::Key},
+    RouteEntry{"/decode", "POST", Access::Key},      RouteEntry{"/predict", "POST", Access::Key},
+    RouteEntry{"/rerank", "POST", Access::Key},      RouteEntry{"/v1/embeddings", "POST", Access::Key},
+    RouteEntry{"/v1/models", "GET", Access::Key},    RouteEntry{"/v1/rerank", "POST", Access::Key},
 };
 
-bool is_json(std::string_view content_type) {
-  const auto semicolon = content_type.find(';');
-  std::string_view mime = content_type.substr(0, semicolon);
-  while (!mime.empty() && mime.back() == ' ') mime.remove_suffix(1);
-  if (mime.size() != 16) return false;
-  constexpr std::string_view kJson = "application/json";
-  for (std::size_t i = 0; i < mime.size(); ++i) {
-    const char c = (mime[i] >= 'A' && mime[i] <= 'Z') ? static_cast<char>(mime[i] - 'A' + 'a') : mime[i];
-    if (c != kJson[i]) return false;
+char lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) return false;
   }
   return true;
 }
 
-// Runs the embedder, mapping its input errors (invalid UTF-8 in a text) to 422.
-Embeddings embed_texts(const Embedder& embedder, const std::vector<std::string>& texts) {
-  const std::vector<std::string_view> views(texts.begin(), texts.end());
-  try {
-    return embedder.embed(views);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::InvalidInput || e.kind() == ErrorKind::InvalidArgument) {
-      throw ApiError(422, "Validation", e.what(), "input");
-    }
-    throw ApiError(500, "Backend", e.what());
-  }
+bool is_json(std::string_view content_type) {
+  std::string_view mime = content_type.substr(0, content_type.find(';'));
+  while (!mime.empty() && mime.back() == ' ') mime.remove_suffix(1);
+  return iequals(mime, "application/json");
 }
 
-void l2_normalize(std::span<float> v) {
-  double sum = 0.0;
-  for (const float x : v) sum += static_cast<double>(x) * static_cast<double>(x);
-  if (sum == 0.0) return;
-  const auto inv = static_cast<float>(1.0 / std::sqrt(sum));
-  for (float& x : v) x *= inv;
+// Compares in time that depends only on the lengths, so that a client cannot find the key
+// byte by byte from response times.
+bool constant_time_equals(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(i < a.size() ? a[i] : 0);
+    const auto y = static_cast<unsigned char>(i < b.size() ? b[i] : 0);
+    diff = static_cast<unsigned char>(diff | (x ^ y));
+  }
+  return diff == 0;
+}
+
+bool authorized(std::string_view header, std::string_view key) {
+  constexpr std::string_view kScheme = "bearer ";
+  if (header.size() < kScheme.size() || !iequals(header.substr(0, kScheme.size()), kScheme)) return false;
+  std::string_view token = header.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  return constant_time_equals(token, key);
+}
+
+std::string millis(Clock::duration d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
 }
 
 }  // namespace
 
-// One compute thread, in arrival order: the embedders are not safe to call concurrently.
-// (The scheduler of issue 6 replaces this with dynamic batching.)
-class SerialExecutor {
- public:
-  SerialExecutor() : thread_([this] { loop(); }) {}
-  SerialExecutor(const SerialExecutor&) = delete;
-  SerialExecutor& operator=(const SerialExecutor&) = delete;
-  ~SerialExecutor() {
-    {
-      const std::lock_guard lock(mutex_);
-      stopping_ = true;
+MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const ApiError& err) {
+    return {err.status(), err.error_type(), err.what(), err.param()};
+  } catch (const Error& err) {
+    switch (err.kind()) {
+      case ErrorKind::InvalidInput:
+      case ErrorKind::InvalidArgument:
+        return {422, "Validation", err.what(), std::string(param)};
+      case ErrorKind::Unsupported:
+        return {424, "Backend", err.what(), {}};
+      default:
+        return {500, "Backend", err.what(), {}};
     }
-    wake_.notify_all();
-    thread_.join();
+  } catch (const std::exception& err) {
+    return {500, "Backend", err.what(), {}};
+  } catch (...) {
+    return {500, "Backend", "unknown error", {}};
   }
-  void post(std::function<void()> task) {
-    {
-      const std::lock_guard lock(mutex_);
-      tasks_.push_back(std::move(task));
-    }
-    wake_.notify_one();
-  }
+}
 
- private:
-  void loop() {
-    for (;;) {
-      std::function<void()> task;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;  // stopping, and nothing left to finish
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      task();
-    }
-  }
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
-  std::thread thread_;
-};
+Router::Impl::Impl(const Embedder& e, serving::Scheduler& s, serving::WorkerPool& w,
+                   serving::MetricsRegistry* m, RouterOptions o)
+    : embedder(e),
+      scheduler(s),
+      workers(w),
+      options(std::move(o)),
+      embed_runner(e),
+      token_runner(e),
+      metrics(std::make_unique<RouterMetrics>(m, s)),
+      created_unix(std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count()) {}
 
-Router::Router(const Embedder& embedder) : embedder_(embedder), compute_(std::make_unique<SerialExecutor>()) {}
+Router::Impl::~Impl() = default;
+
+void Router::Impl::finish(Call& call, Response response) const {
+  const auto load = scheduler.load();
+  response.headers.emplace_back("X-Current-Concurrency", std::to_string(load.admitted_inputs));
+  response.headers.emplace_back("X-Waiting-Queue-Size", std::to_string(load.waiting_jobs));
+  const Clock::duration total = Clock::now() - call.received;
+  if (call.computed) {
+    // TEI's timing headers, in milliseconds. compute = tokenization + queue + inference.
+    const Clock::duration compute = call.tokenization + call.job.queue + call.job.inference;
+    response.headers.emplace_back("x-compute-time", millis(compute));
+    response.headers.emplace_back("x-compute-characters", std::to_string(call.characters));
+    response.headers.emplace_back("x-compute-tokens", std::to_string(call.tokens));
+    response.headers.emplace_back("x-total-time", millis(total));
+    response.headers.emplace_back("x-tokenization-time", millis(call.tokenization));
+    response.headers.emplace_back("x-queue-time", millis(call.job.queue));
+    response.headers.emplace_back("x-inference-time", millis(call.job.inference));
+  }
+  metrics->on_response(call, response.status, total);
+  call.respond(std::move(response));
+}
+
+void Router::Impl::fail(Call& call, int status, std::string_view error_type, std::string_view message,
+                        std::string_view param) const {
+  finish(call, error_response(call.target, status, error_type, message, param));
+}
+
+Router::Router(const Embedder& embedder, serving::Scheduler& scheduler, serving::WorkerPool& workers,
+               serving::MetricsRegistry* metrics, RouterOptions options)
+    : impl_(std::make_unique<Impl>(embedder, scheduler, workers, metrics, std::move(options))) {}
+
 Router::~Router() = default;
 
-void Router::handle(const Request& request, std::shared_ptr<const Cancellation> /*cancelled*/, Respond respond) {
-  if (!is_compute(request.method, request.target)) {
-    respond(handle_now(request));
-    return;
-  }
-  // The request's views stay valid until respond() is called, which happens on the
-  // compute thread after the route has run.
-  compute_->post([this, request, respond = std::move(respond)] { respond(handle_now(request)); });
-}
-
-bool Router::is_compute(std::string_view method, std::string_view target) noexcept {
-  const std::string_view path = path_of(target);
-  return method == "POST" && (path == "/embed" || path == "/v1/embeddings");
-}
-
 Response Router::error_response(std::string_view target, int status, std::string_view error_type,
-                       std::string_view message, std::string_view param) {
+                                std::string_view message, std::string_view param) {
   JsonWriter w;
   if (is_openai(target)) {
-    // OpenAI's error object; its `type` for a client mistake is invalid_request_error.
+    // OpenAI's error object.
+    std::string_view type = "invalid_request_error";
+    if (status >= 500) type = "server_error";
+    if (status == 401) type = "authentication_error";
+    if (status == 429) type = "rate_limit_error";
     w.begin_object().key("error").begin_object();
     w.key("message").value(message);
-    w.key("type").value(status >= 500 ? "server_error" : "invalid_request_error");
+    w.key("type").value(type);
     w.key("param");
     if (param.empty()) {
       w.value(nullptr);
     } else {
       w.value(param);
     }
-    w.key("code").value(nullptr);
+    w.key("code");
+    if (status == 401) {
+      w.value("invalid_api_key");
+    } else if (status == 429) {
+      w.value("rate_limit_exceeded");
+    } else {
+      w.value(nullptr);
+    }
     w.end_object().end_object();
   } else {
     w.begin_object().key("error").value(message).key("error_type").value(error_type).end_object();
@@ -163,92 +189,61 @@ Response Router::error_response(std::string_view target, int status, std::string
   return json_response(status, w.take());
 }
 
-Response Router::handle_now(const Request& request) const noexcept {
+Response Router::error(std::string_view target, int status, std::string_view error_type,
+                       std::string_view message) const {
+  Response r = error_response(target, status, error_type, message);
+  Call call;
+  call.route = "unmatched";
+  impl_->metrics->on_response(call, status, {});
+  return r;
+}
+
+void Router::handle(const Request& request, std::shared_ptr<const Cancellation> cancelled, Respond respond) {
+  auto call = std::make_shared<Call>();
+  call->target = std::string(path_of(request.target));
+  call->route = "unmatched";
+  call->respond = std::move(respond);
+  call->cancelled = std::move(cancelled);
+  call->received = request.received;
+  Impl& impl = *impl_;
   try {
-    return route(request);
-  } catch (const ApiError& e) {
-    return error_response(request.target, e.status(), e.error_type(), e.what(), e.param());
-  } catch (const std::exception& e) {
-    return error_response(request.target, 500, "Backend", e.what());
-  } catch (...) {
-    return error_response(request.target, 500, "Backend", "unknown error");
-  }
-}
-
-Response Router::route(const Request& request) const {
-  const std::string_view path = path_of(request.target);
-  const RouteEntry* entry = nullptr;
-  for (const RouteEntry& r : kRoutes) {
-    if (r.path == path) entry = &r;
-  }
-  if (entry == nullptr) throw ApiError(404, "NotFound", "no route " + std::string(path));
-  if (request.method != entry->method) {
-    throw ApiError(405, "MethodNotAllowed",
-                   std::string(path) + " accepts " + std::string(entry->method) + " only");
-  }
-  if (request.method == "POST" && !is_json(request.content_type)) {
-    throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json");
-  }
-  if (path == "/health") return json_response(200, "{}");
-  if (path == "/info") return info();
-  if (path == "/embed") return tei_embed(request.body);
-  return openai_embed(request.body);
-}
-
-Response Router::info() const {
-  JsonWriter w;
-  w.begin_object();
-  w.key("model_id").value(embedder_.id());
-  w.key("model_type").value("embedding");
-  w.key("dim").value(static_cast<std::uint64_t>(embedder_.dim()));
-  w.key("semantic").value(embedder_.semantic());
-  w.key("version").value("0.1.0");
-  w.end_object();
-  return json_response(200, w.take());
-}
-
-Response Router::tei_embed(std::string_view body) const {
-  const TeiEmbedRequest request = parse_tei_embed(body);
-  Embeddings embeddings = embed_texts(embedder_, request.inputs);
-  JsonWriter w;
-  w.begin_array();
-  for (std::size_t i = 0; i < embeddings.rows(); ++i) {
-    // The embedders already L2-normalise; doing it again here makes normalize=true a
-    // guarantee of this route rather than a property of whichever embedder is loaded.
-    if (request.normalize) l2_normalize(embeddings.row(i));
-    w.begin_array();
-    for (const float x : embeddings.row(i)) w.value(x);
-    w.end_array();
-  }
-  w.end_array();
-  return json_response(200, w.take());
-}
-
-Response Router::openai_embed(std::string_view body) const {
-  const OpenAiEmbedRequest request = parse_openai_embed(body);
-  const Embeddings embeddings = embed_texts(embedder_, request.input);
-  JsonWriter w;
-  w.begin_object().key("object").value("list").key("data").begin_array();
-  for (std::size_t i = 0; i < embeddings.rows(); ++i) {
-    w.begin_object().key("object").value("embedding").key("embedding");
-    const std::span<const float> row = embeddings.row(i);
-    if (request.base64) {
-      w.value(base64_floats(row));
-    } else {
-      w.begin_array();
-      for (const float x : row) w.value(x);
-      w.end_array();
+    const std::string_view path = path_of(request.target);
+    const RouteEntry* entry = nullptr;
+    for (const RouteEntry& r : kRoutes) {
+      if (r.path == path) entry = &r;
     }
-    w.key("index").value(static_cast<std::uint64_t>(i)).end_object();
+    if (entry == nullptr) throw ApiError(404, "NotFound", fmt::format("no route {}", path));
+    call->route = std::string(entry->path);
+    if (request.method != entry->method) {
+      throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, entry->method));
+    }
+    if (entry->access == Access::Key && !impl.options.api_key.empty() &&
+        !authorized(request.authorization, impl.options.api_key)) {
+      throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
+    }
+    if (request.method == "POST" && !is_json(request.content_type)) {
+      throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json");
+    }
+    if (path == "/health") return impl.finish(*call, json_response(200, "{}"));
+    if (path == "/metrics") return impl.finish(*call, impl.metrics_text());
+    if (path == "/info") return impl.finish(*call, impl.info());
+    if (path == "/v1/models") return impl.finish(*call, impl.models());
+    if (path == "/openapi.json") return impl.finish(*call, json_response(200, std::string(openapi_json())));
+    if (path == "/embed") return impl.embed(call, request.body, false);
+    if (path == "/embed_all") return impl.embed(call, request.body, true);
+    if (path == "/v1/embeddings") return impl.openai_embed(call, request.body);
+    if (path == "/similarity") return impl.similarity(call, request.body);
+    if (path == "/tokenize") return impl.tokenize(call, request.body);
+    if (path == "/decode") return impl.decode(call, request.body);
+    // /predict, /rerank, /v1/rerank need a sequence-classification model; an embedding
+    // model is the wrong kind (TEI answers 424 the same way).
+    throw ApiError(424, "Backend",
+                   fmt::format("model {} is an embedding model: {} needs a reranker or classifier model",
+                               impl.embedder.id(), path));
+  } catch (...) {
+    const MappedError e = map_exception(std::current_exception(), {});
+    impl.fail(*call, e.status, e.error_type, e.message, e.param);
   }
-  w.end_array();
-  // One model per process in this slice: the response names the model that answered.
-  w.key("model").value(embedder_.id());
-  // The Embedder interface does not report token counts yet, so usage is 0 rather than an
-  // invented number (docs/api.md).
-  w.key("usage").begin_object().key("prompt_tokens").value(0).key("total_tokens").value(0).end_object();
-  w.end_object();
-  return json_response(200, w.take());
 }
 
 }  // namespace warden::http

@@ -1,8 +1,14 @@
 #pragma once
-// The HTTP API without the sockets: a request (method, path, content type, body) in, a
-// response (status, JSON body) out. The server (server.hpp) owns the I/O and decides on
-// which thread handle() runs; keeping this part pure lets tests drive every route and
-// every error without a network.
+// The HTTP API without the sockets: routes TEI's, OpenAI's and Cohere/Jina's requests to
+// the embedder through the scheduler. The server (server.hpp) owns the I/O; the router
+// owns what each route decides, and never computes on the I/O thread that calls handle():
+//
+//   I/O thread:  route lookup, auth, content type, JSON parsing, request validation
+//   workers:     tokenization (Embedder::prepare), then Scheduler::submit
+//   compute:     batches (serving/scheduler.hpp)
+//   workers:     the response body (JSON, base64), then respond()
+//
+// Tests drive it directly (handle() and a Respond callback) or through a real server.
 
 #include <cstddef>
 #include <memory>
@@ -12,43 +18,44 @@
 #include "embed/embedder.hpp"
 #include "http/handler.hpp"
 
+namespace warden::serving {
+class Scheduler;
+class WorkerPool;
+class MetricsRegistry;
+}  // namespace warden::serving
+
 namespace warden::http {
 
-class SerialExecutor;
+struct RouterOptions {
+  std::string api_key;                    // non-empty: every route but /health and /metrics needs it
+  std::size_t max_client_batch_size = 1024;  // inputs in one request; more is 422
+  bool auto_truncate = true;                 // a request's default for `truncate`
+  std::string tier;                          // what /info reports: "semantic-default", ...
+  std::string tier_reason;                   // why that tier (e.g. why the fallback runs)
+};
 
 class Router final : public Handler {
  public:
-  // embedder is not owned and must outlive the router. Compute routes run on the router's
-  // own compute thread; the cheap routes answer inline.
-  explicit Router(const Embedder& embedder);
+  // Nothing is owned; all must outlive the router. metrics may be null.
+  Router(const Embedder& embedder, serving::Scheduler& scheduler, serving::WorkerPool& workers,
+         serving::MetricsRegistry* metrics, RouterOptions options);
   ~Router() override;
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
 
   void handle(const Request& request, std::shared_ptr<const Cancellation> cancelled, Respond respond) override;
   [[nodiscard]] Response error(std::string_view target, int status, std::string_view error_type,
-                               std::string_view message) const override {
-    return error_response(target, status, error_type, message);
-  }
+                               std::string_view message) const override;
 
-  // True when the route runs the model, so the server must not run it on an I/O thread.
-  [[nodiscard]] static bool is_compute(std::string_view method, std::string_view target) noexcept;
-
-  // Synchronous: runs the route on the calling thread. Never throws: every failure
-  // becomes an error response.
-  [[nodiscard]] Response handle_now(const Request& request) const noexcept;
-
-  // An error response in the body format of the API that `target` belongs to (OpenAI's
-  // under /v1/, TEI's elsewhere); for errors the server detects itself (413).
+  // A route's error body: OpenAI's under /v1/, TEI's elsewhere.
   [[nodiscard]] static Response error_response(std::string_view target, int status, std::string_view error_type,
                                                std::string_view message, std::string_view param = {});
 
- private:
-  [[nodiscard]] Response route(const Request& request) const;
-  [[nodiscard]] Response info() const;
-  [[nodiscard]] Response tei_embed(std::string_view body) const;
-  [[nodiscard]] Response openai_embed(std::string_view body) const;
+  // Implementation state, public only so that the route files can name it.
+  struct Impl;
 
-  const Embedder& embedder_;
-  std::unique_ptr<SerialExecutor> compute_;
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace warden::http

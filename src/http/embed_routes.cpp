@@ -1,0 +1,284 @@
+// The embedding routes: TEI's /embed, /embed_all and /similarity, OpenAI's /v1/embeddings.
+// Each parses on the I/O thread, tokenizes on a worker, computes in the scheduler's
+// batches and formats its answer on a worker (router.hpp).
+
+#include <cmath>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/json_writer.hpp"
+#include "http/api_error.hpp"
+#include "http/base64.hpp"
+#include "http/requests.hpp"
+#include "http/router_impl.hpp"
+
+namespace warden::http {
+
+namespace {
+
+void l2_normalize(std::span<float> v) {
+  double sum = 0.0;
+  for (const float x : v) sum += static_cast<double>(x) * static_cast<double>(x);
+  if (sum == 0.0) return;
+  const auto inv = static_cast<float>(1.0 / std::sqrt(sum));
+  for (float& x : v) x *= inv;
+}
+
+// Matryoshka truncation then (optionally) normalisation, per row: the order
+// sentence-transformers uses (truncate_dim, then normalize).
+Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, bool normalize) {
+  if (dimensions && *dimensions < rows.dim()) {
+    Embeddings cut(rows.rows(), *dimensions);
+    for (std::size_t i = 0; i < rows.rows(); ++i) {
+      std::copy_n(rows.row(i).data(), *dimensions, cut.row(i).data());
+    }
+    rows = std::move(cut);
+  }
+  if (normalize) {
+    for (std::size_t i = 0; i < rows.rows(); ++i) l2_normalize(rows.row(i));
+  }
+  return rows;
+}
+
+void check_dimensions(std::optional<std::size_t> dimensions, std::size_t dim) {
+  if (dimensions && (*dimensions == 0 || *dimensions > dim)) {
+    throw ApiError(422, "Validation",
+                   fmt::format("`dimensions` must be between 1 and the model's {}, got {}", dim, *dimensions),
+                   "dimensions");
+  }
+}
+
+void write_row(JsonWriter& w, std::span<const float> row) {
+  w.begin_array();
+  for (const float x : row) w.value(x);
+  w.end_array();
+}
+
+}  // namespace
+
+void Router::Impl::check_batch_size(std::size_t n, std::string_view param) const {
+  if (n > options.max_client_batch_size) {
+    // TEI's wording, so clients that match on it keep working.
+    throw ApiError(422, "Validation",
+                   fmt::format("batch size {} > maximum allowed batch size {}", n, options.max_client_batch_size),
+                   std::string(param));
+  }
+}
+
+InputOptions Router::Impl::input_options(std::optional<bool> truncate, bool left,
+                                         const std::optional<std::string>& prompt_name) const {
+  InputOptions o;
+  o.truncate = truncate.value_or(options.auto_truncate);
+  o.side = left ? TruncationSide::Left : TruncationSide::Right;
+  std::optional<std::string> name = prompt_name;
+  if (!name) name = embedder.default_prompt_name();
+  if (name) {
+    const auto& prompts = embedder.prompts();
+    const auto it = prompts.find(*name);
+    if (it == prompts.end()) {
+      std::string known;
+      for (const auto& [k, v] : prompts) known += (known.empty() ? "" : ", ") + k;
+      throw ApiError(422, "Validation",
+                     fmt::format("prompt_name `{}` is not one of the model's prompts ({})", *name,
+                                 known.empty() ? "it has none" : known),
+                     "prompt_name");
+    }
+    o.prompt = it->second;  // the map lives as long as the embedder
+  }
+  return o;
+}
+
+PreparedInput Router::Impl::prepare_one(const std::string& text, const std::vector<std::uint32_t>* ids,
+                                        const InputOptions& o, std::size_t index, std::string_view param) const {
+  try {
+    return ids != nullptr ? embedder.prepare_ids(*ids, o) : embedder.prepare(text, o);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Unsupported) throw ApiError(424, "Backend", e.what(), std::string(param));
+    if (e.kind() == ErrorKind::InvalidInput || e.kind() == ErrorKind::InvalidArgument) {
+      throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, index, e.what()), std::string(param));
+    }
+    throw;
+  }
+}
+
+void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& runner, Prepare prepare,
+                           Format format) {
+  // Refuse before tokenizing when the queue is already full: overload costs little.
+  if (scheduler.saturated()) {
+    return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
+  }
+  workers.post([this, call, &runner, prepare = std::move(prepare), format = std::move(format)]() mutable {
+    std::vector<PreparedInput> inputs;
+    const Clock::time_point start = Clock::now();
+    try {
+      inputs = prepare();
+    } catch (...) {
+      const MappedError e = map_exception(std::current_exception(), {});
+      return fail(*call, e.status, e.error_type, e.message, e.param);
+    }
+    call->computed = true;
+    call->tokenization = Clock::now() - start;
+    for (const PreparedInput& in : inputs) call->tokens += in.tokens;
+    const std::size_t dim = &runner == &embed_runner ? embedder.dim() : 0;
+    auto job = std::make_shared<serving::EmbedJob>(
+        runner, std::move(inputs), dim, call->cancelled,
+        [this, call, format = std::move(format)](serving::EmbedJob& done, serving::Outcome outcome) mutable {
+          // On the compute thread: take the rows and leave; the JSON is written on a worker.
+          call->job = done.timings();
+          switch (outcome) {
+            case serving::Outcome::Done: {
+              auto result = std::make_shared<EmbedResult>();
+              result->pooled = std::move(done.pooled);
+              result->per_token = std::move(done.per_token);
+              for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
+              workers.post([this, call, result, format = std::move(format)] {
+                try {
+                  finish(*call, format(*result));
+                } catch (...) {
+                  const MappedError e = map_exception(std::current_exception(), {});
+                  fail(*call, e.status, e.error_type, e.message, e.param);
+                }
+              });
+              return;
+            }
+            case serving::Outcome::Rejected:
+              return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
+            case serving::Outcome::TimedOut:
+              return fail(*call, 504, "Overloaded",
+                          fmt::format("request waited longer than the queue timeout of {} ms and was not computed",
+                                      scheduler.options().queue_timeout.count()));
+            case serving::Outcome::Cancelled:
+              // The client is gone; the answer goes nowhere but keeps the bookkeeping whole.
+              return fail(*call, 499, "Cancelled", "client closed the connection before its answer");
+            case serving::Outcome::Stopped:
+              return fail(*call, 503, "Unhealthy", "server is shutting down");
+            case serving::Outcome::Failed: {
+              const MappedError e = map_exception(done.exception(), {});
+              return fail(*call, e.status, e.error_type, e.message, e.param);
+            }
+          }
+        });
+    scheduler.submit(std::move(job));
+  });
+}
+
+void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool all) {
+  auto request = std::make_shared<EmbedRequest>(parse_tei_embed(body));
+  check_batch_size(request->inputs.size(), "inputs");
+  if (!all) check_dimensions(request->dimensions, embedder.dim());
+  const InputOptions o = input_options(request->truncate, request->truncation_direction == TruncationDirection::Left,
+                                       request->prompt_name);
+  for (const Input& in : request->inputs) call->characters += in.text.size();
+  auto prepare = [this, request, o] {
+    std::vector<PreparedInput> inputs;
+    inputs.reserve(request->inputs.size());
+    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+      const Input& in = request->inputs[i];
+      inputs.push_back(prepare_one(in.text, in.is_ids ? &in.ids : nullptr, o, i, "inputs"));
+    }
+    return inputs;
+  };
+  if (all) {
+    return run_job(std::move(call), token_runner, std::move(prepare), [](EmbedResult& r) {
+      JsonWriter w;
+      w.begin_array();
+      for (const Embeddings& tokens : r.per_token) {
+        w.begin_array();
+        for (std::size_t t = 0; t < tokens.rows(); ++t) write_row(w, tokens.row(t));
+        w.end_array();
+      }
+      w.end_array();
+      return json_response(200, w.take());
+    });
+  }
+  run_job(std::move(call), embed_runner, std::move(prepare), [request](EmbedResult& r) {
+    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, request->normalize);
+    JsonWriter w;
+    w.begin_array();
+    for (std::size_t i = 0; i < rows.rows(); ++i) write_row(w, rows.row(i));
+    w.end_array();
+    return json_response(200, w.take());
+  });
+}
+
+void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view body) {
+  auto request = std::make_shared<OpenAiEmbedRequest>(parse_openai_embed(body));
+  check_batch_size(request->input.size(), "input");
+  check_dimensions(request->dimensions, embedder.dim());
+  const InputOptions o = input_options(std::nullopt, false, std::nullopt);
+  for (const Input& in : request->input) call->characters += in.text.size();
+  auto prepare = [this, request, o] {
+    std::vector<PreparedInput> inputs;
+    inputs.reserve(request->input.size());
+    for (std::size_t i = 0; i < request->input.size(); ++i) {
+      const Input& in = request->input[i];
+      inputs.push_back(prepare_one(in.text, in.is_ids ? &in.ids : nullptr, o, i, "input"));
+    }
+    return inputs;
+  };
+  const std::string model_id(embedder.id());
+  run_job(std::move(call), embed_runner, std::move(prepare), [request, model_id](EmbedResult& r) {
+    // OpenAI's vectors are unit length, also when shortened with `dimensions`.
+    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true);
+    std::size_t tokens = 0;
+    for (const std::size_t t : r.tokens) tokens += t;
+    JsonWriter w;
+    w.begin_object().key("object").value("list").key("data").begin_array();
+    for (std::size_t i = 0; i < rows.rows(); ++i) {
+      w.begin_object().key("object").value("embedding").key("embedding");
+      if (request->base64) {
+        w.value(base64_floats(rows.row(i)));
+      } else {
+        write_row(w, rows.row(i));
+      }
+      w.key("index").value(static_cast<std::uint64_t>(i)).end_object();
+    }
+    w.end_array();
+    // One model per process: the response names the model that answered, whatever the
+    // request's `model` said (TEI does the same).
+    w.key("model").value(model_id);
+    w.key("usage").begin_object();
+    w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
+    w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
+    w.end_object().end_object();
+    return json_response(200, w.take());
+  });
+}
+
+void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body) {
+  auto request = std::make_shared<SimilarityRequest>(parse_similarity(body));
+  check_batch_size(request->sentences.size() + 1, "sentences");
+  const InputOptions o = input_options(request->truncate,
+                                       request->truncation_direction == TruncationDirection::Left,
+                                       request->prompt_name);
+  call->characters += request->source_sentence.size();
+  for (const std::string& s : request->sentences) call->characters += s.size();
+  auto prepare = [this, request, o] {
+    std::vector<PreparedInput> inputs;
+    inputs.reserve(request->sentences.size() + 1);
+    inputs.push_back(prepare_one(request->source_sentence, nullptr, o, 0, "source_sentence"));
+    for (std::size_t i = 0; i < request->sentences.size(); ++i) {
+      inputs.push_back(prepare_one(request->sentences[i], nullptr, o, i, "sentences"));
+    }
+    return inputs;
+  };
+  run_job(std::move(call), embed_runner, std::move(prepare), [](EmbedResult& r) {
+    // Cosine similarity of the source with each sentence: dot products of unit vectors.
+    const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true);
+    const std::span<const float> source = rows.row(0);
+    JsonWriter w;
+    w.begin_array();
+    for (std::size_t i = 1; i < rows.rows(); ++i) {
+      const std::span<const float> s = rows.row(i);
+      double dot = 0.0;
+      for (std::size_t k = 0; k < s.size(); ++k) dot += static_cast<double>(source[k]) * static_cast<double>(s[k]);
+      w.value(static_cast<float>(dot));
+    }
+    w.end_array();
+    return json_response(200, w.take());
+  });
+}
+
+}  // namespace warden::http

@@ -1,0 +1,63 @@
+// The descriptive routes: /info (TEI), /v1/models (OpenAI), /metrics (Prometheus).
+
+#include "core/json_writer.hpp"
+#include "http/router_impl.hpp"
+#include "http/router_metrics.hpp"
+
+#ifndef WARDEN_VERSION
+#define WARDEN_VERSION "0.1.0"
+#endif
+
+namespace warden::http {
+
+Response Router::Impl::info() const {
+  const serving::SchedulerOptions& s = scheduler.options();
+  JsonWriter w;
+  w.begin_object();
+  w.key("model_id").value(embedder.id());
+  w.key("model_type").value("embedding");
+  w.key("dim").value(static_cast<std::uint64_t>(embedder.dim()));
+  w.key("semantic").value(embedder.semantic());
+  w.key("tier").value(options.tier);
+  if (!options.tier_reason.empty()) w.key("tier_reason").value(options.tier_reason);
+  w.key("max_input_length").value(static_cast<std::uint64_t>(embedder.max_input_tokens()));
+  w.key("auto_truncate").value(options.auto_truncate);
+  w.key("max_batch_tokens").value(static_cast<std::uint64_t>(s.max_batch_tokens));
+  w.key("max_batch_requests").value(static_cast<std::uint64_t>(s.max_batch_inputs));
+  w.key("max_concurrent_requests").value(static_cast<std::uint64_t>(s.max_concurrent));
+  w.key("max_queue").value(static_cast<std::uint64_t>(s.max_queue));
+  w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
+  w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
+  w.key("prompts").begin_array();
+  for (const auto& [name, text] : embedder.prompts()) w.value(name);
+  w.end_array();
+  w.key("auth").value(!options.api_key.empty());
+  w.key("version").value(WARDEN_VERSION);
+  w.end_object();
+  return json_response(200, w.take());
+}
+
+Response Router::Impl::models() const {
+  JsonWriter w;
+  w.begin_object().key("object").value("list").key("data").begin_array();
+  w.begin_object();
+  w.key("id").value(embedder.id());
+  w.key("object").value("model");
+  w.key("created").value(created_unix);
+  w.key("owned_by").value("warden");
+  w.key("kind").value("embedding");
+  w.key("dim").value(static_cast<std::uint64_t>(embedder.dim()));
+  w.key("semantic").value(embedder.semantic());
+  w.end_object();
+  w.end_array().end_object();
+  return json_response(200, w.take());
+}
+
+Response Router::Impl::metrics_text() const {
+  Response r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = metrics->render();
+  return r;
+}
+
+}  // namespace warden::http

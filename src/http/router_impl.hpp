@@ -1,0 +1,99 @@
+#pragma once
+// Internal to the router's .cpp files: the state a request in progress carries, and the
+// helpers every route uses to answer. Not a public header.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "embed/embedder.hpp"
+#include "http/router.hpp"
+#include "serving/embed_jobs.hpp"
+#include "serving/scheduler.hpp"
+#include "serving/worker_pool.hpp"
+
+namespace warden::http {
+
+using Clock = std::chrono::steady_clock;
+
+// One request being answered. Shared by the closures that carry it across threads.
+struct Call {
+  std::string route;   // the matched route ("/embed"), or "unmatched"
+  std::string target;  // for the error format (OpenAI under /v1/)
+  Respond respond;
+  std::shared_ptr<const Cancellation> cancelled;
+  Clock::time_point received;
+  // Filled in by compute routes, for TEI's x-*-time headers and the metrics.
+  bool computed = false;
+  Clock::duration tokenization{};
+  serving::JobTimings job;
+  std::size_t tokens = 0;
+  std::size_t characters = 0;
+};
+
+// What an embedding job leaves behind for the response: moved out of the job when it completes.
+struct EmbedResult {
+  Embeddings pooled;
+  std::vector<Embeddings> per_token;
+  std::vector<std::size_t> tokens;  // per input
+};
+
+struct RouterMetrics;
+
+struct Router::Impl {
+  Impl(const Embedder& e, serving::Scheduler& s, serving::WorkerPool& w, serving::MetricsRegistry* m,
+       RouterOptions o);
+  ~Impl();
+
+  const Embedder& embedder;
+  serving::Scheduler& scheduler;
+  serving::WorkerPool& workers;
+  RouterOptions options;
+  serving::EmbedRunner embed_runner;
+  serving::TokenEmbedRunner token_runner;
+  std::unique_ptr<RouterMetrics> metrics;
+  std::int64_t created_unix = 0;  // /v1/models' "created"
+
+  // Sends the answer: adds the load and timing headers, records metrics, responds.
+  void finish(Call& call, Response response) const;
+  void fail(Call& call, int status, std::string_view error_type, std::string_view message,
+            std::string_view param = {}) const;
+
+  // The compute pipeline shared by the embedding routes: `prepare` runs on a worker (may
+  // throw ApiError or warden::Error), the job on the compute thread, `format` on a worker.
+  using Prepare = std::function<std::vector<PreparedInput>()>;
+  using Format = std::function<Response(EmbedResult&)>;
+  void run_job(std::shared_ptr<Call> call, serving::BatchRunner& runner, Prepare prepare, Format format);
+
+  // Options shared by the routes that tokenize: truncation and the prompt by name.
+  [[nodiscard]] InputOptions input_options(std::optional<bool> truncate, bool left,
+                                           const std::optional<std::string>& prompt_name) const;
+  // Prepares one input (text or ids), naming its index in errors.
+  [[nodiscard]] PreparedInput prepare_one(const std::string& text, const std::vector<std::uint32_t>* ids,
+                                          const InputOptions& options, std::size_t index,
+                                          std::string_view param) const;
+  void check_batch_size(std::size_t n, std::string_view param) const;
+
+  // Routes.
+  void embed(std::shared_ptr<Call> call, std::string_view body, bool all);
+  void openai_embed(std::shared_ptr<Call> call, std::string_view body);
+  void similarity(std::shared_ptr<Call> call, std::string_view body);
+  void tokenize(std::shared_ptr<Call> call, std::string_view body);
+  void decode(std::shared_ptr<Call> call, std::string_view body);
+  [[nodiscard]] Response info() const;
+  [[nodiscard]] Response models() const;
+  [[nodiscard]] Response metrics_text() const;
+};
+
+// Maps an exception from the embedder or a parser to a status and error type.
+struct MappedError {
+  int status;
+  std::string error_type;
+  std::string message;
+  std::string param;
+};
+MappedError map_exception(const std::exception_ptr& e, std::string_view param);
+
+}  // namespace warden::http
