@@ -56,7 +56,8 @@ class alignas(64) Gauge {
 // is the sum of the buckets, so "+Inf" and _count always agree within one scrape.
 class Histogram {
  public:
-  // upper_bounds: finite, strictly increasing, not empty; "+Inf" is implicit.
+  // upper_bounds: finite, strictly increasing, not empty ("+Inf" is implicit); throws
+  // warden::Error (InvalidArgument) otherwise.
   explicit Histogram(std::vector<double> upper_bounds);
   void observe(double value) noexcept;
 

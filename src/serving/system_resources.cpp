@@ -69,6 +69,11 @@ std::string gib(std::uint64_t bytes) {
 std::vector<fs::path> cgroup_levels(const fs::path& base, std::string_view path) {
   std::vector<fs::path> levels;
   fs::path relative = fs::path(std::string(path)).relative_path();
+  // A process outside its cgroup namespace's root sees "/../..": nothing above the mount is
+  // visible, so the mount root is the nearest level there is.
+  for (const auto& part : relative) {
+    if (part == "..") return {base};
+  }
   while (true) {
     levels.push_back(relative.empty() ? base : base / relative);
     if (relative.empty()) break;
@@ -99,8 +104,8 @@ std::size_t affinity_cpu_count() {
     if (set == nullptr) break;
     const std::size_t size = CPU_ALLOC_SIZE(n);
     const int rc = sched_getaffinity(0, size, set);
-    const int count = rc == 0 ? CPU_COUNT_S(size, set) : 0;
     const int err = errno;
+    const int count = rc == 0 ? CPU_COUNT_S(size, set) : 0;
     CPU_FREE(set);
     if (rc == 0) return static_cast<std::size_t>(count);
     if (err != EINVAL) break;
@@ -124,7 +129,8 @@ std::string join_notes(const std::vector<std::string>& notes) {
 
 std::size_t CpuQuota::cpus() const noexcept {
   if (period_us == 0) return 1;
-  return static_cast<std::size_t>(std::max<std::uint64_t>(1, (quota_us + period_us - 1) / period_us));
+  const std::uint64_t whole = quota_us / period_us + (quota_us % period_us != 0 ? 1 : 0);  // no overflow
+  return static_cast<std::size_t>(std::max<std::uint64_t>(1, whole));
 }
 
 std::optional<CpuQuota> parse_cpu_max(std::string_view contents) {

@@ -28,6 +28,7 @@ TEST(SystemResources, ParseCpuMax) {
   EXPECT_EQ(parse_cpu_max("50000 100000")->cpus(), 1U);   // half a CPU: still one thread
   EXPECT_EQ(parse_cpu_max("1000 100000")->cpus(), 1U);
   EXPECT_EQ(parse_cpu_max("400001 100000")->cpus(), 5U);
+  EXPECT_EQ(parse_cpu_max("18446744073709551615 100000")->cpus(), 184467440737096U);  // no overflow
   EXPECT_THROW(parse_cpu_max(""), Error);
   EXPECT_THROW(parse_cpu_max("max"), Error);
   EXPECT_THROW(parse_cpu_max("100000 0"), Error);
@@ -150,6 +151,18 @@ TEST(SystemResources, DetectCgroupV2ContainerWithoutNamespace) {
   const SystemResources r = detect(root.path(), 4);
   EXPECT_EQ(r.cpus, 1U);
   EXPECT_EQ(r.available_memory_bytes, 8 * kGiB);
+}
+
+TEST(SystemResources, DetectOutsideTheCgroupNamespaceRoot) {
+  // A process moved out of its namespace's root cgroup sees a path above the mount.
+  testing::TempDir root;
+  write(root / "proc/meminfo", kMeminfo8G);
+  write(root / "proc/self/cgroup", "0::/../../system.slice/other.service\n");
+  write(root / "sys/fs/cgroup/cpu.max", "200000 100000\n");
+  write(root / "sys/cpu.max", "100000 100000\n");  // above the mount: must not be read
+  const SystemResources r = detect(root.path(), 4);
+  EXPECT_EQ(r.cpus, 2U);
+  EXPECT_NE(r.cpus_source.find("sys/fs/cgroup/cpu.max"), std::string::npos) << r.cpus_source;
 }
 
 TEST(SystemResources, DetectCgroupV1) {
