@@ -16,16 +16,16 @@ Service::Service(const Embedder& embedder, ServiceOptions options, serving::Metr
 }
 
 Service::~Service() {
-  // Jobs still queued complete (Stopped) while the workers that format their answers are
-  // alive; then the workers run what is left, and only then go the router and scheduler.
-  scheduler_->drain(std::chrono::milliseconds(0));
-  workers_.reset();
+  if (workers_) shutdown(std::chrono::milliseconds(0));
   router_.reset();
   scheduler_.reset();
 }
 
-void Service::drain(std::chrono::milliseconds grace) {
+void Service::shutdown(std::chrono::milliseconds grace) {
+  // Jobs still queued complete (Stopped) while the workers that format their answers are
+  // alive; then the workers run what is left. The router and scheduler go last.
   scheduler_->drain(grace);
+  workers_.reset();
 }
 
 }  // namespace warden::http

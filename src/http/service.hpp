@@ -30,14 +30,17 @@ class Service {
   Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics);
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
-  // drain(0) if not drained yet, then stops the workers before the router they call.
+  // shutdown(0) unless it ran already.
   ~Service();
 
   [[nodiscard]] Handler& handler() noexcept { return *router_; }
   [[nodiscard]] serving::Scheduler& scheduler() noexcept { return *scheduler_; }
 
-  // Lets queued work finish (at most `grace`), then refuses new work with 503.
-  void drain(std::chrono::milliseconds grace);
+  // Lets queued work finish (at most `grace`; what is left is answered 503), then joins
+  // the workers, so that every answer has been handed to its Respond callback when this
+  // returns. Call it after Server::run() returns and before the Server is destroyed: the
+  // callbacks post to the server's I/O context. No request may arrive afterwards.
+  void shutdown(std::chrono::milliseconds grace);
 
  private:
   std::unique_ptr<serving::Scheduler> scheduler_;
