@@ -1,8 +1,12 @@
-// `warden serve`: one embedder behind the HTTP API (src/http/). The configuration in effect
-// is printed at start-up, so what a server runs with is never a guess.
+// `warden serve`: one embedder behind the HTTP API (src/http/). Defaults are sized from the
+// CPUs and memory this process may use (cgroup quotas and affinity included); every one
+// can be overridden by a flag or a WARDEN_* variable, and the configuration in effect is
+// printed at start-up, so what a server runs with is never a guess.
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -13,8 +17,10 @@
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
-#include "http/router.hpp"
 #include "http/server.hpp"
+#include "http/service.hpp"
+#include "serving/metrics.hpp"
+#include "serving/system_resources.hpp"
 
 namespace warden::cli {
 
@@ -23,44 +29,112 @@ namespace {
 struct ServeOptions {
   std::string model;
   std::string model_dir;
-  std::size_t threads = 0;  // 0: from the CPUs available
+  // Unset values come from the machine (serving/system_resources.hpp).
+  std::optional<std::size_t> threads;
+  std::optional<std::size_t> tokenization_workers;
+  std::optional<std::size_t> max_batch_tokens;
+  std::optional<std::size_t> max_batch_requests;
+  std::optional<std::size_t> max_concurrent_requests;
+  std::size_t max_queue = 1024;
+  std::size_t queue_timeout_ms = 10'000;
+  std::size_t shutdown_grace_ms = 10'000;
+  http::RouterOptions router;
   http::ServerOptions server;
+  std::optional<std::size_t> io_threads;
 };
 
-int run_serve(ServeOptions options) {
+struct Loaded {
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<Embedder> embedder;
+  std::string tier;
+  std::string tier_reason;
+};
+
+// Chosen as `warden embed` chooses, so both commands answer the same with the same flags.
+Loaded load_embedder(const ServeOptions& options, std::size_t compute_threads) {
   if (!options.model.empty() && !options.model_dir.empty()) {
     throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
   }
-  // Chosen as `warden embed` chooses, so both commands answer the same with the same flags.
-  std::unique_ptr<ThreadPool> pool;
-  std::unique_ptr<Embedder> embedder;
+  Loaded l;
   if (!options.model_dir.empty()) {
-    pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get());
-  } else {
-    std::string name = options.model;
-    if (name.empty()) {
-      const DefaultEmbedder fallback = default_embedder();
-      name = fallback.name;
-      if (!fallback.fallback_reason.empty()) {
-        fmt::print(stderr, "warden: warning: serving {} (lexical, semantic = false) because {}\n", name,
-                   fallback.fallback_reason);
-      }
+    l.pool = std::make_unique<ThreadPool>(compute_threads);
+    l.embedder = std::make_unique<NeuralEmbedder>(options.model_dir, l.pool.get());
+    l.tier = "model-dir";
+    return l;
+  }
+  std::string name = options.model;
+  if (name.empty()) {
+    const DefaultEmbedder fallback = default_embedder();
+    name = fallback.name;
+    if (!fallback.fallback_reason.empty()) {
+      fmt::print(stderr, "warden: warning: serving {} (lexical, semantic = false) because {}\n", name,
+                 fallback.fallback_reason);
+      l.tier = "lexical-fallback";
+      l.tier_reason = fallback.fallback_reason;
+    } else {
+      l.tier = "semantic-default";
     }
-    if (name != HashingEmbedder::kId) pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = make_builtin_embedder(name, pool.get());
+  } else {
+    l.tier = "builtin";
+  }
+  if (name != HashingEmbedder::kId) l.pool = std::make_unique<ThreadPool>(compute_threads);
+  l.embedder = make_builtin_embedder(name, l.pool.get());
+  return l;
+}
+
+int run_serve(ServeOptions options) {
+  const serving::SystemResources resources = serving::detect();
+  const std::size_t compute_threads = options.threads.value_or(resources.cpus);
+  Loaded loaded = load_embedder(options, compute_threads);
+  const Embedder& embedder = *loaded.embedder;
+
+  // Batch limits from the memory there is, for this model's width.
+  const serving::ServingSizing sizing =
+      serving::derive_sizing(resources, serving::activation_bytes_per_token(embedder.dim()));
+  http::ServiceOptions service;
+  service.scheduler.max_batch_tokens = options.max_batch_tokens.value_or(sizing.max_batch_tokens);
+  service.scheduler.max_batch_inputs = options.max_batch_requests.value_or(sizing.max_batch_requests);
+  service.scheduler.max_concurrent = options.max_concurrent_requests.value_or(sizing.max_concurrent_inputs);
+  service.scheduler.max_queue = options.max_queue;
+  service.scheduler.queue_timeout = std::chrono::milliseconds(options.queue_timeout_ms);
+  service.workers = options.tokenization_workers.value_or(sizing.tokenization_workers);
+  service.router = options.router;
+  service.router.tier = loaded.tier;
+  service.router.tier_reason = loaded.tier_reason;
+  options.server.io_threads = options.io_threads.value_or(sizing.io_threads);
+  options.server.handle_signals = true;
+  if (service.router.max_client_batch_size > service.scheduler.max_concurrent) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--max-client-batch-size ({}) cannot exceed --max-concurrent-requests ({}): such a "
+                            "request could never be admitted",
+                            service.router.max_client_batch_size, service.scheduler.max_concurrent));
   }
 
-  http::Router router(*embedder);
-  options.server.handle_signals = true;
-  http::Server server(options.server, router);
+  serving::MetricsRegistry metrics;
+  metrics.enable_process_metrics();
+  http::Service app(embedder, service, &metrics);
+  http::Server server(options.server, app.handler());
+  metrics.gauge_callback("warden_open_connections", "HTTP connections open now",
+                         [&server] { return static_cast<double>(server.open_connections()); });
+
+  fmt::print(stderr, "warden serve: {}\n", resources.describe());
   fmt::print(stderr,
-             "warden serve: model={} dim={} semantic={} compute_threads={} listening=http://{}:{} "
-             "payload_limit={}\n",
-             embedder->id(), embedder->dim(), embedder->semantic(), pool ? pool->size() : 1,
-             options.server.hostname, server.port(), options.server.payload_limit);
+             "warden serve: model={} dim={} semantic={} tier={} max_input_tokens={} listening=http://{}:{}\n",
+             embedder.id(), embedder.dim(), embedder.semantic(), loaded.tier, embedder.max_input_tokens(),
+             options.server.hostname, server.port());
+  fmt::print(stderr,
+             "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
+             "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
+             "max_client_batch_size={} auto_truncate={} payload_limit={} api_key={}\n",
+             loaded.pool ? loaded.pool->size() : 1, options.server.io_threads, service.workers,
+             service.scheduler.max_batch_tokens, service.scheduler.max_batch_inputs,
+             service.scheduler.max_concurrent, service.scheduler.max_queue, options.queue_timeout_ms,
+             service.router.max_client_batch_size, service.router.auto_truncate, options.server.payload_limit,
+             service.router.api_key.empty() ? "off" : "on");
   std::fflush(stderr);
   server.run();
+  // The server has stopped accepting and drained its connections; answer what is queued.
+  app.shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
   fmt::print(stderr, "warden serve: stopped\n");
   return kExitOk;
 }
@@ -68,29 +142,63 @@ int run_serve(ServeOptions options) {
 }  // namespace
 
 Command add_serve_command(CLI::App& root) {
-  auto options = std::make_shared<ServeOptions>();
+  auto o = std::make_shared<ServeOptions>();
   CLI::App* app = root.add_subcommand("serve", "Serve embeddings over HTTP (TEI and OpenAI routes)");
   // Every flag can also come from a WARDEN_* variable (a container's usual way); a flag on
   // the command line wins.
-  app->add_option("--model,-m", options->model,
+  app->add_option("--model,-m", o->model,
                   "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
                   "hashing-ngram-256)")
       ->envname("WARDEN_MODEL");
-  app->add_option("--model-dir", options->model_dir,
-                  "A HuggingFace model folder (config.json, model.safetensors, ...)")
+  app->add_option("--model-dir", o->model_dir, "A HuggingFace model folder (config.json, model.safetensors, ...)")
       ->envname("WARDEN_MODEL_DIR");
-  app->add_option("--hostname", options->server.hostname, "IP address to listen on")
+  app->add_option("--hostname", o->server.hostname, "IP address to listen on")
       ->capture_default_str()
       ->envname("WARDEN_HOSTNAME");
-  app->add_option("--port,-p", options->server.port, "TCP port (0: any free port)")
+  app->add_option("--port,-p", o->server.port, "TCP port (0: any free port)")
       ->capture_default_str()
       ->envname("WARDEN_PORT");
-  app->add_option("--payload-limit", options->server.payload_limit, "Largest request body, bytes (more: 413)")
+  app->add_option("--payload-limit", o->server.payload_limit, "Largest request body, bytes (more: 413)")
       ->capture_default_str()
       ->envname("WARDEN_PAYLOAD_LIMIT");
-  app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)")
+  app->add_option("--threads", o->threads, "Compute threads for the engine (default: the CPUs available)")
       ->envname("WARDEN_THREADS");
-  return {app, [options] { return run_serve(*options); }};
+  app->add_option("--io-threads", o->io_threads, "HTTP I/O threads (default: from the CPUs)")
+      ->envname("WARDEN_IO_THREADS");
+  app->add_option("--tokenization-workers", o->tokenization_workers,
+                  "Threads that tokenize requests and write responses (default: from the CPUs)")
+      ->envname("WARDEN_TOKENIZATION_WORKERS");
+  app->add_option("--max-batch-tokens", o->max_batch_tokens,
+                  "Most tokens in one engine batch (default 16384, less when memory is short)")
+      ->envname("WARDEN_MAX_BATCH_TOKENS");
+  app->add_option("--max-batch-requests", o->max_batch_requests, "Most inputs in one engine batch")
+      ->envname("WARDEN_MAX_BATCH_REQUESTS");
+  app->add_option("--max-concurrent-requests", o->max_concurrent_requests,
+                  "Most inputs admitted at once (queued for or in the engine); more wait in the queue")
+      ->envname("WARDEN_MAX_CONCURRENT_REQUESTS");
+  app->add_option("--max-queue", o->max_queue, "Most requests waiting for admission; more get 429")
+      ->capture_default_str()
+      ->envname("WARDEN_MAX_QUEUE");
+  app->add_option("--queue-timeout-ms", o->queue_timeout_ms,
+                  "A request not started within this gets 504 without being computed (0: no limit)")
+      ->capture_default_str()
+      ->envname("WARDEN_QUEUE_TIMEOUT_MS");
+  app->add_option("--max-client-batch-size", o->router.max_client_batch_size,
+                  "Most inputs in one request (more: 422)")
+      ->capture_default_str()
+      ->envname("WARDEN_MAX_CLIENT_BATCH_SIZE");
+  app->add_option("--auto-truncate", o->router.auto_truncate,
+                  "Truncate over-long inputs when a request does not say (false: 422 for them)")
+      ->capture_default_str()
+      ->envname("WARDEN_AUTO_TRUNCATE");
+  app->add_option("--api-key", o->router.api_key,
+                  "Require Authorization: Bearer <key> on every route but /health and /metrics")
+      ->envname("WARDEN_API_KEY");
+  app->add_option("--shutdown-grace-ms", o->shutdown_grace_ms,
+                  "On SIGTERM/SIGINT, how long queued work may still finish")
+      ->capture_default_str()
+      ->envname("WARDEN_SHUTDOWN_GRACE_MS");
+  return {app, [o] { return run_serve(*o); }};
 }
 
 }  // namespace warden::cli
