@@ -44,9 +44,9 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-// After an answer that closes the connection (an error, or the client asked), the server
-// shuts its sending side and reads what the client still sends for at most this long
-// before closing. Closing with unread bytes would make the kernel send a reset, and a
+// After an error answer to a request that was not read to its end (400, 413, 431), the
+// server shuts its sending side and reads what the client still sends for at most this
+// long before closing. Closing with unread bytes would make the kernel send a reset, and a
 // reset can destroy the answer before the client has read it (the "lingering close").
 constexpr std::chrono::seconds kLingerTimeout{2};
 // accept() failing (EMFILE, ENFILE, ENOBUFS) is retried after this.
@@ -248,15 +248,11 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (ec == bhttp::error::header_limit) {
       return answer_error(
-          raw_target(buffered()), new_request_id(), 431,
+          error_target(), new_request_id(), 431,
           fmt::format("request headers are larger than the limit of {} bytes", server_.options.header_limit));
     }
     if (is_malformed(ec)) {
-      // A bad header or body comes after the request line, which the parser has consumed
-      // and stored; a bad request line leaves only the raw bytes.
-      const auto& header = parser_->get();
-      const std::string_view target = header.target().empty() ? raw_target(buffered()) : sv(header.target());
-      return answer_error(target, new_request_id(), 400,
+      return answer_error(error_target(), new_request_id(), 400,
                           fmt::format("malformed HTTP request: {}", ec.message()));
     }
     // The client left (before or in the middle of a request), the request timeout passed,
@@ -356,6 +352,7 @@ class Session : public std::enable_shared_from_this<Session> {
                     const std::string& message) {
     version_ = 11;
     keep_alive_ = false;
+    unread_input_ = true;
     send(server_.handler.error(target, status, "Validation", message), request_id);
   }
 
@@ -380,7 +377,7 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.reset();
     exchange_.reset();
     if (ec) return close();
-    if (!keep_alive) return linger();
+    if (!keep_alive) return unread_input_ ? linger() : close();
     wait();
   }
 
@@ -401,6 +398,14 @@ class Session : public std::enable_shared_from_this<Session> {
                               if (ec) return self->close();
                               self->drain();
                             });
+  }
+
+  // The target for an error the parser found: it chooses which API's error body is sent.
+  // Beast parses the request line as soon as it is complete, so an oversized or bad header
+  // or body comes with the target stored; a bad request line leaves only the raw bytes.
+  std::string_view error_target() const {
+    const auto target = parser_->get().target();
+    return target.empty() ? raw_target(buffered()) : sv(target);
   }
 
   std::string_view buffered() const {
@@ -433,6 +438,7 @@ class Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   bool keep_alive_ = true;
   bool watching_ = false;
+  bool unread_input_ = false;  // the client may still be sending a refused request
 };
 
 void Server::Impl::accept() {
