@@ -156,7 +156,10 @@ struct Server::Impl {
   std::size_t max_connections = 0;
   std::atomic<bool> stopping{false};
   std::atomic<std::size_t> open{0};
-  bool accept_error_logged = false;  // on the strand: one line per run of accept errors
+  // On the strand: one line on stderr per run of accept errors, or of connections refused
+  // at the limit, rather than one per connection.
+  bool accept_error_logged = false;
+  bool limit_logged = false;
 
   asio::io_context ioc;
   // The acceptor, its timers and the signals live on one strand, so that stop() on one
@@ -468,11 +471,17 @@ void Server::Impl::on_accept(beast::error_code ec, tcp::socket socket) {
   if (open.load(std::memory_order_relaxed) >= max_connections) {
     // Over the limit: close at once (the client sees the connection end) rather than let
     // connections use up the descriptors that model files and accept() itself need.
+    if (!limit_logged) {
+      std::fprintf(stderr, "warden: %zu connections open, the limit: closing new ones until some end\n",
+                   max_connections);
+      limit_logged = true;
+    }
     beast::error_code ignored;
     socket.close(ignored);
     accept();
     return;
   }
+  limit_logged = false;
   auto session = std::make_shared<Session>(std::move(socket), *this);
   Session::Registration registration;
   {
