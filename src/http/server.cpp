@@ -327,14 +327,17 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_watch(std::uint64_t sequence, beast::error_code ec) {
     if (sequence != sequence_) return;  // a watch of an earlier request, cancelled late
     watching_ = false;
-    if (ec || phase_ != Phase::Handling) return;
-    char byte = 0;
-    const ssize_t n = ::recv(stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    // Bytes of a pipelined request: stop watching, they are read after the answer.
-    if (n > 0) return;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return watch(sequence);
-    // End of stream or a reset: the client has gone. A client that only half-closes (shuts
-    // its sending side and still reads) is taken as gone too; HTTP clients do not do that.
+    if (ec == asio::error::operation_aborted || phase_ != Phase::Handling) return;
+    if (!ec) {
+      char byte = 0;
+      const ssize_t n = ::recv(stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      // Bytes of a pipelined request: stop watching, they are read after the answer.
+      if (n > 0) return;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return watch(sequence);
+    }
+    // End of stream, a reset or a failed socket: the client has gone. A client that only
+    // half-closes (shuts its sending side and still reads) is taken as gone too; HTTP
+    // clients do not do that.
     exchange_->cancellation->cancel();
     close();
   }

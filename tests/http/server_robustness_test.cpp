@@ -317,6 +317,17 @@ TEST_F(ServerRobustnessTest, ClientDisconnectSetsTheCancellation) {
   EXPECT_TRUE(eventually([&] { return server_->open_connections() == 0; }));
   // Answering anyway is harmless: nothing is written, nothing breaks.
   held.respond(http::json_response(200, "late"));
+
+  // A client that resets the connection (SO_LINGER 0) rather than closing it.
+  {
+    HttpConnection c(port());
+    c.send_raw("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(handler_.wait_held(2));
+    const linger reset{1, 0};
+    ASSERT_EQ(::setsockopt(c.fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+  }
+  EXPECT_TRUE(eventually([&] { return handler_.held(1).cancelled->cancelled(); }));
+  EXPECT_TRUE(eventually([&] { return server_->open_connections() == 0; }));
   expect_healthy();
 }
 
