@@ -34,8 +34,8 @@ using namespace std::chrono_literals;
 using testing::HttpConnection;
 using testing::HttpResponse;
 
-// Routes: /health answers at once; /echo answers its body; /slow answers from another
-// thread after 100 ms; /hold keeps the request until the test answers it.
+// Routes: /health answers at once; /echo answers its body; /big answers 32 MiB; /slow
+// answers from another thread after 100 ms; /hold keeps the request until the test answers.
 class TestHandler final : public http::Handler {
  public:
   struct Held {
@@ -53,6 +53,7 @@ class TestHandler final : public http::Handler {
               http::Respond respond) override {
     if (request.target == "/health") return respond(http::json_response(200, "{}"));
     if (request.target == "/echo") return respond(http::json_response(200, std::string(request.body)));
+    if (request.target == "/big") return respond(http::json_response(200, std::string(32 << 20, 'x')));
     const std::lock_guard lock(mutex_);
     if (request.target == "/slow") {
       workers_.emplace_back([respond = std::move(respond)] {
@@ -286,6 +287,20 @@ TEST_F(ServerRobustnessTest, RequestTimeoutDoesNotApplyBetweenRequests) {
   ASSERT_EQ(c.request("GET", "/health").status, 200);
   std::this_thread::sleep_for(700ms);  // idle, far past the request timeout
   EXPECT_EQ(c.request("GET", "/health").status, 200);
+  expect_healthy();
+}
+
+TEST_F(ServerRobustnessTest, ClientThatDoesNotReadIsCutOffAfterTheWriteTimeout) {
+  http::ServerOptions options;
+  options.write_timeout = 300ms;
+  start(options);
+  HttpConnection c(port());
+  // 32 MiB is more than the socket buffers of both ends hold, and the client reads nothing.
+  c.send_raw("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(eventually([&] { return server_->open_connections() == 1; }));
+  const auto sent = std::chrono::steady_clock::now();
+  EXPECT_TRUE(eventually([&] { return server_->open_connections() == 0; }, 5s));
+  EXPECT_GE(std::chrono::steady_clock::now() - sent, 250ms);
   expect_healthy();
 }
 
