@@ -148,12 +148,18 @@ class Session;
 
 struct Server::Impl {
   Impl(const ServerOptions& opts, Handler& h)
-      : options(opts), handler(h), strand(asio::make_strand(ioc)), acceptor(strand), retry(strand) {}
+      : options(opts),
+        handler(h),
+        strand(asio::make_strand(ioc)),
+        acceptor(strand),
+        retry(strand),
+        drain_timer(strand) {}
 
   std::shared_ptr<Gate> gate = std::make_shared<Gate>();
   ServerOptions options;
   Handler& handler;
   std::size_t max_connections = 0;
+  std::uint16_t port = 0;  // the bound port, kept: the acceptor is closed on stop()
   std::atomic<bool> stopping{false};
   std::atomic<std::size_t> open{0};
   // On the strand: one line on stderr per run of accept errors, or of connections refused
@@ -167,7 +173,7 @@ struct Server::Impl {
   asio::strand<asio::io_context::executor_type> strand;
   tcp::acceptor acceptor;
   asio::steady_timer retry;
-  std::optional<asio::steady_timer> grace;
+  asio::steady_timer drain_timer;  // polls for the last connection to end after stop()
   std::optional<asio::signal_set> signals;
 
   // Every open connection, owned here: a connection whose request is with the handler has
@@ -526,8 +532,8 @@ void Server::Impl::wait_for_drain(std::chrono::steady_clock::time_point deadline
     ioc.stop();
     return;
   }
-  grace.emplace(strand, std::chrono::milliseconds(20));
-  grace->async_wait([this, deadline](beast::error_code ec) {
+  drain_timer.expires_after(std::chrono::milliseconds(20));
+  drain_timer.async_wait([this, deadline](beast::error_code ec) {
     if (!ec) wait_for_drain(deadline);
   });
 }
@@ -558,6 +564,7 @@ Server::Server(const ServerOptions& options, Handler& handler)
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (!ec) impl_->port = acceptor.local_endpoint(ec).port();
   if (ec) {
     throw Error(ErrorKind::Io,
                 fmt::format("cannot listen on {}:{}: {}", options.hostname, options.port, ec.message()));
@@ -573,9 +580,7 @@ Server::~Server() {
 }
 
 std::uint16_t Server::port() const noexcept {
-  beast::error_code ec;
-  const auto endpoint = impl_->acceptor.local_endpoint(ec);
-  return ec ? 0 : endpoint.port();
+  return impl_->port;
 }
 
 std::size_t Server::open_connections() const noexcept {
