@@ -37,7 +37,8 @@ struct ServerOptions {
   // After stop(), requests in flight get this long before their connections are closed.
   std::chrono::milliseconds shutdown_grace{10'000};
   // Connections over this are accepted and closed at once, so that the server itself never
-  // runs out of file descriptors. 0: the file-descriptor limit less a reserve of 128.
+  // runs out of file descriptors. 0: the file-descriptor limit less a reserve of 128 (half the
+  // limit when it is under 256).
   std::size_t max_connections = 0;
   // Raise RLIMIT_NOFILE's soft limit to the hard limit when the server is constructed (the
   // soft limit is often 1024, fewer than a busy server's idle keep-alive connections).
