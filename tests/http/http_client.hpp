@@ -5,10 +5,14 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -25,10 +29,10 @@ struct HttpResponse {
 
 class HttpConnection {
  public:
-  explicit HttpConnection(std::uint16_t port) {
+  explicit HttpConnection(std::uint16_t port, int timeout_seconds = 5) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd_ < 0) throw std::runtime_error("socket");
-    timeval tv{5, 0};
+    timeval tv{timeout_seconds, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     sockaddr_in addr{};
@@ -44,14 +48,35 @@ class HttpConnection {
   HttpConnection& operator=(const HttpConnection&) = delete;
   ~HttpConnection() { ::close(fd_); }
 
-  void send_raw(const std::string& data) {
+  // False when the server closed first (it may, after a 413): the response still reads.
+  bool send_raw(const std::string& data) {
     std::size_t sent = 0;
     while (sent < data.size()) {
       const ssize_t n = ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return;  // the server may close early (413): the response still reads
+      if (n <= 0) return false;
       sent += static_cast<std::size_t>(n);
     }
+    return true;
   }
+
+  // True when the server ends the connection (end of stream or a reset) within `timeout`;
+  // anything it sends before is discarded.
+  bool closed_within(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) == 0) return false;
+      char chunk[4096];
+      const ssize_t n = ::recv(fd_, chunk, sizeof chunk, MSG_DONTWAIT);
+      if (n == 0) return true;
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return true;
+    }
+  }
+
+  [[nodiscard]] int fd() const noexcept { return fd_; }
 
   HttpResponse request(const std::string& method, const std::string& target, const std::string& body = {},
                        const std::string& content_type = "application/json",
