@@ -38,6 +38,8 @@ struct ServeOptions {
   std::size_t max_queue = 1024;
   std::size_t queue_timeout_ms = 10'000;
   std::size_t shutdown_grace_ms = 10'000;
+  std::size_t request_timeout_ms = 30'000;
+  std::size_t idle_timeout_ms = 75'000;
   http::RouterOptions router;
   http::ServerOptions server;
   std::optional<std::size_t> io_threads;
@@ -103,6 +105,9 @@ int run_serve(ServeOptions options) {
   service.router.tier_reason = loaded.tier_reason;
   options.server.io_threads = options.io_threads.value_or(sizing.io_threads);
   options.server.handle_signals = true;
+  options.server.request_timeout = std::chrono::milliseconds(options.request_timeout_ms);
+  options.server.idle_timeout = std::chrono::milliseconds(options.idle_timeout_ms);
+  options.server.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
   if (service.router.max_client_batch_size > service.scheduler.max_concurrent) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("--max-client-batch-size ({}) cannot exceed --max-concurrent-requests ({}): such a "
@@ -125,12 +130,14 @@ int run_serve(ServeOptions options) {
   fmt::print(stderr,
              "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
              "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
-             "max_client_batch_size={} auto_truncate={} payload_limit={} api_key={}\n",
+             "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} request_timeout_ms={} "
+             "idle_timeout_ms={} max_connections={} api_key={}\n",
              loaded.pool ? loaded.pool->size() : 1, options.server.io_threads, service.workers,
              service.scheduler.max_batch_tokens, service.scheduler.max_batch_inputs,
              service.scheduler.max_concurrent, service.scheduler.max_queue, options.queue_timeout_ms,
              service.router.max_client_batch_size, service.router.auto_truncate, options.server.payload_limit,
-             service.router.api_key.empty() ? "off" : "on");
+             options.server.header_limit, options.request_timeout_ms, options.idle_timeout_ms,
+             server.max_connections(), service.router.api_key.empty() ? "off" : "on");
   std::fflush(stderr);
   server.run();
   // The server has stopped accepting and drained its connections; answer what is queued.
@@ -195,9 +202,23 @@ Command add_serve_command(CLI::App& root) {
                   "Require Authorization: Bearer <key> on every route but /health and /metrics")
       ->envname("WARDEN_API_KEY");
   app->add_option("--shutdown-grace-ms", o->shutdown_grace_ms,
-                  "On SIGTERM/SIGINT, how long queued work may still finish")
+                  "On SIGTERM/SIGINT, how long requests in flight and queued work may still finish")
       ->capture_default_str()
       ->envname("WARDEN_SHUTDOWN_GRACE_MS");
+  app->add_option("--header-limit", o->server.header_limit, "Largest request line + headers, bytes (more: 431)")
+      ->capture_default_str()
+      ->envname("WARDEN_HEADER_LIMIT");
+  app->add_option("--request-timeout-ms", o->request_timeout_ms,
+                  "A started request must arrive whole within this (slow clients are cut off)")
+      ->capture_default_str()
+      ->envname("WARDEN_REQUEST_TIMEOUT_MS");
+  app->add_option("--idle-timeout-ms", o->idle_timeout_ms, "Idle keep-alive connections are closed after this")
+      ->capture_default_str()
+      ->envname("WARDEN_IDLE_TIMEOUT_MS");
+  app->add_option("--max-connections", o->server.max_connections,
+                  "Open connections at most; more are closed at once (0: from the file-descriptor limit)")
+      ->capture_default_str()
+      ->envname("WARDEN_MAX_CONNECTIONS");
   return {app, [o] { return run_serve(*o); }};
 }
 
