@@ -2,8 +2,18 @@
 // The Embedder interface: everything that turns texts into vectors (the hashing fallback,
 // the neural encoders) implements it, so the CLI, the server and the guard never care
 // which kind they hold.
+//
+// Work is split in two stages so that the server can batch across requests:
+//   prepare()        text -> PreparedInput (tokenize, prompt, truncation); thread-safe,
+//                    runs on tokenization workers, counts the tokens that usage reports;
+//   embed_prepared() a batch of prepared inputs (from any number of requests) -> pooled
+//                    vectors; called from one compute thread at a time.
+// embed() chains the two for callers that do not batch (the CLI, tests).
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,6 +24,7 @@ namespace warden {
 // A row-major batch of embeddings: rows() vectors of dim() floats.
 class Embeddings {
  public:
+  Embeddings() = default;
   Embeddings(std::size_t rows, std::size_t dim) : dim_(dim), values_(rows * dim, 0.0F) {}
   [[nodiscard]] std::size_t rows() const noexcept { return dim_ == 0 ? 0 : values_.size() / dim_; }
   [[nodiscard]] std::size_t dim() const noexcept { return dim_; }
@@ -25,8 +36,40 @@ class Embeddings {
   [[nodiscard]] std::span<float> values() noexcept { return values_; }
 
  private:
-  std::size_t dim_;
+  std::size_t dim_ = 0;
   std::vector<float> values_;
+};
+
+enum class TruncationSide { Right, Left };
+
+// How one input becomes tokens: the request's options (TEI's truncate,
+// truncation_direction, prompt_name resolved to its text).
+struct InputOptions {
+  bool truncate = true;  // false: an input longer than max_input_tokens() is an error
+  TruncationSide side = TruncationSide::Right;
+  std::string_view prompt;         // prepended to the text before tokenizing; "" for none
+  bool add_special_tokens = true;  // /tokenize may turn them off; embedding always wants them
+};
+
+// One input after prepare(): everything embed_prepared() needs, plus what usage counts.
+struct PreparedInput {
+  std::vector<std::uint32_t> ids;       // model input; empty for embedders without tokens
+  std::vector<std::uint32_t> type_ids;  // empty: all zero
+  std::string text;                     // kept only by embedders that work on text (hashing)
+  std::size_t tokens = 0;               // what usage reports and batch limits count
+  std::size_t prompt_tokens = 0;        // leading tokens that came from the prompt
+  // (NeuralEmbedder counts the special tokens before the prompt too, e.g. [CLS]: exactly the
+  // tokens that sentence-transformers leaves out of pooling when include_prompt is false.)
+};
+
+// One token as /tokenize reports it. start/stop are byte offsets into the input text
+// (absent for special tokens).
+struct TokenInfo {
+  std::uint32_t id = 0;
+  std::string text;
+  bool special = false;
+  std::optional<std::size_t> start;
+  std::optional<std::size_t> stop;
 };
 
 class Embedder {
@@ -40,10 +83,49 @@ class Embedder {
   // True when nearness of vectors reflects nearness of meaning. A lexical embedder says
   // false, and decisions that need meaning (the guard) abstain on it.
   [[nodiscard]] virtual bool semantic() const noexcept = 0;
+  // Most tokens one input may have (after truncation); 0 when there is no limit.
+  [[nodiscard]] virtual std::size_t max_input_tokens() const noexcept = 0;
 
-  // One vector per text, in order. Throws Error(InvalidInput) for text that is not valid
-  // UTF-8, naming its index; nothing is returned for the batch in that case.
-  [[nodiscard]] virtual Embeddings embed(std::span<const std::string_view> texts) const = 0;
+  // Thread-safe. Throws Error(InvalidInput) for text that is not valid UTF-8 and, with
+  // truncate = false, for text longer than max_input_tokens() (the message says how long).
+  [[nodiscard]] virtual PreparedInput prepare(std::string_view text, const InputOptions& options) const = 0;
+  // Token ids given by the client instead of text (TEI accepts them): checked against the
+  // vocabulary (Error(InvalidInput)), truncated like text. Embedders without a vocabulary
+  // throw Error(Unsupported).
+  [[nodiscard]] virtual PreparedInput prepare_ids(std::span<const std::uint32_t> ids,
+                                                  const InputOptions& options) const;
+
+  // Pooled vectors of `inputs` into out (inputs.size() x dim(), row-major). Not
+  // necessarily L2-normalised: normalise when the caller wants unit vectors (an embedder
+  // whose graph ends in a normalisation, like use-lite, returns unit vectors anyway).
+  // Inputs may come from different requests; a vector never depends on its batch-mates.
+  virtual void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const = 0;
+  // True when embed_prepared() returns unit vectors by definition (hashing, use-lite):
+  // embed() then leaves them exactly as they are rather than normalising them again.
+  [[nodiscard]] virtual bool unit_vectors() const noexcept { return false; }
+
+  // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x dim()
+  // matrix per input. Error(Unsupported) for embedders that have none.
+  [[nodiscard]] virtual std::vector<Embeddings> embed_tokens(
+      std::span<const PreparedInput* const> inputs) const;
+
+  // The tokens of a text as /tokenize shows them; Error(Unsupported) without a tokenizer.
+  [[nodiscard]] virtual std::vector<TokenInfo> tokenize(std::string_view text,
+                                                        const InputOptions& options) const;
+  // Ids back to text (/decode); Error(InvalidInput) for an id outside the vocabulary,
+  // Error(Unsupported) without a tokenizer.
+  [[nodiscard]] virtual std::string decode(std::span<const std::uint32_t> ids,
+                                           bool skip_special_tokens) const;
+
+  // Named prompts (sentence-transformers' config): prompt_name -> text prepended.
+  [[nodiscard]] virtual const std::map<std::string, std::string>& prompts() const noexcept;
+  // The prompt applied when a request names none, if the model sets one.
+  [[nodiscard]] virtual std::optional<std::string> default_prompt_name() const { return std::nullopt; }
+
+  // prepare() with default options, embed_prepared(), then L2 normalisation (unless
+  // unit_vectors()): one unit vector per text, in order. Throws Error(InvalidInput) naming
+  // the index of a bad text; nothing is returned for the batch in that case.
+  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const;
 };
 
 }  // namespace warden
