@@ -28,8 +28,8 @@ class HashingEmbedder final : public Embedder {
 
   // Keeps prompt + text in PreparedInput::text. Having no tokenizer, it counts the Unicode
   // code points of that text as its tokens (what usage reports for this embedder), and the
-  // prompt's code points as prompt_tokens; ids stay empty. Error(InvalidInput) for invalid UTF-8 in the text
-  // or the prompt.
+  // prompt's code points as prompt_tokens; ids stay empty. Error(InvalidInput) for invalid
+  // UTF-8 in the text or the prompt.
   [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override;
   // Unit vectors already (step (d), normalised in float32 as the definition says).
   void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;

@@ -52,7 +52,8 @@ class UseLiteEmbedder final : public Embedder {
       std::span<const PreparedInput* const> inputs) const override;
   // One TokenInfo per piece (text: the piece as in the vocabulary, "▁" included), none
   // special; start/stop are byte offsets into prompt + text of the characters the piece
-  // covers (the leading "▁" the tokenizer adds covers none: an empty span at 0).
+  // covers (the leading "▁" the tokenizer adds covers none: an empty span at 0; pieces of
+  // one character that NFKC expands, "½" -> "▁1" "⁄" "2", all get that character's span).
   [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text,
                                                 const InputOptions& options) const override;
   // Pieces joined, "▁" -> " ", the leading space dropped. skip_special_tokens drops the

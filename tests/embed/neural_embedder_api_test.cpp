@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -309,6 +310,45 @@ TEST(NeuralEmbedderApi, DecodeRoundTrips) {
   EXPECT_EQ(e.decode(p.ids, false), "[CLS] hello world, unbelievable tokens [SEP]");
   const std::uint32_t bad[] = {static_cast<std::uint32_t>(e.tokenizer().vocab_size()) + 5};
   EXPECT_EQ(error_of([&] { (void)e.decode(bad, true); }).rfind("invalid_input", 0), 0U);
+}
+
+// prepare() runs on several tokenization workers at once: one shared embedder, threads
+// with different options, the same results as one thread.
+TEST(NeuralEmbedderApi, PrepareIsThreadSafe) {
+  ThreadPool pool(1);
+  const Folder f(kPrompted, "threads");
+  const NeuralEmbedder e(f.dir(), &pool);
+  const std::string text = long_text(300);
+  std::vector<InputOptions> options(4);
+  options[1].side = TruncationSide::Left;
+  options[2].prompt = "query: ";
+  options[3].truncate = false;
+  const std::vector<std::string> texts{text, "short text", "another one, with punctuation!"};
+  std::vector<std::vector<std::uint32_t>> want;
+  for (const auto& o : options) {
+    for (const auto& t : texts) {
+      if (!o.truncate && t == text) continue;
+      want.push_back(e.prepare(t, o).ids);
+    }
+  }
+  std::vector<int> mismatches(options.size(), 0);
+  std::vector<std::thread> threads;
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    threads.emplace_back([&, k] {
+      for (int round = 0; round < 20; ++round) {
+        std::size_t w = 0;
+        for (const auto& o : options) {
+          for (const auto& t : texts) {
+            if (!o.truncate && t == text) continue;
+            if (e.prepare(t, o).ids != want[w]) ++mismatches[k];
+            ++w;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const int m : mismatches) EXPECT_EQ(m, 0);
 }
 
 TEST(NeuralEmbedderApi, FoldersWithoutPromptsHaveNone) {
