@@ -47,7 +47,7 @@ enum class TruncationSide { Right, Left };
 struct InputOptions {
   bool truncate = true;  // false: an input longer than max_input_tokens() is an error
   TruncationSide side = TruncationSide::Right;
-  std::string_view prompt;        // prepended to the text before tokenizing; "" for none
+  std::string_view prompt;         // prepended to the text before tokenizing; "" for none
   bool add_special_tokens = true;  // /tokenize may turn them off; embedding always wants them
 };
 
@@ -58,6 +58,8 @@ struct PreparedInput {
   std::string text;                     // kept only by embedders that work on text (hashing)
   std::size_t tokens = 0;               // what usage reports and batch limits count
   std::size_t prompt_tokens = 0;        // leading tokens that came from the prompt
+  // (NeuralEmbedder counts the special tokens before the prompt too, e.g. [CLS]: exactly the
+  // tokens that sentence-transformers leaves out of pooling when include_prompt is false.)
 };
 
 // One token as /tokenize reports it. start/stop are byte offsets into the input text
@@ -98,25 +100,31 @@ class Embedder {
   // whose graph ends in a normalisation, like use-lite, returns unit vectors anyway).
   // Inputs may come from different requests; a vector never depends on its batch-mates.
   virtual void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const = 0;
+  // True when embed_prepared() returns unit vectors by definition (hashing, use-lite):
+  // embed() then leaves them exactly as they are rather than normalising them again.
+  [[nodiscard]] virtual bool unit_vectors() const noexcept { return false; }
 
   // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x dim()
   // matrix per input. Error(Unsupported) for embedders that have none.
-  [[nodiscard]] virtual std::vector<Embeddings> embed_tokens(std::span<const PreparedInput* const> inputs) const;
+  [[nodiscard]] virtual std::vector<Embeddings> embed_tokens(
+      std::span<const PreparedInput* const> inputs) const;
 
   // The tokens of a text as /tokenize shows them; Error(Unsupported) without a tokenizer.
-  [[nodiscard]] virtual std::vector<TokenInfo> tokenize(std::string_view text, const InputOptions& options) const;
+  [[nodiscard]] virtual std::vector<TokenInfo> tokenize(std::string_view text,
+                                                        const InputOptions& options) const;
   // Ids back to text (/decode); Error(InvalidInput) for an id outside the vocabulary,
   // Error(Unsupported) without a tokenizer.
-  [[nodiscard]] virtual std::string decode(std::span<const std::uint32_t> ids, bool skip_special_tokens) const;
+  [[nodiscard]] virtual std::string decode(std::span<const std::uint32_t> ids,
+                                           bool skip_special_tokens) const;
 
   // Named prompts (sentence-transformers' config): prompt_name -> text prepended.
   [[nodiscard]] virtual const std::map<std::string, std::string>& prompts() const noexcept;
   // The prompt applied when a request names none, if the model sets one.
   [[nodiscard]] virtual std::optional<std::string> default_prompt_name() const { return std::nullopt; }
 
-  // prepare() with default options, embed_prepared(), then L2 normalisation: one unit
-  // vector per text, in order. Throws Error(InvalidInput) naming the index of a bad text;
-  // nothing is returned for the batch in that case.
+  // prepare() with default options, embed_prepared(), then L2 normalisation (unless
+  // unit_vectors()): one unit vector per text, in order. Throws Error(InvalidInput) naming
+  // the index of a bad text; nothing is returned for the batch in that case.
   [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const;
 };
 

@@ -51,6 +51,13 @@ std::uint32_t blake2b_32(std::string_view bytes) {
          (static_cast<std::uint32_t>(digest[2]) << 8) | static_cast<std::uint32_t>(digest[3]);
 }
 
+// Of valid UTF-8: the bytes that do not continue a sequence.
+std::size_t code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 void HashingEmbedder::embed_one(std::string_view text, std::span<float> out) {
@@ -75,13 +82,24 @@ void HashingEmbedder::embed_one(std::string_view text, std::span<float> out) {
   }
 }
 
-Embeddings HashingEmbedder::embed(std::span<const std::string_view> texts) const {
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    utf8::require_valid(texts[i], fmt::format("input {}", i));
+PreparedInput HashingEmbedder::prepare(std::string_view text, const InputOptions& options) const {
+  utf8::require_valid(options.prompt, "prompt");
+  utf8::require_valid(text);
+  PreparedInput p;
+  p.text.reserve(options.prompt.size() + text.size());
+  p.text.append(options.prompt).append(text);
+  p.tokens = code_points(p.text);
+  p.prompt_tokens = code_points(options.prompt);
+  return p;
+}
+
+void HashingEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs,
+                                     std::span<float> out) const {
+  if (out.size() != inputs.size() * kDim) {
+    throw Error(ErrorKind::Internal, fmt::format("embed_prepared: {} floats for {} inputs of {}", out.size(),
+                                                 inputs.size(), kDim));
   }
-  Embeddings result(texts.size(), kDim);
-  for (std::size_t i = 0; i < texts.size(); ++i) embed_one(texts[i], result.row(i));
-  return result;
+  for (std::size_t i = 0; i < inputs.size(); ++i) embed_one(inputs[i]->text, out.subspan(i * kDim, kDim));
 }
 
 }  // namespace warden

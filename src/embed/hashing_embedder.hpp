@@ -23,7 +23,18 @@ class HashingEmbedder final : public Embedder {
   [[nodiscard]] std::string_view id() const noexcept override { return kId; }
   [[nodiscard]] std::size_t dim() const noexcept override { return kDim; }
   [[nodiscard]] bool semantic() const noexcept override { return false; }
-  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const override;
+  // No limit: the hashing embedder reads any length, and truncate has no effect.
+  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 0; }
+
+  // Keeps prompt + text in PreparedInput::text. Having no tokenizer, it counts the Unicode
+  // code points of that text as its tokens (what usage reports for this embedder), and the
+  // prompt's code points as prompt_tokens; ids stay empty. Error(InvalidInput) for invalid
+  // UTF-8 in the text or the prompt.
+  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override;
+  // Unit vectors already (step (d), normalised in float32 as the definition says).
+  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
+  // prepare_ids, embed_tokens, tokenize and decode: Error(Unsupported) (no vocabulary).
 
   // Embeds one valid-UTF-8 text into out (kDim floats).
   static void embed_one(std::string_view text, std::span<float> out);

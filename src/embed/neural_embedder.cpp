@@ -1,5 +1,6 @@
 #include "embed/neural_embedder.hpp"
 
+#include <algorithm>
 #include <future>
 
 #include <fmt/format.h>
@@ -18,7 +19,8 @@ std::future<std::unique_ptr<Tokenizer>> load_tokenizer_async(const std::filesyst
   if (!std::filesystem::is_directory(dir)) {  // let the model loader report the folder
     return std::async(std::launch::deferred, [] { return std::unique_ptr<Tokenizer>(); });
   }
-  return std::async(std::launch::async, [dir] { return std::make_unique<Tokenizer>(Tokenizer::from_directory(dir)); });
+  return std::async(std::launch::async,
+                    [dir] { return std::make_unique<Tokenizer>(Tokenizer::from_directory(dir)); });
 }
 
 }  // namespace
@@ -36,9 +38,12 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
   // Never let the tokenizer emit more tokens than the model has positions for.
   const auto& dims = model_->encoder.dims();
   const std::size_t limit = dims.max_positions - dims.position_offset;
-  auto truncation = tokenizer_->truncation().value_or(TruncationParams{});
-  if (truncation.max_length == 0 || truncation.max_length > limit) truncation.max_length = limit;
-  tokenizer_->set_truncation(truncation);
+  truncation_ = tokenizer_->truncation().value_or(TruncationParams{});
+  if (truncation_.max_length == 0 || truncation_.max_length > limit) truncation_.max_length = limit;
+  max_input_tokens_ = truncation_.max_length;
+  tokenizer_->set_truncation(truncation_);
+  // Batches are packed: padding tokens from the file's padding setting would be pooled.
+  tokenizer_->set_padding(std::nullopt);
 }
 
 NeuralEmbedder::~NeuralEmbedder() = default;
@@ -47,23 +52,160 @@ std::size_t NeuralEmbedder::dim() const noexcept {
   return model_->encoder.dims().hidden;
 }
 
-Embeddings NeuralEmbedder::embed(std::span<const std::string_view> texts) const {
-  for (std::size_t i = 0; i < texts.size(); ++i) utf8::require_valid(texts[i], fmt::format("input {}", i));
-  model::TokenBatch batch;
-  for (const std::string_view text : texts) {
-    const Encoding e = tokenizer_->encode(text);
-    batch.add(e.ids, e.type_ids);
+Encoding NeuralEmbedder::encode(std::string_view input, const InputOptions& options, bool with_tokens) const {
+  EncodeOptions eo;
+  eo.add_special_tokens = options.add_special_tokens;
+  eo.with_tokens = with_tokens;
+  std::optional<TruncationParams> truncation;  // none without truncate: count them all
+  if (options.truncate) {
+    truncation = truncation_;
+    truncation->direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
   }
+  Encoding e = tokenizer_->encode(input, eo, truncation);
+  if (!options.truncate && e.size() > max_input_tokens_) {
+    throw Error(
+        ErrorKind::InvalidInput,
+        fmt::format("input has {} tokens, more than the model's maximum of {}", e.size(), max_input_tokens_));
+  }
+  return e;
+}
+
+namespace {
+
+// prompt + text, or a view of text when there is no prompt.
+std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage) {
+  utf8::require_valid(prompt, "prompt");
+  utf8::require_valid(text);
+  if (prompt.empty()) return text;
+  storage.reserve(prompt.size() + text.size());
+  storage.append(prompt).append(text);
+  return storage;
+}
+
+// The leading special tokens, then the tokens that start inside the prompt's bytes.
+std::size_t count_prompt_tokens(const Encoding& e, std::size_t prompt_bytes) {
+  if (prompt_bytes == 0) return 0;
+  std::size_t n = 0;
+  while (n < e.size() && e.special_tokens_mask[n] != 0) ++n;
+  while (n < e.size() && e.special_tokens_mask[n] == 0 && e.offsets[n].begin < prompt_bytes) ++n;
+  return n;
+}
+
+}  // namespace
+
+PreparedInput NeuralEmbedder::prepare(std::string_view text, const InputOptions& options) const {
+  std::string joined;
+  const std::string_view input = with_prompt(text, options.prompt, joined);
+  Encoding e = encode(input, options, false);
+  if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
+  PreparedInput p;
+  p.prompt_tokens = count_prompt_tokens(e, options.prompt.size());
+  p.ids = std::move(e.ids);
+  p.type_ids = std::move(e.type_ids);
+  p.tokens = p.ids.size();
+  return p;
+}
+
+PreparedInput NeuralEmbedder::prepare_ids(std::span<const std::uint32_t> ids,
+                                          const InputOptions& options) const {
+  if (ids.empty()) throw Error(ErrorKind::InvalidInput, "input has no token ids");
+  if (!options.prompt.empty()) {
+    throw Error(ErrorKind::InvalidInput,
+                "a prompt cannot be prepended to token ids: include the prompt's tokens in the ids");
+  }
+  const std::size_t vocab = model_->encoder.dims().vocab;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] >= vocab) {
+      throw Error(
+          ErrorKind::InvalidInput,
+          fmt::format("token id {} (position {}) is outside the vocabulary of {} tokens", ids[i], i, vocab));
+    }
+  }
+  if (ids.size() > max_input_tokens_) {
+    if (!options.truncate) {
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("input has {} tokens, more than the model's maximum of {}", ids.size(),
+                              max_input_tokens_));
+    }
+    ids = options.side == TruncationSide::Left ? ids.last(max_input_tokens_) : ids.first(max_input_tokens_);
+  }
+  PreparedInput p;
+  p.ids.assign(ids.begin(), ids.end());
+  p.tokens = p.ids.size();
+  return p;
+}
+
+std::span<const float> NeuralEmbedder::forward(std::span<const PreparedInput* const> inputs,
+                                               model::TokenBatch& batch) const {
+  for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids);
   model_->encoder.validate(batch);
-  const std::size_t h = dim();
-  Embeddings out(texts.size(), h);
-  if (texts.empty()) return out;
   thread_local model::EncoderWorkspace workspace;
-  const auto hidden = model_->encoder.forward(batch, workspace, pool_);
+  return model_->encoder.forward(batch, workspace, pool_);
+}
+
+void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs,
+                                    std::span<float> out) const {
+  const std::size_t h = dim();
+  if (out.size() != inputs.size() * h) {
+    throw Error(ErrorKind::Internal,
+                fmt::format("embed_prepared: {} floats for {} inputs of {}", out.size(), inputs.size(), h));
+  }
+  if (inputs.empty()) return;
+  model::TokenBatch batch;
+  const auto hidden = forward(inputs, batch);
+  // sentence-transformers masks the prompt's tokens out of mean/max pooling when the
+  // Pooling module says include_prompt = false.
+  std::vector<std::size_t> skip;
+  if (!model_->pooling.include_prompt) {
+    skip.reserve(inputs.size());
+    for (const PreparedInput* p : inputs) skip.push_back(p->prompt_tokens);
+  }
   // Pool straight into the result rows: no intermediate copy.
-  model::pool(hidden, h, batch.offsets, model_->pooling.mode, out.values());
-  model::l2_normalize(out.values(), h);
+  model::pool(hidden, h, batch.offsets, model_->pooling.mode, out, skip);
+}
+
+std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
+  std::vector<Embeddings> result;
+  if (inputs.empty()) return result;
+  const std::size_t h = dim();
+  model::TokenBatch batch;
+  const auto hidden = forward(inputs, batch);
+  result.reserve(inputs.size());
+  for (std::size_t s = 0; s < inputs.size(); ++s) {
+    Embeddings& e = result.emplace_back(batch.length(s), h);
+    std::copy_n(hidden.data() + batch.offsets[s] * h, batch.length(s) * h, e.values().data());
+  }
+  return result;
+}
+
+std::vector<TokenInfo> NeuralEmbedder::tokenize(std::string_view text, const InputOptions& options) const {
+  std::string joined;
+  const std::string_view input = with_prompt(text, options.prompt, joined);
+  Encoding e = encode(input, options, true);
+  std::vector<TokenInfo> out(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    TokenInfo& t = out[i];
+    t.id = e.ids[i];
+    t.text = std::move(e.tokens[i]);
+    t.special = e.special_tokens_mask[i] != 0;
+    if (!t.special) {
+      t.start = e.offsets[i].begin;
+      t.stop = e.offsets[i].end;
+    }
+  }
   return out;
+}
+
+std::string NeuralEmbedder::decode(std::span<const std::uint32_t> ids, bool skip_special_tokens) const {
+  return tokenizer_->decode(ids, skip_special_tokens);
+}
+
+const std::map<std::string, std::string>& NeuralEmbedder::prompts() const noexcept {
+  return model_->st.prompts;
+}
+
+std::optional<std::string> NeuralEmbedder::default_prompt_name() const {
+  return model_->st.default_prompt_name;
 }
 
 }  // namespace warden

@@ -1,6 +1,23 @@
 #pragma once
-// An Embedder over a HuggingFace encoder model folder: tokenizer -> packed batch ->
-// encoder -> pooling (the folder's sentence-transformers setting) -> L2 normalisation.
+// An Embedder over a HuggingFace encoder model folder: tokenizer (prompt, truncation) ->
+// packed batch -> encoder -> pooling (the folder's sentence-transformers setting). embed()
+// adds the L2 normalisation; embed_prepared() leaves the vectors as pooled.
+//
+// Semantics of the Embedder stages here:
+//  * prepare(): the prompt is prepended to the text (sentence-transformers' prompt + text)
+//    and the whole is tokenized with the model's special tokens. truncate = true keeps
+//    max_input_tokens() tokens, cutting text tokens on the requested side and keeping the
+//    special tokens (HF's truncation); truncate = false rejects a longer input.
+//    prompt_tokens counts the leading tokens that sentence-transformers leaves out of
+//    pooling when the folder's Pooling has include_prompt = false: the special tokens before
+//    the text (e.g. [CLS]) plus the tokens that start inside the prompt's bytes (after a
+//    left truncation only those that are left). 0 without a prompt.
+//  * prepare_ids(): ids are used as given (the client adds special tokens, as in TEI),
+//    checked against the model's vocabulary, truncated by plain slicing; a prompt cannot
+//    be applied to ids (Error(InvalidInput)).
+//  * tokenize(): TokenInfo::text is the vocabulary's token string ("##ing", "▁the"); start
+//    and stop are byte offsets into prompt + text (into the text alone without a prompt),
+//    absent for special tokens. Truncation as prepare() does it.
 
 #include <filesystem>
 #include <future>
@@ -24,7 +41,24 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
   [[nodiscard]] std::size_t dim() const noexcept override;
   [[nodiscard]] bool semantic() const noexcept override { return true; }
-  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const override;
+  // The model's positions (less the position offset), capped by the tokenizer file's own
+  // truncation max_length when it sets a smaller one.
+  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return max_input_tokens_; }
+
+  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override;
+  [[nodiscard]] PreparedInput prepare_ids(std::span<const std::uint32_t> ids,
+                                          const InputOptions& options) const override;
+  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  // The encoder's last hidden states (tokens x hidden), special tokens included.
+  [[nodiscard]] std::vector<Embeddings> embed_tokens(
+      std::span<const PreparedInput* const> inputs) const override;
+  [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text,
+                                                const InputOptions& options) const override;
+  [[nodiscard]] std::string decode(std::span<const std::uint32_t> ids,
+                                   bool skip_special_tokens) const override;
+  // From config_sentence_transformers.json; empty when the folder has none.
+  [[nodiscard]] const std::map<std::string, std::string>& prompts() const noexcept override;
+  [[nodiscard]] std::optional<std::string> default_prompt_name() const override;
 
   [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
@@ -33,10 +67,19 @@ class NeuralEmbedder final : public Embedder {
   NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
                  std::future<std::unique_ptr<Tokenizer>> tokenizer);
 
+  // Tokenizes `input` (prompt + text) with the options' special tokens and truncation;
+  // Error(InvalidInput) when it is too long and truncate is false.
+  [[nodiscard]] Encoding encode(std::string_view input, const InputOptions& options, bool with_tokens) const;
+  // Packs inputs into `batch` and runs the encoder: the last hidden states.
+  [[nodiscard]] std::span<const float> forward(std::span<const PreparedInput* const> inputs,
+                                               model::TokenBatch& batch) const;
+
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   ThreadPool* pool_;
+  std::size_t max_input_tokens_ = 0;
+  TruncationParams truncation_;  // the tokenizer's own, with max_length = max_input_tokens_
 };
 
 }  // namespace warden

@@ -55,25 +55,159 @@ UseLiteEmbedder::UseLiteEmbedder(const fs::path& dir, ThreadPool* pool)
 
 UseLiteEmbedder::~UseLiteEmbedder() = default;
 
-Embeddings UseLiteEmbedder::embed(std::span<const std::string_view> texts) const {
-  for (std::size_t i = 0; i < texts.size(); ++i) utf8::require_valid(texts[i], fmt::format("input {}", i));
-  model::TokenBatch batch;
-  const std::size_t max_length = model_->config().max_length;
-  for (const std::string_view text : texts) {
-    const std::vector<std::uint32_t> ids = tokenizer_.encode(text);
-    // The graph keeps only the first 128 tokens (ClipToMaxLength): later ones are dropped.
-    batch.add(std::span(ids).first(std::min(ids.size(), max_length)));
+namespace {
+
+std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage) {
+  utf8::require_valid(prompt, "prompt");
+  utf8::require_valid(text);
+  if (prompt.empty()) return text;
+  storage.reserve(prompt.size() + text.size());
+  storage.append(prompt).append(text);
+  return storage;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> UseLiteEmbedder::truncated(std::vector<std::uint32_t> ids,
+                                                      const InputOptions& options) const {
+  const std::size_t max = max_input_tokens();
+  if (ids.size() <= max) return ids;
+  if (!options.truncate) {
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("input has {} tokens, more than the model's maximum of {}", ids.size(), max));
   }
+  if (options.side == TruncationSide::Left) {
+    ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(max));
+  } else {
+    ids.resize(max);  // what the graph's ClipToMaxLength does
+  }
+  return ids;
+}
+
+PreparedInput UseLiteEmbedder::prepare(std::string_view text, const InputOptions& options) const {
+  std::string joined;
+  const std::string_view input = with_prompt(text, options.prompt, joined);
+  PreparedInput p;
+  std::vector<std::uint32_t> ids = tokenizer_.encode(input);
+  const std::size_t full = ids.size();
+  p.ids = truncated(std::move(ids), options);
+  p.tokens = p.ids.size();
+  if (!options.prompt.empty()) {
+    // The prompt's pieces (as it tokenizes alone) left at the front: a left truncation may
+    // have cut some of them.
+    const std::size_t prompt_pieces = tokenizer_.encode(options.prompt).size();
+    const std::size_t cut_front =
+        options.truncate && options.side == TruncationSide::Left ? full - p.ids.size() : 0;
+    p.prompt_tokens = std::min(prompt_pieces > cut_front ? prompt_pieces - cut_front : 0, p.ids.size());
+  }
+  return p;
+}
+
+PreparedInput UseLiteEmbedder::prepare_ids(std::span<const std::uint32_t> ids,
+                                           const InputOptions& options) const {
+  if (!options.prompt.empty()) {
+    throw Error(ErrorKind::InvalidInput,
+                "a prompt cannot be prepended to token ids: include the prompt's tokens in the ids");
+  }
+  const std::size_t vocab = model_->config().vocab;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] >= vocab) {
+      throw Error(
+          ErrorKind::InvalidInput,
+          fmt::format("token id {} (position {}) is outside the vocabulary of {} tokens", ids[i], i, vocab));
+    }
+  }
+  PreparedInput p;
+  p.ids = truncated({ids.begin(), ids.end()}, options);
+  p.tokens = p.ids.size();
+  return p;
+}
+
+void UseLiteEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs,
+                                     std::span<float> out) const {
+  if (out.size() != inputs.size() * dim()) {
+    throw Error(ErrorKind::Internal, fmt::format("embed_prepared: {} floats for {} inputs of {}", out.size(),
+                                                 inputs.size(), dim()));
+  }
+  if (inputs.empty()) return;
+  model::TokenBatch batch;
+  for (const PreparedInput* p : inputs) batch.add(p->ids);
   model_->validate(batch);
-  Embeddings out(texts.size(), dim());
-  if (texts.empty()) return out;
   thread_local model::UseLiteWorkspace workspace;
-  std::vector<float> values(texts.size() * dim());
-  model_->embed(batch, workspace, pool_, values);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    std::copy_n(values.data() + i * dim(), dim(), out.row(i).data());
+  model_->embed(batch, workspace, pool_, out);
+}
+
+std::vector<Embeddings> UseLiteEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
+  std::vector<Embeddings> result;
+  if (inputs.empty()) return result;
+  model::TokenBatch batch;
+  for (const PreparedInput* p : inputs) batch.add(p->ids);
+  model_->validate(batch);
+  const std::size_t h = dim();
+  std::vector<float> states(batch.tokens() * h);
+  thread_local model::UseLiteWorkspace workspace;
+  model_->token_states(batch, workspace, pool_, states);
+  result.reserve(inputs.size());
+  for (std::size_t s = 0; s < inputs.size(); ++s) {
+    Embeddings& e = result.emplace_back(batch.length(s), h);
+    std::copy_n(states.data() + batch.offsets[s] * h, batch.length(s) * h, e.values().data());
+  }
+  return result;
+}
+
+std::vector<TokenInfo> UseLiteEmbedder::tokenize(std::string_view text, const InputOptions& options) const {
+  std::string joined;
+  const std::string_view input = with_prompt(text, options.prompt, joined);
+  std::vector<UseLiteTokenizer::Token> tokens = tokenizer_.encode_with_offsets(input);
+  const std::size_t max = max_input_tokens();
+  if (tokens.size() > max) {
+    if (!options.truncate) {
+      throw Error(
+          ErrorKind::InvalidInput,
+          fmt::format("input has {} tokens, more than the model's maximum of {}", tokens.size(), max));
+    }
+    if (options.side == TruncationSide::Left) {
+      tokens.erase(tokens.begin(), tokens.end() - static_cast<std::ptrdiff_t>(max));
+    } else {
+      tokens.resize(max);
+    }
+  }
+  std::vector<TokenInfo> out;
+  out.reserve(tokens.size());
+  for (const auto& t : tokens) {
+    out.push_back(TokenInfo{t.id, tokenizer_.piece(t.id), false, t.begin, t.end});
   }
   return out;
+}
+
+std::string UseLiteEmbedder::decode(std::span<const std::uint32_t> ids, bool skip_special_tokens) const {
+  std::string out;
+  for (const std::uint32_t id : ids) {
+    if (id >= tokenizer_.vocab_size()) {
+      throw Error(ErrorKind::InvalidInput, fmt::format("token id {} is outside the vocabulary of {} pieces",
+                                                       id, tokenizer_.vocab_size()));
+    }
+    // <s>, </s> and the extra ids are control pieces the tokenizer never produces.
+    if (skip_special_tokens && id != UseLiteTokenizer::kUnknownId &&
+        id < UseLiteTokenizer::kFirstSearchableId) {
+      continue;
+    }
+    out += tokenizer_.piece(id);
+  }
+  // "▁" marks a space; the tokenizer adds one at the front, which decoding drops.
+  constexpr std::string_view kSpaceMark = "\u2581";
+  std::string text;
+  text.reserve(out.size());
+  for (std::size_t pos = 0; pos < out.size();) {
+    if (out.compare(pos, kSpaceMark.size(), kSpaceMark) == 0) {
+      text.push_back(' ');
+      pos += kSpaceMark.size();
+    } else {
+      text.push_back(out[pos++]);
+    }
+  }
+  if (!text.empty() && text.front() == ' ') text.erase(0, 1);
+  return text;
 }
 
 }  // namespace warden

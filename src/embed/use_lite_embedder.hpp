@@ -33,12 +33,42 @@ class UseLiteEmbedder final : public Embedder {
   [[nodiscard]] std::string_view id() const noexcept override { return kId; }
   [[nodiscard]] std::size_t dim() const noexcept override { return model_->dim(); }
   [[nodiscard]] bool semantic() const noexcept override { return true; }
-  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const override;
+  // The graph's ClipToMaxLength: 128 tokens.
+  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return model_->config().max_length; }
+
+  // Pieces of prompt + text (no BOS/EOS: the graph has none). truncate = true keeps the
+  // first max_input_tokens() (Right, what the graph itself does) or the last (Left);
+  // truncate = false rejects a longer input. prompt_tokens: the pieces of the prompt alone
+  // that are left at the front (the pooling is always a plain mean; nothing reads it).
+  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override;
+  // Checked against the vocabulary, sliced like text; no prompt (Error(InvalidInput)).
+  [[nodiscard]] PreparedInput prepare_ids(std::span<const std::uint32_t> ids,
+                                          const InputOptions& options) const override;
+  // Unit vectors: the graph ends in an L2 normalisation.
+  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
+  // The last layer's states, before the mean pooling and the head (tokens x 512).
+  [[nodiscard]] std::vector<Embeddings> embed_tokens(
+      std::span<const PreparedInput* const> inputs) const override;
+  // One TokenInfo per piece (text: the piece as in the vocabulary, "▁" included), none
+  // special; start/stop are byte offsets into prompt + text of the characters the piece
+  // covers (the leading "▁" the tokenizer adds covers none: an empty span at 0; pieces of
+  // one character that NFKC expands, "½" -> "▁1" "⁄" "2", all get that character's span).
+  [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text,
+                                                const InputOptions& options) const override;
+  // Pieces joined, "▁" -> " ", the leading space dropped. skip_special_tokens drops the
+  // control pieces 1..5 (<s>, </s>, extra_token_id_1..3), which the tokenizer never makes;
+  // id 0 (unknown) is kept. Error(InvalidInput) for an id outside the vocabulary.
+  [[nodiscard]] std::string decode(std::span<const std::uint32_t> ids,
+                                   bool skip_special_tokens) const override;
 
   [[nodiscard]] const UseLiteTokenizer& tokenizer() const noexcept { return tokenizer_; }
   [[nodiscard]] const model::UseLiteModel& model() const noexcept { return *model_; }
 
  private:
+  [[nodiscard]] std::vector<std::uint32_t> truncated(std::vector<std::uint32_t> ids,
+                                                     const InputOptions& options) const;
+
   std::unique_ptr<model::UseLiteModel> model_;
   UseLiteTokenizer tokenizer_;
   ThreadPool* pool_;

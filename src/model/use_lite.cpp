@@ -160,11 +160,9 @@ void UseLiteModel::embed_tokens(const TokenBatch& batch, float* x) const {
   }
 }
 
-void UseLiteModel::embed(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
-                         std::span<float> out) const {
+const float* UseLiteModel::encode(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool) const {
   const UseLiteConfig& c = config_;
   const std::size_t tokens = batch.tokens();
-  const std::size_t seqs = batch.sequences();
   const std::size_t h = c.hidden;
   const std::size_t rows = std::max<std::size_t>(tokens, 1);
   float* x0 = ws.get(kEmbedded, rows * c.embedding);
@@ -196,6 +194,22 @@ void UseLiteModel::embed(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPo
                       pool);
     }
   }
+  return x;
+}
+
+void UseLiteModel::token_states(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
+                                std::span<float> out) const {
+  const std::size_t n = batch.tokens() * config_.hidden;
+  if (n == 0) return;
+  std::copy_n(encode(batch, ws, pool), n, out.data());
+}
+
+void UseLiteModel::embed(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
+                         std::span<float> out) const {
+  const UseLiteConfig& c = config_;
+  const std::size_t seqs = batch.sequences();
+  const std::size_t h = c.hidden;
+  const float* x = encode(batch, ws, pool);
 
   // Masked mean over each sequence's tokens. TF.js sums in double and divides the float32
   // sum by max(len, 1): an empty sequence pools to zeros.

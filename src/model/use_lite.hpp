@@ -77,6 +77,10 @@ class UseLiteModel {
   // L2-normalised embeddings, [batch.sequences() x dim()] into `out`. Empty sequences are
   // allowed (they give l2normalize(tanh(bh)), as the graph does). Call validate() first.
   void embed(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool, std::span<float> out) const;
+  // The last layer's states before mean pooling, [batch.tokens() x dim()] into `out`: what
+  // embed() pools (TEI's /embed_all for this model). Call validate() first.
+  void token_states(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
+                    std::span<float> out) const;
 
  private:
   struct Norm {
@@ -94,6 +98,9 @@ class UseLiteModel {
   };
 
   void embed_tokens(const TokenBatch& batch, float* x) const;
+  // Runs the layers: the last states, [tokens x hidden] in `ws` (kState), valid until its
+  // next use.
+  const float* encode(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool) const;
 
   UseLiteConfig config_;
   std::vector<float> embeddings_;  // vocab x embedding

@@ -270,7 +270,8 @@ Tokenizer::~Tokenizer() = default;
 
 namespace {
 
-Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, EncodeOptions options) {
+Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, EncodeOptions options,
+             const std::optional<TruncationParams>& truncation) {
   utf8::require_valid(a, b != nullptr ? "text a" : "text");
   if (b != nullptr) utf8::require_valid(*b, "text b");
   Workspace& ws = t_ws;
@@ -288,8 +289,8 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
     encs[i]->text = i == 0 ? a : *b;
     p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), *encs[i], ws);
   }
-  if (p.truncation) {
-    TruncationParams t = *p.truncation;
+  if (truncation) {
+    TruncationParams t = *truncation;
     const std::size_t added =
         (options.add_special_tokens && p.post_processor) ? p.post_processor->added_tokens(b != nullptr) : 0;
     t.max_length = t.max_length > added ? t.max_length - added : 0;
@@ -317,11 +318,16 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
 }  // namespace
 
 Encoding Tokenizer::encode(std::string_view text, EncodeOptions options) const {
-  return run(*p_, text, nullptr, options);
+  return run(*p_, text, nullptr, options, p_->truncation);
+}
+
+Encoding Tokenizer::encode(std::string_view text, EncodeOptions options,
+                           const std::optional<TruncationParams>& truncation) const {
+  return run(*p_, text, nullptr, options, truncation);
 }
 
 Encoding Tokenizer::encode_pair(std::string_view a, std::string_view b, EncodeOptions options) const {
-  return run(*p_, a, &b, options);
+  return run(*p_, a, &b, options, p_->truncation);
 }
 
 std::vector<Encoding> Tokenizer::encode_batch(std::span<const std::string_view> texts,

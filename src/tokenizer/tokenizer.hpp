@@ -94,6 +94,10 @@ class Tokenizer {
 
   // Throws Error(InvalidInput) for invalid UTF-8 (naming the byte offset).
   [[nodiscard]] Encoding encode(std::string_view text, EncodeOptions options = {}) const;
+  // With `truncation` (nullopt: none) instead of the tokenizer's own, so that one shared,
+  // immutable instance serves callers that truncate differently.
+  [[nodiscard]] Encoding encode(std::string_view text, EncodeOptions options,
+                                const std::optional<TruncationParams>& truncation) const;
   [[nodiscard]] Encoding encode_pair(std::string_view a, std::string_view b,
                                      EncodeOptions options = {}) const;
   // Encodes each text, then pads the batch when padding is set.

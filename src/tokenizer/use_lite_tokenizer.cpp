@@ -118,11 +118,31 @@ UseLiteTokenizer UseLiteTokenizer::from_file(const std::filesystem::path& path) 
 }
 
 std::vector<std::uint32_t> UseLiteTokenizer::encode(std::string_view text) const {
+  return encode_impl(text, nullptr);
+}
+
+std::vector<UseLiteTokenizer::Token> UseLiteTokenizer::encode_with_offsets(std::string_view text) const {
+  std::vector<Token> tokens;
+  (void)encode_impl(text, &tokens);
+  return tokens;
+}
+
+std::vector<std::uint32_t> UseLiteTokenizer::encode_impl(std::string_view text,
+                                                         std::vector<Token>* tokens) const {
   utf8::require_valid(text);
   // 1. NFKC, nothing else (no lowercasing, stripping or whitespace collapsing).
   tokenizer_detail::NormText norm;
   norm.bytes.assign(text);
   norm.align.assign(text.size(), tokenizer_detail::Align{});
+  if (tokens != nullptr) {  // every byte maps to its whole character, for the offsets
+    for (std::size_t pos = 0; pos < text.size();) {
+      const std::size_t start = pos;
+      (void)utf8::next(text, pos);
+      for (std::size_t k = start; k < pos; ++k) {
+        norm.align[k] = {static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(pos)};
+      }
+    }
+  }
   tokenizer_detail::Workspace ws;
   tokenizer_detail::uni::normalize(norm, tokenizer_detail::uni::Form::NFKC, ws);
   // 2. An empty text has no tokens.
@@ -172,14 +192,44 @@ std::vector<std::uint32_t> UseLiteTokenizer::encode(std::string_view text) const
     }
   }
 
-  // 7-8. Backtrack, merging runs of unknowns into one; 9. reverse.
+  // 7-8. Backtrack, merging runs of unknowns into one; 9. reverse. spans[k] is the symbol
+  // range [first, second) of ids[k] (a merged run of unknowns covers all its symbols).
   std::vector<std::uint32_t> ids;
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
   for (std::size_t it = n; it > 0;) {
     const std::uint32_t id = word[it];
-    if (!(id == kUnknownId && !ids.empty() && ids.back() == kUnknownId)) ids.push_back(id);
-    it -= std::min<std::size_t>(it, piece_len_[id]);
+    const std::size_t start = it - std::min<std::size_t>(it, piece_len_[id]);
+    if (!(id == kUnknownId && !ids.empty() && ids.back() == kUnknownId)) {
+      ids.push_back(id);
+      if (tokens != nullptr) spans.emplace_back(start, it);
+    } else if (tokens != nullptr) {
+      spans.back().first = start;
+    }
+    it = start;
   }
   std::reverse(ids.begin(), ids.end());
+  if (tokens == nullptr) return ids;
+
+  // Symbol k >= 1 is code point k - 1 of the normalised text; symbol 0 is the added "▁".
+  // Normalised bytes map back to the text's bytes through the alignment.
+  std::reverse(spans.begin(), spans.end());
+  std::vector<std::size_t> cp_byte(n);  // normalised byte where symbol k's code point starts; [n-1] = end
+  for (std::size_t pos = 0, k = 0; pos < norm.bytes.size(); ++k) {
+    cp_byte[k] = pos;
+    (void)utf8::next(norm.bytes, pos);
+  }
+  cp_byte[n - 1] = norm.bytes.size();
+  tokens->reserve(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    Token t{ids[k], 0, 0};
+    const std::size_t first = std::max<std::size_t>(spans[k].first, 1);
+    const std::size_t last = spans[k].second;
+    if (first < last) {
+      t.begin = norm.align[cp_byte[first - 1]].start;
+      t.end = norm.align[cp_byte[last - 1] - 1].end;
+    }
+    tokens->push_back(t);
+  }
   return ids;
 }
 

@@ -33,6 +33,16 @@ class UseLiteTokenizer {
   // uses only the first 128 of them, but all are returned.
   [[nodiscard]] std::vector<std::uint32_t> encode(std::string_view text) const;
 
+  // One token of encode() with the bytes of the text it covers, [begin, end). The leading
+  // "▁" that the tokenizer adds covers no byte: a piece made of it alone gets {0, 0}.
+  struct Token {
+    std::uint32_t id = 0;
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+  };
+  // encode() with offsets: the same ids, in the same order.
+  [[nodiscard]] std::vector<Token> encode_with_offsets(std::string_view text) const;
+
   [[nodiscard]] std::size_t vocab_size() const noexcept { return pieces_.size(); }
   [[nodiscard]] const std::string& piece(std::uint32_t id) const { return pieces_.at(id); }
 
@@ -41,6 +51,8 @@ class UseLiteTokenizer {
     std::int32_t id = -1;  // the piece ending here, or -1
     double score = 0.0;
   };
+  // The ids and, when `tokens` is given, the tokens with offsets.
+  std::vector<std::uint32_t> encode_impl(std::string_view text, std::vector<Token>* tokens) const;
   std::uint32_t child(std::uint32_t node, char32_t cp) const noexcept;  // 0: none
   void insert(std::u32string_view piece, std::uint32_t id, double score);
 

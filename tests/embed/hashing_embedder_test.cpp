@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -116,6 +118,79 @@ TEST(HashingEmbedder, InvalidUtf8IsAClearErrorNamingTheInput) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
     EXPECT_NE(std::string(e.what()).find("input 1"), std::string::npos) << e.what();
   }
+}
+
+// The two-stage interface: prepare() keeps prompt + text and counts code points.
+TEST(HashingEmbedder, PrepareKeepsPromptAndTextAndCountsCodePoints) {
+  const HashingEmbedder embedder;
+  EXPECT_EQ(embedder.max_input_tokens(), 0U);
+  const PreparedInput plain = embedder.prepare("h\xC3\xA9llo \xF0\x9F\x99\x82", InputOptions{});
+  EXPECT_EQ(plain.text, "h\xC3\xA9llo \xF0\x9F\x99\x82");
+  EXPECT_EQ(plain.tokens, 7U);  // h é l l o space 🙂
+  EXPECT_EQ(plain.prompt_tokens, 0U);
+  EXPECT_TRUE(plain.ids.empty());
+  InputOptions with_prompt;
+  with_prompt.prompt = "q\xC3\xA9: ";
+  const PreparedInput prompted = embedder.prepare("abc", with_prompt);
+  EXPECT_EQ(prompted.text, "q\xC3\xA9: abc");
+  EXPECT_EQ(prompted.tokens, 7U);
+  EXPECT_EQ(prompted.prompt_tokens, 4U);
+  EXPECT_EQ(embedder.prepare("", InputOptions{}).tokens, 0U);
+  EXPECT_THROW((void)embedder.prepare("bad \xFF", InputOptions{}), Error);
+}
+
+TEST(HashingEmbedder, TruncateHasNoEffectWithoutALimit) {
+  const HashingEmbedder embedder;
+  const std::string long_text(10000, 'a');
+  InputOptions strict;
+  strict.truncate = false;
+  EXPECT_EQ(embedder.prepare(long_text, strict).tokens, 10000U);
+  strict.side = TruncationSide::Left;
+  EXPECT_EQ(embedder.prepare(long_text, strict).text, long_text);
+}
+
+TEST(HashingEmbedder, EmbedPreparedOverAMixedBatchEqualsOneByOneAndEmbed) {
+  const HashingEmbedder embedder;
+  InputOptions prompted;
+  prompted.prompt = "query: ";
+  const std::vector<PreparedInput> prepared{embedder.prepare("first text", InputOptions{}),
+                                            embedder.prepare("second", prompted),
+                                            embedder.prepare("", InputOptions{})};
+  std::vector<const PreparedInput*> ptrs;
+  for (const auto& p : prepared) ptrs.push_back(&p);
+  std::vector<float> batch(ptrs.size() * HashingEmbedder::kDim);
+  embedder.embed_prepared(ptrs, batch);
+  for (std::size_t i = 0; i < ptrs.size(); ++i) {
+    std::vector<float> alone(HashingEmbedder::kDim);
+    embedder.embed_prepared(std::span(&ptrs[i], 1), alone);
+    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), batch.begin() + static_cast<std::ptrdiff_t>(i * 256)))
+        << i;
+  }
+  // The prompt is part of the text that is hashed.
+  EXPECT_EQ(std::vector<float>(batch.begin() + 256, batch.begin() + 512), embed_one("query: second"));
+  EXPECT_EQ(std::vector<float>(batch.begin(), batch.begin() + 256), embed_one("first text"));
+}
+
+TEST(HashingEmbedder, HasNoTokenizerNorVocabulary) {
+  const HashingEmbedder embedder;
+  const std::uint32_t ids[] = {1, 2};
+  const auto unsupported = [](auto&& call) {
+    try {
+      call();
+      ADD_FAILURE() << "no exception";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+      EXPECT_NE(std::string(e.what()).find("hashing-ngram-256"), std::string::npos) << e.what();
+    }
+  };
+  unsupported([&] { (void)embedder.prepare_ids(ids, InputOptions{}); });
+  unsupported([&] { (void)embedder.tokenize("text", InputOptions{}); });
+  unsupported([&] { (void)embedder.decode(ids, true); });
+  const PreparedInput p = embedder.prepare("x", InputOptions{});
+  const PreparedInput* ptr = &p;
+  unsupported([&] { (void)embedder.embed_tokens(std::span(&ptr, 1)); });
+  EXPECT_TRUE(embedder.prompts().empty());
+  EXPECT_FALSE(embedder.default_prompt_name().has_value());
 }
 
 TEST(Registry, UnknownNameListsTheAvailableOnes) {

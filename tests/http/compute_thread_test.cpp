@@ -23,12 +23,18 @@ class GatedEmbedder final : public Embedder {
   [[nodiscard]] std::string_view id() const noexcept override { return "gated"; }
   [[nodiscard]] std::size_t dim() const noexcept override { return HashingEmbedder::kDim; }
   [[nodiscard]] bool semantic() const noexcept override { return false; }
-  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const override {
+  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 0; }
+  [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
+  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override {
+    return HashingEmbedder().prepare(text, options);
+  }
+  // The compute stage is the one that blocks.
+  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override {
     std::unique_lock lock(mutex_);
     entered_ = true;
     changed_.notify_all();
     changed_.wait_for(lock, std::chrono::seconds(10), [this] { return open_; });
-    return HashingEmbedder().embed(texts);
+    HashingEmbedder().embed_prepared(inputs, out);
   }
   bool wait_entered() const {
     std::unique_lock lock(mutex_);

@@ -140,6 +140,15 @@ TEST(BertTokenizer, LegacyConfigIsHonoured) {
   const Tokenizer tok = Tokenizer::from_directory(dir);
   const Encoding e = tok.encode("Hello world and more words here", EncodeOptions{true, true});
   EXPECT_EQ(e.tokens, (std::vector<std::string>{"[CLS]", "[UNK]", "world", "and", "more", "[SEP]"}));
+  // A per-call truncation replaces the configured one (the tokenizer itself is untouched).
+  TruncationParams left;
+  left.max_length = 5;
+  left.direction = Direction::Left;
+  EXPECT_EQ(tok.encode("Hello world and more words here", EncodeOptions{true, true}, left).tokens,
+            (std::vector<std::string>{"[CLS]", "more", "words", "here", "[SEP]"}));
+  EXPECT_EQ(
+      tok.encode("Hello world and more words here", EncodeOptions{true, false}, std::nullopt).ids.size(), 8U);
+  EXPECT_EQ(tok.encode("Hello world and more words here", EncodeOptions{true, true}).tokens, e.tokens);
   std::filesystem::remove_all(dir);
 }
 

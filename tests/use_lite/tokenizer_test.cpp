@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "core/error.hpp"
 #include "tokenizer/use_lite_tokenizer.hpp"
 #include "use_lite/use_lite_reference.hpp"
@@ -73,6 +76,73 @@ TEST(UseLiteTokenizer, RejectsInvalidUtf8AndBadVocabularies) {
   const auto plain = UseLiteTokenizer::from_json(
       R"([["x",0],["<s>",0],["</s>",0],["e1",0],["e2",0],["e3",0],["\u2581a",-1],["a",-5]])", "v");
   EXPECT_EQ(plain.encode("a"), (std::vector<std::uint32_t>{6}));
+}
+
+// encode_with_offsets: the same ids as encode() on every reference line; the spans are in
+// order inside the text; on ASCII lines (NFKC changes nothing) without unknown pieces, each
+// span is its piece with "▁" read as a space (the first piece's added "▁" covering nothing),
+// so the spans put together give the text back.
+TEST(UseLiteTokenizer, OffsetsCoverTheTextInOrder) {
+  const auto cases = test::load_use_lite_cases("use-lite-tokenizer-reference.jsonl");
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string& text = cases[i].text;
+    const auto tokens = tokenizer().encode_with_offsets(text);
+    const auto ids = tokenizer().encode(text);
+    ASSERT_EQ(tokens.size(), ids.size()) << "line " << i + 1;
+    // Pieces inside one character that NFKC expands ("½" -> "1⁄2") share its span, so
+    // spans may overlap; they never go backwards.
+    std::uint32_t previous_begin = 0;
+    std::uint32_t previous_end = 0;
+    for (std::size_t k = 0; k < tokens.size(); ++k) {
+      EXPECT_EQ(tokens[k].id, ids[k]) << "line " << i + 1;
+      EXPECT_LE(tokens[k].begin, tokens[k].end) << "line " << i + 1;
+      EXPECT_LE(tokens[k].end, text.size()) << "line " << i + 1;
+      EXPECT_GE(tokens[k].begin, previous_begin) << "line " << i + 1 << " token " << k;
+      EXPECT_GE(tokens[k].end, previous_end) << "line " << i + 1 << " token " << k;
+      previous_begin = tokens[k].begin;
+      previous_end = tokens[k].end;
+    }
+    const bool ascii = std::all_of(text.begin(), text.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x80 && static_cast<unsigned char>(c) >= 0x20;
+    });
+    if (!ascii || std::find(ids.begin(), ids.end(), UseLiteTokenizer::kUnknownId) != ids.end()) continue;
+    std::string joined;
+    for (std::size_t k = 0; k < tokens.size(); ++k) {
+      // "▁" -> " ", and the first piece's leading "▁" (the added one) -> nothing.
+      const std::string_view mark = "\u2581";
+      const std::string& raw = tokenizer().piece(tokens[k].id);
+      std::string piece;
+      for (std::size_t at = 0; at < raw.size();) {
+        if (raw.compare(at, mark.size(), mark) == 0) {
+          if (!(k == 0 && at == 0)) piece.push_back(' ');
+          at += mark.size();
+        } else {
+          piece.push_back(raw[at++]);
+        }
+      }
+      const std::string slice = text.substr(tokens[k].begin, tokens[k].end - tokens[k].begin);
+      EXPECT_EQ(slice, piece) << "line " << i + 1 << " token " << k;
+      joined += slice;
+    }
+    EXPECT_EQ(joined, text) << "line " << i + 1;
+    ++checked;
+  }
+  EXPECT_GT(checked, 50U);
+  // NFKC: "ﬁ" is one character of three bytes that becomes "fi": the piece covers all of it.
+  const auto fi = tokenizer().encode_with_offsets("\xef\xac\x81");
+  ASSERT_EQ(fi.size(), 1U);
+  EXPECT_EQ(fi[0].begin, 0U);
+  EXPECT_EQ(fi[0].end, 3U);
+  // "½ cup": "▁1" "⁄" "2" all come from "½" (two bytes); "▁cup" is " cup".
+  const auto half = tokenizer().encode_with_offsets("\xc2\xbd cup");
+  ASSERT_EQ(half.size(), 4U);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(half[k].begin, 0U);
+    EXPECT_EQ(half[k].end, 2U);
+  }
+  EXPECT_EQ(half[3].begin, 2U);
+  EXPECT_EQ(half[3].end, 6U);
 }
 
 TEST(UseLiteTokenizer, LongHostileInputIsLinear) {
