@@ -15,7 +15,7 @@
 #include "core/json_writer.hpp"
 #include "http/api_error.hpp"
 #include "http/base64.hpp"
-#include "http/embed_request.hpp"
+#include "http/requests.hpp"
 
 namespace warden::http {
 
@@ -57,8 +57,13 @@ bool is_json(std::string_view content_type) {
 }
 
 // Runs the embedder, mapping its input errors (invalid UTF-8 in a text) to 422.
-Embeddings embed_texts(const Embedder& embedder, const std::vector<std::string>& texts) {
-  const std::vector<std::string_view> views(texts.begin(), texts.end());
+Embeddings embed_texts(const Embedder& embedder, const std::vector<Input>& inputs) {
+  std::vector<std::string_view> views;
+  for (const Input& in : inputs) {
+    if (in.is_ids)
+      throw ApiError(422, "Validation", "token ids are not supported by this route yet", "input");
+    views.emplace_back(in.text);
+  }
   try {
     return embedder.embed(views);
   } catch (const Error& e) {
@@ -208,7 +213,7 @@ Response Router::info() const {
 }
 
 Response Router::tei_embed(std::string_view body) const {
-  const TeiEmbedRequest request = parse_tei_embed(body);
+  const EmbedRequest request = parse_tei_embed(body);
   Embeddings embeddings = embed_texts(embedder_, request.inputs);
   JsonWriter w;
   w.begin_array();
