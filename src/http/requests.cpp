@@ -166,8 +166,6 @@ ApiError empty(std::string_view name) {
 // are texts or lists of token ids (mixed allowed).
 std::vector<Input> embedding_inputs(object obj, std::string_view name) {
   const element field = required_field(obj, name);
-  const std::string shape =
-      ticked(name) + " must be a string, a list of token ids, or a list of strings and lists of token ids";
   std::vector<Input> inputs;
   std::string_view s;
   if (field.get(s) == simdjson::SUCCESS) {
@@ -175,7 +173,11 @@ std::vector<Input> embedding_inputs(object obj, std::string_view name) {
     return inputs;
   }
   array list;
-  if (field.get(list) != simdjson::SUCCESS) throw validation(shape, std::string(name));
+  if (field.get(list) != simdjson::SUCCESS) {
+    throw validation(
+        ticked(name) + " must be a string, a list of token ids, or a list of strings and lists of token ids",
+        std::string(name));
+  }
   if (list.size() == 0) throw empty(name);
   if (is_number(first(list))) {
     inputs.push_back(Input{{}, id_list(list, name, name), true});
