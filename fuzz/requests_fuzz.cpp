@@ -1,0 +1,68 @@
+// libFuzzer: any bytes given to the request-body parsers of the HTTP routes either parse or
+// throw http::ApiError with a client status (400 or 422); nothing else may escape, and a
+// parsed request keeps the invariants the routes rely on.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "http/api_error.hpp"
+#include "http/requests.hpp"
+
+namespace {
+
+template <typename Parse, typename Check>
+void run(Parse parse, std::string_view body, Check check) {
+  try {
+    check(parse(body));
+  } catch (const warden::http::ApiError& e) {
+    if (e.status() != 400 && e.status() != 422) std::abort();
+  }
+}
+
+void check_inputs(const auto& inputs) {
+  if (inputs.empty()) std::abort();
+  for (const auto& in : inputs) {
+    if (in.is_ids == in.ids.empty()) std::abort();  // ids inputs are never empty, texts carry none
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  namespace h = warden::http;
+  const std::string_view body(reinterpret_cast<const char*>(data), size);
+  run(h::parse_tei_embed, body, [](const h::EmbedRequest& r) {
+    check_inputs(r.inputs);
+    if (r.dimensions && *r.dimensions == 0) std::abort();
+  });
+  run(h::parse_openai_embed, body, [](const h::OpenAiEmbedRequest& r) {
+    check_inputs(r.input);
+    for (const auto& in : r.input) {
+      if (!in.is_ids && in.text.empty()) std::abort();
+    }
+  });
+  run(h::parse_similarity, body, [](const h::SimilarityRequest& r) {
+    if (r.sentences.empty()) std::abort();
+  });
+  run(h::parse_tokenize, body, [](const h::TokenizeRequest& r) {
+    if (r.inputs.empty() || (r.single && r.inputs.size() != 1)) std::abort();
+  });
+  run(h::parse_decode, body, [](const h::DecodeRequest& r) {
+    if (r.ids.empty() || (r.single && r.ids.size() != 1)) std::abort();
+    for (const auto& ids : r.ids) {
+      if (ids.empty()) std::abort();
+    }
+  });
+  run(h::parse_tei_rerank, body, [](const h::RerankRequest& r) {
+    if (r.query.empty() || r.texts.empty()) std::abort();
+  });
+  run(h::parse_v1_rerank, body, [](const h::OpenAiRerankRequest& r) {
+    if (r.query.empty() || r.documents.empty() || (r.top_n && *r.top_n == 0)) std::abort();
+  });
+  run(h::parse_predict, body, [](const h::PredictRequest& r) {
+    if (r.inputs.empty() || (r.single && r.inputs.size() != 1)) std::abort();
+  });
+  return 0;
+}

@@ -1,0 +1,447 @@
+#include "http/requests.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "http/api_error.hpp"
+
+namespace warden::http {
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+ApiError validation(const std::string& message, std::string param) {
+  return ApiError(422, "Validation", message, std::move(param));
+}
+
+// "`inputs`", "`inputs[2]`", "`inputs[2][0]`": how a message names a field or a list item.
+// (Appended piece by piece: GCC 12 gives a false -Wrestrict on "`" + std::string(...).)
+std::string ticked(std::string_view name) {
+  std::string s;
+  s.reserve(name.size() + 2);
+  s.append("`").append(name).append("`");
+  return s;
+}
+std::string item(std::string_view name, std::size_t i) {
+  std::string s(name);
+  s.append("[").append(std::to_string(i)).append("]");
+  return s;
+}
+
+// Parses body into an object, mapping every simdjson failure to a 422 a client can act on.
+object parse_object(simdjson::dom::parser& parser, std::string_view body) {
+  // allocate() with the body's own size: parse() then never reallocates, so the depth bound
+  // set here is the one that applies.
+  if (parser.allocate(std::max<std::size_t>(body.size(), 64), kMaxJsonDepth) != simdjson::SUCCESS) {
+    throw ApiError(500, "Backend", "could not allocate the JSON parser");
+  }
+  element doc;
+  const simdjson::error_code err = parser.parse(body.data(), body.size()).get(doc);
+  if (err == simdjson::UTF8_ERROR) throw validation("request body is not valid UTF-8", "");
+  if (err == simdjson::DEPTH_ERROR) {
+    throw validation("request body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels", "");
+  }
+  if (err != simdjson::SUCCESS) {
+    throw validation(std::string("request body is not valid JSON: ") + simdjson::error_message(err), "");
+  }
+  object obj;
+  if (doc.get(obj) != simdjson::SUCCESS) throw validation("request body must be a JSON object", "");
+  return obj;
+}
+
+// The field, or nothing when it is absent or null (clients send null for "not set").
+std::optional<element> optional_field(object obj, std::string_view name) {
+  element field;
+  if (obj.at_key(name).get(field) != simdjson::SUCCESS || field.is_null()) return std::nullopt;
+  return field;
+}
+
+element required_field(object obj, std::string_view name) {
+  const std::optional<element> field = optional_field(obj, name);
+  if (!field) throw validation("missing field " + ticked(name), std::string(name));
+  return *field;
+}
+
+std::optional<bool> optional_bool(object obj, std::string_view name) {
+  const std::optional<element> field = optional_field(obj, name);
+  if (!field) return std::nullopt;
+  bool b = false;
+  if (field->get(b) != simdjson::SUCCESS)
+    throw validation(ticked(name) + " must be a boolean", std::string(name));
+  return b;
+}
+
+bool bool_or(object obj, std::string_view name, bool fallback) {
+  return optional_bool(obj, name).value_or(fallback);
+}
+
+// A string; `label` names it in the message (a list item), `param` is the top-level field.
+std::string string_value(element e, std::string_view label, std::string_view param) {
+  std::string_view s;
+  if (e.get(s) != simdjson::SUCCESS)
+    throw validation(ticked(label) + " must be a string", std::string(param));
+  return std::string(s);
+}
+
+std::optional<std::string> optional_string(object obj, std::string_view name) {
+  const std::optional<element> field = optional_field(obj, name);
+  if (!field) return std::nullopt;
+  return string_value(*field, name, name);
+}
+
+std::string required_string(object obj, std::string_view name) {
+  return string_value(required_field(obj, name), name, name);
+}
+
+// A count such as `dimensions` or `top_n`: an integer >= 1 (not 2.0, not true).
+std::optional<std::size_t> optional_positive(object obj, std::string_view name) {
+  const std::optional<element> field = optional_field(obj, name);
+  if (!field) return std::nullopt;
+  std::uint64_t n = 0;
+  if (field->get(n) != simdjson::SUCCESS || n == 0 || n > std::numeric_limits<std::size_t>::max()) {
+    throw validation(ticked(name) + " must be an integer >= 1", std::string(name));
+  }
+  return static_cast<std::size_t>(n);
+}
+
+// TEI's enum is "Left" / "Right"; clients also send "left" / "right", so any case is accepted.
+TruncationDirection truncation_direction(object obj, TruncationDirection fallback) {
+  constexpr std::string_view kName = "truncation_direction";
+  const std::optional<std::string> s = optional_string(obj, kName);
+  if (!s) return fallback;
+  std::string lower = *s;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; });
+  if (lower == "right") return TruncationDirection::Right;
+  if (lower == "left") return TruncationDirection::Left;
+  throw validation("`truncation_direction` must be \"Right\" or \"Left\"", std::string(kName));
+}
+
+// The first (second) element of a list the caller has checked is long enough. (Iterators, not
+// at(): at()'s error path makes GCC 12 warn of a null dereference in simdjson.)
+element first(array list) {
+  return *list.begin();
+}
+element second(array list) {
+  auto it = list.begin();
+  ++it;
+  return *it;
+}
+
+bool is_number(element e) {
+  return e.is_int64() || e.is_uint64() || e.is_double();
+}
+
+std::uint32_t token_id(element e, std::string_view label, std::string_view param) {
+  std::uint64_t id = 0;
+  if (e.get(id) != simdjson::SUCCESS || id > std::numeric_limits<std::uint32_t>::max()) {
+    throw validation(ticked(label) + " must be a token id (an integer from 0 to 4294967295)",
+                     std::string(param));
+  }
+  return static_cast<std::uint32_t>(id);
+}
+
+// A non-empty list of token ids.
+std::vector<std::uint32_t> id_list(array list, std::string_view label, std::string_view param) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(list.size());
+  std::size_t i = 0;
+  for (const element e : list) ids.push_back(token_id(e, item(label, i++), param));
+  if (ids.empty())
+    throw validation(ticked(label) + " cannot be an empty list of token ids", std::string(param));
+  return ids;
+}
+
+ApiError empty(std::string_view name) {
+  return ApiError(400, "Empty", ticked(name) + " cannot be empty", std::string(name));
+}
+
+// The embedding routes' `inputs` / `input`, with TEI's untagged rule: a list whose first
+// element is a number is ONE sequence of token ids; any other list is a batch whose items
+// are texts or lists of token ids (mixed allowed).
+std::vector<Input> embedding_inputs(object obj, std::string_view name) {
+  const element field = required_field(obj, name);
+  std::vector<Input> inputs;
+  std::string_view s;
+  if (field.get(s) == simdjson::SUCCESS) {
+    inputs.push_back(Input{std::string(s), {}, false});
+    return inputs;
+  }
+  array list;
+  if (field.get(list) != simdjson::SUCCESS) {
+    throw validation(
+        ticked(name) + " must be a string, a list of token ids, or a list of strings and lists of token ids",
+        std::string(name));
+  }
+  if (list.size() == 0) throw empty(name);
+  if (is_number(first(list))) {
+    inputs.push_back(Input{{}, id_list(list, name, name), true});
+    return inputs;
+  }
+  inputs.reserve(list.size());
+  std::size_t i = 0;
+  for (const element e : list) {
+    const std::string label = item(name, i++);
+    array ids;
+    if (e.get(s) == simdjson::SUCCESS) {
+      inputs.push_back(Input{std::string(s), {}, false});
+    } else if (e.get(ids) == simdjson::SUCCESS) {
+      inputs.push_back(Input{{}, id_list(ids, label, name), true});
+    } else {
+      throw validation(ticked(label) + " must be a string or a list of token ids", std::string(name));
+    }
+  }
+  return inputs;
+}
+
+// A non-empty list of strings (a single string is not accepted: TEI's Vec<String>).
+std::vector<std::string> string_list(element field, std::string_view name) {
+  array list;
+  if (field.get(list) != simdjson::SUCCESS)
+    throw validation(ticked(name) + " must be a list of strings", std::string(name));
+  if (list.size() == 0) throw empty(name);
+  std::vector<std::string> out;
+  out.reserve(list.size());
+  std::size_t i = 0;
+  for (const element e : list) out.push_back(string_value(e, item(name, i++), name));
+  return out;
+}
+
+std::string non_empty_query(object obj) {
+  std::string query = required_string(obj, "query");
+  if (query.empty()) throw validation("`query` cannot be empty", "query");
+  return query;
+}
+
+// One /predict sequence given as a list: [text] or [text, text_pair].
+PredictInput predict_sequence(array list, std::string_view label) {
+  const std::size_t n = list.size();
+  if (n != 1 && n != 2) {
+    throw validation(
+        ticked(label) + " must be a text [str] or a pair [str, str], not " + std::to_string(n) + " elements",
+        "inputs");
+  }
+  PredictInput in;
+  in.text = string_value(first(list), item(label, 0), "inputs");
+  if (n == 2) in.text_pair = string_value(second(list), item(label, 1), "inputs");
+  return in;
+}
+
+}  // namespace
+
+EmbedRequest parse_tei_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  EmbedRequest request;
+  request.inputs = embedding_inputs(obj, "inputs");
+  request.normalize = bool_or(obj, "normalize", true);
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.prompt_name = optional_string(obj, "prompt_name");
+  request.dimensions = optional_positive(obj, "dimensions");
+  // Empty strings pass: the parser checks shapes, not content. (TEI itself answers 400 Empty
+  // for an empty text, in its tokenization step; that is the router's call.)
+  return request;
+}
+
+OpenAiEmbedRequest parse_openai_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  OpenAiEmbedRequest request;
+  request.input = embedding_inputs(obj, "input");
+  // OpenAI refuses empty strings; the index tells a client which of its texts was empty.
+  for (std::size_t i = 0; i < request.input.size(); ++i) {
+    const Input& in = request.input[i];
+    if (!in.is_ids && in.text.empty()) {
+      const std::string label = required_field(obj, "input").is_string() ? "input" : item("input", i);
+      throw validation(ticked(label) + " cannot be an empty string", "input");
+    }
+  }
+  request.model = optional_string(obj, "model").value_or("");
+  request.user = optional_string(obj, "user").value_or("");
+  const std::optional<std::string> format = optional_string(obj, "encoding_format");
+  if (format && *format == "base64") {
+    request.base64 = true;
+  } else if (format && *format != "float") {
+    throw validation("`encoding_format` must be \"float\" or \"base64\"", "encoding_format");
+  }
+  request.dimensions = optional_positive(obj, "dimensions");
+  return request;
+}
+
+SimilarityRequest parse_similarity(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  object inputs;
+  if (required_field(obj, "inputs").get(inputs) != simdjson::SUCCESS) {
+    throw validation("`inputs` must be an object {\"source_sentence\": str, \"sentences\": [str]}", "inputs");
+  }
+  SimilarityRequest request;
+  const std::optional<element> source = optional_field(inputs, "source_sentence");
+  if (!source) throw validation("missing field `inputs.source_sentence`", "inputs");
+  request.source_sentence = string_value(*source, "inputs.source_sentence", "inputs");
+  const std::optional<element> sentences = optional_field(inputs, "sentences");
+  if (!sentences) throw validation("missing field `inputs.sentences`", "inputs");
+  try {
+    request.sentences = string_list(*sentences, "inputs.sentences");
+  } catch (const ApiError& e) {
+    // The message names `inputs.sentences[i]`; the param is the top-level field.
+    throw ApiError(e.status(), e.error_type(), e.what(), "inputs");
+  }
+  // TEI takes these from "parameters"; the top level is accepted too, and "parameters" wins.
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.prompt_name = optional_string(obj, "prompt_name");
+  if (const std::optional<element> params_field = optional_field(obj, "parameters")) {
+    object params;
+    if (params_field->get(params) != simdjson::SUCCESS)
+      throw validation("`parameters` must be an object", "parameters");
+    if (const std::optional<bool> t = optional_bool(params, "truncate")) request.truncate = t;
+    request.truncation_direction = truncation_direction(params, request.truncation_direction);
+    if (std::optional<std::string> p = optional_string(params, "prompt_name"))
+      request.prompt_name = std::move(p);
+  }
+  return request;
+}
+
+TokenizeRequest parse_tokenize(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  TokenizeRequest request;
+  const element field = required_field(obj, "inputs");
+  std::string_view s;
+  if (field.get(s) == simdjson::SUCCESS) {
+    request.inputs.emplace_back(s);
+    request.single = true;
+  } else if (field.is_array()) {
+    request.inputs = string_list(field, "inputs");
+  } else {
+    throw validation("`inputs` must be a string or a list of strings", "inputs");
+  }
+  request.add_special_tokens = bool_or(obj, "add_special_tokens", true);
+  request.prompt_name = optional_string(obj, "prompt_name");
+  return request;
+}
+
+DecodeRequest parse_decode(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  DecodeRequest request;
+  array list;
+  if (required_field(obj, "ids").get(list) != simdjson::SUCCESS) {
+    throw validation("`ids` must be a list of token ids or a list of lists of token ids", "ids");
+  }
+  if (list.size() == 0) throw empty("ids");
+  // As for the embedding inputs: a first element that is a list makes a batch.
+  if (!first(list).is_array()) {
+    request.ids.push_back(id_list(list, "ids", "ids"));
+    request.single = true;
+  } else {
+    request.ids.reserve(list.size());
+    std::size_t i = 0;
+    for (const element e : list) {
+      const std::string label = item("ids", i++);
+      array ids;
+      if (e.get(ids) != simdjson::SUCCESS)
+        throw validation(ticked(label) + " must be a list of token ids", "ids");
+      request.ids.push_back(id_list(ids, label, "ids"));
+    }
+  }
+  request.skip_special_tokens = bool_or(obj, "skip_special_tokens", true);
+  return request;
+}
+
+RerankRequest parse_tei_rerank(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  RerankRequest request;
+  request.query = non_empty_query(obj);
+  request.texts = string_list(required_field(obj, "texts"), "texts");
+  request.raw_scores = bool_or(obj, "raw_scores", false);
+  request.return_text = bool_or(obj, "return_text", false);
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  return request;
+}
+
+OpenAiRerankRequest parse_v1_rerank(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  OpenAiRerankRequest request;
+  request.model = optional_string(obj, "model").value_or("");
+  request.query = non_empty_query(obj);
+  array list;
+  if (required_field(obj, "documents").get(list) != simdjson::SUCCESS) {
+    throw validation("`documents` must be a list of strings or of {\"text\": str} objects", "documents");
+  }
+  if (list.size() == 0) throw empty("documents");
+  request.documents.reserve(list.size());
+  std::size_t i = 0;
+  for (const element e : list) {
+    const std::string label = item("documents", i++);
+    std::string_view s;
+    object doc;
+    if (e.get(s) == simdjson::SUCCESS) {
+      request.documents.emplace_back(s);
+    } else if (e.get(doc) == simdjson::SUCCESS) {
+      // Cohere's and Jina's document objects carry the text in "text".
+      const std::optional<element> text = optional_field(doc, "text");
+      if (!text) throw validation("missing field `" + label + ".text`", "documents");
+      request.documents.push_back(string_value(*text, label + ".text", "documents"));
+    } else {
+      throw validation(ticked(label) + " must be a string or a {\"text\": str} object", "documents");
+    }
+  }
+  request.top_n = optional_positive(obj, "top_n");
+  request.return_documents = bool_or(obj, "return_documents", true);
+  return request;
+}
+
+PredictRequest parse_predict(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  PredictRequest request;
+  const element field = required_field(obj, "inputs");
+  const char* const shape =
+      "`inputs` must be a string, a pair [str, str] or a batch [[str], [str, str], ...]";
+  std::string_view s;
+  array list;
+  if (field.get(s) == simdjson::SUCCESS) {
+    request.inputs.push_back(PredictInput{std::string(s), std::nullopt});
+    request.single = true;
+  } else if (field.get(list) != simdjson::SUCCESS) {
+    throw validation(shape, "inputs");
+  } else if (list.size() == 0) {
+    // TEI's deserializer rejects [] (422); every other route answers an empty list with
+    // 400 Empty, and so does this one.
+    throw empty("inputs");
+  } else if (first(list).is_string()) {
+    // TEI: a first element that is a string makes the whole list ONE sequence, so ["a", "b"]
+    // is one (text, text_pair) pair, never a batch of two texts.
+    request.inputs.push_back(predict_sequence(list, "inputs"));
+    request.single = true;
+  } else if (first(list).is_array()) {
+    request.inputs.reserve(list.size());
+    std::size_t i = 0;
+    for (const element e : list) {
+      const std::string label = item("inputs", i++);
+      array seq;
+      if (e.get(seq) != simdjson::SUCCESS)
+        throw validation(ticked(label) + " must be [str] or [str, str]", "inputs");
+      request.inputs.push_back(predict_sequence(seq, label));
+    }
+  } else {
+    throw validation(shape, "inputs");
+  }
+  request.raw_scores = bool_or(obj, "raw_scores", false);
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  return request;
+}
+
+}  // namespace warden::http

@@ -1,0 +1,134 @@
+#pragma once
+// Request bodies of every POST route, parsed with simdjson's DOM at a bounded depth.
+//
+// Shared rules (all parsers):
+// * invalid JSON, invalid UTF-8, nesting deeper than kMaxJsonDepth, a body that is not an
+//   object, a missing required field and a field of the wrong type throw
+//   ApiError(422, "Validation"); the message names the field (and the index of a list item,
+//   e.g. "`inputs[2][0]`") and ApiError::param() is the top-level field name;
+// * an empty input list throws ApiError(400, "Empty");
+// * unknown fields are ignored and a JSON null counts as an absent field (TEI and OpenAI
+//   clients send both);
+// * token ids are JSON integers from 0 to 2^32-1 (not 1.0, not true); an empty id list is 422.
+// Limits that depend on the server (batch size, --auto-truncate, `dimensions` against the
+// model's dimension) are the router's to check.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warden::http {
+
+// Deeper documents are refused: no legitimate body nests further, and a bound keeps a
+// hostile one from costing memory.
+inline constexpr std::size_t kMaxJsonDepth = 32;
+
+// One input: a text, or token ids the client tokenized itself (TEI and OpenAI accept both).
+struct Input {
+  std::string text;
+  std::vector<std::uint32_t> ids;
+  bool is_ids = false;
+};
+
+enum class TruncationDirection { Right, Left };  // TEI's "Right" / "Left" (accepted in any case)
+
+// TEI POST /embed and /embed_all (embed_all ignores normalize/dimensions).
+struct EmbedRequest {
+  // `inputs`: "text" | [ids...] (one sequence) | ["a","b"] | [[ids],[ids]] | mixed ["a",[ids]].
+  // Empty strings are accepted here (TEI refuses them later, when tokenizing: the router's call).
+  std::vector<Input> inputs;
+  bool normalize = true;
+  std::optional<bool> truncate;  // absent: the server's --auto-truncate decides
+  TruncationDirection truncation_direction = TruncationDirection::Right;
+  std::optional<std::string> prompt_name;
+  std::optional<std::size_t> dimensions;  // >= 1 (422 otherwise); upper bound checked by the router
+};
+EmbedRequest parse_tei_embed(std::string_view body);
+
+// OpenAI POST /v1/embeddings.
+struct OpenAiEmbedRequest {
+  // `input`: "text" | ["a","b"] | [ids] | [[ids],...] (and TEI's mixed lists). Empty strings are
+  // 422 with param "input" and the index in the message, as OpenAI rejects them.
+  std::vector<Input> input;
+  std::string model;                      // empty when absent
+  bool base64 = false;                    // encoding_format "float" (default) | "base64"; anything else 422
+  std::optional<std::size_t> dimensions;  // >= 1
+  std::string user;                       // accepted, unused
+};
+OpenAiEmbedRequest parse_openai_embed(std::string_view body);
+
+// TEI POST /similarity: {"inputs": {"source_sentence": str, "sentences": [str,...]}, ...}.
+// truncate / truncation_direction / prompt_name are read at the top level and, as TEI sends
+// them, from a "parameters" object, which wins when both are given.
+struct SimilarityRequest {
+  std::string source_sentence;
+  std::vector<std::string> sentences;
+  std::optional<bool> truncate;
+  TruncationDirection truncation_direction = TruncationDirection::Right;
+  std::optional<std::string> prompt_name;
+};
+SimilarityRequest parse_similarity(std::string_view body);
+
+// TEI POST /tokenize: {"inputs": str | [str], "add_special_tokens": true, "prompt_name"}.
+struct TokenizeRequest {
+  std::vector<std::string> inputs;
+  bool single = false;  // `inputs` was one string: the response is still a list of lists (TEI)
+  bool add_special_tokens = true;
+  std::optional<std::string> prompt_name;
+};
+TokenizeRequest parse_tokenize(std::string_view body);
+
+// TEI POST /decode: {"ids": [ids] | [[ids],...], "skip_special_tokens": true}.
+struct DecodeRequest {
+  std::vector<std::vector<std::uint32_t>> ids;
+  bool single = false;  // `ids` was one flat list
+  bool skip_special_tokens = true;
+};
+DecodeRequest parse_decode(std::string_view body);
+
+// TEI POST /rerank: {"query": str, "texts": [str], "raw_scores", "return_text", "truncate",
+// "truncation_direction"}. An empty `query` is 422; empty `texts` 400.
+struct RerankRequest {
+  std::string query;
+  std::vector<std::string> texts;
+  bool raw_scores = false;
+  bool return_text = false;
+  std::optional<bool> truncate;
+  TruncationDirection truncation_direction = TruncationDirection::Right;
+};
+RerankRequest parse_tei_rerank(std::string_view body);
+
+// Cohere/Jina-style POST /v1/rerank: {"model", "query", "documents": [str | {"text": str}],
+// "top_n", "return_documents": true}. top_n must be >= 1 (Cohere); an empty `query` is 422.
+struct OpenAiRerankRequest {
+  std::string model;
+  std::string query;
+  std::vector<std::string> documents;
+  std::optional<std::size_t> top_n;
+  bool return_documents = true;
+};
+OpenAiRerankRequest parse_v1_rerank(std::string_view body);
+
+// TEI POST /predict. `inputs` follows TEI's rule: the first list element decides.
+//   "a"                    one text                       single = true
+//   ["a"]                  one text                       single = true
+//   ["a","b"]              ONE pair (text, text_pair)     single = true
+//   ["a","b","c"]          422 (a sequence is a text or a pair)
+//   [["a"],["b","c"],...]  a batch of texts and pairs     single = false
+struct PredictInput {
+  std::string text;
+  std::optional<std::string> text_pair;
+};
+struct PredictRequest {
+  std::vector<PredictInput> inputs;
+  bool single = false;  // the response is one list of predictions, not a list of lists
+  bool raw_scores = false;
+  std::optional<bool> truncate;
+  TruncationDirection truncation_direction = TruncationDirection::Right;
+};
+PredictRequest parse_predict(std::string_view body);
+
+}  // namespace warden::http

@@ -1,0 +1,101 @@
+// GET /openapi.json's document (src/http/openapi.hpp): valid JSON, OpenAPI 3.0, every route
+// with its methods, and every $ref pointing at a component that exists.
+
+#include "http/openapi.hpp"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace warden::http {
+namespace {
+
+simdjson::dom::element parse(simdjson::dom::parser& parser) {
+  simdjson::dom::element doc;
+  const simdjson::error_code err = parser.parse(openapi_json().data(), openapi_json().size()).get(doc);
+  EXPECT_EQ(err, simdjson::SUCCESS) << simdjson::error_message(err);
+  return doc;
+}
+
+TEST(OpenApi, ParsesAndIsOpenApi3) {
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parse(parser);
+  const std::string_view version = doc["openapi"].get_string();
+  EXPECT_TRUE(version.starts_with("3.0.")) << version;
+  EXPECT_EQ(std::string_view(doc["components"]["securitySchemes"]["bearerAuth"]["scheme"].get_string()),
+            "bearer");
+}
+
+TEST(OpenApi, ListsEveryRoute) {
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parse(parser);
+  const std::vector<std::pair<std::string_view, std::string_view>> routes = {
+      {"/health", "get"},     {"/info", "get"},         {"/metrics", "get"},        {"/embed", "post"},
+      {"/embed_all", "post"}, {"/predict", "post"},     {"/rerank", "post"},        {"/similarity", "post"},
+      {"/tokenize", "post"},  {"/decode", "post"},      {"/v1/embeddings", "post"}, {"/v1/models", "get"},
+      {"/v1/rerank", "post"}, {"/openapi.json", "get"},
+  };
+  const simdjson::dom::object paths = doc["paths"].get_object();
+  EXPECT_EQ(paths.size(), routes.size());
+  for (const auto& [path, method] : routes) {
+    ASSERT_EQ(paths[path][method].error(), simdjson::SUCCESS) << method << " " << path;
+    const simdjson::dom::element op = paths[path][method];
+    EXPECT_TRUE(op["responses"]["200"].is_object()) << path;
+    if (method == "post") {
+      EXPECT_EQ(op["requestBody"]["content"]["application/json"]["schema"].error(), simdjson::SUCCESS)
+          << path;
+    }
+  }
+  std::string_view metrics_type;
+  EXPECT_EQ(paths["/metrics"]["get"]["responses"]["200"]["content"]["text/plain"].error(), simdjson::SUCCESS);
+}
+
+TEST(OpenApi, DocumentsTheErrorStatuses) {
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parse(parser);
+  const simdjson::dom::element embed = doc["paths"]["/embed"]["post"]["responses"];
+  for (const char* status : {"400", "401", "405", "413", "415", "422", "424", "429", "431", "503", "504"}) {
+    EXPECT_EQ(embed[status].error(), simdjson::SUCCESS) << status;
+  }
+  EXPECT_EQ(doc["paths"]["/health"]["get"]["responses"]["503"].error(), simdjson::SUCCESS);
+  EXPECT_EQ(doc["components"]["responses"]["NotFound"].error(), simdjson::SUCCESS);
+  // The /v1 routes answer OpenAI's error body, the others TEI's.
+  EXPECT_EQ(std::string_view(doc["paths"]["/v1/embeddings"]["post"]["responses"]["422"]["$ref"].get_string()),
+            "#/components/responses/OpenAIValidation");
+  EXPECT_EQ(std::string_view(embed["422"]["$ref"].get_string()), "#/components/responses/Validation");
+}
+
+// Every "$ref" resolves: a typo in a hand-written document is otherwise invisible.
+void check_refs(simdjson::dom::element root, simdjson::dom::element e, int& count) {
+  simdjson::dom::object obj;
+  simdjson::dom::array arr;
+  if (e.get(obj) == simdjson::SUCCESS) {
+    for (const auto field : obj) {
+      std::string_view ref;
+      if (field.key == "$ref" && field.value.get(ref) == simdjson::SUCCESS) {
+        ++count;
+        ASSERT_TRUE(ref.starts_with("#/")) << ref;
+        EXPECT_EQ(root.at_pointer(ref.substr(1)).error(), simdjson::SUCCESS) << ref;
+      } else {
+        check_refs(root, field.value, count);
+      }
+    }
+  } else if (e.get(arr) == simdjson::SUCCESS) {
+    for (const simdjson::dom::element item : arr) check_refs(root, item, count);
+  }
+}
+
+TEST(OpenApi, EveryRefResolves) {
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parse(parser);
+  int count = 0;
+  check_refs(doc, doc, count);
+  EXPECT_GT(count, 50);
+}
+
+}  // namespace
+}  // namespace warden::http
