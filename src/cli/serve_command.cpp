@@ -109,10 +109,11 @@ int run_serve(ServeOptions options) {
   options.server.idle_timeout = std::chrono::milliseconds(options.idle_timeout_ms);
   options.server.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
   if (service.router.max_client_batch_size > service.scheduler.max_concurrent) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("--max-client-batch-size ({}) cannot exceed --max-concurrent-requests ({}): such a "
-                            "request could never be admitted",
-                            service.router.max_client_batch_size, service.scheduler.max_concurrent));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("--max-client-batch-size ({}) cannot exceed --max-concurrent-requests ({}): such a "
+                    "request could never be admitted",
+                    service.router.max_client_batch_size, service.scheduler.max_concurrent));
   }
 
   serving::MetricsRegistry metrics;
@@ -127,17 +128,18 @@ int run_serve(ServeOptions options) {
              "warden serve: model={} dim={} semantic={} tier={} max_input_tokens={} listening=http://{}:{}\n",
              embedder.id(), embedder.dim(), embedder.semantic(), loaded.tier, embedder.max_input_tokens(),
              options.server.hostname, server.port());
-  fmt::print(stderr,
-             "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
-             "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
-             "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} request_timeout_ms={} "
-             "idle_timeout_ms={} max_connections={} api_key={}\n",
-             loaded.pool ? loaded.pool->size() : 1, options.server.io_threads, service.workers,
-             service.scheduler.max_batch_tokens, service.scheduler.max_batch_inputs,
-             service.scheduler.max_concurrent, service.scheduler.max_queue, options.queue_timeout_ms,
-             service.router.max_client_batch_size, service.router.auto_truncate, options.server.payload_limit,
-             options.server.header_limit, options.request_timeout_ms, options.idle_timeout_ms,
-             server.max_connections(), service.router.api_key.empty() ? "off" : "on");
+  fmt::print(
+      stderr,
+      "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
+      "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
+      "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} request_timeout_ms={} "
+      "idle_timeout_ms={} max_connections={} api_key={}\n",
+      loaded.pool ? loaded.pool->size() : 1, options.server.io_threads, service.workers,
+      service.scheduler.max_batch_tokens, service.scheduler.max_batch_inputs,
+      service.scheduler.max_concurrent, service.scheduler.max_queue, options.queue_timeout_ms,
+      service.router.max_client_batch_size, service.router.auto_truncate, options.server.payload_limit,
+      options.server.header_limit, options.request_timeout_ms, options.idle_timeout_ms,
+      server.max_connections(), service.router.api_key.empty() ? "off" : "on");
   std::fflush(stderr);
   server.run();
   // The server has stopped accepting and drained its connections; answer what is queued.
@@ -157,7 +159,8 @@ Command add_serve_command(CLI::App& root) {
                   "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
                   "hashing-ngram-256)")
       ->envname("WARDEN_MODEL");
-  app->add_option("--model-dir", o->model_dir, "A HuggingFace model folder (config.json, model.safetensors, ...)")
+  app->add_option("--model-dir", o->model_dir,
+                  "A HuggingFace model folder (config.json, model.safetensors, ...)")
       ->envname("WARDEN_MODEL_DIR");
   app->add_option("--hostname", o->server.hostname, "IP address to listen on")
       ->capture_default_str()
@@ -205,14 +208,16 @@ Command add_serve_command(CLI::App& root) {
                   "On SIGTERM/SIGINT, how long requests in flight and queued work may still finish")
       ->capture_default_str()
       ->envname("WARDEN_SHUTDOWN_GRACE_MS");
-  app->add_option("--header-limit", o->server.header_limit, "Largest request line + headers, bytes (more: 431)")
+  app->add_option("--header-limit", o->server.header_limit,
+                  "Largest request line + headers, bytes (more: 431)")
       ->capture_default_str()
       ->envname("WARDEN_HEADER_LIMIT");
   app->add_option("--request-timeout-ms", o->request_timeout_ms,
                   "A started request must arrive whole within this (slow clients are cut off)")
       ->capture_default_str()
       ->envname("WARDEN_REQUEST_TIMEOUT_MS");
-  app->add_option("--idle-timeout-ms", o->idle_timeout_ms, "Idle keep-alive connections are closed after this")
+  app->add_option("--idle-timeout-ms", o->idle_timeout_ms,
+                  "Idle keep-alive connections are closed after this")
       ->capture_default_str()
       ->envname("WARDEN_IDLE_TIMEOUT_MS");
   app->add_option("--max-connections", o->server.max_connections,

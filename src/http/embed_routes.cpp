@@ -27,8 +27,10 @@ void l2_normalize(std::span<float> v) {
 }
 
 // Matryoshka truncation then (optionally) normalisation, per row: the order
-// sentence-transformers uses (truncate_dim, then normalize).
-Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, bool normalize) {
+// sentence-transformers uses (truncate_dim, then normalize). Rows that are unit vectors
+// already (unit = the embedder says so) are left bit-exact unless truncated.
+Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, bool normalize, bool unit) {
+  if (unit && !(dimensions && *dimensions < rows.dim())) return rows;
   if (dimensions && *dimensions < rows.dim()) {
     Embeddings cut(rows.rows(), *dimensions);
     for (std::size_t i = 0; i < rows.rows(); ++i) {
@@ -61,9 +63,10 @@ void write_row(JsonWriter& w, std::span<const float> row) {
 void Router::Impl::check_batch_size(std::size_t n, std::string_view param) const {
   if (n > options.max_client_batch_size) {
     // TEI's wording, so clients that match on it keep working.
-    throw ApiError(422, "Validation",
-                   fmt::format("batch size {} > maximum allowed batch size {}", n, options.max_client_batch_size),
-                   std::string(param));
+    throw ApiError(
+        422, "Validation",
+        fmt::format("batch size {} > maximum allowed batch size {}", n, options.max_client_batch_size),
+        std::string(param));
   }
 }
 
@@ -91,13 +94,15 @@ InputOptions Router::Impl::input_options(std::optional<bool> truncate, bool left
 }
 
 PreparedInput Router::Impl::prepare_one(const std::string& text, const std::vector<std::uint32_t>* ids,
-                                        const InputOptions& o, std::size_t index, std::string_view param) const {
+                                        const InputOptions& o, std::size_t index,
+                                        std::string_view param) const {
   try {
     return ids != nullptr ? embedder.prepare_ids(*ids, o) : embedder.prepare(text, o);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Unsupported) throw ApiError(424, "Backend", e.what(), std::string(param));
     if (e.kind() == ErrorKind::InvalidInput || e.kind() == ErrorKind::InvalidArgument) {
-      throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, index, e.what()), std::string(param));
+      throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, index, e.what()),
+                     std::string(param));
     }
     throw;
   }
@@ -144,11 +149,13 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
               return;
             }
             case serving::Outcome::Rejected:
-              return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
+              return fail(*call, 429, "Overloaded",
+                          "model is overloaded: the wait queue is full, retry later");
             case serving::Outcome::TimedOut:
-              return fail(*call, 504, "Overloaded",
-                          fmt::format("request waited longer than the queue timeout of {} ms and was not computed",
-                                      scheduler.options().queue_timeout.count()));
+              return fail(
+                  *call, 504, "Overloaded",
+                  fmt::format("request waited longer than the queue timeout of {} ms and was not computed",
+                              scheduler.options().queue_timeout.count()));
             case serving::Outcome::Cancelled:
               // The client is gone; the answer goes nowhere but keeps the bookkeeping whole.
               return fail(*call, 499, "Cancelled", "client closed the connection before its answer");
@@ -168,9 +175,16 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
   auto request = std::make_shared<EmbedRequest>(parse_tei_embed(body));
   check_batch_size(request->inputs.size(), "inputs");
   if (!all) check_dimensions(request->dimensions, embedder.dim());
-  const InputOptions o = input_options(request->truncate, request->truncation_direction == TruncationDirection::Left,
-                                       request->prompt_name);
-  for (const Input& in : request->inputs) call->characters += in.text.size();
+  const InputOptions o = input_options(
+      request->truncate, request->truncation_direction == TruncationDirection::Left, request->prompt_name);
+  for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+    const Input& in = request->inputs[i];
+    // TEI's rule: an empty text is refused (there is nothing to embed), with its Empty type.
+    if (!in.is_ids && in.text.empty()) {
+      throw ApiError(400, "Empty", fmt::format("`inputs[{}]` cannot be empty", i), "inputs");
+    }
+    call->characters += in.text.size();
+  }
   auto prepare = [this, request, o] {
     std::vector<PreparedInput> inputs;
     inputs.reserve(request->inputs.size());
@@ -193,8 +207,9 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
       return json_response(200, w.take());
     });
   }
-  run_job(std::move(call), embed_runner, std::move(prepare), [request](EmbedResult& r) {
-    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, request->normalize);
+  const bool unit = embedder.unit_vectors();
+  run_job(std::move(call), embed_runner, std::move(prepare), [request, unit](EmbedResult& r) {
+    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, request->normalize, unit);
     JsonWriter w;
     w.begin_array();
     for (std::size_t i = 0; i < rows.rows(); ++i) write_row(w, rows.row(i));
@@ -219,9 +234,10 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
     return inputs;
   };
   const std::string model_id(embedder.id());
-  run_job(std::move(call), embed_runner, std::move(prepare), [request, model_id](EmbedResult& r) {
+  const bool unit = embedder.unit_vectors();
+  run_job(std::move(call), embed_runner, std::move(prepare), [request, model_id, unit](EmbedResult& r) {
     // OpenAI's vectors are unit length, also when shortened with `dimensions`.
-    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true);
+    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true, unit);
     std::size_t tokens = 0;
     for (const std::size_t t : r.tokens) tokens += t;
     JsonWriter w;
@@ -250,9 +266,8 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
 void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<SimilarityRequest>(parse_similarity(body));
   check_batch_size(request->sentences.size() + 1, "sentences");
-  const InputOptions o = input_options(request->truncate,
-                                       request->truncation_direction == TruncationDirection::Left,
-                                       request->prompt_name);
+  const InputOptions o = input_options(
+      request->truncate, request->truncation_direction == TruncationDirection::Left, request->prompt_name);
   call->characters += request->source_sentence.size();
   for (const std::string& s : request->sentences) call->characters += s.size();
   auto prepare = [this, request, o] {
@@ -264,16 +279,18 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
     }
     return inputs;
   };
-  run_job(std::move(call), embed_runner, std::move(prepare), [](EmbedResult& r) {
+  const bool unit = embedder.unit_vectors();
+  run_job(std::move(call), embed_runner, std::move(prepare), [unit](EmbedResult& r) {
     // Cosine similarity of the source with each sentence: dot products of unit vectors.
-    const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true);
+    const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true, unit);
     const std::span<const float> source = rows.row(0);
     JsonWriter w;
     w.begin_array();
     for (std::size_t i = 1; i < rows.rows(); ++i) {
       const std::span<const float> s = rows.row(i);
       double dot = 0.0;
-      for (std::size_t k = 0; k < s.size(); ++k) dot += static_cast<double>(source[k]) * static_cast<double>(s[k]);
+      for (std::size_t k = 0; k < s.size(); ++k)
+        dot += static_cast<double>(source[k]) * static_cast<double>(s[k]);
       w.value(static_cast<float>(dot));
     }
     w.end_array();

@@ -2108,6 +2108,8 @@ constexpr std::string_view kOpenApi = R"json(
 
 }  // namespace
 
-std::string_view openapi_json() noexcept { return kOpenApi; }
+std::string_view openapi_json() noexcept {
+  return kOpenApi;
+}
 
 }  // namespace warden::http

@@ -34,13 +34,13 @@ struct RouteEntry {
   Access access;
 };
 constexpr std::array kRoutes = {
-    RouteEntry{"/health", "GET", Access::Open},      RouteEntry{"/metrics", "GET", Access::Open},
-    RouteEntry{"/info", "GET", Access::Key},         RouteEntry{"/openapi.json", "GET", Access::Key},
-    RouteEntry{"/embed", "POST", Access::Key},       RouteEntry{"/embed_all", "POST", Access::Key},
-    RouteEntry{"/similarity", "POST", Access::Key},  RouteEntry{"/tokenize", "POST", Access::Key},
-    RouteEntry{"/decode", "POST", Access::Key},      RouteEntry{"/predict", "POST", Access::Key},
-    RouteEntry{"/rerank", "POST", Access::Key},      RouteEntry{"/v1/embeddings", "POST", Access::Key},
-    RouteEntry{"/v1/models", "GET", Access::Key},    RouteEntry{"/v1/rerank", "POST", Access::Key},
+    RouteEntry{"/health", "GET", Access::Open},     RouteEntry{"/metrics", "GET", Access::Open},
+    RouteEntry{"/info", "GET", Access::Key},        RouteEntry{"/openapi.json", "GET", Access::Key},
+    RouteEntry{"/embed", "POST", Access::Key},      RouteEntry{"/embed_all", "POST", Access::Key},
+    RouteEntry{"/similarity", "POST", Access::Key}, RouteEntry{"/tokenize", "POST", Access::Key},
+    RouteEntry{"/decode", "POST", Access::Key},     RouteEntry{"/predict", "POST", Access::Key},
+    RouteEntry{"/rerank", "POST", Access::Key},     RouteEntry{"/v1/embeddings", "POST", Access::Key},
+    RouteEntry{"/v1/models", "GET", Access::Key},   RouteEntry{"/v1/rerank", "POST", Access::Key},
 };
 
 char lower(char c) {

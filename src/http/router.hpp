@@ -27,7 +27,7 @@ class MetricsRegistry;
 namespace warden::http {
 
 struct RouterOptions {
-  std::string api_key;                    // non-empty: every route but /health and /metrics needs it
+  std::string api_key;                       // non-empty: every route but /health and /metrics needs it
   std::size_t max_client_batch_size = 1024;  // inputs in one request; more is 422
   bool auto_truncate = true;                 // a request's default for `truncate`
   std::string tier;                          // what /info reports: "semantic-default", ...
@@ -43,13 +43,15 @@ class Router final : public Handler {
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;
 
-  void handle(const Request& request, std::shared_ptr<const Cancellation> cancelled, Respond respond) override;
+  void handle(const Request& request, std::shared_ptr<const Cancellation> cancelled,
+              Respond respond) override;
   [[nodiscard]] Response error(std::string_view target, int status, std::string_view error_type,
                                std::string_view message) const override;
 
   // A route's error body: OpenAI's under /v1/, TEI's elsewhere.
-  [[nodiscard]] static Response error_response(std::string_view target, int status, std::string_view error_type,
-                                               std::string_view message, std::string_view param = {});
+  [[nodiscard]] static Response error_response(std::string_view target, int status,
+                                               std::string_view error_type, std::string_view message,
+                                               std::string_view param = {});
 
   // Implementation state, public only so that the route files can name it.
   struct Impl;

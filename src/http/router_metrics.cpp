@@ -5,14 +5,16 @@ namespace warden::http {
 RouterMetrics::RouterMetrics(serving::MetricsRegistry* r, const serving::Scheduler& /*scheduler*/)
     : registry(r) {
   if (registry == nullptr) return;
-  tokenization = &registry->histogram("warden_tokenization_duration_seconds",
-                                      "Time tokenizing one request's inputs", serving::default_latency_buckets());
+  tokenization =
+      &registry->histogram("warden_tokenization_duration_seconds", "Time tokenizing one request's inputs",
+                           serving::default_latency_buckets());
 }
 
 void RouterMetrics::on_response(const Call& call, int status, Clock::duration total) {
   if (registry == nullptr) return;
-  registry->counter("warden_requests_total", "HTTP requests answered, by route and status",
-                    {{"route", call.route}, {"status", std::to_string(status)}})
+  registry
+      ->counter("warden_requests_total", "HTTP requests answered, by route and status",
+                {{"route", call.route}, {"status", std::to_string(status)}})
       .inc();
   registry
       ->histogram("warden_request_duration_seconds", "Time from a request's arrival to its answer, by route",

@@ -8,17 +8,24 @@ namespace warden::serving {
 
 std::string_view outcome_name(Outcome outcome) noexcept {
   switch (outcome) {
-    case Outcome::Done: return "done";
-    case Outcome::Rejected: return "rejected";
-    case Outcome::TimedOut: return "timed_out";
-    case Outcome::Cancelled: return "cancelled";
-    case Outcome::Failed: return "failed";
-    case Outcome::Stopped: return "stopped";
+    case Outcome::Done:
+      return "done";
+    case Outcome::Rejected:
+      return "rejected";
+    case Outcome::TimedOut:
+      return "timed_out";
+    case Outcome::Cancelled:
+      return "cancelled";
+    case Outcome::Failed:
+      return "failed";
+    case Outcome::Stopped:
+      return "stopped";
   }
   return "unknown";
 }
 
-Job::Job(BatchRunner& runner, std::vector<std::size_t> tokens, std::shared_ptr<const Cancellation> cancellation)
+Job::Job(BatchRunner& runner, std::vector<std::size_t> tokens,
+         std::shared_ptr<const Cancellation> cancellation)
     : runner_(runner), tokens_(std::move(tokens)), cancellation_(std::move(cancellation)) {
   for (std::size_t& t : tokens_) {
     t = std::max<std::size_t>(t, 1);  // an empty input still takes a row of the batch
@@ -87,7 +94,8 @@ Scheduler::Load Scheduler::load() const {
 void Scheduler::drain(std::chrono::milliseconds grace) {
   std::unique_lock lock(mutex_);
   accepting_ = false;
-  idle_.wait_for(lock, grace, [this] { return waiting_.empty() && admitted_.empty() && in_batch_jobs_ == 0; });
+  idle_.wait_for(lock, grace,
+                 [this] { return waiting_.empty() && admitted_.empty() && in_batch_jobs_ == 0; });
   stopping_ = true;
   lock.unlock();
   wake_.notify_all();

@@ -109,8 +109,8 @@ class Job {
 struct SchedulerOptions {
   std::size_t max_batch_tokens = 16384;
   std::size_t max_batch_inputs = 256;
-  std::size_t max_concurrent = 2048;  // inputs admitted at once
-  std::size_t max_queue = 1024;       // jobs waiting for admission
+  std::size_t max_concurrent = 2048;           // inputs admitted at once
+  std::size_t max_queue = 1024;                // jobs waiting for admission
   std::chrono::milliseconds queue_timeout{0};  // 0: wait as long as it takes
 };
 
@@ -123,7 +123,7 @@ struct BatchStats {
 };
 
 struct SchedulerObserver {
-  std::function<void(const BatchStats&)> on_batch;    // compute thread
+  std::function<void(const BatchStats&)> on_batch;      // compute thread
   std::function<void(Outcome, const Job&)> on_outcome;  // before complete()
 };
 

@@ -13,19 +13,22 @@ double seconds(Clock::duration d) {
 }  // namespace
 
 SchedulerObserver scheduler_observer(MetricsRegistry& registry) {
-  Histogram& batch_inputs = registry.histogram("warden_batch_inputs", "Inputs in one engine batch",
-                                               exponential_buckets(1, 2, 12));
-  Histogram& batch_tokens = registry.histogram("warden_batch_tokens", "Tokens in one engine batch",
-                                               exponential_buckets(16, 2, 13));
-  Histogram& batch_requests = registry.histogram("warden_batch_requests", "Requests merged into one engine batch",
-                                                 exponential_buckets(1, 2, 10));
+  Histogram& batch_inputs =
+      registry.histogram("warden_batch_inputs", "Inputs in one engine batch", exponential_buckets(1, 2, 12));
+  Histogram& batch_tokens =
+      registry.histogram("warden_batch_tokens", "Tokens in one engine batch", exponential_buckets(16, 2, 13));
+  Histogram& batch_requests = registry.histogram(
+      "warden_batch_requests", "Requests merged into one engine batch", exponential_buckets(1, 2, 10));
   Histogram& batch_seconds = registry.histogram("warden_batch_duration_seconds", "Time one engine batch took",
                                                 default_latency_buckets());
-  Histogram& queue_seconds = registry.histogram(
-      "warden_queue_duration_seconds", "Time from admission request to the first batch", default_latency_buckets());
-  Histogram& inference_seconds = registry.histogram(
-      "warden_inference_duration_seconds", "Time in the batches that computed a request", default_latency_buckets());
-  Counter& rejected = registry.counter("warden_rejected_total", "Requests refused with 429: the wait queue was full");
+  Histogram& queue_seconds =
+      registry.histogram("warden_queue_duration_seconds", "Time from admission request to the first batch",
+                         default_latency_buckets());
+  Histogram& inference_seconds =
+      registry.histogram("warden_inference_duration_seconds", "Time in the batches that computed a request",
+                         default_latency_buckets());
+  Counter& rejected =
+      registry.counter("warden_rejected_total", "Requests refused with 429: the wait queue was full");
   Counter& timed_out =
       registry.counter("warden_timed_out_total", "Requests answered 504: they waited past the queue timeout");
   Counter& dropped = registry.counter("warden_dropped_total",
@@ -45,11 +48,20 @@ SchedulerObserver scheduler_observer(MetricsRegistry& registry) {
         queue_seconds.observe(seconds(job.timings().queue));
         inference_seconds.observe(seconds(job.timings().inference));
         break;
-      case Outcome::Rejected: rejected.inc(); break;
-      case Outcome::TimedOut: timed_out.inc(); break;
-      case Outcome::Cancelled: dropped.inc(); break;
-      case Outcome::Failed: failed.inc(); break;
-      case Outcome::Stopped: break;
+      case Outcome::Rejected:
+        rejected.inc();
+        break;
+      case Outcome::TimedOut:
+        timed_out.inc();
+        break;
+      case Outcome::Cancelled:
+        dropped.inc();
+        break;
+      case Outcome::Failed:
+        failed.inc();
+        break;
+      case Outcome::Stopped:
+        break;
     }
   };
   return observer;

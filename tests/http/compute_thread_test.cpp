@@ -11,7 +11,7 @@
 
 #include "embed/hashing_embedder.hpp"
 #include "http/http_client.hpp"
-#include "http/router.hpp"
+#include "http/service.hpp"
 #include "http/server.hpp"
 
 namespace warden {
@@ -55,10 +55,10 @@ class GatedEmbedder final : public Embedder {
 
 TEST(ComputeThread, HealthAnswersWhileComputeIsBusyAndStopFinishesInFlightWork) {
   GatedEmbedder embedder;
-  http::Router router(embedder);
+  http::Service service(embedder, {}, nullptr);
   http::ServerOptions options;
   options.port = 0;
-  http::Server server(options, router);
+  http::Server server(options, service.handler());
   std::thread io([&server] { server.run(); });
   const std::uint16_t port = server.port();
 
@@ -72,6 +72,7 @@ TEST(ComputeThread, HealthAnswersWhileComputeIsBusyAndStopFinishesInFlightWork) 
   embedder.open();
   EXPECT_EQ(in_flight.get(), 200);
   io.join();
+  service.shutdown(std::chrono::milliseconds(0));
 }
 
 }  // namespace

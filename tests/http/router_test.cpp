@@ -121,8 +121,9 @@ TEST_F(RouterTest, EmbedReturnsUnitRowsAndTimingHeaders) {
   }
   EXPECT_EQ(n, 256U);
   EXPECT_NEAR(norm, 1.0, 1e-5);
-  for (const char* h : {"x-compute-time", "x-compute-tokens", "x-queue-time", "x-tokenization-time",
-                        "x-inference-time", "x-total-time", "X-Current-Concurrency", "X-Waiting-Queue-Size"}) {
+  for (const char* h :
+       {"x-compute-time", "x-compute-tokens", "x-queue-time", "x-tokenization-time", "x-inference-time",
+        "x-total-time", "X-Current-Concurrency", "X-Waiting-Queue-Size"}) {
     EXPECT_TRUE(a.headers.contains(h)) << h;
   }
   // Hashing counts code points: "hello world" 11 + "second" 6.
@@ -150,8 +151,8 @@ TEST_F(RouterTest, OpenAiEmbeddingsUsageAndBase64) {
   EXPECT_EQ(std::uint64_t(doc["usage"]["prompt_tokens"]), 3U);
   EXPECT_EQ(std::uint64_t(doc["usage"]["total_tokens"]), 3U);
   EXPECT_EQ(std::string_view(doc["model"]), "hashing-ngram-256");
-  const Answer b =
-      call(handler(), "POST", "/v1/embeddings", R"({"input": "abc", "encoding_format": "base64", "dimensions": 8})");
+  const Answer b = call(handler(), "POST", "/v1/embeddings",
+                        R"({"input": "abc", "encoding_format": "base64", "dimensions": 8})");
   ASSERT_EQ(b.status, 200) << b.body;
   simdjson::dom::parser p2;
   const std::string_view encoded = p2.parse(b.body)["data"].at(0)["embedding"];
@@ -159,8 +160,9 @@ TEST_F(RouterTest, OpenAiEmbeddingsUsageAndBase64) {
 }
 
 TEST_F(RouterTest, SimilarityOfATextWithItselfIsOne) {
-  const Answer a = call(handler(), "POST", "/similarity",
-                        R"({"inputs": {"source_sentence": "the cat sat", "sentences": ["the cat sat", "zzz qqq"]}})");
+  const Answer a =
+      call(handler(), "POST", "/similarity",
+           R"({"inputs": {"source_sentence": "the cat sat", "sentences": ["the cat sat", "zzz qqq"]}})");
   ASSERT_EQ(a.status, 200) << a.body;
   simdjson::dom::parser p;
   const auto scores = p.parse(a.body).get_array().value();
@@ -198,7 +200,8 @@ TEST_F(RouterTest, MetricsCountRequestsByRouteAndStatus) {
   const Answer m = call(handler(), "GET", "/metrics");
   ASSERT_EQ(m.status, 200);
   EXPECT_TRUE(m.content_type.starts_with("text/plain"));
-  EXPECT_NE(m.body.find(R"(warden_requests_total{route="/embed",status="200"} 1)"), std::string::npos) << m.body;
+  EXPECT_NE(m.body.find(R"(warden_requests_total{route="/embed",status="200"} 1)"), std::string::npos)
+      << m.body;
   EXPECT_NE(m.body.find(R"(warden_requests_total{route="unmatched",status="404"} 1)"), std::string::npos);
   EXPECT_NE(m.body.find("warden_batch_inputs_bucket"), std::string::npos);
   EXPECT_NE(m.body.find("warden_queue_size"), std::string::npos);
@@ -293,7 +296,8 @@ TEST(RouterAdmission, FullQueueAnswers429AtOnceAndTheRestComplete) {
   ASSERT_TRUE(embedder.wait_entered(1));
   auto queued = send(service.handler(), "POST", "/v1/embeddings", R"({"input": "b"})");
   // Wait until the second is really queued (tokenization runs on a worker first).
-  for (int i = 0; i < 500 && service.scheduler().load().waiting_jobs == 0; ++i) std::this_thread::sleep_for(2ms);
+  for (int i = 0; i < 500 && service.scheduler().load().waiting_jobs == 0; ++i)
+    std::this_thread::sleep_for(2ms);
   const Answer refused = send(service.handler(), "POST", "/v1/embeddings", R"({"input": "c"})").get();
   EXPECT_EQ(refused.status, 429);
   EXPECT_NE(refused.body.find("rate_limit_exceeded"), std::string::npos);
@@ -327,7 +331,8 @@ TEST(RouterAdmission, DisconnectedClientsAreDroppedWithoutComputing) {
   ASSERT_TRUE(embedder.wait_entered(1));
   auto cancel = std::make_shared<Cancellation>();
   auto gone = send(service.handler(), "POST", "/embed", R"({"inputs": "b"})", {}, cancel);
-  for (int i = 0; i < 500 && service.scheduler().load().waiting_jobs == 0; ++i) std::this_thread::sleep_for(2ms);
+  for (int i = 0; i < 500 && service.scheduler().load().waiting_jobs == 0; ++i)
+    std::this_thread::sleep_for(2ms);
   cancel->cancel();
   embedder.open();
   EXPECT_EQ(first.get().status, 200);

@@ -5,13 +5,14 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "embed/hashing_embedder.hpp"
 #include "http/http_client.hpp"
-#include "http/router.hpp"
+#include "http/service.hpp"
 #include "http/server.hpp"
 
 namespace warden {
@@ -26,12 +27,13 @@ class ServerTest : public ::testing::Test {
     http::ServerOptions options;
     options.port = 0;
     options.payload_limit = 4096;
-    server_ = std::make_unique<http::Server>(options, router_);
+    server_ = std::make_unique<http::Server>(options, service_.handler());
     thread_ = std::thread([this] { server_->run(); });
   }
   void TearDown() override {
     server_->stop();
     thread_.join();
+    service_.shutdown(std::chrono::milliseconds(0));
     server_.reset();
   }
 
@@ -54,7 +56,7 @@ class ServerTest : public ::testing::Test {
   }
 
   HashingEmbedder embedder_;
-  http::Router router_{embedder_};
+  http::Service service_{embedder_, {}, nullptr};
   std::unique_ptr<http::Server> server_;
   std::thread thread_;
 };
@@ -128,7 +130,8 @@ TEST_F(ServerTest, OpenAiEmbeddingsShape) {
     EXPECT_EQ(std::uint64_t(item["index"].get_uint64()), index++);
     EXPECT_EQ(item["embedding"].get_array().size(), 256U);
   }
-  EXPECT_EQ(std::uint64_t(doc["usage"]["prompt_tokens"].get_uint64()), 0U);
+  // The hashing embedder counts code points: "a" and "b".
+  EXPECT_EQ(std::uint64_t(doc["usage"]["prompt_tokens"].get_uint64()), 2U);
 
   // base64: 256 float32 = 1024 bytes = 1368 base64 characters.
   const HttpResponse b64 = post("/v1/embeddings", R"({"input": "a", "encoding_format": "base64"})");
@@ -151,7 +154,8 @@ TEST_F(ServerTest, TeiErrors) {
   expect_tei_error(get("/embed"), 405, "MethodNotAllowed");
   expect_tei_error(get("/nope"), 404, "NotFound");
   // Routes of issue 6 not in this slice are unknown routes, not pretend ones.
-  expect_tei_error(post("/rerank", "{}"), 404, "NotFound");
+  expect_tei_error(post("/rerank", "{}"), 424, "Backend");  // an embedding model cannot rerank
+  expect_tei_error(post("/nope", "{}"), 404, "NotFound");
   expect_healthy();
   expect_tei_error(post("/embed", R"({"inputs": ")" + std::string(5000, 'a') + "\"}"), 413, "Validation");
   expect_healthy();

@@ -53,9 +53,9 @@ class RecordingRunner final : public BatchRunner {
 
 class TestJob final : public Job {
  public:
-  TestJob(BatchRunner& runner, int tag, std::vector<std::size_t> tokens,
+  TestJob(BatchRunner& runner, int job_tag, std::vector<std::size_t> tokens,
           std::shared_ptr<const Cancellation> cancel = nullptr)
-      : Job(runner, std::move(tokens), std::move(cancel)), tag(tag) {}
+      : Job(runner, std::move(tokens), std::move(cancel)), tag(job_tag) {}
   void complete(Outcome o) override { outcome.set_value(o); }
   int tag;
   std::promise<Outcome> outcome;
