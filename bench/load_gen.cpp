@@ -26,8 +26,8 @@
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
