@@ -19,7 +19,8 @@ def main():
         rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
         engine = {r["batch"]: r for r in rows if r["run"] == "engine"}
         after = [r for r in rows if r["run"] == "engine-after-50"]
-        runs = [r for r in rows if not r["run"].startswith("engine")]
+        wrk = [r for r in rows if r["run"] == "wrk"]
+        runs = [r for r in rows if not r["run"].startswith("engine") and r["run"] != "wrk"]
         if not runs:
             continue
         batch = runs[0]["batch"]
@@ -64,6 +65,14 @@ def main():
             if best and best["batch"] != batch:
                 line += (f"; {server / best['inputs_per_s']:.2f}× its best "
                          f"({best['inputs_per_s']:.1f} at batch {best['batch']})")
+            print(line)
+        for w in wrk:
+            line = (f"* wrk cross-check at {w['connections']} clients: {w['rps']:.1f} req/s, p50 {ms(w['p50_us'])} ms, "
+                    f"p99 {ms(w['p99_us'])} ms, errors {w['errors']}")
+            if w["connections"] in closed:
+                c = closed[w["connections"]]
+                line += (f" (warden-load just before: {c['rps']:.1f} req/s, p50 {ms(c['latency_us']['p50'])} ms, "
+                         f"p99 {ms(c['latency_us']['p99'])} ms)")
             print(line)
         if 50 in closed and 200 in closed and closed[50]["latency_us"]["p99"]:
             x = closed[200]["latency_us"]["p99"] / closed[50]["latency_us"]["p99"]
