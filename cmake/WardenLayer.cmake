@@ -34,7 +34,7 @@ function(warden_isa_sources var)
     foreach(src ${list})
       if(src MATCHES "_avx512\\.cpp$")
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
-          "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mfma;-mf16c;-Wno-maybe-uninitialized;-Wno-uninitialized")
+          "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mfma;-mf16c;$<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>;-Wno-uninitialized")
       elseif(src MATCHES "_avx2\\.cpp$")
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-mf16c")
       endif()
