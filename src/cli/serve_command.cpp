@@ -35,7 +35,7 @@ struct ServeOptions {
   std::optional<std::size_t> max_batch_tokens;
   std::optional<std::size_t> max_batch_requests;
   std::optional<std::size_t> max_concurrent_requests;
-  std::size_t max_queue = 1024;
+  std::optional<std::size_t> max_queue;
   std::size_t queue_timeout_ms = 10'000;
   std::size_t shutdown_grace_ms = 10'000;
   std::size_t request_timeout_ms = 30'000;
@@ -97,7 +97,7 @@ int run_serve(ServeOptions options) {
   service.scheduler.max_batch_tokens = options.max_batch_tokens.value_or(sizing.max_batch_tokens);
   service.scheduler.max_batch_inputs = options.max_batch_requests.value_or(sizing.max_batch_requests);
   service.scheduler.max_concurrent = options.max_concurrent_requests.value_or(sizing.max_concurrent_inputs);
-  service.scheduler.max_queue = options.max_queue;
+  service.scheduler.max_queue = options.max_queue.value_or(sizing.max_queue_requests);
   service.scheduler.queue_timeout = std::chrono::milliseconds(options.queue_timeout_ms);
   service.workers = options.tokenization_workers.value_or(sizing.tokenization_workers);
   service.router = options.router;
@@ -108,13 +108,6 @@ int run_serve(ServeOptions options) {
   options.server.request_timeout = std::chrono::milliseconds(options.request_timeout_ms);
   options.server.idle_timeout = std::chrono::milliseconds(options.idle_timeout_ms);
   options.server.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
-  if (service.router.max_client_batch_size > service.scheduler.max_concurrent) {
-    throw Error(
-        ErrorKind::InvalidArgument,
-        fmt::format("--max-client-batch-size ({}) cannot exceed --max-concurrent-requests ({}): such a "
-                    "request could never be admitted",
-                    service.router.max_client_batch_size, service.scheduler.max_concurrent));
-  }
 
   serving::MetricsRegistry metrics;
   metrics.enable_process_metrics();
@@ -124,6 +117,7 @@ int run_serve(ServeOptions options) {
                          [&server] { return static_cast<double>(server.open_connections()); });
 
   fmt::print(stderr, "warden serve: {}\n", resources.describe());
+  fmt::print(stderr, "warden serve: sized for this machine: {}\n", sizing.describe());
   fmt::print(stderr,
              "warden serve: model={} dim={} semantic={} tier={} max_input_tokens={} listening=http://{}:{}\n",
              embedder.id(), embedder.dim(), embedder.semantic(), loaded.tier, embedder.max_input_tokens(),
@@ -186,8 +180,8 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--max-concurrent-requests", o->max_concurrent_requests,
                   "Most inputs admitted at once (queued for or in the engine); more wait in the queue")
       ->envname("WARDEN_MAX_CONCURRENT_REQUESTS");
-  app->add_option("--max-queue", o->max_queue, "Most requests waiting for admission; more get 429")
-      ->capture_default_str()
+  app->add_option("--max-queue", o->max_queue,
+                  "Most requests waiting for admission; more get 429 (default 1024)")
       ->envname("WARDEN_MAX_QUEUE");
   app->add_option("--queue-timeout-ms", o->queue_timeout_ms,
                   "A request not started within this gets 504 without being computed (0: no limit)")

@@ -103,6 +103,8 @@ class Embedder {
   // True when embed_prepared() returns unit vectors by definition (hashing, use-lite):
   // embed() then leaves them exactly as they are rather than normalising them again.
   [[nodiscard]] virtual bool unit_vectors() const noexcept { return false; }
+  // How token vectors become one vector, in TEI's words for /info ("cls", "mean", ...).
+  [[nodiscard]] virtual std::string_view pooling() const noexcept { return "mean"; }
 
   // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x dim()
   // matrix per input. Error(Unsupported) for embedders that have none.

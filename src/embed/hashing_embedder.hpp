@@ -34,6 +34,7 @@ class HashingEmbedder final : public Embedder {
   // Unit vectors already (step (d), normalised in float32 as the definition says).
   void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
   [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
+  [[nodiscard]] std::string_view pooling() const noexcept override { return "hashing"; }
   // prepare_ids, embed_tokens, tokenize and decode: Error(Unsupported) (no vocabulary).
 
   // Embeds one valid-UTF-8 text into out (kDim floats).

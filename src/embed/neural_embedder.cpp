@@ -48,6 +48,10 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
 
 NeuralEmbedder::~NeuralEmbedder() = default;
 
+std::string_view NeuralEmbedder::pooling() const noexcept {
+  return pooling_mode_name(model_->pooling.mode);
+}
+
 std::size_t NeuralEmbedder::dim() const noexcept {
   return model_->encoder.dims().hidden;
 }

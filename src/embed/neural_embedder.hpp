@@ -41,6 +41,7 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
   [[nodiscard]] std::size_t dim() const noexcept override;
   [[nodiscard]] bool semantic() const noexcept override { return true; }
+  [[nodiscard]] std::string_view pooling() const noexcept override;
   // The model's positions (less the position offset), capped by the tokenizer file's own
   // truncation max_length when it sets a smaller one.
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return max_input_tokens_; }

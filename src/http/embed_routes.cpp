@@ -13,6 +13,7 @@
 #include "http/base64.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
+#include "http/router_metrics.hpp"
 
 namespace warden::http {
 
@@ -42,6 +43,14 @@ Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, b
     for (std::size_t i = 0; i < rows.rows(); ++i) l2_normalize(rows.row(i));
   }
   return rows;
+}
+
+// TEI's x-compute-characters counts characters: code points, not bytes (texts are valid
+// UTF-8 by now, so every byte that is not a continuation byte starts one).
+std::size_t code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
 }
 
 void check_dimensions(std::optional<std::size_t> dimensions, std::size_t dim) {
@@ -97,7 +106,14 @@ PreparedInput Router::Impl::prepare_one(const std::string& text, const std::vect
                                         const InputOptions& o, std::size_t index,
                                         std::string_view param) const {
   try {
-    return ids != nullptr ? embedder.prepare_ids(*ids, o) : embedder.prepare(text, o);
+    if (ids != nullptr) {
+      // Ids are already tokenized by the client: a prompt (even the model's default) does
+      // not apply to them.
+      InputOptions no_prompt = o;
+      no_prompt.prompt = {};
+      return embedder.prepare_ids(*ids, no_prompt);
+    }
+    return embedder.prepare(text, o);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Unsupported) throw ApiError(424, "Backend", e.what(), std::string(param));
     if (e.kind() == ErrorKind::InvalidInput || e.kind() == ErrorKind::InvalidArgument) {
@@ -112,6 +128,7 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
                            Format format) {
   // Refuse before tokenizing when the queue is already full: overload costs little.
   if (scheduler.saturated()) {
+    metrics->on_rejected();
     return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
   }
   workers.post([this, call, &runner, prepare = std::move(prepare), format = std::move(format)]() mutable {
@@ -123,7 +140,6 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
       const MappedError e = map_exception(std::current_exception(), {});
       return fail(*call, e.status, e.error_type, e.message, e.param);
     }
-    call->computed = true;
     call->tokenization = Clock::now() - start;
     for (const PreparedInput& in : inputs) call->tokens += in.tokens;
     const std::size_t dim = &runner == &embed_runner ? embedder.dim() : 0;
@@ -132,6 +148,8 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
         [this, call, format = std::move(format)](serving::EmbedJob& done, serving::Outcome outcome) mutable {
           // On the compute thread: take the rows and leave; the JSON is written on a worker.
           call->job = done.timings();
+          // Timing headers describe computed work only; a refused request carries none.
+          call->computed = outcome == serving::Outcome::Done;
           switch (outcome) {
             case serving::Outcome::Done: {
               auto result = std::make_shared<EmbedResult>();
@@ -183,7 +201,7 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
     if (!in.is_ids && in.text.empty()) {
       throw ApiError(400, "Empty", fmt::format("`inputs[{}]` cannot be empty", i), "inputs");
     }
-    call->characters += in.text.size();
+    call->characters += code_points(in.text);
   }
   auto prepare = [this, request, o] {
     std::vector<PreparedInput> inputs;
@@ -223,7 +241,7 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
   check_batch_size(request->input.size(), "input");
   check_dimensions(request->dimensions, embedder.dim());
   const InputOptions o = input_options(std::nullopt, false, std::nullopt);
-  for (const Input& in : request->input) call->characters += in.text.size();
+  for (const Input& in : request->input) call->characters += code_points(in.text);
   auto prepare = [this, request, o] {
     std::vector<PreparedInput> inputs;
     inputs.reserve(request->input.size());
@@ -268,8 +286,16 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
   check_batch_size(request->sentences.size() + 1, "sentences");
   const InputOptions o = input_options(
       request->truncate, request->truncation_direction == TruncationDirection::Left, request->prompt_name);
-  call->characters += request->source_sentence.size();
-  for (const std::string& s : request->sentences) call->characters += s.size();
+  if (request->source_sentence.empty()) {
+    throw ApiError(400, "Empty", "`source_sentence` cannot be empty", "source_sentence");
+  }
+  call->characters += code_points(request->source_sentence);
+  for (std::size_t i = 0; i < request->sentences.size(); ++i) {
+    if (request->sentences[i].empty()) {
+      throw ApiError(400, "Empty", fmt::format("`sentences[{}]` cannot be empty", i), "sentences");
+    }
+    call->characters += code_points(request->sentences[i]);
+  }
   auto prepare = [this, request, o] {
     std::vector<PreparedInput> inputs;
     inputs.reserve(request->sentences.size() + 1);

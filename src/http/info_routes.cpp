@@ -14,8 +14,13 @@ Response Router::Impl::info() const {
   const serving::SchedulerOptions& s = scheduler.options();
   JsonWriter w;
   w.begin_object();
+  // TEI's fields first, in TEI's shapes (clients parse them), then Warden's own.
   w.key("model_id").value(embedder.id());
-  w.key("model_type").value("embedding");
+  w.key("model_sha").value(nullptr);
+  w.key("model_dtype").value("float32");
+  w.key("model_type").begin_object().key("embedding").begin_object();
+  w.key("pooling").value(embedder.pooling());
+  w.end_object().end_object();
   w.key("dim").value(static_cast<std::uint64_t>(embedder.dim()));
   w.key("semantic").value(embedder.semantic());
   w.key("tier").value(options.tier);
@@ -28,11 +33,14 @@ Response Router::Impl::info() const {
   w.key("max_queue").value(static_cast<std::uint64_t>(s.max_queue));
   w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
   w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
+  w.key("tokenization_workers").value(static_cast<std::uint64_t>(workers.size()));
   w.key("prompts").begin_array();
   for (const auto& [name, text] : embedder.prompts()) w.value(name);
   w.end_array();
   w.key("auth").value(!options.api_key.empty());
   w.key("version").value(WARDEN_VERSION);
+  w.key("sha").value(nullptr);
+  w.key("docker_label").value(nullptr);
   w.end_object();
   return json_response(200, w.take());
 }

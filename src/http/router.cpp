@@ -10,6 +10,7 @@
 #include "core/json_writer.hpp"
 #include "http/api_error.hpp"
 #include "http/openapi.hpp"
+#include "http/requests.hpp"
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
 
@@ -194,6 +195,9 @@ Response Router::error(std::string_view target, int status, std::string_view err
   Response r = error_response(target, status, error_type, message);
   Call call;
   call.route = "unmatched";
+  for (const RouteEntry& e : kRoutes) {
+    if (e.path == path_of(target)) call.route = std::string(e.path);
+  }
   impl_->metrics->on_response(call, status, {});
   return r;
 }
@@ -236,13 +240,20 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     if (path == "/tokenize") return impl.tokenize(call, request.body);
     if (path == "/decode") return impl.decode(call, request.body);
     // /predict, /rerank, /v1/rerank need a sequence-classification model; an embedding
-    // model is the wrong kind (TEI answers 424 the same way).
+    // model is the wrong kind (TEI answers 424 the same way). A malformed body is still
+    // the client's first problem: 400/422 before 424.
+    if (path == "/predict") (void)parse_predict(request.body);
+    if (path == "/rerank") (void)parse_tei_rerank(request.body);
+    if (path == "/v1/rerank") (void)parse_v1_rerank(request.body);
     throw ApiError(424, "Backend",
                    fmt::format("model {} is an embedding model: {} needs a reranker or classifier model",
                                impl.embedder.id(), path));
   } catch (...) {
     const MappedError e = map_exception(std::current_exception(), {});
-    impl.fail(*call, e.status, e.error_type, e.message, e.param);
+    Response response = error_response(call->target, e.status, e.error_type, e.message, e.param);
+    // RFC 9110: a 401 names the scheme it wants.
+    if (e.status == 401) response.headers.emplace_back("WWW-Authenticate", "Bearer");
+    impl.finish(*call, std::move(response));
   }
 }
 

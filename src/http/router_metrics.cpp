@@ -8,6 +8,13 @@ RouterMetrics::RouterMetrics(serving::MetricsRegistry* r, const serving::Schedul
   tokenization =
       &registry->histogram("warden_tokenization_duration_seconds", "Time tokenizing one request's inputs",
                            serving::default_latency_buckets());
+  // The same series the scheduler's observer counts into (serving/scheduler_metrics.cpp).
+  rejected =
+      &registry->counter("warden_rejected_total", "Requests refused with 429: the wait queue was full");
+}
+
+void RouterMetrics::on_rejected() {
+  if (rejected != nullptr) rejected->inc();
 }
 
 void RouterMetrics::on_response(const Call& call, int status, Clock::duration total) {

@@ -14,10 +14,13 @@ struct RouterMetrics {
   RouterMetrics(serving::MetricsRegistry* registry, const serving::Scheduler& scheduler);
 
   void on_response(const Call& call, int status, Clock::duration total);
+  // A 429 decided before tokenizing (the scheduler counts the ones it decides itself).
+  void on_rejected();
   [[nodiscard]] std::string render() const;
 
   serving::MetricsRegistry* registry;
   serving::Histogram* tokenization = nullptr;
+  serving::Counter* rejected = nullptr;
 };
 
 }  // namespace warden::http

@@ -67,18 +67,18 @@ void Scheduler::submit(std::shared_ptr<Job> job) {
     } else if (waiting_.empty() && fits) {
       admitted_inputs_ += j.inputs();
       admitted_.push_back(std::move(job));
+      wake_.notify_one();  // under the lock, for the same reason as WorkerPool::post
     } else if (waiting_.size() >= options_.max_queue) {
       refused = Outcome::Rejected;
     } else {
       waiting_.push_back(std::move(job));
+      wake_.notify_one();
     }
   }
   if (job) {  // not taken in: it completes here, on the submitting thread
     if (observer_.on_outcome) observer_.on_outcome(refused, *job);
     job->complete(refused);
-    return;
   }
-  wake_.notify_one();
 }
 
 bool Scheduler::saturated() const {

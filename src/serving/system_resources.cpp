@@ -400,19 +400,19 @@ ServingSizing derive_sizing(const SystemResources& resources, std::uint64_t byte
 
   // Admission: one batch computing, one being formed and two waiting keep the engine fed
   // across the gaps between batches; a client beyond that would wait more than about four
-  // batch times and is better told 429 at once. The queue is bounded in tokens too, since a
-  // batch's time grows with its tokens (and it shrinks with the memory-limited batch).
+  // batch times and is better told 429 at once. Requests past that wait in a FIFO of as
+  // many requests (each at least one input), beyond which they get 429 at once.
   sizing.max_concurrent_inputs = 4 * sizing.max_batch_requests;
-  sizing.max_queue_tokens = 4 * sizing.max_batch_tokens;
+  sizing.max_queue_requests = sizing.max_concurrent_inputs;
   return sizing;
 }
 
 std::string ServingSizing::describe() const {
   return fmt::format(
       "compute threads {}, I/O threads {}, tokenization workers {}, max batch tokens {} ({}), max batch "
-      "requests {}, max concurrent inputs {}, max queue tokens {}",
+      "requests {}, max concurrent inputs {}, max queue {} requests",
       compute_threads, io_threads, tokenization_workers, max_batch_tokens, max_batch_tokens_reason,
-      max_batch_requests, max_concurrent_inputs, max_queue_tokens);
+      max_batch_requests, max_concurrent_inputs, max_queue_requests);
 }
 
 }  // namespace warden::serving

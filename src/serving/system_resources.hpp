@@ -94,7 +94,7 @@ struct ServingSizing {
   std::size_t max_batch_tokens = 16384;      // tokens in one forward pass
   std::size_t max_batch_requests = 256;      // inputs in one forward pass
   std::size_t max_concurrent_inputs = 1024;  // inputs admitted (tokenizing, queued, computing)
-  std::size_t max_queue_tokens = 65536;      // tokens waiting for the batcher
+  std::size_t max_queue_requests = 1024;     // requests waiting for admission
   std::string max_batch_tokens_reason;       // "default" or the memory arithmetic
 
   [[nodiscard]] std::string describe() const;

@@ -20,10 +20,10 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::post(std::function<void()> task) {
-  {
-    const std::lock_guard lock(mutex_);
-    tasks_.push_back(std::move(task));
-  }
+  // Notify under the lock: once the lock is released a worker may run the task, whose
+  // answer may let the owner destroy this pool while notify_one() would still touch it.
+  const std::lock_guard lock(mutex_);
+  tasks_.push_back(std::move(task));
   wake_.notify_one();
 }
 

@@ -119,6 +119,9 @@ TEST_F(NeuralRouter, TokenizeOffsetsAndDecodeRoundTrip) {
   ASSERT_GE(tokens.size(), 3U);
   EXPECT_TRUE(bool(tokens.at(0)["special"]));  // [CLS]
   EXPECT_TRUE(tokens.at(0)["start"].is_null());
+  EXPECT_EQ(std::string_view(tokens.at(0)["text"]), "[CLS]");
+  // A normal token shows the slice of the input it covers, as TEI does.
+  EXPECT_EQ(std::string_view(tokens.at(1)["text"]), "hello");
   const std::string text = "hello world";
   std::string ids = "[";
   for (const auto t : tokens) {

@@ -97,6 +97,8 @@ TEST_F(RouterTest, HealthInfoModelsOpenapi) {
   EXPECT_EQ(std::uint64_t(doc["dim"]), 256U);
   EXPECT_FALSE(bool(doc["semantic"]));
   EXPECT_EQ(std::uint64_t(doc["max_batch_tokens"]), 16384U);
+  // TEI's shape: model_type is an object naming the kind and its pooling.
+  EXPECT_EQ(std::string_view(doc["model_type"]["embedding"]["pooling"]), "hashing");
   const Answer models = call(handler(), "GET", "/v1/models");
   ASSERT_EQ(models.status, 200);
   simdjson::dom::parser p2;
@@ -128,6 +130,10 @@ TEST_F(RouterTest, EmbedReturnsUnitRowsAndTimingHeaders) {
   }
   // Hashing counts code points: "hello world" 11 + "second" 6.
   EXPECT_EQ(a.headers.at("x-compute-tokens"), "17");
+  // Characters are code points too, not bytes.
+  const Answer u = call(handler(), "POST", "/embed", R"({"inputs": "h\u00e9\u00e9"})");
+  ASSERT_EQ(u.status, 200);
+  EXPECT_EQ(u.headers.at("x-compute-characters"), "3");
 }
 
 TEST_F(RouterTest, EmbedDimensionsTruncatesAndRenormalises) {
@@ -169,6 +175,12 @@ TEST_F(RouterTest, SimilarityOfATextWithItselfIsOne) {
   ASSERT_EQ(scores.size(), 2U);
   EXPECT_NEAR(double(scores.at(0)), 1.0, 1e-5);
   EXPECT_LT(double(scores.at(1)), 0.5);
+  // As /embed does (TEI's rule), an empty text is refused rather than embedded.
+  const Answer empty = call(handler(), "POST", "/similarity",
+                            R"({"inputs": {"source_sentence": "a", "sentences": ["b", ""]}})");
+  EXPECT_EQ(empty.status, 400);
+  EXPECT_EQ(error_type(empty.body), "Empty");
+  EXPECT_EQ(call(handler(), "POST", "/embed", R"({"inputs": ["a", ""]})").status, 400);
 }
 
 TEST_F(RouterTest, ErrorsHaveTheRightStatusAndType) {
@@ -236,7 +248,9 @@ class AuthRouter : public RouterTest {
 TEST_F(AuthRouter, KeyIsRequiredExceptOnHealthAndMetrics) {
   EXPECT_EQ(call(handler(), "GET", "/health").status, 200);
   EXPECT_EQ(call(handler(), "GET", "/metrics").status, 200);
-  EXPECT_EQ(call(handler(), "POST", "/embed", R"({"inputs": "a"})").status, 401);
+  const Answer unauthorized = call(handler(), "POST", "/embed", R"({"inputs": "a"})");
+  EXPECT_EQ(unauthorized.status, 401);
+  EXPECT_EQ(unauthorized.headers.at("WWW-Authenticate"), "Bearer");
   EXPECT_EQ(call(handler(), "POST", "/embed", R"({"inputs": "a"})", "Bearer wrong").status, 401);
   EXPECT_EQ(call(handler(), "POST", "/embed", R"({"inputs": "a"})", "Bearer s3cret").status, 200);
   EXPECT_EQ(call(handler(), "POST", "/embed", R"({"inputs": "a"})", "bearer s3cret").status, 200);
@@ -291,7 +305,8 @@ ServiceOptions tight(std::size_t queue, std::chrono::milliseconds timeout) {
 
 TEST(RouterAdmission, FullQueueAnswers429AtOnceAndTheRestComplete) {
   GatedEmbedder embedder;
-  Service service(embedder, tight(1, 0ms), nullptr);
+  serving::MetricsRegistry metrics;
+  Service service(embedder, tight(1, 0ms), &metrics);
   auto first = send(service.handler(), "POST", "/embed", R"({"inputs": "a"})");
   ASSERT_TRUE(embedder.wait_entered(1));
   auto queued = send(service.handler(), "POST", "/v1/embeddings", R"({"input": "b"})");
@@ -302,6 +317,8 @@ TEST(RouterAdmission, FullQueueAnswers429AtOnceAndTheRestComplete) {
   EXPECT_EQ(refused.status, 429);
   EXPECT_NE(refused.body.find("rate_limit_exceeded"), std::string::npos);
   EXPECT_EQ(refused.headers.at("X-Waiting-Queue-Size"), "1");
+  EXPECT_FALSE(refused.headers.contains("x-compute-time"));  // nothing was computed
+  EXPECT_NE(metrics.render().find("warden_rejected_total 1"), std::string::npos);
   embedder.open();
   EXPECT_EQ(first.get().status, 200);
   EXPECT_EQ(queued.get().status, 200);
@@ -319,6 +336,7 @@ TEST(RouterAdmission, QueueTimeoutAnswers504WithoutComputing) {
   const Answer a = late.get();
   EXPECT_EQ(a.status, 504);
   EXPECT_EQ(error_type(a.body), "Overloaded");
+  EXPECT_FALSE(a.headers.contains("x-compute-tokens"));
   std::this_thread::sleep_for(20ms);
   EXPECT_TRUE(embedder.wait_entered(1));
 }

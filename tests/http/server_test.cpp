@@ -154,7 +154,8 @@ TEST_F(ServerTest, TeiErrors) {
   expect_tei_error(get("/embed"), 405, "MethodNotAllowed");
   expect_tei_error(get("/nope"), 404, "NotFound");
   // Routes of issue 6 not in this slice are unknown routes, not pretend ones.
-  expect_tei_error(post("/rerank", "{}"), 424, "Backend");  // an embedding model cannot rerank
+  expect_tei_error(post("/rerank", R"({"query": "q", "texts": ["a"]})"), 424, "Backend");  // not a reranker
+  expect_tei_error(post("/rerank", "{}"), 422, "Validation");  // the body is checked first
   expect_tei_error(post("/nope", "{}"), 404, "NotFound");
   expect_healthy();
   expect_tei_error(post("/embed", R"({"inputs": ")" + std::string(5000, 'a') + "\"}"), 413, "Validation");

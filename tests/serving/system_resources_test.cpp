@@ -258,7 +258,7 @@ TEST(ServingSizing, OneCpu) {
   EXPECT_EQ(s.max_batch_tokens_reason, "default");
   EXPECT_EQ(s.max_batch_requests, 256U);
   EXPECT_EQ(s.max_concurrent_inputs, 1024U);
-  EXPECT_EQ(s.max_queue_tokens, 4U * 16384U);
+  EXPECT_EQ(s.max_queue_requests, 1024U);
 }
 
 TEST(ServingSizing, TwoCpus) {
@@ -289,7 +289,7 @@ TEST(ServingSizing, LowMemoryShrinksTheBatch) {
   // 1 GiB: 256 MiB / 36 KiB = 7281 tokens, rounded down to 512s.
   const ServingSizing low = derive_sizing(machine(4, kGiB), per_token);
   EXPECT_EQ(low.max_batch_tokens, 7168U);
-  EXPECT_EQ(low.max_queue_tokens, 4U * 7168U);
+  EXPECT_EQ(low.max_queue_requests, 1024U);
   EXPECT_NE(low.max_batch_tokens_reason.find("memory"), std::string::npos) << low.max_batch_tokens_reason;
   // 32 MiB: below the minimum, which holds.
   const ServingSizing tiny = derive_sizing(machine(4, 32 * kMiB), per_token);
