@@ -16,6 +16,8 @@
 
 #include "core/thread_pool.hpp"
 #include "embed/neural_embedder.hpp"
+#include "http/http_client.hpp"
+#include "http/server.hpp"
 #include "http/service.hpp"
 #include "support/golden_fixture.hpp"
 
@@ -206,6 +208,24 @@ TEST_F(NeuralRouter, ConcurrentRequestsGetTheirOwnVectorsWhateverTheBatch) {
     const auto want = rows_of(alone[i % texts.size()])[0];
     for (std::size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5);
   }
+}
+
+// The same over a real socket: an input past the model's token limit with truncation off
+// is a 422, and the server keeps serving.
+TEST_F(NeuralRouter, OverLongInputWithTruncationOffIs422OverTheSocket) {
+  ServerOptions options;
+  options.port = 0;
+  Server server(options, handler());
+  std::thread io([&server] { server.run(); });
+  std::string long_text;
+  for (int i = 0; i < 2000; ++i) long_text += "word ";
+  const auto r = warden::testing::HttpConnection(server.port())
+                     .request("POST", "/embed", R"({"inputs": ")" + long_text + R"(", "truncate": false})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("Validation"), std::string::npos);
+  EXPECT_EQ(warden::testing::HttpConnection(server.port()).request("GET", "/health").status, 200);
+  server.stop();
+  io.join();
 }
 
 }  // namespace

@@ -12,8 +12,8 @@
 
 #include "embed/hashing_embedder.hpp"
 #include "http/http_client.hpp"
-#include "http/service.hpp"
 #include "http/server.hpp"
+#include "http/service.hpp"
 
 namespace warden {
 namespace {
@@ -142,7 +142,10 @@ TEST_F(ServerTest, OpenAiEmbeddingsShape) {
 
 TEST_F(ServerTest, TeiErrors) {
   expect_tei_error(post("/embed", R"({"inputs": []})"), 400, "Empty");
+  expect_tei_error(post("/embed", R"({"inputs": ["a", ""]})"), 400, "Empty");
   expect_healthy();
+  // Unknown fields are ignored, as TEI and OpenAI do.
+  EXPECT_EQ(post("/embed", R"({"inputs": "a", "no_such_field": {"x": [1]}})").status, 200);
   expect_tei_error(post("/embed", R"({"inputs": 5})"), 422, "Validation");
   expect_healthy();
   expect_tei_error(post("/embed", R"({"inputs": "a", "normalize": "yes"})"), 422, "Validation");
