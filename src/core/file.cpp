@@ -41,6 +41,14 @@ class FdGuard {
 
 }  // namespace
 
+std::optional<std::string> try_read_file(const std::filesystem::path& path) {
+  try {
+    return read_file(path);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 std::string read_file(const std::filesystem::path& path) {
   const FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw_open_error(path, errno);

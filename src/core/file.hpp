@@ -7,12 +7,16 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <optional>
 #include <string_view>
 
 namespace warden {
 
 // Reads a whole file; throws Error(NotFound) or Error(Io) naming the path.
 std::string read_file(const std::filesystem::path& path);
+// The same for files that may legitimately be absent or unreadable (/proc, /sys, caches):
+// nullopt instead of an error.
+std::optional<std::string> try_read_file(const std::filesystem::path& path);
 
 // Writes a whole file through a temporary in the same folder and a rename, so a reader
 // never sees half a file. Throws Error(Io).

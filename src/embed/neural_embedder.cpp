@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "embed/token_rows.hpp"
 #include "model/pooling.hpp"
 
 namespace warden {
@@ -169,17 +170,11 @@ void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs
 }
 
 std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
-  std::vector<Embeddings> result;
-  if (inputs.empty()) return result;
+  if (inputs.empty()) return {};
   const std::size_t h = dim();
   model::TokenBatch batch;
   const auto hidden = forward(inputs, batch);
-  result.reserve(inputs.size());
-  for (std::size_t s = 0; s < inputs.size(); ++s) {
-    Embeddings& e = result.emplace_back(batch.length(s), h);
-    std::copy_n(hidden.data() + batch.offsets[s] * h, batch.length(s) * h, e.values().data());
-  }
-  return result;
+  return detail::split_token_rows(hidden, batch, h);
 }
 
 std::vector<TokenInfo> NeuralEmbedder::tokenize(std::string_view text, const InputOptions& options) const {

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "embed/token_rows.hpp"
 #include "model/use_lite_format.hpp"
 
 namespace warden {
@@ -138,8 +139,7 @@ void UseLiteEmbedder::embed_prepared(std::span<const PreparedInput* const> input
 }
 
 std::vector<Embeddings> UseLiteEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
-  std::vector<Embeddings> result;
-  if (inputs.empty()) return result;
+  if (inputs.empty()) return {};
   model::TokenBatch batch;
   for (const PreparedInput* p : inputs) batch.add(p->ids);
   model_->validate(batch);
@@ -147,12 +147,7 @@ std::vector<Embeddings> UseLiteEmbedder::embed_tokens(std::span<const PreparedIn
   std::vector<float> states(batch.tokens() * h);
   thread_local model::UseLiteWorkspace workspace;
   model_->token_states(batch, workspace, pool_, states);
-  result.reserve(inputs.size());
-  for (std::size_t s = 0; s < inputs.size(); ++s) {
-    Embeddings& e = result.emplace_back(batch.length(s), h);
-    std::copy_n(states.data() + batch.offsets[s] * h, batch.length(s) * h, e.values().data());
-  }
-  return result;
+  return detail::split_token_rows(states, batch, h);
 }
 
 std::vector<TokenInfo> UseLiteEmbedder::tokenize(std::string_view text, const InputOptions& options) const {

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace warden::serving {
 
@@ -69,15 +70,6 @@ void check_bounds(std::string_view what, const std::vector<double>& bounds) {
   }
 }
 
-std::optional<std::string> read_small_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(out).str();
-}
-
 // The n-th whitespace-separated field (0-based) of text, parsed as an unsigned number.
 std::optional<double> numeric_field(std::string_view text, std::size_t n) {
   std::size_t pos = 0;
@@ -98,7 +90,7 @@ std::optional<double> numeric_field(std::string_view text, std::size_t n) {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double statm_bytes(std::size_t field) {
-  const auto statm = read_small_file("/proc/self/statm");
+  const auto statm = try_read_file("/proc/self/statm");
   if (!statm) return kNaN;
   const auto pages = numeric_field(*statm, field);
   return pages ? *pages * static_cast<double>(::sysconf(_SC_PAGESIZE)) : kNaN;
@@ -136,8 +128,8 @@ double max_fds() {
 // Seconds since the epoch at which this process started: its start in clock ticks after
 // boot (/proc/self/stat field 22) plus the boot time (/proc/stat "btime").
 double process_start_time() {
-  const auto stat = read_small_file("/proc/self/stat");
-  const auto system = read_small_file("/proc/stat");
+  const auto stat = try_read_file("/proc/self/stat");
+  const auto system = try_read_file("/proc/stat");
   if (!stat || !system) return kNaN;
   // The command name (field 2) is in parentheses and may hold spaces: count from after it.
   const std::size_t paren = stat->rfind(')');

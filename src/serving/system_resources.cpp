@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace warden::serving {
 
@@ -48,15 +49,6 @@ std::optional<std::pair<std::string_view, std::string_view>> two_fields(std::str
   return std::pair{text.substr(0, gap), second};
 }
 
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(out).str();
-}
-
 std::string gib(std::uint64_t bytes) {
   return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
 }
@@ -87,7 +79,7 @@ std::vector<fs::path> cgroup_levels(const fs::path& base, std::string_view path)
 template <typename Parse>
 auto parse_noted(std::vector<std::string>& notes, const fs::path& path, Parse parse)
     -> std::optional<decltype(parse(std::string_view()))> {
-  const auto contents = read_file(path);
+  const auto contents = try_read_file(path);
   if (!contents) return std::nullopt;
   try {
     return parse(*contents);
@@ -244,7 +236,7 @@ SystemResources detect(const fs::path& root, std::size_t affinity_cpus) {
   std::vector<std::string> cpu_notes;
   std::vector<std::string> memory_notes;
   CgroupMembership membership;
-  if (const auto contents = read_file(root / "proc/self/cgroup")) {
+  if (const auto contents = try_read_file(root / "proc/self/cgroup")) {
     try {
       membership = parse_proc_self_cgroup(*contents);
     } catch (const Error& e) {
@@ -279,7 +271,7 @@ SystemResources detect(const fs::path& root, std::size_t affinity_cpus) {
   for (const std::string_view dir : {"cpu", "cpu,cpuacct"}) {
     if (!fs::is_directory(cgroup_fs / dir)) continue;
     for (const fs::path& level : cgroup_levels(cgroup_fs / dir, membership.v1_path("cpu").value_or("/"))) {
-      const auto period = read_file(level / "cpu.cfs_period_us");
+      const auto period = try_read_file(level / "cpu.cfs_period_us");
       if (!period) continue;
       const auto quota = parse_noted(cpu_notes, level / "cpu.cfs_quota_us",
                                      [&](std::string_view c) { return parse_cfs_quota(c, *period); });
@@ -291,7 +283,7 @@ SystemResources detect(const fs::path& root, std::size_t affinity_cpus) {
 
   // Memory: MemAvailable, lowered by any cgroup's headroom (limit - usage).
   const fs::path meminfo = root / "proc/meminfo";
-  if (const auto contents = read_file(meminfo)) {
+  if (const auto contents = try_read_file(meminfo)) {
     try {
       if (const auto available = parse_meminfo(*contents, "MemAvailable")) {
         result.available_memory_bytes = available;

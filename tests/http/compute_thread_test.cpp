@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "embed/hashing_embedder.hpp"
+#include "support/gated_embedder.hpp"
 #include "http/http_client.hpp"
 #include "http/server.hpp"
 #include "http/service.hpp"
@@ -17,41 +18,7 @@
 namespace warden {
 namespace {
 
-// A hashing embedder that waits (bounded) until the test opens its gate.
-class GatedEmbedder final : public Embedder {
- public:
-  [[nodiscard]] std::string_view id() const noexcept override { return "gated"; }
-  [[nodiscard]] std::size_t dim() const noexcept override { return HashingEmbedder::kDim; }
-  [[nodiscard]] bool semantic() const noexcept override { return false; }
-  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 0; }
-  [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
-  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override {
-    return HashingEmbedder().prepare(text, options);
-  }
-  // The compute stage is the one that blocks.
-  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override {
-    std::unique_lock lock(mutex_);
-    entered_ = true;
-    changed_.notify_all();
-    changed_.wait_for(lock, std::chrono::seconds(10), [this] { return open_; });
-    HashingEmbedder().embed_prepared(inputs, out);
-  }
-  bool wait_entered() const {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::seconds(10), [this] { return entered_; });
-  }
-  void open() const {
-    const std::lock_guard lock(mutex_);
-    open_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  mutable std::mutex mutex_;
-  mutable std::condition_variable changed_;
-  mutable bool entered_ = false;
-  mutable bool open_ = false;
-};
+using warden::testing::GatedEmbedder;
 
 TEST(ComputeThread, HealthAnswersWhileComputeIsBusyAndStopFinishesInFlightWork) {
   GatedEmbedder embedder;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "embed/hashing_embedder.hpp"
+#include "support/gated_embedder.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
 
@@ -259,40 +260,7 @@ TEST_F(AuthRouter, KeyIsRequiredExceptOnHealthAndMetrics) {
   EXPECT_NE(v1.body.find("invalid_api_key"), std::string::npos);
 }
 
-// The hashing embedder behind a gate: batches block until the test opens it.
-class GatedEmbedder final : public Embedder {
- public:
-  [[nodiscard]] std::string_view id() const noexcept override { return "gated"; }
-  [[nodiscard]] std::size_t dim() const noexcept override { return HashingEmbedder::kDim; }
-  [[nodiscard]] bool semantic() const noexcept override { return false; }
-  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 0; }
-  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& o) const override {
-    return inner_.prepare(text, o);
-  }
-  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override {
-    std::unique_lock lock(mutex_);
-    ++entered_;
-    changed_.notify_all();
-    changed_.wait_for(lock, 10s, [this] { return open_; });
-    inner_.embed_prepared(inputs, out);
-  }
-  bool wait_entered(int n) const {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, 10s, [&] { return entered_ >= n; });
-  }
-  void open() const {
-    const std::lock_guard lock(mutex_);
-    open_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  HashingEmbedder inner_;
-  mutable std::mutex mutex_;
-  mutable std::condition_variable changed_;
-  mutable int entered_ = 0;
-  mutable bool open_ = false;
-};
+using warden::testing::GatedEmbedder;
 
 ServiceOptions tight(std::size_t queue, std::chrono::milliseconds timeout) {
   ServiceOptions o;
