@@ -36,6 +36,7 @@ constexpr double kTolerance = 1e-4;  // the issue's bar against PyTorch
 struct Answer {
   int status = 0;
   std::string body;
+  std::map<std::string, std::string> headers;
 };
 
 std::future<Answer> send(Handler& handler, const std::string& method, const std::string& target,
@@ -54,7 +55,9 @@ std::future<Answer> send(Handler& handler, const std::string& method, const std:
   r.content_type = "application/json";
   r.body = state->body;
   handler.handle(r, std::make_shared<Cancellation>(), [state](Response response) {
-    state->promise.set_value({response.status, std::move(response.body)});
+    Answer a{response.status, std::move(response.body), {}};
+    for (auto& [name, value] : response.headers) a.headers[name] = value;
+    state->promise.set_value(std::move(a));
   });
   return future;
 }
@@ -263,6 +266,21 @@ TEST(ClassifierRoutes, PredictMatchesTheGoldens) {
     }
     std::printf("[ golden ] %s /predict: max |score - PyTorch| = %.3g\n", name, worst);
   }
+}
+
+TEST(ClassifierRoutes, ComputedAnswersCarryTeiTimingHeaders) {
+  Served s("bert-reranker");
+  const Answer a = call(s.handler(), "/rerank", R"({"query": "q", "texts": ["a", "b"]})");
+  ASSERT_EQ(a.status, 200) << a.body;
+  // [CLS] q [SEP] a [SEP], twice.
+  EXPECT_EQ(a.headers.at("x-compute-tokens"), "10");
+  EXPECT_EQ(a.headers.at("x-compute-characters"), "4");
+  for (const char* h :
+       {"x-compute-time", "x-total-time", "x-tokenization-time", "x-queue-time", "x-inference-time"}) {
+    EXPECT_TRUE(a.headers.contains(h)) << h;
+  }
+  const Answer refused = call(s.handler(), "/rerank", R"({"query": "", "texts": ["a"]})");
+  EXPECT_FALSE(refused.headers.contains("x-compute-time"));
 }
 
 TEST(ClassifierRoutes, TheWrongKindOfModelIs424) {
