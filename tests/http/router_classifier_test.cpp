@@ -21,6 +21,7 @@
 #include "core/thread_pool.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "http/service.hpp"
+#include "serving/metrics.hpp"
 #include "support/classifier_goldens.hpp"
 
 namespace warden::http {
@@ -89,11 +90,17 @@ class Served {
       : golden_(warden::testing::read_classifier_golden(name)),
         dir_(warden::testing::make_classifier_fixture(name)),
         classifier_(dir_, &pool_),
-        service_(ServedModel{nullptr, &classifier_}, options(max_batch_tokens), nullptr) {}
+        service_(ServedModel{nullptr, &classifier_}, options(max_batch_tokens), &metrics_) {}
   ~Served() { fs::remove_all(dir_); }
   Handler& handler() { return service_.handler(); }
   const ClassifierGolden& golden() const { return golden_; }
   const NeuralClassifier& classifier() const { return classifier_; }
+  // One sample of the Prometheus text, e.g. "warden_batch_inputs_sum"; -1 when absent.
+  double metric(const std::string& name) const {
+    const std::string text = metrics_.render();
+    const std::size_t at = text.find("\n" + name + " ");
+    return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+  }
 
  private:
   static ServiceOptions options(std::size_t max_batch_tokens) {
@@ -106,6 +113,7 @@ class Served {
   ClassifierGolden golden_;
   fs::path dir_;
   NeuralClassifier classifier_;
+  serving::MetricsRegistry metrics_;
   Service service_;
 };
 
@@ -324,6 +332,8 @@ TEST(ClassifierRoutes, AThousandPassagesAreSplitIntoBatches) {
     simdjson::dom::parser parser;
     alone.push_back(double(parser.parse(a.body).at(0)["score"]));
   }
+  const double batches_before = s.metric("warden_batch_inputs_count");
+  const double inputs_before = s.metric("warden_batch_inputs_sum");
   std::string texts;
   for (std::size_t i = 0; i < 1000; ++i) append_item(texts, json_string(passages[i % passages.size()]));
   const Answer a =
@@ -345,6 +355,9 @@ TEST(ClassifierRoutes, AThousandPassagesAreSplitIntoBatches) {
     // A score never depends on the batch it was computed in.
     EXPECT_NEAR(score, alone[index % passages.size()], 1e-5);
   }
+  // Admitted and computed as 1,000 inputs, in more than one engine batch.
+  EXPECT_EQ(s.metric("warden_batch_inputs_sum") - inputs_before, 1000.0);
+  EXPECT_GT(s.metric("warden_batch_inputs_count") - batches_before, 1.0);
 }
 
 TEST(ClassifierRoutes, BadInputsGetTeiShapedErrors) {
