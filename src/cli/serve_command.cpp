@@ -1,10 +1,11 @@
-// `warden serve`: one embedder behind the HTTP API (src/http/). Defaults are sized from the
-// CPUs and memory this process may use (cgroup quotas and affinity included); every one
+// `warden serve`: one model (an embedder, or a reranker/classifier) behind the HTTP API (src/http/). Defaults
+// are sized from the CPUs and memory this process may use (cgroup quotas and affinity included); every one
 // can be overridden by a flag or a WARDEN_* variable, and the configuration in effect is
 // printed at start-up, so what a server runs with is never a guess.
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
+#include "embed/sequence_classifier.hpp"
 #include "http/server.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
@@ -47,7 +49,8 @@ struct ServeOptions {
 
 struct Loaded {
   std::unique_ptr<ThreadPool> pool;
-  std::unique_ptr<Embedder> embedder;
+  std::unique_ptr<Embedder> embedder;            // or
+  std::unique_ptr<NeuralClassifier> classifier;  // when the folder has a classification head
   std::string tier;
   std::string tier_reason;
 };
@@ -60,7 +63,15 @@ Loaded load_embedder(const ServeOptions& options, std::size_t compute_threads) {
   Loaded l;
   if (!options.model_dir.empty()) {
     l.pool = std::make_unique<ThreadPool>(compute_threads);
-    l.embedder = std::make_unique<NeuralEmbedder>(options.model_dir, l.pool.get());
+    // The folder's architecture decides what it serves: a *ForSequenceClassification head
+    // answers /rerank and /predict, anything else is an embedder. (Without a config.json the
+    // embedder's loader reports what is missing.)
+    const std::filesystem::path dir(options.model_dir);
+    if (std::filesystem::is_regular_file(dir / "config.json") && has_classification_head(dir)) {
+      l.classifier = std::make_unique<NeuralClassifier>(dir, l.pool.get());
+    } else {
+      l.embedder = std::make_unique<NeuralEmbedder>(dir, l.pool.get());
+    }
     l.tier = "model-dir";
     return l;
   }
@@ -88,11 +99,12 @@ int run_serve(ServeOptions options) {
   const serving::SystemResources resources = serving::detect();
   const std::size_t compute_threads = options.threads.value_or(resources.cpus);
   Loaded loaded = load_embedder(options, compute_threads);
-  const Embedder& embedder = *loaded.embedder;
+  const http::ServedModel served{loaded.embedder.get(), loaded.classifier.get()};
+  const std::size_t width = loaded.embedder ? loaded.embedder->dim() : loaded.classifier->hidden_size();
 
   // Batch limits from the memory there is, for this model's width.
   const serving::ServingSizing sizing =
-      serving::derive_sizing(resources, serving::activation_bytes_per_token(embedder.dim()));
+      serving::derive_sizing(resources, serving::activation_bytes_per_token(width));
   http::ServiceOptions service;
   service.scheduler.max_batch_tokens = options.max_batch_tokens.value_or(sizing.max_batch_tokens);
   service.scheduler.max_batch_inputs = options.max_batch_requests.value_or(sizing.max_batch_requests);
@@ -111,17 +123,30 @@ int run_serve(ServeOptions options) {
 
   serving::MetricsRegistry metrics;
   metrics.enable_process_metrics();
-  http::Service app(embedder, service, &metrics);
+  http::Service app(served, service, &metrics);
   http::Server server(options.server, app.handler());
   metrics.gauge_callback("warden_open_connections", "HTTP connections open now",
                          [&server] { return static_cast<double>(server.open_connections()); });
 
   fmt::print(stderr, "warden serve: {}\n", resources.describe());
   fmt::print(stderr, "warden serve: sized for this machine: {}\n", sizing.describe());
-  fmt::print(stderr,
-             "warden serve: model={} dim={} semantic={} tier={} max_input_tokens={} listening=http://{}:{}\n",
-             embedder.id(), embedder.dim(), embedder.semantic(), loaded.tier, embedder.max_input_tokens(),
-             options.server.hostname, server.port());
+  if (loaded.embedder) {
+    const Embedder& embedder = *loaded.embedder;
+    fmt::print(stderr,
+               "warden serve: model={} kind=embedding dim={} semantic={} tier={} max_input_tokens={} "
+               "listening=http://{}:{}\n",
+               embedder.id(), embedder.dim(), embedder.semantic(), loaded.tier, embedder.max_input_tokens(),
+               options.server.hostname, server.port());
+  } else {
+    const SequenceClassifier& classifier = *loaded.classifier;
+    std::string labels;
+    for (const std::string& l : classifier.labels()) labels += (labels.empty() ? "" : ",") + l;
+    fmt::print(stderr,
+               "warden serve: model={} kind={} labels={} semantic=true tier={} max_input_tokens={} "
+               "listening=http://{}:{}\n",
+               classifier.id(), classifier_kind_name(classifier.kind()), labels, loaded.tier,
+               classifier.max_input_tokens(), options.server.hostname, server.port());
+  }
   fmt::print(
       stderr,
       "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
@@ -146,15 +171,18 @@ int run_serve(ServeOptions options) {
 
 Command add_serve_command(CLI::App& root) {
   auto o = std::make_shared<ServeOptions>();
-  CLI::App* app = root.add_subcommand("serve", "Serve embeddings over HTTP (TEI and OpenAI routes)");
+  CLI::App* app = root.add_subcommand(
+      "serve", "Serve embeddings, reranking or classification over HTTP (TEI, OpenAI, Cohere routes)");
   // Every flag can also come from a WARDEN_* variable (a container's usual way); a flag on
   // the command line wins.
   app->add_option("--model,-m", o->model,
                   "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
                   "hashing-ngram-256)")
       ->envname("WARDEN_MODEL");
-  app->add_option("--model-dir", o->model_dir,
-                  "A HuggingFace model folder (config.json, model.safetensors, ...)")
+  app->add_option(
+         "--model-dir", o->model_dir,
+         "A HuggingFace model folder (config.json, model.safetensors, ...); a *ForSequenceClassification "
+         "folder is served as a reranker (one label) or classifier")
       ->envname("WARDEN_MODEL_DIR");
   app->add_option("--hostname", o->server.hostname, "IP address to listen on")
       ->capture_default_str()

@@ -85,9 +85,9 @@ InputOptions Router::Impl::input_options(std::optional<bool> truncate, bool left
   o.truncate = truncate.value_or(options.auto_truncate);
   o.side = left ? TruncationSide::Left : TruncationSide::Right;
   std::optional<std::string> name = prompt_name;
-  if (!name) name = embedder.default_prompt_name();
+  if (!name) name = model.embedder->default_prompt_name();
   if (name) {
-    const auto& prompts = embedder.prompts();
+    const auto& prompts = model.embedder->prompts();
     const auto it = prompts.find(*name);
     if (it == prompts.end()) {
       std::string known;
@@ -111,9 +111,9 @@ PreparedInput Router::Impl::prepare_one(const std::string& text, const std::vect
       // not apply to them.
       InputOptions no_prompt = o;
       no_prompt.prompt = {};
-      return embedder.prepare_ids(*ids, no_prompt);
+      return model.embedder->prepare_ids(*ids, no_prompt);
     }
-    return embedder.prepare(text, o);
+    return model.embedder->prepare(text, o);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Unsupported) throw ApiError(424, "Backend", e.what(), std::string(param));
     if (e.kind() == ErrorKind::InvalidInput || e.kind() == ErrorKind::InvalidArgument) {
@@ -122,6 +122,34 @@ PreparedInput Router::Impl::prepare_one(const std::string& text, const std::vect
     }
     throw;
   }
+}
+
+bool Router::Impl::fail_outcome(Call& call, const serving::Job& job, serving::Outcome outcome) const {
+  switch (outcome) {
+    case serving::Outcome::Done:
+      return false;
+    case serving::Outcome::Rejected:
+      fail(call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
+      return true;
+    case serving::Outcome::TimedOut:
+      fail(call, 504, "Overloaded",
+           fmt::format("request waited longer than the queue timeout of {} ms and was not computed",
+                       scheduler.options().queue_timeout.count()));
+      return true;
+    case serving::Outcome::Cancelled:
+      // The client is gone; the answer goes nowhere but keeps the bookkeeping whole.
+      fail(call, 499, "Cancelled", "client closed the connection before its answer");
+      return true;
+    case serving::Outcome::Stopped:
+      fail(call, 503, "Unhealthy", "server is shutting down");
+      return true;
+    case serving::Outcome::Failed: {
+      const MappedError e = map_exception(job.exception(), {});
+      fail(call, e.status, e.error_type, e.message, e.param);
+      return true;
+    }
+  }
+  return false;
 }
 
 void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& runner, Prepare prepare,
@@ -142,7 +170,7 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
     }
     call->tokenization = Clock::now() - start;
     for (const PreparedInput& in : inputs) call->tokens += in.tokens;
-    const std::size_t dim = &runner == &embed_runner ? embedder.dim() : 0;
+    const std::size_t dim = &runner == embed_runner.get() ? model.embedder->dim() : 0;
     auto job = std::make_shared<serving::EmbedJob>(
         runner, std::move(inputs), dim, call->cancelled,
         [this, call, format = std::move(format)](serving::EmbedJob& done, serving::Outcome outcome) mutable {
@@ -150,40 +178,19 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
           call->job = done.timings();
           // Timing headers describe computed work only; a refused request carries none.
           call->computed = outcome == serving::Outcome::Done;
-          switch (outcome) {
-            case serving::Outcome::Done: {
-              auto result = std::make_shared<EmbedResult>();
-              result->pooled = std::move(done.pooled);
-              result->per_token = std::move(done.per_token);
-              for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
-              workers.post([this, call, result, format = std::move(format)] {
-                try {
-                  finish(*call, format(*result));
-                } catch (...) {
-                  const MappedError e = map_exception(std::current_exception(), {});
-                  fail(*call, e.status, e.error_type, e.message, e.param);
-                }
-              });
-              return;
+          if (fail_outcome(*call, done, outcome)) return;
+          auto result = std::make_shared<EmbedResult>();
+          result->pooled = std::move(done.pooled);
+          result->per_token = std::move(done.per_token);
+          for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
+          workers.post([this, call, result, format = std::move(format)] {
+            try {
+              finish(*call, format(*result));
+            } catch (...) {
+              const MappedError e = map_exception(std::current_exception(), {});
+              fail(*call, e.status, e.error_type, e.message, e.param);
             }
-            case serving::Outcome::Rejected:
-              return fail(*call, 429, "Overloaded",
-                          "model is overloaded: the wait queue is full, retry later");
-            case serving::Outcome::TimedOut:
-              return fail(
-                  *call, 504, "Overloaded",
-                  fmt::format("request waited longer than the queue timeout of {} ms and was not computed",
-                              scheduler.options().queue_timeout.count()));
-            case serving::Outcome::Cancelled:
-              // The client is gone; the answer goes nowhere but keeps the bookkeeping whole.
-              return fail(*call, 499, "Cancelled", "client closed the connection before its answer");
-            case serving::Outcome::Stopped:
-              return fail(*call, 503, "Unhealthy", "server is shutting down");
-            case serving::Outcome::Failed: {
-              const MappedError e = map_exception(done.exception(), {});
-              return fail(*call, e.status, e.error_type, e.message, e.param);
-            }
-          }
+          });
         });
     scheduler.submit(std::move(job));
   });
@@ -191,8 +198,10 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
 
 void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool all) {
   auto request = std::make_shared<EmbedRequest>(parse_tei_embed(body));
+  // A malformed body is the client's first problem: 400/422 before 424.
+  (void)embedder(call->route);
   check_batch_size(request->inputs.size(), "inputs");
-  if (!all) check_dimensions(request->dimensions, embedder.dim());
+  if (!all) check_dimensions(request->dimensions, model.embedder->dim());
   const InputOptions o = input_options(
       request->truncate, request->truncation_direction == TruncationDirection::Left, request->prompt_name);
   for (std::size_t i = 0; i < request->inputs.size(); ++i) {
@@ -213,7 +222,7 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
     return inputs;
   };
   if (all) {
-    return run_job(std::move(call), token_runner, std::move(prepare), [](EmbedResult& r) {
+    return run_job(std::move(call), *token_runner, std::move(prepare), [](EmbedResult& r) {
       JsonWriter w;
       w.begin_array();
       for (const Embeddings& tokens : r.per_token) {
@@ -225,8 +234,8 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
       return json_response(200, w.take());
     });
   }
-  const bool unit = embedder.unit_vectors();
-  run_job(std::move(call), embed_runner, std::move(prepare), [request, unit](EmbedResult& r) {
+  const bool unit = model.embedder->unit_vectors();
+  run_job(std::move(call), *embed_runner, std::move(prepare), [request, unit](EmbedResult& r) {
     const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, request->normalize, unit);
     JsonWriter w;
     w.begin_array();
@@ -238,8 +247,10 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
 
 void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<OpenAiEmbedRequest>(parse_openai_embed(body));
+  // A malformed body is the client's first problem: 400/422 before 424.
+  (void)embedder(call->route);
   check_batch_size(request->input.size(), "input");
-  check_dimensions(request->dimensions, embedder.dim());
+  check_dimensions(request->dimensions, model.embedder->dim());
   const InputOptions o = input_options(std::nullopt, false, std::nullopt);
   for (const Input& in : request->input) call->characters += code_points(in.text);
   auto prepare = [this, request, o] {
@@ -251,9 +262,9 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
     }
     return inputs;
   };
-  const std::string model_id(embedder.id());
-  const bool unit = embedder.unit_vectors();
-  run_job(std::move(call), embed_runner, std::move(prepare), [request, model_id, unit](EmbedResult& r) {
+  const std::string model_id(model.embedder->id());
+  const bool unit = model.embedder->unit_vectors();
+  run_job(std::move(call), *embed_runner, std::move(prepare), [request, model_id, unit](EmbedResult& r) {
     // OpenAI's vectors are unit length, also when shortened with `dimensions`.
     const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true, unit);
     std::size_t tokens = 0;
@@ -283,6 +294,8 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
 
 void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<SimilarityRequest>(parse_similarity(body));
+  // A malformed body is the client's first problem: 400/422 before 424.
+  (void)embedder(call->route);
   check_batch_size(request->sentences.size() + 1, "sentences");
   const InputOptions o = input_options(
       request->truncate, request->truncation_direction == TruncationDirection::Left, request->prompt_name);
@@ -305,8 +318,8 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
     }
     return inputs;
   };
-  const bool unit = embedder.unit_vectors();
-  run_job(std::move(call), embed_runner, std::move(prepare), [unit](EmbedResult& r) {
+  const bool unit = model.embedder->unit_vectors();
+  run_job(std::move(call), *embed_runner, std::move(prepare), [unit](EmbedResult& r) {
     // Cosine similarity of the source with each sentence: dot products of unit vectors.
     const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true, unit);
     const std::span<const float> source = rows.row(0);

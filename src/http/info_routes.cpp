@@ -10,22 +10,64 @@
 
 namespace warden::http {
 
+namespace {
+
+// TEI's shape for a classifier or reranker: {"id2label": {"0": name, ...}, "label2id": {name: 0, ...}}.
+void write_labels(JsonWriter& w, const SequenceClassifier& c) {
+  const auto& labels = c.labels();
+  w.begin_object().key("id2label").begin_object();
+  for (std::size_t i = 0; i < labels.size(); ++i) w.key(std::to_string(i)).value(labels[i]);
+  w.end_object().key("label2id").begin_object();
+  for (std::size_t i = 0; i < labels.size(); ++i) w.key(labels[i]).value(static_cast<std::uint64_t>(i));
+  w.end_object().end_object();
+}
+
+// Warden's own: the label names in id order.
+void label_list(JsonWriter& w, const SequenceClassifier& c) {
+  w.key("labels").begin_array();
+  for (const std::string& l : c.labels()) w.value(l);
+  w.end_array();
+}
+
+}  // namespace
+
+std::string_view Router::Impl::kind_name() const noexcept {
+  return model.embedder != nullptr ? std::string_view("embedding")
+                                   : classifier_kind_name(model.classifier->kind());
+}
+
+bool Router::Impl::semantic() const noexcept {
+  // A cross-encoder reads the words of both texts through a trained network: it judges
+  // meaning, as a neural embedder does.
+  return model.embedder != nullptr ? model.embedder->semantic() : true;
+}
+
 Response Router::Impl::info() const {
   const serving::SchedulerOptions& s = scheduler.options();
   JsonWriter w;
   w.begin_object();
   // TEI's fields first, in TEI's shapes (clients parse them), then Warden's own.
-  w.key("model_id").value(embedder.id());
+  w.key("model_id").value(model_id());
   w.key("model_sha").value(nullptr);
   w.key("model_dtype").value("float32");
-  w.key("model_type").begin_object().key("embedding").begin_object();
-  w.key("pooling").value(embedder.pooling());
-  w.end_object().end_object();
-  w.key("dim").value(static_cast<std::uint64_t>(embedder.dim()));
-  w.key("semantic").value(embedder.semantic());
+  w.key("model_type").begin_object();
+  if (model.embedder != nullptr) {
+    w.key("embedding").begin_object().key("pooling").value(model.embedder->pooling()).end_object();
+  } else {
+    w.key(classifier_kind_name(model.classifier->kind()));
+    write_labels(w, *model.classifier);
+  }
+  w.end_object();
+  w.key("kind").value(kind_name());
+  // dim is 0 for a model that does not embed (the published schema requires the field).
+  w.key("dim").value(static_cast<std::uint64_t>(model.embedder != nullptr ? model.embedder->dim() : 0));
+  if (model.classifier != nullptr) label_list(w, *model.classifier);
+  w.key("semantic").value(semantic());
   w.key("tier").value(options.tier);
   if (!options.tier_reason.empty()) w.key("tier_reason").value(options.tier_reason);
-  w.key("max_input_length").value(static_cast<std::uint64_t>(embedder.max_input_tokens()));
+  w.key("max_input_length")
+      .value(static_cast<std::uint64_t>(model.embedder != nullptr ? model.embedder->max_input_tokens()
+                                                                  : model.classifier->max_input_tokens()));
   w.key("auto_truncate").value(options.auto_truncate);
   w.key("max_batch_tokens").value(static_cast<std::uint64_t>(s.max_batch_tokens));
   w.key("max_batch_requests").value(static_cast<std::uint64_t>(s.max_batch_inputs));
@@ -35,7 +77,9 @@ Response Router::Impl::info() const {
   w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
   w.key("tokenization_workers").value(static_cast<std::uint64_t>(workers.size()));
   w.key("prompts").begin_array();
-  for (const auto& [name, text] : embedder.prompts()) w.value(name);
+  if (model.embedder != nullptr) {
+    for (const auto& [name, text] : model.embedder->prompts()) w.value(name);
+  }
   w.end_array();
   w.key("auth").value(!options.api_key.empty());
   w.key("version").value(WARDEN_VERSION);
@@ -49,13 +93,17 @@ Response Router::Impl::models() const {
   JsonWriter w;
   w.begin_object().key("object").value("list").key("data").begin_array();
   w.begin_object();
-  w.key("id").value(embedder.id());
+  w.key("id").value(model_id());
   w.key("object").value("model");
   w.key("created").value(created_unix);
   w.key("owned_by").value("warden");
-  w.key("kind").value("embedding");
-  w.key("dim").value(static_cast<std::uint64_t>(embedder.dim()));
-  w.key("semantic").value(embedder.semantic());
+  w.key("kind").value(kind_name());
+  if (model.embedder != nullptr) {
+    w.key("dim").value(static_cast<std::uint64_t>(model.embedder->dim()));
+  } else {
+    label_list(w, *model.classifier);
+  }
+  w.key("semantic").value(semantic());
   w.end_object();
   w.end_array().end_object();
   return json_response(200, w.take());

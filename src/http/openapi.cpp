@@ -1396,6 +1396,22 @@ constexpr std::string_view kOpenApi = R"json(
       ],
       "example": "embedding"
      },
+     "kind": {
+      "type": "string",
+      "enum": [
+       "embedding",
+       "reranker",
+       "classifier"
+      ],
+      "example": "embedding"
+     },
+     "labels": {
+      "type": "array",
+      "description": "Rerankers and classifiers: the label names in id order.",
+      "items": {
+       "type": "string"
+      }
+     },
      "dim": {
       "type": "integer",
       "description": "The embedding dimension (0 for a model that does not embed).",

@@ -111,20 +111,50 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
   }
 }
 
-Router::Impl::Impl(const Embedder& e, serving::Scheduler& s, serving::WorkerPool& w,
+Router::Impl::Impl(ServedModel served, serving::Scheduler& s, serving::WorkerPool& w,
                    serving::MetricsRegistry* m, RouterOptions o)
-    : embedder(e),
+    : model(served),
       scheduler(s),
       workers(w),
       options(std::move(o)),
-      embed_runner(e),
-      token_runner(e),
       metrics(std::make_unique<RouterMetrics>(m, s)),
       created_unix(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
-                       .count()) {}
+                       .count()) {
+  if ((model.embedder == nullptr) == (model.classifier == nullptr)) {
+    throw Error(ErrorKind::InvalidArgument, "a router serves exactly one model: an embedder or a classifier");
+  }
+  if (model.embedder != nullptr) {
+    embed_runner = std::make_unique<serving::EmbedRunner>(*model.embedder);
+    token_runner = std::make_unique<serving::TokenEmbedRunner>(*model.embedder);
+  } else {
+    classify_runner = std::make_unique<serving::ClassifyRunner>(*model.classifier);
+  }
+}
 
 Router::Impl::~Impl() = default;
+
+const Embedder& Router::Impl::embedder(std::string_view route) const {
+  if (model.embedder == nullptr) {
+    throw ApiError(424, "Backend",
+                   fmt::format("model {} is a {} model: {} needs an embedding model", model.classifier->id(),
+                               classifier_kind_name(model.classifier->kind()), route));
+  }
+  return *model.embedder;
+}
+
+const SequenceClassifier& Router::Impl::classifier(std::string_view route) const {
+  if (model.classifier == nullptr) {
+    throw ApiError(424, "Backend",
+                   fmt::format("model {} is an embedding model: {} needs a reranker or classifier model",
+                               model.embedder->id(), route));
+  }
+  return *model.classifier;
+}
+
+std::string_view Router::Impl::model_id() const noexcept {
+  return model.embedder != nullptr ? model.embedder->id() : model.classifier->id();
+}
 
 void Router::Impl::finish(Call& call, Response response) const {
   const auto load = scheduler.load();
@@ -151,9 +181,13 @@ void Router::Impl::fail(Call& call, int status, std::string_view error_type, std
   finish(call, error_response(call.target, status, error_type, message, param));
 }
 
+Router::Router(ServedModel model, serving::Scheduler& scheduler, serving::WorkerPool& workers,
+               serving::MetricsRegistry* metrics, RouterOptions options)
+    : impl_(std::make_unique<Impl>(model, scheduler, workers, metrics, std::move(options))) {}
+
 Router::Router(const Embedder& embedder, serving::Scheduler& scheduler, serving::WorkerPool& workers,
                serving::MetricsRegistry* metrics, RouterOptions options)
-    : impl_(std::make_unique<Impl>(embedder, scheduler, workers, metrics, std::move(options))) {}
+    : Router(ServedModel{&embedder, nullptr}, scheduler, workers, metrics, std::move(options)) {}
 
 Router::~Router() = default;
 
@@ -239,15 +273,10 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     if (path == "/similarity") return impl.similarity(call, request.body);
     if (path == "/tokenize") return impl.tokenize(call, request.body);
     if (path == "/decode") return impl.decode(call, request.body);
-    // /predict, /rerank, /v1/rerank need a sequence-classification model; an embedding
-    // model is the wrong kind (TEI answers 424 the same way). A malformed body is still
-    // the client's first problem: 400/422 before 424.
-    if (path == "/predict") (void)parse_predict(request.body);
-    if (path == "/rerank") (void)parse_tei_rerank(request.body);
-    if (path == "/v1/rerank") (void)parse_v1_rerank(request.body);
-    throw ApiError(424, "Backend",
-                   fmt::format("model {} is an embedding model: {} needs a reranker or classifier model",
-                               impl.embedder.id(), path));
+    if (path == "/rerank") return impl.rerank(call, request.body);
+    if (path == "/v1/rerank") return impl.v1_rerank(call, request.body);
+    if (path == "/predict") return impl.predict(call, request.body);
+    throw ApiError(500, "Backend", fmt::format("route {} has no handler", path));
   } catch (...) {
     const MappedError e = map_exception(std::current_exception(), {});
     Response response = error_response(call->target, e.status, e.error_type, e.message, e.param);

@@ -1,6 +1,6 @@
 #pragma once
 // The HTTP API without the sockets: routes TEI's, OpenAI's and Cohere/Jina's requests to
-// the embedder through the scheduler. The server (server.hpp) owns the I/O; the router
+// the model through the scheduler. The server (server.hpp) owns the I/O; the router
 // owns what each route decides, and never computes on the I/O thread that calls handle():
 //
 //   I/O thread:  route lookup, auth, content type, JSON parsing, request validation
@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "embed/embedder.hpp"
+#include "embed/sequence_classifier.hpp"
 #include "http/handler.hpp"
 
 namespace warden::serving {
@@ -34,9 +35,20 @@ struct RouterOptions {
   std::string tier_reason;                   // why that tier (e.g. why the fallback runs)
 };
 
+// The one model a router serves: exactly one of the two is set. An embedder answers the
+// embedding routes, a sequence classifier /rerank, /v1/rerank and /predict; every other
+// compute route answers 424 (the model is the wrong kind), as TEI does.
+struct ServedModel {
+  const Embedder* embedder = nullptr;
+  const SequenceClassifier* classifier = nullptr;
+};
+
 class Router final : public Handler {
  public:
   // Nothing is owned; all must outlive the router. metrics may be null.
+  // Error(InvalidArgument) unless exactly one of model's pointers is set.
+  Router(ServedModel model, serving::Scheduler& scheduler, serving::WorkerPool& workers,
+         serving::MetricsRegistry* metrics, RouterOptions options);
   Router(const Embedder& embedder, serving::Scheduler& scheduler, serving::WorkerPool& workers,
          serving::MetricsRegistry* metrics, RouterOptions options);
   ~Router() override;

@@ -10,6 +10,7 @@
 
 #include "embed/embedder.hpp"
 #include "http/router.hpp"
+#include "serving/classify_jobs.hpp"
 #include "serving/embed_jobs.hpp"
 #include "serving/scheduler.hpp"
 #include "serving/worker_pool.hpp"
@@ -40,21 +41,40 @@ struct EmbedResult {
   std::vector<std::size_t> tokens;  // per input
 };
 
+// What a classification job leaves behind: inputs x labels raw logits.
+struct ClassifyResult {
+  std::vector<float> logits;
+  std::size_t labels = 0;
+  std::vector<std::size_t> tokens;  // per input
+};
+
 struct RouterMetrics;
 
 struct Router::Impl {
-  Impl(const Embedder& e, serving::Scheduler& s, serving::WorkerPool& w, serving::MetricsRegistry* m,
+  Impl(ServedModel served, serving::Scheduler& s, serving::WorkerPool& w, serving::MetricsRegistry* m,
        RouterOptions o);
   ~Impl();
 
-  const Embedder& embedder;
+  ServedModel model;
   serving::Scheduler& scheduler;
   serving::WorkerPool& workers;
   RouterOptions options;
-  serving::EmbedRunner embed_runner;
-  serving::TokenEmbedRunner token_runner;
+  // Only the runners of the model's kind exist.
+  std::unique_ptr<serving::EmbedRunner> embed_runner;
+  std::unique_ptr<serving::TokenEmbedRunner> token_runner;
+  std::unique_ptr<serving::ClassifyRunner> classify_runner;
   std::unique_ptr<RouterMetrics> metrics;
   std::int64_t created_unix = 0;  // /v1/models' "created"
+
+  // The served embedder; ApiError 424 when the model is a reranker or classifier.
+  [[nodiscard]] const Embedder& embedder(std::string_view route) const;
+  // The served classifier; ApiError 424 when the model is an embedder.
+  [[nodiscard]] const SequenceClassifier& classifier(std::string_view route) const;
+  [[nodiscard]] std::string_view model_id() const noexcept;
+  // "embedding", "reranker" or "classifier", for /info and /v1/models.
+  [[nodiscard]] std::string_view kind_name() const noexcept;
+  // Whether the model judges meaning (false for the lexical hashing embedder).
+  [[nodiscard]] bool semantic() const noexcept;
 
   // Sends the answer: adds the load and timing headers, records metrics, responds.
   void finish(Call& call, Response response) const;
@@ -66,11 +86,19 @@ struct Router::Impl {
   using Prepare = std::function<std::vector<PreparedInput>()>;
   using Format = std::function<Response(EmbedResult&)>;
   void run_job(std::shared_ptr<Call> call, serving::BatchRunner& runner, Prepare prepare, Format format);
+  // The same pipeline for the classification routes: the job's logits go to `format`.
+  using ClassifyFormat = std::function<Response(ClassifyResult&)>;
+  void run_classify_job(std::shared_ptr<Call> call, Prepare prepare, ClassifyFormat format);
+  // Answers a job that ended without results (429, 504, 499, 503, or its failure); false
+  // for Outcome::Done, which the caller answers.
+  bool fail_outcome(Call& call, const serving::Job& job, serving::Outcome outcome) const;
 
   // Options shared by the routes that tokenize: truncation and the prompt by name.
   [[nodiscard]] InputOptions input_options(std::optional<bool> truncate, bool left,
                                            const std::optional<std::string>& prompt_name) const;
   // Prepares one input (text or ids), naming its index in errors.
+  // The request's truncation for the classification routes (no prompts there).
+  [[nodiscard]] InputOptions classify_options(std::optional<bool> truncate, bool left) const;
   [[nodiscard]] PreparedInput prepare_one(const std::string& text, const std::vector<std::uint32_t>* ids,
                                           const InputOptions& options, std::size_t index,
                                           std::string_view param) const;
@@ -82,6 +110,9 @@ struct Router::Impl {
   void similarity(std::shared_ptr<Call> call, std::string_view body);
   void tokenize(std::shared_ptr<Call> call, std::string_view body);
   void decode(std::shared_ptr<Call> call, std::string_view body);
+  void rerank(std::shared_ptr<Call> call, std::string_view body);
+  void v1_rerank(std::shared_ptr<Call> call, std::string_view body);
+  void predict(std::shared_ptr<Call> call, std::string_view body);
   [[nodiscard]] Response info() const;
   [[nodiscard]] Response models() const;
   [[nodiscard]] Response metrics_text() const;

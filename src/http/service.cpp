@@ -6,13 +6,16 @@
 
 namespace warden::http {
 
-Service::Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics) {
+Service::Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics)
+    : Service(ServedModel{&embedder, nullptr}, std::move(options), metrics) {}
+
+Service::Service(ServedModel model, ServiceOptions options, serving::MetricsRegistry* metrics) {
   serving::SchedulerObserver observer;
   if (metrics != nullptr) observer = serving::scheduler_observer(*metrics);
   scheduler_ = std::make_unique<serving::Scheduler>(options.scheduler, std::move(observer));
   if (metrics != nullptr) serving::register_scheduler_gauges(*metrics, *scheduler_);
   workers_ = std::make_unique<serving::WorkerPool>(options.workers);
-  router_ = std::make_unique<Router>(embedder, *scheduler_, *workers_, metrics, std::move(options.router));
+  router_ = std::make_unique<Router>(model, *scheduler_, *workers_, metrics, std::move(options.router));
 }
 
 Service::~Service() {

@@ -26,8 +26,10 @@ struct ServiceOptions {
 
 class Service {
  public:
-  // embedder (and metrics, which may be null) must outlive the service.
+  // The model (and metrics, which may be null) must outlive the service.
   Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics);
+  // The same for a reranker or classifier (or either, through ServedModel).
+  Service(ServedModel model, ServiceOptions options, serving::MetricsRegistry* metrics);
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
   // shutdown(0) unless it ran already.

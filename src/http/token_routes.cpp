@@ -15,6 +15,8 @@ namespace warden::http {
 
 void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<TokenizeRequest>(parse_tokenize(body));
+  // A malformed body is the client's first problem: 400/422 before 424.
+  (void)embedder(call->route);
   check_batch_size(request->inputs.size(), "inputs");
   InputOptions o = input_options(std::nullopt, false, request->prompt_name);
   o.add_special_tokens = request->add_special_tokens;
@@ -25,7 +27,7 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
       for (std::size_t i = 0; i < request->inputs.size(); ++i) {
         std::vector<TokenInfo> tokens;
         try {
-          tokens = embedder.tokenize(request->inputs[i], o);
+          tokens = model.embedder->tokenize(request->inputs[i], o);
         } catch (const Error& e) {
           if (e.kind() != ErrorKind::InvalidInput) throw;
           throw ApiError(422, "Tokenizer", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
@@ -71,6 +73,8 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
 
 void Router::Impl::decode(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<DecodeRequest>(parse_decode(body));
+  // A malformed body is the client's first problem: 400/422 before 424.
+  (void)embedder(call->route);
   check_batch_size(request->ids.size(), "ids");
   workers.post([this, call, request] {
     try {
@@ -78,7 +82,7 @@ void Router::Impl::decode(std::shared_ptr<Call> call, std::string_view body) {
       w.begin_array();
       for (std::size_t i = 0; i < request->ids.size(); ++i) {
         try {
-          w.value(embedder.decode(request->ids[i], request->skip_special_tokens));
+          w.value(model.embedder->decode(request->ids[i], request->skip_special_tokens));
         } catch (const Error& e) {
           if (e.kind() != ErrorKind::InvalidInput) throw;
           throw ApiError(422, "Tokenizer", fmt::format("ids[{}]: {}", i, e.what()), "ids");

@@ -330,6 +330,11 @@ Encoding Tokenizer::encode_pair(std::string_view a, std::string_view b, EncodeOp
   return run(*p_, a, &b, options, p_->truncation);
 }
 
+Encoding Tokenizer::encode_pair(std::string_view a, std::string_view b, EncodeOptions options,
+                                const std::optional<TruncationParams>& truncation) const {
+  return run(*p_, a, &b, options, truncation);
+}
+
 std::vector<Encoding> Tokenizer::encode_batch(std::span<const std::string_view> texts,
                                               EncodeOptions options) const {
   std::vector<Encoding> out;

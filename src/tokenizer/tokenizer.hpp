@@ -100,6 +100,10 @@ class Tokenizer {
                                 const std::optional<TruncationParams>& truncation) const;
   [[nodiscard]] Encoding encode_pair(std::string_view a, std::string_view b,
                                      EncodeOptions options = {}) const;
+  // A pair with `truncation` (nullopt: none) instead of the tokenizer's own: cross-encoders
+  // pick the direction per request.
+  [[nodiscard]] Encoding encode_pair(std::string_view a, std::string_view b, EncodeOptions options,
+                                     const std::optional<TruncationParams>& truncation) const;
   // Encodes each text, then pads the batch when padding is set.
   [[nodiscard]] std::vector<Encoding> encode_batch(std::span<const std::string_view> texts,
                                                    EncodeOptions options = {}) const;

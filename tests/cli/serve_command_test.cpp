@@ -12,11 +12,14 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/run_warden.hpp"
 #include "http/http_client.hpp"
+#include "support/golden_fixture.hpp"
 
 namespace warden {
 namespace {
@@ -25,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 class ServeProcess {
  public:
-  ServeProcess() {
+  explicit ServeProcess(std::vector<std::string> model_args = {"--model", "hashing-ngram-256"}) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error("pipe");
     pid_ = ::fork();
@@ -34,8 +37,13 @@ class ServeProcess {
       ::close(fds[0]);
       ::close(fds[1]);
       const std::string binary = testing::warden_binary();
-      ::execl(binary.c_str(), binary.c_str(), "serve", "--model", "hashing-ngram-256", "--port", "0",
-              static_cast<char*>(nullptr));
+      std::vector<std::string> args = {binary, "serve"};
+      args.insert(args.end(), model_args.begin(), model_args.end());
+      args.insert(args.end(), {"--port", "0"});
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(binary.c_str(), argv.data());
       ::_exit(127);
     }
     ::close(fds[1]);
@@ -101,6 +109,28 @@ TEST(ServeCommand, PrintsItsConfigurationServesAndStopsOnSigterm) {
   EXPECT_EQ(testing::HttpConnection(port).request("POST", "/embed", R"({"inputs": "hi"})").status, 200);
 
   EXPECT_EQ(server.terminate(), 0);
+}
+
+// A folder with a classification head is served as what it is: a reranker here.
+TEST(ServeCommand, ServesARerankerFolderAndSaysItsKind) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("warden-serve-reranker-" + std::to_string(::getpid()));
+  testing::run_fixture_command("warden-fixture --arch bert --head reranker --preset tiny --seed 1 --out DIR",
+                               dir);
+  {
+    ServeProcess server({"--model-dir", dir.string()});
+    const std::string err = server.read_until("payload_limit=");
+    ASSERT_NE(err.find("kind=reranker"), std::string::npos) << err;
+    const std::string marker = "listening=http://127.0.0.1:";
+    const auto at = err.find(marker);
+    ASSERT_NE(at, std::string::npos) << err;
+    const auto port = static_cast<std::uint16_t>(std::stoi(err.substr(at + marker.size())));
+    testing::HttpConnection c(port);
+    EXPECT_EQ(c.request("POST", "/rerank", R"({"query": "q", "texts": ["a", "b"]})").status, 200);
+    EXPECT_EQ(c.request("POST", "/embed", R"({"inputs": "a"})").status, 424);
+    EXPECT_EQ(server.terminate(), 0);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

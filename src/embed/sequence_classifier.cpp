@@ -1,0 +1,114 @@
+#include "embed/sequence_classifier.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/config.hpp"
+#include "model/encoder_model.hpp"
+#include "model/token_batch.hpp"
+
+namespace warden {
+
+std::string_view classifier_kind_name(ClassifierKind kind) noexcept {
+  return kind == ClassifierKind::Reranker ? "reranker" : "classifier";
+}
+
+bool has_classification_head(const std::filesystem::path& dir) {
+  const ModelConfig config = read_model_config(dir / "config.json");
+  for (const std::string& a : config.architectures) {
+    if (a.ends_with("ForSequenceClassification")) return true;
+  }
+  return false;
+}
+
+NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool)
+    : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
+      model_(model::load_encoder_model(dir, pool)),
+      pool_(pool) {
+  if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
+  if (!model_->head) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{} has no sequence-classification head (its architecture is not "
+                            "*ForSequenceClassification): serve it as an embedding model",
+                            dir.string()));
+  }
+  tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_directory(dir));
+  // Never let the tokenizer emit more tokens than the model has positions for.
+  const auto& dims = model_->encoder.dims();
+  const std::size_t limit = dims.max_positions - dims.position_offset;
+  const auto own = tokenizer_->truncation();
+  max_input_tokens_ = own && own->max_length != 0 && own->max_length < limit ? own->max_length : limit;
+  // Batches are packed: padding would only add tokens.
+  tokenizer_->set_padding(std::nullopt);
+  const std::size_t n = model_->head->labels();
+  const auto& names = model_->config.id2label;
+  labels_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // transformers names unnamed labels LABEL_i; a config whose id2label disagrees with the
+    // head's size is named the same way rather than half-trusted.
+    labels_.push_back(names.size() == n ? names[i] : fmt::format("LABEL_{}", i));
+  }
+}
+
+NeuralClassifier::~NeuralClassifier() = default;
+
+std::size_t NeuralClassifier::hidden_size() const noexcept {
+  return model_->encoder.dims().hidden;
+}
+
+ClassifierKind NeuralClassifier::kind() const noexcept {
+  return labels_.size() == 1 ? ClassifierKind::Reranker : ClassifierKind::Classifier;
+}
+
+PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std::string_view> pair,
+                                        const InputOptions& options) const {
+  if (!options.prompt.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "sequence classifiers take no prompt");
+  }
+  EncodeOptions eo;
+  eo.add_special_tokens = options.add_special_tokens;
+  std::optional<TruncationParams> truncation;  // none without truncate: count them all
+  if (options.truncate) {
+    TruncationParams t;
+    t.max_length = max_input_tokens_;
+    // A cross-encoder's query is the question being asked: cut the passage first, and only
+    // when the passage alone cannot absorb the excess, both (longest_first).
+    t.strategy = pair ? TruncationStrategy::OnlySecond : TruncationStrategy::LongestFirst;
+    t.fallback_to_longest_first = true;
+    t.direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+    truncation = t;
+  }
+  Encoding e =
+      pair ? tokenizer_->encode_pair(text, *pair, eo, truncation) : tokenizer_->encode(text, eo, truncation);
+  if (!options.truncate && e.size() > max_input_tokens_) {
+    throw Error(
+        ErrorKind::InvalidInput,
+        fmt::format("input has {} tokens, more than the model's maximum of {}", e.size(), max_input_tokens_));
+  }
+  if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
+  PreparedInput p;
+  p.ids = std::move(e.ids);
+  // Models without token types (DistilBERT: 0, RoBERTa/XLM-R: 1) take all zeros, which is
+  // what an empty type_ids means; BERT takes the pair template's 0/1.
+  if (model_->encoder.dims().type_vocab > 1) p.type_ids = std::move(e.type_ids);
+  p.tokens = p.ids.size();
+  return p;
+}
+
+void NeuralClassifier::classify_prepared(std::span<const PreparedInput* const> inputs,
+                                         std::span<float> logits) const {
+  const std::size_t labels = labels_.size();
+  if (logits.size() != inputs.size() * labels) {
+    throw Error(ErrorKind::Internal, fmt::format("classify_prepared: {} floats for {} inputs of {} labels",
+                                                 logits.size(), inputs.size(), labels));
+  }
+  if (inputs.empty()) return;
+  model::TokenBatch batch;
+  for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids);
+  model_->encoder.validate(batch);
+  thread_local model::EncoderWorkspace workspace;
+  const auto hidden = model_->encoder.forward(batch, workspace, pool_);
+  model_->head->logits(hidden, model_->encoder.dims().hidden, batch.offsets, logits, pool_);
+}
+
+}  // namespace warden

@@ -1,0 +1,93 @@
+#pragma once
+// Sequence classification: cross-encoder rerankers (one label: a relevance logit per
+// query/passage pair) and classifiers (several labels, TEI's /predict). Like the Embedder,
+// work is split in two stages so that the server can batch pairs across requests:
+//   prepare()            text (+ pair) -> PreparedInput; thread-safe, on tokenization workers;
+//   classify_prepared()  a batch of prepared inputs -> raw logits; one compute thread at a time.
+// Scores (sigmoid, softmax) are the caller's business: the routes choose them per request.
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "embed/embedder.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace warden {
+
+class ThreadPool;
+namespace model {
+struct EncoderModel;
+}
+
+enum class ClassifierKind {
+  Reranker,    // one label: a relevance logit
+  Classifier,  // several labels
+};
+
+std::string_view classifier_kind_name(ClassifierKind kind) noexcept;
+
+class SequenceClassifier {
+ public:
+  virtual ~SequenceClassifier() = default;
+
+  [[nodiscard]] virtual std::string_view id() const noexcept = 0;
+  [[nodiscard]] virtual ClassifierKind kind() const noexcept = 0;
+  // Label names by id, as many as the model has logits ("LABEL_i" where config.json names none).
+  [[nodiscard]] virtual const std::vector<std::string>& labels() const noexcept = 0;
+  // Most tokens one input (a pair counts as one) may have after truncation.
+  [[nodiscard]] virtual std::size_t max_input_tokens() const noexcept = 0;
+
+  // Thread-safe. A pair is encoded with the tokenizer's pair template; truncation keeps the
+  // first text (only_second, falling back to longest_first when the second alone cannot
+  // absorb the excess), on options.side. options.prompt must be empty. Throws
+  // Error(InvalidInput) for invalid UTF-8 and, with truncate = false, for an input longer
+  // than max_input_tokens().
+  [[nodiscard]] virtual PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
+                                              const InputOptions& options) const = 0;
+  // Raw logits of `inputs` into logits (inputs.size() x labels().size(), row-major). A row
+  // never depends on its batch-mates.
+  virtual void classify_prepared(std::span<const PreparedInput* const> inputs,
+                                 std::span<float> logits) const = 0;
+};
+
+// A SequenceClassifier over a HuggingFace *ForSequenceClassification folder.
+class NeuralClassifier final : public SequenceClassifier {
+ public:
+  // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels.
+  // Error(InvalidArgument) when the folder's model has no classification head.
+  NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool);
+  ~NeuralClassifier() override;
+
+  [[nodiscard]] std::string_view id() const noexcept override { return id_; }
+  [[nodiscard]] ClassifierKind kind() const noexcept override;
+  [[nodiscard]] const std::vector<std::string>& labels() const noexcept override { return labels_; }
+  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return max_input_tokens_; }
+  [[nodiscard]] PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
+                                      const InputOptions& options) const override;
+  void classify_prepared(std::span<const PreparedInput* const> inputs,
+                         std::span<float> logits) const override;
+
+  [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
+  // The encoder's width (what the server sizes its batches by).
+  [[nodiscard]] std::size_t hidden_size() const noexcept;
+
+ private:
+  std::string id_;
+  std::unique_ptr<model::EncoderModel> model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  ThreadPool* pool_;
+  std::size_t max_input_tokens_ = 0;
+  std::vector<std::string> labels_;
+};
+
+// True when the folder's config.json names a *ForSequenceClassification architecture, i.e.
+// the folder holds a reranker or classifier rather than an embedder (no weights are read).
+bool has_classification_head(const std::filesystem::path& dir);
+
+}  // namespace warden

@@ -1,0 +1,258 @@
+// The sequence-classification routes: TEI's /rerank and /predict, Cohere/Jina's
+// /v1/rerank. Like the embedding routes, each parses on the I/O thread, tokenizes on a
+// worker, computes in the scheduler's batches (pairs of many requests share a batch, a
+// large request is split) and formats its answer on a worker (router.hpp).
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/json_writer.hpp"
+#include "http/api_error.hpp"
+#include "http/requests.hpp"
+#include "http/router_impl.hpp"
+#include "http/router_metrics.hpp"
+
+namespace warden::http {
+
+namespace {
+
+std::size_t code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
+}
+
+float sigmoid(float x) {
+  return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+}
+
+// Softmax of one row of logits, in double (the shift by the largest keeps exp in range).
+std::vector<float> softmax(std::span<const float> logits) {
+  const float top = *std::max_element(logits.begin(), logits.end());
+  std::vector<double> e(logits.size());
+  double sum = 0.0;
+  for (std::size_t i = 0; i < logits.size(); ++i)
+    sum += e[i] = std::exp(static_cast<double>(logits[i] - top));
+  std::vector<float> out(logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i) out[i] = static_cast<float>(e[i] / sum);
+  return out;
+}
+
+// Indices 0..n-1 by score, highest first; ties keep the input order.
+std::vector<std::size_t> by_score(std::span<const float> scores) {
+  std::vector<std::size_t> order(scores.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  return order;
+}
+
+// The reranking routes need one relevance logit per pair; a classifier with several labels
+// has no single relevance (TEI refuses it the same way).
+void require_reranker(const SequenceClassifier& c, std::string_view route) {
+  if (c.kind() != ClassifierKind::Reranker) {
+    throw ApiError(424, "Backend",
+                   fmt::format("model {} is a classifier with {} labels: {} needs a reranker (one label)",
+                               c.id(), c.labels().size(), route));
+  }
+}
+
+}  // namespace
+
+InputOptions Router::Impl::classify_options(std::optional<bool> truncate, bool left) const {
+  InputOptions o;
+  o.truncate = truncate.value_or(options.auto_truncate);
+  o.side = left ? TruncationSide::Left : TruncationSide::Right;
+  return o;
+}
+
+void Router::Impl::run_classify_job(std::shared_ptr<Call> call, Prepare prepare, ClassifyFormat format) {
+  // Refuse before tokenizing when the queue is already full: overload costs little.
+  if (scheduler.saturated()) {
+    metrics->on_rejected();
+    return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
+  }
+  workers.post([this, call, prepare = std::move(prepare), format = std::move(format)]() mutable {
+    std::vector<PreparedInput> inputs;
+    const Clock::time_point start = Clock::now();
+    try {
+      inputs = prepare();
+    } catch (...) {
+      const MappedError e = map_exception(std::current_exception(), {});
+      return fail(*call, e.status, e.error_type, e.message, e.param);
+    }
+    call->tokenization = Clock::now() - start;
+    for (const PreparedInput& in : inputs) call->tokens += in.tokens;
+    const std::size_t labels = model.classifier->labels().size();
+    auto job = std::make_shared<serving::ClassifyJob>(
+        *classify_runner, std::move(inputs), labels, call->cancelled,
+        [this, call, format = std::move(format)](serving::ClassifyJob& done,
+                                                 serving::Outcome outcome) mutable {
+          // On the compute thread: take the logits and leave; the JSON is written on a worker.
+          call->job = done.timings();
+          call->computed = outcome == serving::Outcome::Done;
+          if (fail_outcome(*call, done, outcome)) return;
+          auto result = std::make_shared<ClassifyResult>();
+          result->logits = std::move(done.logits);
+          result->labels = done.labels();
+          for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
+          workers.post([this, call, result, format = std::move(format)] {
+            try {
+              finish(*call, format(*result));
+            } catch (...) {
+              const MappedError e = map_exception(std::current_exception(), {});
+              fail(*call, e.status, e.error_type, e.message, e.param);
+            }
+          });
+        });
+    scheduler.submit(std::move(job));
+  });
+}
+
+namespace {
+
+// Prepares (query, passage) pairs on a worker, naming the passage at fault.
+std::vector<PreparedInput> prepare_pairs(const SequenceClassifier& c, const std::string& query,
+                                         const std::vector<std::string>& passages, const InputOptions& o,
+                                         std::string_view param) {
+  std::vector<PreparedInput> inputs;
+  inputs.reserve(passages.size());
+  for (std::size_t i = 0; i < passages.size(); ++i) {
+    try {
+      inputs.push_back(c.prepare(query, passages[i], o));
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+      throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, i, e.what()), std::string(param));
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
+void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
+  auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
+  const SequenceClassifier& c = classifier(call->route);
+  require_reranker(c, call->route);
+  check_batch_size(request->texts.size(), "texts");
+  const InputOptions o =
+      classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
+  const std::size_t query_chars = code_points(request->query);
+  for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
+  auto prepare = [&c, request, o] { return prepare_pairs(c, request->query, request->texts, o, "texts"); };
+  run_classify_job(std::move(call), std::move(prepare), [request](ClassifyResult& r) {
+    std::vector<float> scores = r.logits;  // one label: one logit per text
+    if (!request->raw_scores) {
+      for (float& s : scores) s = sigmoid(s);
+    }
+    JsonWriter w;
+    w.begin_array();
+    for (const std::size_t i : by_score(scores)) {
+      w.begin_object();
+      w.key("index").value(static_cast<std::uint64_t>(i));
+      w.key("score").value(scores[i]);
+      if (request->return_text) w.key("text").value(request->texts[i]);
+      w.end_object();
+    }
+    w.end_array();
+    return json_response(200, w.take());
+  });
+}
+
+void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) {
+  auto request = std::make_shared<OpenAiRerankRequest>(parse_v1_rerank(body));
+  const SequenceClassifier& c = classifier(call->route);
+  require_reranker(c, call->route);
+  check_batch_size(request->documents.size(), "documents");
+  const InputOptions o = classify_options(std::nullopt, false);
+  const std::size_t query_chars = code_points(request->query);
+  for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
+  auto prepare = [&c, request, o] {
+    return prepare_pairs(c, request->query, request->documents, o, "documents");
+  };
+  const std::string model_id(c.id());
+  run_classify_job(std::move(call), std::move(prepare), [request, model_id](ClassifyResult& r) {
+    // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
+    std::vector<float> scores = r.logits;
+    for (float& s : scores) s = sigmoid(s);
+    std::vector<std::size_t> order = by_score(scores);
+    if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
+    std::size_t tokens = 0;
+    for (const std::size_t t : r.tokens) tokens += t;
+    JsonWriter w;
+    w.begin_object();
+    // One model per process: the response names the model that answered.
+    w.key("model").value(model_id);
+    w.key("results").begin_array();
+    for (const std::size_t i : order) {
+      w.begin_object();
+      w.key("index").value(static_cast<std::uint64_t>(i));
+      w.key("relevance_score").value(scores[i]);
+      if (request->return_documents) {
+        w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
+      }
+      w.end_object();
+    }
+    w.end_array();
+    w.key("usage").begin_object().key("total_tokens").value(static_cast<std::uint64_t>(tokens)).end_object();
+    w.end_object();
+    return json_response(200, w.take());
+  });
+}
+
+void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
+  auto request = std::make_shared<PredictRequest>(parse_predict(body));
+  const SequenceClassifier& c = classifier(call->route);
+  check_batch_size(request->inputs.size(), "inputs");
+  const InputOptions o =
+      classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
+  for (const PredictInput& in : request->inputs) {
+    call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
+  }
+  auto prepare = [&c, request, o] {
+    std::vector<PreparedInput> inputs;
+    inputs.reserve(request->inputs.size());
+    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+      const PredictInput& in = request->inputs[i];
+      try {
+        inputs.push_back(c.prepare(
+            in.text, in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o));
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+        throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
+      }
+    }
+    return inputs;
+  };
+  const std::vector<std::string>* labels = &c.labels();
+  run_classify_job(std::move(call), std::move(prepare), [request, labels](ClassifyResult& r) {
+    JsonWriter w;
+    if (!request->single) w.begin_array();
+    for (std::size_t i = 0; i < r.tokens.size(); ++i) {
+      const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
+      // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on request.
+      std::vector<float> scores(row.begin(), row.end());
+      if (!request->raw_scores) {
+        if (r.labels == 1) {
+          scores[0] = sigmoid(scores[0]);
+        } else {
+          scores = softmax(row);
+        }
+      }
+      w.begin_array();
+      for (const std::size_t k : by_score(scores)) {
+        w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
+      }
+      w.end_array();
+    }
+    if (!request->single) w.end_array();
+    return json_response(200, w.take());
+  });
+}
+
+}  // namespace warden::http

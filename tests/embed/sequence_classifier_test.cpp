@@ -1,0 +1,143 @@
+// The sequence classifier end to end (tokenizer pair template, truncation, encoder, head)
+// against the PyTorch goldens of the reranker and classifier fixtures: raw logits within
+// 1e-4, alone and in one mixed batch, and the same ids as the reference's tokenizer.
+
+#include "embed/sequence_classifier.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "support/classifier_goldens.hpp"
+
+namespace warden {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ClassifierCase;
+
+constexpr double kTolerance = 1e-4;  // the bar for fp32 against PyTorch
+
+struct Expect {
+  const char* name;
+  ClassifierKind kind;
+  std::size_t labels;
+};
+constexpr Expect kModels[] = {
+    {"bert-reranker", ClassifierKind::Reranker, 1},
+    {"xlm-roberta-reranker", ClassifierKind::Reranker, 1},
+    {"distilbert-classifier", ClassifierKind::Classifier, 3},
+};
+
+PreparedInput prepare(const SequenceClassifier& c, const ClassifierCase& k, InputOptions o = {}) {
+  return c.prepare(k.text, k.pair ? std::optional<std::string_view>(*k.pair) : std::nullopt, o);
+}
+
+TEST(NeuralClassifier, MatchesTheReferenceAloneAndInAMixedBatch) {
+  ThreadPool pool(2);
+  for (const Expect& m : kModels) {
+    SCOPED_TRACE(m.name);
+    const auto golden = testing::read_classifier_golden(m.name);
+    const fs::path dir = testing::make_classifier_fixture(m.name);
+    ASSERT_TRUE(has_classification_head(dir));
+    const NeuralClassifier c(dir, &pool);
+    EXPECT_EQ(c.kind(), m.kind);
+    ASSERT_EQ(c.labels().size(), m.labels);
+    EXPECT_GT(c.max_input_tokens(), 0U);
+
+    std::vector<PreparedInput> prepared;
+    bool any_pair = false;
+    for (const ClassifierCase& k : golden.cases) {
+      prepared.push_back(prepare(c, k));
+      EXPECT_EQ(prepared.back().ids, k.ids) << k.text;
+      any_pair = any_pair || k.pair.has_value();
+    }
+    EXPECT_TRUE(any_pair);
+    // One batch of every case, singles and pairs of mixed lengths.
+    std::vector<const PreparedInput*> all;
+    for (const PreparedInput& p : prepared) all.push_back(&p);
+    std::vector<float> batch(all.size() * m.labels);
+    c.classify_prepared(all, batch);
+    double worst = 0;
+    for (std::size_t i = 0; i < golden.cases.size(); ++i) {
+      const ClassifierCase& k = golden.cases[i];
+      std::vector<float> alone(m.labels);
+      const PreparedInput* one[] = {&prepared[i]};
+      c.classify_prepared(one, alone);
+      for (std::size_t l = 0; l < m.labels; ++l) {
+        worst = std::max(worst, std::fabs(double(batch[i * m.labels + l]) - k.logits[l]));
+        worst = std::max(worst, std::fabs(double(alone[l]) - k.logits[l]));
+        EXPECT_NEAR(double(batch[i * m.labels + l]), k.logits[l], kTolerance) << k.text << " label " << l;
+        EXPECT_NEAR(double(alone[l]), k.logits[l], kTolerance) << k.text << " label " << l;
+      }
+    }
+    std::printf("[ golden ] %s: %zu cases, max |logit - PyTorch| = %.3g\n", m.name, golden.cases.size(),
+                worst);
+    fs::remove_all(dir);
+  }
+}
+
+TEST(NeuralClassifier, PairTruncationKeepsTheQuery) {
+  ThreadPool pool(1);
+  const fs::path dir = testing::make_classifier_fixture("bert-reranker");
+  const NeuralClassifier c(dir, &pool);
+  std::string passage;
+  for (int i = 0; i < 2000; ++i) passage += "word ";
+  const std::string query = "what is the capital of France?";
+  const PreparedInput p = c.prepare(query, passage, {});
+  ASSERT_EQ(p.ids.size(), c.max_input_tokens());
+  // BERT: [CLS] query [SEP] passage [SEP], type ids 0 then 1; the query is whole.
+  const PreparedInput q = c.prepare(query, std::string_view("x"), {});
+  const std::size_t query_part = q.ids.size() - 2;  // less "x" and the final [SEP]
+  EXPECT_TRUE(
+      std::equal(q.ids.begin(), q.ids.begin() + static_cast<std::ptrdiff_t>(query_part), p.ids.begin()));
+  ASSERT_EQ(p.type_ids.size(), p.ids.size());
+  EXPECT_EQ(p.type_ids.front(), 0U);
+  EXPECT_EQ(p.type_ids.back(), 1U);
+  // Left truncation keeps the query too and cuts the passage's start.
+  InputOptions left;
+  left.side = TruncationSide::Left;
+  const PreparedInput l = c.prepare(query, passage, left);
+  EXPECT_EQ(l.ids.size(), c.max_input_tokens());
+  EXPECT_TRUE(
+      std::equal(q.ids.begin(), q.ids.begin() + static_cast<std::ptrdiff_t>(query_part), l.ids.begin()));
+  // A query too long for only_second falls back to longest_first instead of failing.
+  const PreparedInput both = c.prepare(passage, passage, {});
+  EXPECT_EQ(both.ids.size(), c.max_input_tokens());
+  // truncate = false refuses, saying how long.
+  InputOptions strict;
+  strict.truncate = false;
+  try {
+    (void)c.prepare(query, passage, strict);
+    FAIL() << "expected InvalidInput";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("more than the model's maximum"), std::string::npos) << e.what();
+  }
+  // Invalid UTF-8 is the input's fault.
+  EXPECT_THROW((void)c.prepare(query, std::string_view("\xff\xfe"), {}), Error);
+  fs::remove_all(dir);
+}
+
+TEST(NeuralClassifier, AnEmbeddingFolderIsNotAClassifier) {
+  ThreadPool pool(1);
+  const fs::path dir = testing::make_classifier_fixture("bert-none");
+  EXPECT_FALSE(has_classification_head(dir));
+  try {
+    const NeuralClassifier c(dir, &pool);
+    FAIL() << "expected InvalidArgument";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace warden
