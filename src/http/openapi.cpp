@@ -1388,13 +1388,16 @@ constexpr std::string_view kOpenApi = R"json(
       "example": "hashing-ngram-256"
      },
      "model_type": {
-      "type": "string",
-      "enum": [
-       "embedding",
-       "reranker",
-       "classifier"
-      ],
-      "example": "embedding"
+      "type": "object",
+      "description": "TEI's shape: one key, the kind, with its details: {\"embedding\": {\"pooling\": \"mean\"}}, {\"reranker\": {\"id2label\": {...}, \"label2id\": {...}}} or {\"classifier\": {...}}.",
+      "minProperties": 1,
+      "maxProperties": 1,
+      "properties": {
+       "embedding": {"type": "object", "properties": {"pooling": {"type": "string"}}},
+       "reranker": {"type": "object", "properties": {"id2label": {"type": "object"}, "label2id": {"type": "object"}}},
+       "classifier": {"type": "object", "properties": {"id2label": {"type": "object"}, "label2id": {"type": "object"}}}
+      },
+      "example": {"embedding": {"pooling": "mean"}}
      },
      "kind": {
       "type": "string",
