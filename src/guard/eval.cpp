@@ -40,6 +40,7 @@ std::string EvalReport::to_json(int indent) const {
   w.key("evaluated").value(static_cast<std::uint64_t>(evaluated));
   w.key("attacks").value(static_cast<std::uint64_t>(attacks));
   w.key("threshold").value(threshold);
+  w.key("l2").value(l2);
   w.key("probe");
   write_metrics(w, probe);
   w.key("probe_roc_auc");
@@ -57,6 +58,7 @@ EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled) {
   report.semantic = embedder.semantic();
   report.total = labelled.size();
   report.threshold = guard.threshold();
+  report.l2 = guard.probe_info().l2;
   std::vector<bool> truth, predicted, nearest;
   std::vector<double> scores;
   constexpr std::size_t kChunk = 64;

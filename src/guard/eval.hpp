@@ -22,6 +22,7 @@ struct EvalReport {
   std::size_t evaluated = 0;  // total - abstained
   std::size_t attacks = 0;    // attacks among the evaluated
   float threshold = 0.5F;
+  double l2 = 0.0;                       // the probe's penalty (0 when nothing was fitted)
   std::optional<BinaryMetrics> probe;    // empty when nothing was evaluated
   std::optional<double> probe_auc;       // empty when a class is missing
   std::optional<BinaryMetrics> nearest;  // the nearest-exemplar baseline
