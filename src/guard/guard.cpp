@@ -33,8 +33,12 @@ std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 146959810393466560
 }
 
 // Identifies what a fitted probe depends on: the embedder, the train split (texts and
-// labels, in order) and the fitting procedure's version (bump the magic when it changes).
-std::uint64_t probe_key(const Embedder& embedder, std::span<const BankEntry> train) {
+// labels, in order), the fitting procedure's version (bump the magic when it changes) and
+// the train vectors themselves, rounded to 1e-3 so that thread-count noise in the last bits
+// does not miss the cache: two different models that share an id (two folders of the same
+// name) then never share a fit.
+std::uint64_t probe_key(const Embedder& embedder, std::span<const BankEntry> train,
+                        std::span<const float> vectors) {
   std::uint64_t h = fnv1a(kCacheMagic);
   h = fnv1a(embedder.id(), h);
   h = fnv1a(fmt::format("/{}/", embedder.dim()), h);
@@ -42,6 +46,10 @@ std::uint64_t probe_key(const Embedder& embedder, std::span<const BankEntry> tra
     h = fnv1a(e.attack ? "A" : "B", h);
     h = fnv1a(e.text, h);
     h = fnv1a(std::string_view("\0", 1), h);
+  }
+  for (const float v : vectors) {
+    const auto q = static_cast<std::int32_t>(std::lround(static_cast<double>(v) * 1000.0));
+    h = fnv1a(std::string_view(reinterpret_cast<const char*>(&q), sizeof q), h);
   }
   return h;
 }
@@ -272,6 +280,7 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
                 fmt::format("the guard threshold must lie in [0, 1], not {}", *options.threshold));
   }
   info_.cache = "off";
+  threshold_ = options.threshold.value_or(threshold_);
   if (!embedder.semantic()) return;  // nothing to fit: every decision abstains
 
   const std::vector<BankEntry> train = bank.split(false);
@@ -290,7 +299,7 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
   }
   exemplars_ = embed_units(embedder, exemplar_text_);
 
-  const std::uint64_t key = probe_key(embedder, train);
+  const std::uint64_t key = probe_key(embedder, train, exemplars_);
   std::optional<Fitted> fitted;
   std::filesystem::path file;
   if (options.use_cache) {
