@@ -47,6 +47,16 @@ std::string EvalReport::to_json(int indent) const {
   probe_auc ? w.value(*probe_auc) : w.value(nullptr);
   w.key("nearest_exemplar");
   write_metrics(w, nearest);
+  w.key("categories").begin_object();
+  for (const auto& [name, c] : categories) {
+    w.key(name).begin_object();
+    w.key("total").value(static_cast<std::uint64_t>(c.total));
+    w.key("attacks").value(static_cast<std::uint64_t>(c.attacks));
+    w.key("flagged").value(static_cast<std::uint64_t>(c.flagged));
+    w.key("abstained").value(static_cast<std::uint64_t>(c.abstained));
+    w.end_object();
+  }
+  w.end_object();
   w.end_object();
   return w.take();
 }
@@ -66,18 +76,27 @@ EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled) {
     const std::size_t end = std::min(labelled.size(), begin + kChunk);
     std::vector<std::string_view> texts;
     for (std::size_t i = begin; i < end; ++i) texts.push_back(labelled[i].text);
+    for (std::size_t i = begin; i < end; ++i) {
+      CategoryCounts& c = report.categories[labelled[i].category];
+      ++c.total;
+      c.attacks += labelled[i].attack ? 1 : 0;
+    }
     if (guard.abstains_always()) {
       report.abstained += texts.size();
+      for (std::size_t i = begin; i < end; ++i) ++report.categories[labelled[i].category].abstained;
       continue;
     }
     const Embeddings rows = embedder.embed(texts);  // unit rows
     for (std::size_t k = 0; k < texts.size(); ++k) {
       const PreparedInput prepared = embedder.prepare(texts[k], InputOptions{});
       const GuardResult r = guard.decide(rows.row(k), prepared, texts[k]);
+      CategoryCounts& c = report.categories[labelled[begin + k].category];
       if (!r.flagged) {
         ++report.abstained;
+        ++c.abstained;
         continue;
       }
+      c.flagged += *r.flagged ? 1 : 0;
       const bool attack = labelled[begin + k].attack;
       truth.push_back(attack);
       predicted.push_back(*r.flagged);

@@ -220,6 +220,11 @@ TEST(GuardEval, ExactFiguresOnASyntheticCase) {
   ASSERT_TRUE(report.nearest.has_value());
   EXPECT_DOUBLE_EQ(report.nearest->f1, 6.0 / 7.0);
   EXPECT_NE(report.to_json().find("\"abstained\":1"), std::string::npos);
+  ASSERT_EQ(report.categories.size(), 1U);  // every entry above has the category ""
+  EXPECT_EQ(report.categories.at("").total, 7U);
+  EXPECT_EQ(report.categories.at("").attacks, 4U);
+  EXPECT_EQ(report.categories.at("").flagged, 4U);
+  EXPECT_EQ(report.categories.at("").abstained, 1U);
 
   const HashingEmbedder hashing;
   const EvalReport lexical = evaluate(Guard(hashing, plane_bank()), labelled);
