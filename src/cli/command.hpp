@@ -21,5 +21,7 @@ inline constexpr int kExitUsage = 2;    // the command line was wrong (flags, un
 Command add_embed_command(CLI::App& root);
 Command add_convert_use_command(CLI::App& root);
 Command add_serve_command(CLI::App& root);
+Command add_guard_command(CLI::App& root);
+Command add_guard_eval_command(CLI::App& root);
 
 }  // namespace warden::cli

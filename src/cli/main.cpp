@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   commands.push_back(warden::cli::add_embed_command(root));
   commands.push_back(warden::cli::add_convert_use_command(root));
   commands.push_back(warden::cli::add_serve_command(root));
+  commands.push_back(warden::cli::add_guard_command(root));
+  commands.push_back(warden::cli::add_guard_eval_command(root));
 
   try {
     root.parse(argc, argv);

@@ -105,6 +105,11 @@ class Embedder {
   [[nodiscard]] virtual bool unit_vectors() const noexcept { return false; }
   // How token vectors become one vector, in TEI's words for /info ("cls", "mean", ...).
   [[nodiscard]] virtual std::string_view pooling() const noexcept { return "mean"; }
+  // The id the tokenizer gives text outside its vocabulary, if it has one: the guard
+  // abstains on inputs made mostly of it rather than judge text the model cannot read.
+  [[nodiscard]] virtual std::optional<std::uint32_t> unknown_token_id() const noexcept {
+    return std::nullopt;
+  }
 
   // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x dim()
   // matrix per input. Error(Unsupported) for embedders that have none.

@@ -42,6 +42,8 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] std::size_t dim() const noexcept override;
   [[nodiscard]] bool semantic() const noexcept override { return true; }
   [[nodiscard]] std::string_view pooling() const noexcept override;
+  // The vocabulary's [UNK] (WordPiece) or <unk> (BPE/Unigram) token, when it has one.
+  [[nodiscard]] std::optional<std::uint32_t> unknown_token_id() const noexcept override;
   // The model's positions (less the position offset), capped by the tokenizer file's own
   // truncation max_length when it sets a smaller one.
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return max_input_tokens_; }

@@ -47,6 +47,10 @@ class UseLiteEmbedder final : public Embedder {
   // Unit vectors: the graph ends in an L2 normalisation.
   void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
   [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
+  // Id 0: runs of symbols without a piece (all of CJK, for instance) merge into it.
+  [[nodiscard]] std::optional<std::uint32_t> unknown_token_id() const noexcept override {
+    return UseLiteTokenizer::kUnknownId;
+  }
   // The last layer's states, before the mean pooling and the head (tokens x 512).
   [[nodiscard]] std::vector<Embeddings> embed_tokens(
       std::span<const PreparedInput* const> inputs) const override;

@@ -363,3 +363,20 @@ TEST(NeuralEmbedderApi, FoldersWithoutPromptsHaveNone) {
 
 }  // namespace
 }  // namespace warden
+
+namespace warden {
+namespace {
+
+// The guard's unknown-token rule (src/guard) reads this id: it must be the vocabulary's own
+// [UNK], and text made of characters outside the vocabulary must tokenize to it.
+TEST(NeuralEmbedderApi, UnknownTokenIdIsTheVocabularysUnk) {
+  const Folder folder(kPrompted, "unk");
+  const NeuralEmbedder e(folder.dir(), nullptr);
+  ASSERT_TRUE(e.unknown_token_id().has_value());
+  EXPECT_EQ(e.unknown_token_id(), e.tokenizer().token_to_id("[UNK]"));
+  const PreparedInput p = e.prepare("\xe2\x98\x83", InputOptions{});  // U+2603 SNOWMAN
+  EXPECT_NE(std::find(p.ids.begin(), p.ids.end(), *e.unknown_token_id()), p.ids.end());
+}
+
+}  // namespace
+}  // namespace warden

@@ -1,0 +1,155 @@
+// `warden guard` (decide per input: one JSON line each) and `warden guard-eval` (precision,
+// recall, F1 and ROC AUC of the configured guard on labelled JSONL). Both build the same
+// Guard: the embedder (default: use-lite when converted), the bank (--guard-bank, default
+// the shipped one) and the probe fitted on the bank's train split.
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "embed/hashing_embedder.hpp"
+#include "embed/neural_embedder.hpp"
+#include "embed/registry.hpp"
+#include "guard/bank.hpp"
+#include "guard/eval.hpp"
+#include "guard/guard.hpp"
+
+namespace warden::cli {
+
+namespace {
+
+struct GuardCliOptions {
+  std::string model;
+  std::string model_dir;
+  std::size_t threads = 0;
+  std::string bank;
+  std::optional<float> threshold;
+  std::string guard_model;
+  bool no_cache = false;
+  std::vector<std::string> texts;  // guard
+  std::string file;                // guard-eval
+};
+
+// The embedder, the pool it runs on and the guard, built once per command.
+struct Built {
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<Embedder> embedder;
+  guard::Bank bank;
+  std::unique_ptr<guard::Guard> guard;
+};
+
+Built build(const GuardCliOptions& options) {
+  if (!options.model.empty() && !options.model_dir.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
+  }
+  Built b;
+  if (!options.model_dir.empty()) {
+    b.pool = std::make_unique<ThreadPool>(options.threads);
+    b.embedder = std::make_unique<NeuralEmbedder>(options.model_dir, b.pool.get());
+  } else {
+    std::string name = options.model;
+    if (name.empty()) {
+      const DefaultEmbedder fallback = default_embedder();
+      name = fallback.name;
+      if (!fallback.fallback_reason.empty()) {
+        fmt::print(stderr,
+                   "warning: guarding with {} (lexical: every input will be abstained on) because {}\n", name,
+                   fallback.fallback_reason);
+      }
+    }
+    if (name != HashingEmbedder::kId) b.pool = std::make_unique<ThreadPool>(options.threads);
+    b.embedder = make_builtin_embedder(name, b.pool.get());
+  }
+  b.bank = guard::load_bank(options.bank.empty() ? guard::default_bank_path()
+                                                 : std::filesystem::path(options.bank));
+  guard::GuardOptions guard_options;
+  guard_options.threshold = options.threshold;
+  guard_options.use_cache = !options.no_cache;
+  guard_options.classifier_model = options.guard_model;
+  b.guard = std::make_unique<guard::Guard>(*b.embedder, b.bank, guard_options);
+  const std::string& cache = b.guard->probe_info().cache;
+  if (cache.rfind("refit", 0) == 0) {
+    fmt::print(stderr, "warning: the guard's cached probe {} was rejected and refitted ({})\n",
+               b.guard->probe_info().cache_file, cache);
+  }
+  return b;
+}
+
+std::vector<std::string> read_stdin_lines() {
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+int run_guard(const GuardCliOptions& options) {
+  const Built b = build(options);
+  const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  for (const guard::GuardResult& r : b.guard->decide_texts(views)) fmt::print("{}\n", r.to_json());
+  return kExitOk;
+}
+
+int run_guard_eval(const GuardCliOptions& options) {
+  const Built b = build(options);
+  std::vector<guard::BankEntry> labelled;
+  if (options.file.empty()) {
+    labelled = b.bank.split(true);
+    if (labelled.empty()) {
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} has no test split: pass --file LABELLED.jsonl", b.bank.source));
+    }
+  } else {
+    labelled = guard::load_bank(options.file).entries;
+  }
+  const guard::EvalReport report = guard::evaluate(*b.guard, labelled);
+  fmt::print("{}\n", report.to_json(2));
+  return kExitOk;
+}
+
+void add_common(CLI::App* app, GuardCliOptions& o) {
+  app->add_option("--model,-m", o.model,
+                  "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
+                  "hashing-ngram-256, which abstains)");
+  app->add_option("--model-dir", o.model_dir, "A HuggingFace model folder to embed with");
+  app->add_option("--threads", o.threads, "Compute threads (default: the CPUs available)");
+  app->add_option("--guard-bank", o.bank,
+                  "Labelled bank (JSONL {\"text\",\"label\"}; default: the shipped one)");
+  app->add_option("--guard-threshold", o.threshold,
+                  "Flag when score >= this (default: chosen on train folds)")
+      ->check(CLI::Range(0.0F, 1.0F));
+  app->add_option("--guard-model", o.guard_model, "A classifier model for the guard (not available yet)");
+  app->add_flag("--no-cache", o.no_cache, "Fit the probe even when a cached fit exists, and do not cache it");
+}
+
+}  // namespace
+
+Command add_guard_command(CLI::App& root) {
+  auto options = std::make_shared<GuardCliOptions>();
+  CLI::App* app =
+      root.add_subcommand("guard", "Judge texts for prompt injection (arguments, or stdin one per line)");
+  add_common(app, *options);
+  app->add_option("texts", options->texts, "Texts to judge; none reads stdin");
+  return {app, [options] { return run_guard(*options); }};
+}
+
+Command add_guard_eval_command(CLI::App& root) {
+  auto options = std::make_shared<GuardCliOptions>();
+  CLI::App* app =
+      root.add_subcommand("guard-eval", "Precision, recall, F1 and ROC AUC of the guard on labelled JSONL");
+  add_common(app, *options);
+  app->add_option("--file", options->file, "Labelled JSONL to score (default: the bank's test split)");
+  return {app, [options] { return run_guard_eval(*options); }};
+}
+
+}  // namespace warden::cli

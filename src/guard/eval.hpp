@@ -1,0 +1,46 @@
+#pragma once
+// `warden guard-eval`: a guard's decisions on labelled entries, as precision / recall / F1
+// at its threshold and ROC AUC of its scores, next to the nearest-exemplar cosine rule on
+// the same embeddings. Abstentions are counted apart and left out of every metric.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "guard/bank.hpp"
+#include "guard/guard.hpp"
+#include "guard/metrics.hpp"
+
+namespace warden::guard {
+
+// Per category of the labelled entries: how many, how many flagged, how many abstained.
+struct CategoryCounts {
+  std::size_t total = 0;
+  std::size_t attacks = 0;
+  std::size_t flagged = 0;
+  std::size_t abstained = 0;
+};
+
+struct EvalReport {
+  std::string embedder;
+  bool semantic = false;
+  std::size_t total = 0;
+  std::size_t abstained = 0;
+  std::size_t evaluated = 0;  // total - abstained
+  std::size_t attacks = 0;    // attacks among the evaluated
+  float threshold = 0.5F;
+  double l2 = 0.0;                                   // the probe's penalty (0 when nothing was fitted)
+  std::optional<BinaryMetrics> probe;                // empty when nothing was evaluated
+  std::optional<double> probe_auc;                   // empty when a class is missing
+  std::optional<BinaryMetrics> nearest;              // the nearest-exemplar baseline
+  std::map<std::string, CategoryCounts> categories;  // by BankEntry::category ("" when absent)
+
+  // One JSON object (pretty when indent >= 0).
+  [[nodiscard]] std::string to_json(int indent = -1) const;
+};
+
+EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled);
+
+}  // namespace warden::guard

@@ -1,0 +1,462 @@
+#include "guard/guard.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/json_writer.hpp"
+#include "core/utf8.hpp"
+#include "guard/metrics.hpp"
+
+namespace warden::guard {
+
+namespace {
+
+constexpr std::string_view kCacheMagic = "warden-guard-probe 1";
+constexpr std::size_t kEmbedChunk = 64;  // texts per embed_prepared call: bounds the batch's memory
+constexpr std::size_t kFolds = 4;
+constexpr double kL2Candidates[] = {0.1, 1.0, 10.0};
+
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 1469598103934665603ULL) noexcept {
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// Identifies what a fitted probe depends on: the embedder, the train split (texts and
+// labels, in order), the fitting procedure's version (bump the magic when it changes) and
+// the train vectors themselves, rounded to 1e-3 so that thread-count noise in the last bits
+// does not miss the cache: two different models that share an id (two folders of the same
+// name) then never share a fit.
+std::uint64_t probe_key(const Embedder& embedder, std::span<const BankEntry> train,
+                        std::span<const float> vectors) {
+  std::uint64_t h = fnv1a(kCacheMagic);
+  h = fnv1a(embedder.id(), h);
+  h = fnv1a(fmt::format("/{}/", embedder.dim()), h);
+  for (const BankEntry& e : train) {
+    h = fnv1a(e.attack ? "A" : "B", h);
+    h = fnv1a(e.text, h);
+    h = fnv1a(std::string_view("\0", 1), h);
+  }
+  for (const float v : vectors) {
+    const auto q = static_cast<std::int32_t>(std::lround(static_cast<double>(v) * 1000.0));
+    h = fnv1a(std::string_view(reinterpret_cast<const char*>(&q), sizeof q), h);
+  }
+  return h;
+}
+
+std::string file_safe(std::string_view id) {
+  std::string out;
+  for (const char c : id)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+void normalise(std::span<float> v) {
+  double norm = 0.0;
+  for (const float x : v) norm += static_cast<double>(x) * static_cast<double>(x);
+  if (norm <= 0.0) return;
+  const auto inv = static_cast<float>(1.0 / std::sqrt(norm));
+  for (float& x : v) x *= inv;
+}
+
+// Unit rows of `texts`, embedded in chunks.
+std::vector<float> embed_units(const Embedder& embedder, std::span<const std::string> texts) {
+  const std::size_t dim = embedder.dim();
+  std::vector<float> out(texts.size() * dim);
+  for (std::size_t begin = 0; begin < texts.size(); begin += kEmbedChunk) {
+    const std::size_t end = std::min(texts.size(), begin + kEmbedChunk);
+    std::vector<std::string_view> views(texts.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        texts.begin() + static_cast<std::ptrdiff_t>(end));
+    const Embeddings e = embedder.embed(views);
+    std::copy(e.values().begin(), e.values().end(), out.begin() + static_cast<std::ptrdiff_t>(begin * dim));
+  }
+  for (std::size_t i = 0; i < texts.size(); ++i) normalise({out.data() + i * dim, dim});
+  return out;
+}
+
+double log_loss(std::span<const double> p, std::span<const std::uint8_t> y) {
+  double loss = 0.0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double q = std::clamp(y[i] != 0 ? p[i] : 1.0 - p[i], 1e-12, 1.0);
+    loss -= std::log(q);
+  }
+  return loss;
+}
+
+// The threshold with the best F1 on (scores, truth): candidates are the midpoints between
+// consecutive distinct scores; ties go to the one nearest 0.5.
+float best_threshold(std::span<const double> scores, const std::vector<bool>& truth) {
+  std::vector<double> sorted(scores.begin(), scores.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<double> candidates{0.5};
+  for (std::size_t i = 0; i + 1 < sorted.size(); ++i) candidates.push_back((sorted[i] + sorted[i + 1]) / 2.0);
+  double best = 0.5, best_f1 = -1.0;
+  std::vector<bool> predicted(scores.size());
+  for (const double t : candidates) {
+    for (std::size_t i = 0; i < scores.size(); ++i) predicted[i] = scores[i] >= t;
+    const BinaryMetrics m = binary_metrics(truth, predicted);
+    if (m.f1 > best_f1 + 1e-12 ||
+        (std::abs(m.f1 - best_f1) <= 1e-12 && std::abs(t - 0.5) < std::abs(best - 0.5))) {
+      best_f1 = m.f1;
+      best = t;
+    }
+  }
+  return static_cast<float>(best);
+}
+
+struct Fitted {
+  LogisticModel model;
+  double l2 = 1.0;
+  float threshold = 0.5F;
+};
+
+// Chooses l2 by the out-of-fold log-loss of a k-fold split of train (fold = index mod k),
+// and the threshold by the out-of-fold F1 at that l2; then fits on all of train. The test
+// split is never seen here.
+Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const std::uint8_t> labels) {
+  const std::size_t n = labels.size();
+  Fitted best;
+  double best_loss = INFINITY;
+  std::vector<double> best_oof;
+  for (const double l2 : kL2Candidates) {
+    std::vector<double> oof(n, 0.5);
+    for (std::size_t fold = 0; fold < kFolds; ++fold) {
+      std::vector<float> fit_rows;
+      std::vector<std::uint8_t> fit_labels;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i % kFolds == fold) continue;
+        fit_rows.insert(fit_rows.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * dim),
+                        rows.begin() + static_cast<std::ptrdiff_t>((i + 1) * dim));
+        fit_labels.push_back(labels[i]);
+      }
+      const LogisticModel m = fit_logistic(fit_rows, dim, fit_labels, {.l2 = l2});
+      for (std::size_t i = fold; i < n; i += kFolds) oof[i] = m.probability(rows.subspan(i * dim, dim));
+    }
+    const double loss = log_loss(oof, labels);
+    if (loss < best_loss) {
+      best_loss = loss;
+      best.l2 = l2;
+      best_oof = std::move(oof);
+    }
+  }
+  const std::vector<bool> truth(labels.begin(), labels.end());
+  best.threshold = best_threshold(best_oof, truth);
+  best.model = fit_logistic(rows, dim, labels, {.l2 = best.l2});
+  return best;
+}
+
+std::string hex_double(double v) {
+  return fmt::format("{:a}", v);
+}
+
+std::string serialise(const Embedder& embedder, std::uint64_t key, const Fitted& f) {
+  std::string s = fmt::format("{}\nembedder {}\nbank {:016x}\ndim {}\nl2 {}\nthreshold {}\nbias {}\nweights",
+                              kCacheMagic, embedder.id(), key, embedder.dim(), hex_double(f.l2),
+                              hex_double(f.threshold), hex_double(f.model.bias));
+  for (const double w : f.model.weights) {
+    s += ' ';
+    s += hex_double(w);
+  }
+  s += "\n";
+  s += fmt::format("checksum {:016x}\n", fnv1a(s));
+  return s;
+}
+
+// Parses a cache file; nullopt with `why` set when anything does not verify.
+std::optional<Fitted> deserialise(std::string_view bytes, const Embedder& embedder, std::uint64_t key,
+                                  std::string& why) {
+  const std::size_t tail = bytes.rfind("checksum ");
+  if (tail == std::string_view::npos || (tail != 0 && bytes[tail - 1] != '\n')) {
+    why = "no checksum";
+    return std::nullopt;
+  }
+  if (bytes.substr(tail) != fmt::format("checksum {:016x}\n", fnv1a(bytes.substr(0, tail)))) {
+    why = "checksum mismatch";
+    return std::nullopt;
+  }
+  std::istringstream in{std::string(bytes.substr(0, tail))};
+  std::string line, word;
+  std::getline(in, line);
+  if (line != kCacheMagic) {
+    why = "not a guard probe file";
+    return std::nullopt;
+  }
+  const auto field = [&](std::string_view name) -> std::optional<std::string> {
+    std::string l;
+    if (!std::getline(in, l) || l.rfind(std::string(name) + " ", 0) != 0) return std::nullopt;
+    return l.substr(name.size() + 1);
+  };
+  const auto number = [](const std::optional<std::string>& s) -> std::optional<double> {
+    if (!s) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(s->c_str(), &end);
+    if (end == s->c_str() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+    return v;
+  };
+  const auto id = field("embedder");
+  const auto bank = field("bank");
+  const auto dim = field("dim");
+  const auto l2 = number(field("l2"));
+  const auto threshold = number(field("threshold"));
+  const auto bias = number(field("bias"));
+  const auto weights = field("weights");
+  if (!id || *id != embedder.id() || !bank || *bank != fmt::format("{:016x}", key) || !dim ||
+      *dim != std::to_string(embedder.dim())) {
+    why = "written for another embedder or bank";
+    return std::nullopt;
+  }
+  if (!l2 || !threshold || !bias || !weights || *threshold < 0.0 || *threshold > 1.0) {
+    why = "malformed fields";
+    return std::nullopt;
+  }
+  Fitted f;
+  f.l2 = *l2;
+  f.threshold = static_cast<float>(*threshold);
+  f.model.bias = *bias;
+  std::istringstream ws(*weights);
+  while (ws >> word) {
+    const auto w = number(word);
+    if (!w) {
+      why = "malformed weights";
+      return std::nullopt;
+    }
+    f.model.weights.push_back(*w);
+  }
+  if (f.model.weights.size() != embedder.dim()) {
+    why = "wrong number of weights";
+    return std::nullopt;
+  }
+  return f;
+}
+
+}  // namespace
+
+std::filesystem::path default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return std::filesystem::path(xdg) / "warden" / "guard";
+  }
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache" / "warden" /
+         "guard";
+}
+
+std::string GuardResult::to_json() const {
+  JsonWriter w;
+  w.begin_object();
+  w.key("flagged");
+  flagged ? w.value(*flagged) : w.value(nullptr);
+  w.key("score");
+  score ? w.value(*score) : w.value(nullptr);
+  w.key("method").value(method);
+  if (!label.empty()) w.key("label").value(label);
+  if (!closest_exemplar.empty()) w.key("closest_exemplar").value(closest_exemplar);
+  w.key("embedder").value(embedder);
+  w.key("semantic").value(semantic);
+  if (!reason.empty()) w.key("reason").value(reason);
+  w.end_object();
+  return w.take();
+}
+
+Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) : embedder_(embedder) {
+  if (!options.classifier_model.empty()) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("the guard's classifier method is not available yet ({}); "
+                            "the probe (the default) is",
+                            options.classifier_model.string()));
+  }
+  if (options.threshold && !(*options.threshold >= 0.0F && *options.threshold <= 1.0F)) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("the guard threshold must lie in [0, 1], not {}", *options.threshold));
+  }
+  info_.cache = "off";
+  threshold_ = options.threshold.value_or(threshold_);
+  if (!embedder.semantic()) return;  // nothing to fit: every decision abstains
+
+  const std::vector<BankEntry> train = bank.split(false);
+  std::size_t attacks = 0;
+  for (const BankEntry& e : train) attacks += e.attack ? 1 : 0;
+  if (attacks < kFolds || train.size() - attacks < kFolds) {
+    throw Error(
+        ErrorKind::InvalidInput,
+        fmt::format("{}: the train split needs at least {} attacks and {} benign texts (it has {} and {})",
+                    bank.source, kFolds, kFolds, attacks, train.size() - attacks));
+  }
+  const std::size_t dim = embedder.dim();
+  for (const BankEntry& e : train) {
+    exemplar_text_.push_back(e.text);
+    exemplar_attack_.push_back(e.attack);
+  }
+  exemplars_ = embed_units(embedder, exemplar_text_);
+
+  const std::uint64_t key = probe_key(embedder, train, exemplars_);
+  std::optional<Fitted> fitted;
+  std::filesystem::path file;
+  if (options.use_cache) {
+    file = options.cache_dir.value_or(default_cache_dir()) /
+           fmt::format("{}-{:016x}.probe", file_safe(embedder.id()), key);
+    info_.cache_file = file.string();
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec)) {
+      std::string why;
+      try {
+        fitted = deserialise(read_file(file), embedder, key, why);
+      } catch (const Error& e) {
+        why = e.what();
+      }
+      info_.cache = fitted ? "hit" : "refit: " + why;
+    }
+  }
+  if (!fitted) {
+    std::vector<std::uint8_t> labels(exemplar_attack_.begin(), exemplar_attack_.end());
+    fitted = fit_probe(exemplars_, dim, labels);
+    if (options.use_cache) {
+      // A cache that cannot be written only costs the next start a refit: say so, go on.
+      try {
+        std::filesystem::create_directories(file.parent_path());
+        write_file_atomic(file, serialise(embedder, key, *fitted));
+        if (info_.cache == "off") info_.cache = "written";
+      } catch (const std::exception& e) {
+        info_.cache += fmt::format(" (not cached: {})", e.what());
+      }
+    }
+  }
+  probe_ = std::move(fitted->model);
+  info_.l2 = fitted->l2;
+  info_.threshold = fitted->threshold;
+  threshold_ = options.threshold.value_or(fitted->threshold);
+}
+
+namespace {
+
+// True when more than half of the text's non-space code points lie inside unknown tokens,
+// as the embedder's tokenize() reports them; false when it has no tokenizer.
+bool mostly_unknown_text(const Embedder& embedder, std::uint32_t unk, std::string_view text) {
+  std::vector<TokenInfo> tokens;
+  try {
+    tokens = embedder.tokenize(text, InputOptions{});
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Unsupported) return false;
+    throw;
+  }
+  std::vector<bool> unknown(text.size(), false);
+  for (const TokenInfo& t : tokens) {
+    if (t.id != unk || !t.start || !t.stop) continue;
+    for (std::size_t b = *t.start; b < *t.stop && b < text.size(); ++b) unknown[b] = true;
+  }
+  std::size_t total = 0, covered = 0;
+  for (std::size_t b = 0; b < text.size(); ++b) {
+    const auto c = static_cast<unsigned char>(text[b]);
+    if ((c & 0xC0U) == 0x80U || std::isspace(c) != 0) continue;  // count each code point once, skip spaces
+    ++total;
+    covered += unknown[b] ? 1 : 0;
+  }
+  return 2 * covered > total;
+}
+
+}  // namespace
+
+GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input,
+                          std::string_view text) const {
+  GuardResult r;
+  r.embedder = std::string(embedder_.id());
+  r.semantic = embedder_.semantic();
+  if (!r.semantic) {
+    r.method = "abstained";
+    r.reason = std::string(kLexicalReason);
+    return r;
+  }
+  if (row.size() != embedder_.dim()) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("guard: a row of {} values for a {}-d embedder", row.size(), embedder_.dim()));
+  }
+  if (const auto unk = embedder_.unknown_token_id(); unk && !input.ids.empty()) {
+    const auto unknown = static_cast<std::size_t>(std::count(input.ids.begin(), input.ids.end(), *unk));
+    if (2 * unknown > input.ids.size() ||
+        (unknown > 0 && !text.empty() && mostly_unknown_text(embedder_, *unk, text))) {
+      r.method = "abstained";
+      r.reason = std::string(kUnknownReason);
+      return r;
+    }
+  }
+  std::vector<float> unit(row.begin(), row.end());
+  normalise(unit);
+  const double p = probe_.probability(unit);
+  r.method = "probe";
+  r.score = static_cast<float>(p);
+  r.flagged = *r.score >= threshold_;
+  r.label = *r.flagged ? "attack" : "benign";
+  const std::size_t dim = embedder_.dim();
+  double best = -INFINITY;
+  for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
+    if (!exemplar_attack_[i]) continue;
+    double dot = 0.0;
+    for (std::size_t j = 0; j < dim; ++j)
+      dot += static_cast<double>(unit[j]) * static_cast<double>(exemplars_[i * dim + j]);
+    if (dot > best) {
+      best = dot;
+      r.closest_exemplar = exemplar_text_[i];
+    }
+  }
+  return r;
+}
+
+bool Guard::nearest_is_attack(std::span<const float> unit_row) const {
+  if (exemplar_text_.empty())
+    throw Error(ErrorKind::Unsupported, "the nearest-exemplar rule needs a semantic embedder");
+  const std::size_t dim = embedder_.dim();
+  double best = -INFINITY;
+  bool attack = false;
+  for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
+    double dot = 0.0;
+    for (std::size_t j = 0; j < dim; ++j)
+      dot += static_cast<double>(unit_row[j]) * static_cast<double>(exemplars_[i * dim + j]);
+    if (dot > best) {
+      best = dot;
+      attack = exemplar_attack_[i];
+    }
+  }
+  return attack;
+}
+
+std::vector<GuardResult> Guard::decide_texts(std::span<const std::string_view> texts) const {
+  std::vector<PreparedInput> prepared;
+  prepared.reserve(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    utf8::require_valid(texts[i], fmt::format("input {}", i));
+    try {
+      prepared.push_back(embedder_.prepare(texts[i], InputOptions{}));
+    } catch (const Error& e) {
+      throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
+    }
+  }
+  std::vector<GuardResult> out;
+  out.reserve(texts.size());
+  if (abstains_always()) {  // nothing to embed: the answer does not depend on the vector
+    for (const PreparedInput& p : prepared) out.push_back(decide({}, p));
+    return out;
+  }
+  const std::size_t dim = embedder_.dim();
+  for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
+    const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
+    std::vector<const PreparedInput*> batch;
+    for (std::size_t i = begin; i < end; ++i) batch.push_back(&prepared[i]);
+    std::vector<float> rows(batch.size() * dim);
+    embedder_.embed_prepared(batch, rows);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      out.push_back(decide({rows.data() + i * dim, dim}, *batch[i], texts[begin + i]));
+  }
+  return out;
+}
+
+}  // namespace warden::guard

@@ -1,0 +1,111 @@
+#pragma once
+// The prompt-injection guard (issue 7): decides per input whether it is an attack, or
+// abstains when it cannot judge. Methods, in order:
+//   classifier  a sequence-classification model configured for the guard (not available
+//               yet: asking for it is Error(Unsupported));
+//   probe       the default: an L2-regularised logistic regression fitted on the bank's
+//               train split embedded with the guard's embedder; score = its probability,
+//               flagged = score >= threshold;
+//   abstained   the embedder is lexical (semantic() == false: it cannot judge paraphrased
+//               attacks), or more than half of the input's tokens, or of the characters
+//               they cover, are the unknown token (text the model cannot read). flagged
+//               and score are then empty.
+//
+// The server calls decide(row, prepared) with rows its own batches produced; the CLI and
+// tests call decide_texts(). The fitted probe is cached per embedder and bank
+// (${XDG_CACHE_HOME:-~/.cache}/warden/guard/); a cache file that does not verify is refitted.
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "embed/embedder.hpp"
+#include "guard/bank.hpp"
+#include "guard/logistic.hpp"
+#include "guard/metrics.hpp"
+
+namespace warden::guard {
+
+struct GuardResult {
+  std::optional<bool> flagged;   // empty when abstained
+  std::optional<float> score;    // the probe's probability; empty when abstained
+  std::string method;            // "probe" | "abstained" | "classifier"
+  std::string label;             // "attack" | "benign" when decided; empty when abstained
+  std::string closest_exemplar;  // the nearest train attack by cosine; empty when abstained
+  std::string embedder;
+  bool semantic = false;
+  std::string reason;  // why it abstained; empty otherwise
+
+  // One compact JSON object with the issue's fields (absent optionals are null).
+  [[nodiscard]] std::string to_json() const;
+};
+
+struct GuardOptions {
+  std::optional<float> threshold{};                  // overrides the one chosen on train folds
+  std::optional<std::filesystem::path> cache_dir{};  // default: default_cache_dir()
+  bool use_cache = true;                             // false: always fit, never read or write the cache
+  std::filesystem::path classifier_model{};          // non-empty: the classifier method (not available yet)
+};
+
+// ${XDG_CACHE_HOME:-$HOME/.cache}/warden/guard.
+std::filesystem::path default_cache_dir();
+
+// What the probe's fit chose, and how it was obtained.
+struct ProbeInfo {
+  double l2 = 0.0;
+  float threshold = 0.5F;  // chosen on the validation part of train (or the cache's)
+  std::string cache;       // "hit", "written", "refit: <why the file was rejected>", "off"
+  std::string cache_file;
+};
+
+class Guard {
+ public:
+  // Embeds the bank's train split with `embedder` (not owned; must outlive the Guard) and
+  // fits or loads the probe. On a lexical embedder nothing is fitted: every decision
+  // abstains. Error(InvalidInput) when the train split lacks attacks or benign texts;
+  // Error(Unsupported) when options.classifier_model is set.
+  Guard(const Embedder& embedder, const Bank& bank, GuardOptions options = {});
+
+  // `row` is the embedder's pooled vector for `input` (normalised here when it is not a unit
+  // vector); `input` is what prepare() made of it. The unknown-token rule counts its ids;
+  // pass the input's `text` too where there is one, because a tokenizer that merges a run
+  // of unknown characters into one token (use-lite does) hides how much of the text it
+  // could not read: with the text, the rule also weighs the characters each unknown token
+  // covers against the text's non-space characters.
+  [[nodiscard]] GuardResult decide(std::span<const float> row, const PreparedInput& input,
+                                   std::string_view text = {}) const;
+  // Prepares and embeds the texts itself (Error(InvalidInput) naming the index of a bad one).
+  [[nodiscard]] std::vector<GuardResult> decide_texts(std::span<const std::string_view> texts) const;
+
+  // The nearest-exemplar rule over the train split (the baseline guard-eval reports): true
+  // when the train text nearest by cosine is an attack. Requires a semantic embedder.
+  [[nodiscard]] bool nearest_is_attack(std::span<const float> unit_row) const;
+
+  [[nodiscard]] const Embedder& embedder() const noexcept { return embedder_; }
+  [[nodiscard]] bool abstains_always() const noexcept { return !embedder_.semantic(); }
+  [[nodiscard]] float threshold() const noexcept { return threshold_; }
+  [[nodiscard]] const ProbeInfo& probe_info() const noexcept { return info_; }
+
+  // Reason strings, fixed so that callers and tests can match them.
+  static constexpr std::string_view kLexicalReason =
+      "the embedder is lexical (semantic = false): it matches words, not meaning, so it cannot judge "
+      "paraphrased attacks";
+  static constexpr std::string_view kUnknownReason =
+      "more than half of the input is the unknown token (its tokens, or the characters they cover): the "
+      "text lies outside the embedder's vocabulary, so it cannot be judged";
+
+ private:
+  const Embedder& embedder_;
+  LogisticModel probe_;
+  float threshold_ = 0.5F;
+  ProbeInfo info_;
+  std::vector<float> exemplars_;       // unit rows of the train split
+  std::vector<bool> exemplar_attack_;  // their labels
+  std::vector<std::string> exemplar_text_;
+};
+
+}  // namespace warden::guard
