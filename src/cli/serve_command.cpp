@@ -19,6 +19,8 @@
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
 #include "embed/sequence_classifier.hpp"
+#include "guard/bank.hpp"
+#include "guard/guard.hpp"
 #include "http/server.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
@@ -45,7 +47,36 @@ struct ServeOptions {
   http::RouterOptions router;
   http::ServerOptions server;
   std::optional<std::size_t> io_threads;
+  bool no_guard = false;
+  std::string guard_bank;
+  std::optional<float> guard_threshold;
 };
+
+// The guard over the served embedder (POST /guard). Fitting it embeds the bank's train
+// split once (milliseconds with use-lite; cached after the first start). A bank that
+// cannot be loaded leaves the server up without a guard, loudly: /guard then answers 424.
+std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embedder& embedder,
+                                         guard::Bank& bank) {
+  if (options.no_guard) return nullptr;
+  try {
+    bank = guard::load_bank(options.guard_bank.empty() ? guard::default_bank_path()
+                                                        : std::filesystem::path(options.guard_bank));
+    guard::GuardOptions guard_options;
+    guard_options.threshold = options.guard_threshold;
+    auto g = std::make_unique<guard::Guard>(embedder, bank, guard_options);
+    if (g->abstains_always()) {
+      fmt::print(stderr, "warden serve: guard: {} is lexical, so /guard abstains on every input\n", embedder.id());
+    } else {
+      fmt::print(stderr, "warden serve: guard: probe on {} ({} bank rows, threshold {:.3f}, cache {})\n",
+                 embedder.id(), bank.entries.size(), g->threshold(), g->probe_info().cache);
+    }
+    return g;
+  } catch (const Error& e) {
+    if (!options.guard_bank.empty()) throw;  // a bank the user named must load
+    fmt::print(stderr, "warden serve: warning: no guard (/guard answers 424): {}\n", e.what());
+    return nullptr;
+  }
+}
 
 struct Loaded {
   std::unique_ptr<ThreadPool> pool;
@@ -99,7 +130,10 @@ int run_serve(ServeOptions options) {
   const serving::SystemResources resources = serving::detect();
   const std::size_t compute_threads = options.threads.value_or(resources.cpus);
   Loaded loaded = load_embedder(options, compute_threads);
-  const http::ServedModel served{loaded.embedder.get(), loaded.classifier.get()};
+  guard::Bank bank;
+  const std::unique_ptr<guard::Guard> guard =
+      loaded.embedder ? make_guard(options, *loaded.embedder, bank) : nullptr;
+  const http::ServedModel served{loaded.embedder.get(), loaded.classifier.get(), guard.get()};
   const std::size_t width = loaded.embedder ? loaded.embedder->dim() : loaded.classifier->hidden_size();
 
   // Batch limits from the memory there is, for this model's width.
@@ -246,6 +280,15 @@ Command add_serve_command(CLI::App& root) {
                   "Open connections at most; more are closed at once (0: from the file-descriptor limit)")
       ->capture_default_str()
       ->envname("WARDEN_MAX_CONNECTIONS");
+  app->add_flag("--no-guard", o->no_guard, "Do not fit the prompt-injection guard (POST /guard then answers 424)")
+      ->envname("WARDEN_NO_GUARD");
+  app->add_option("--guard-bank", o->guard_bank,
+                  "The guard's labelled bank (JSONL {\"text\",\"label\"}; default: the shipped one)")
+      ->envname("WARDEN_GUARD_BANK");
+  app->add_option("--guard-threshold", o->guard_threshold,
+                  "Probe score at which /guard flags an input (default: chosen on the bank's train folds)")
+      ->check(CLI::Range(0.0F, 1.0F))
+      ->envname("WARDEN_GUARD_THRESHOLD");
   return {app, [o] { return run_serve(*o); }};
 }
 

@@ -21,12 +21,6 @@ namespace warden::http {
 
 namespace {
 
-std::size_t code_points(std::string_view text) {
-  std::size_t n = 0;
-  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
-  return n;
-}
-
 float sigmoid(float x) {
   return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
 }

@@ -45,13 +45,6 @@ Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, b
   return rows;
 }
 
-// TEI's x-compute-characters counts characters: code points, not bytes (texts are valid
-// UTF-8 by now, so every byte that is not a continuation byte starts one).
-std::size_t code_points(std::string_view text) {
-  std::size_t n = 0;
-  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
-  return n;
-}
 
 void check_dimensions(std::optional<std::size_t> dimensions, std::size_t dim) {
   if (dimensions && (*dimensions == 0 || *dimensions > dim)) {
@@ -183,6 +176,7 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
           result->pooled = std::move(done.pooled);
           result->per_token = std::move(done.per_token);
           for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
+          result->prepared = done.take_prepared();
           workers.post([this, call, result, format = std::move(format)] {
             try {
               finish(*call, format(*result));

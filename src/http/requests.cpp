@@ -328,6 +328,24 @@ TokenizeRequest parse_tokenize(std::string_view body) {
   return request;
 }
 
+GuardRequest parse_guard(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  GuardRequest request;
+  const element field = required_field(obj, "inputs");
+  std::string_view s;
+  if (field.get(s) == simdjson::SUCCESS) {
+    request.inputs.emplace_back(s);
+    request.single = true;
+  } else if (field.is_array()) {
+    request.inputs = string_list(field, "inputs");
+  } else {
+    throw validation("`inputs` must be a string or a list of strings", "inputs");
+  }
+  if (const auto model = optional_string(obj, "model")) request.model = *model;
+  return request;
+}
+
 DecodeRequest parse_decode(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);

@@ -81,6 +81,14 @@ struct TokenizeRequest {
 };
 TokenizeRequest parse_tokenize(std::string_view body);
 
+// Warden's POST /guard: {"inputs": str | [str], "model"?: str}.
+struct GuardRequest {
+  std::vector<std::string> inputs;
+  bool single = false;  // `inputs` was one string (the answer is a list either way)
+  std::string model;    // accepted; one model per process answers
+};
+GuardRequest parse_guard(std::string_view body);
+
 // TEI POST /decode: {"ids": [ids] | [[ids],...], "skip_special_tokens": true}.
 struct DecodeRequest {
   std::vector<std::vector<std::uint32_t>> ids;

@@ -42,6 +42,7 @@ constexpr std::array kRoutes = {
     RouteEntry{"/decode", "POST", Access::Key},     RouteEntry{"/predict", "POST", Access::Key},
     RouteEntry{"/rerank", "POST", Access::Key},     RouteEntry{"/v1/embeddings", "POST", Access::Key},
     RouteEntry{"/v1/models", "GET", Access::Key},   RouteEntry{"/v1/rerank", "POST", Access::Key},
+    RouteEntry{"/guard", "POST", Access::Key},
 };
 
 char lower(char c) {
@@ -276,6 +277,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     if (path == "/rerank") return impl.rerank(call, request.body);
     if (path == "/v1/rerank") return impl.v1_rerank(call, request.body);
     if (path == "/predict") return impl.predict(call, request.body);
+    if (path == "/guard") return impl.guard(call, request.body);
     throw ApiError(500, "Backend", fmt::format("route {} has no handler", path));
   } catch (...) {
     const MappedError e = map_exception(std::current_exception(), {});

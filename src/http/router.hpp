@@ -25,6 +25,10 @@ class WorkerPool;
 class MetricsRegistry;
 }  // namespace warden::serving
 
+namespace warden::guard {
+class Guard;
+}  // namespace warden::guard
+
 namespace warden::http {
 
 struct RouterOptions {
@@ -41,6 +45,8 @@ struct RouterOptions {
 struct ServedModel {
   const Embedder* embedder = nullptr;
   const SequenceClassifier* classifier = nullptr;
+  // The prompt-injection guard over `embedder` (POST /guard); null: /guard answers 424.
+  const guard::Guard* guard = nullptr;
 };
 
 class Router final : public Handler {

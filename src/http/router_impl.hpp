@@ -34,11 +34,20 @@ struct Call {
   std::size_t characters = 0;
 };
 
+// TEI's x-compute-characters counts characters: code points, not bytes (texts are valid
+// UTF-8 by then, so every byte that is not a continuation byte starts one).
+inline std::size_t code_points(std::string_view text) noexcept {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
+}
+
 // What an embedding job leaves behind for the response: moved out of the job when it completes.
 struct EmbedResult {
   Embeddings pooled;
   std::vector<Embeddings> per_token;
-  std::vector<std::size_t> tokens;  // per input
+  std::vector<std::size_t> tokens;     // per input
+  std::vector<PreparedInput> prepared;  // the inputs themselves (the guard reads their ids)
 };
 
 // What a classification job leaves behind: inputs x labels raw logits.
@@ -107,6 +116,7 @@ struct Router::Impl {
   // Routes.
   void embed(std::shared_ptr<Call> call, std::string_view body, bool all);
   void openai_embed(std::shared_ptr<Call> call, std::string_view body);
+  void guard(std::shared_ptr<Call> call, std::string_view body);
   void similarity(std::shared_ptr<Call> call, std::string_view body);
   void tokenize(std::shared_ptr<Call> call, std::string_view body);
   void decode(std::shared_ptr<Call> call, std::string_view body);

@@ -20,6 +20,8 @@ class EmbedJob final : public Job {
            std::shared_ptr<const Cancellation> cancellation, Done done);
 
   [[nodiscard]] const std::vector<PreparedInput>& prepared() const noexcept { return inputs_; }
+  // Hands the inputs over once the job is complete (no runner reads them any more).
+  [[nodiscard]] std::vector<PreparedInput> take_prepared() noexcept { return std::move(inputs_); }
   // Filled row by row as batches complete: pooled vectors (EmbedRunner).
   Embeddings pooled;
   // One tokens x dim matrix per input (TokenEmbedRunner).
