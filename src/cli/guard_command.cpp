@@ -1,7 +1,8 @@
 // `warden guard` (decide per input: one JSON line each) and `warden guard-eval` (precision,
 // recall, F1 and ROC AUC of the configured guard on labelled JSONL). Both build the same
 // Guard: the embedder (default: use-lite when converted), the bank (--guard-bank, default
-// the shipped one) and the probe fitted on the bank's train split.
+// the shipped one) and the probe fitted on the bank's train split; or, with --guard-model,
+// the classifier method over that model (the bank then only supplies guard-eval's test split).
 
 #include <iostream>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
+#include "embed/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/eval.hpp"
 #include "guard/guard.hpp"
@@ -32,6 +34,7 @@ struct GuardCliOptions {
   std::string bank;
   std::optional<float> threshold;
   std::string guard_model;
+  std::string positive_label;
   bool no_cache = false;
   std::vector<std::string> texts;  // guard
   std::string file;                // guard-eval
@@ -41,15 +44,40 @@ struct GuardCliOptions {
 struct Built {
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<Embedder> embedder;
+  std::unique_ptr<SequenceClassifier> classifier;  // the classifier method's model
   guard::Bank bank;
   std::unique_ptr<guard::Guard> guard;
 };
 
-Built build(const GuardCliOptions& options) {
+// `need_bank`: guard-eval reads the bank's test split even when the classifier decides;
+// `warden guard --guard-model` needs no bank at all.
+Built build(const GuardCliOptions& options, bool need_bank) {
   if (!options.model.empty() && !options.model_dir.empty()) {
     throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
   }
   Built b;
+  const auto load_bank = [&] {
+    b.bank = guard::load_bank(options.bank.empty() ? guard::default_bank_path()
+                                                   : std::filesystem::path(options.bank));
+  };
+  guard::GuardOptions guard_options;
+  guard_options.threshold = options.threshold;
+  guard_options.use_cache = !options.no_cache;
+  guard_options.positive_label = options.positive_label;
+  if (!options.guard_model.empty()) {
+    if (!options.model.empty() || !options.model_dir.empty()) {
+      throw Error(ErrorKind::InvalidArgument,
+                  "--guard-model decides by itself: give it without --model or --model-dir");
+    }
+    b.pool = std::make_unique<ThreadPool>(options.threads);
+    b.classifier = std::make_unique<NeuralClassifier>(options.guard_model, b.pool.get());
+    b.guard = std::make_unique<guard::Guard>(*b.classifier, guard_options);
+    if (need_bank) load_bank();
+    return b;
+  }
+  if (!options.positive_label.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "--guard-positive-label needs --guard-model");
+  }
   if (!options.model_dir.empty()) {
     b.pool = std::make_unique<ThreadPool>(options.threads);
     b.embedder = std::make_unique<NeuralEmbedder>(options.model_dir, b.pool.get());
@@ -67,12 +95,7 @@ Built build(const GuardCliOptions& options) {
     if (name != HashingEmbedder::kId) b.pool = std::make_unique<ThreadPool>(options.threads);
     b.embedder = make_builtin_embedder(name, b.pool.get());
   }
-  b.bank = guard::load_bank(options.bank.empty() ? guard::default_bank_path()
-                                                 : std::filesystem::path(options.bank));
-  guard::GuardOptions guard_options;
-  guard_options.threshold = options.threshold;
-  guard_options.use_cache = !options.no_cache;
-  guard_options.classifier_model = options.guard_model;
+  load_bank();
   b.guard = std::make_unique<guard::Guard>(*b.embedder, b.bank, guard_options);
   const std::string& cache = b.guard->probe_info().cache;
   if (cache.rfind("refit", 0) == 0) {
@@ -93,7 +116,7 @@ std::vector<std::string> read_stdin_lines() {
 }
 
 int run_guard(const GuardCliOptions& options) {
-  const Built b = build(options);
+  const Built b = build(options, false);
   const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
   for (const guard::GuardResult& r : b.guard->decide_texts(views)) fmt::print("{}\n", r.to_json());
@@ -101,7 +124,7 @@ int run_guard(const GuardCliOptions& options) {
 }
 
 int run_guard_eval(const GuardCliOptions& options) {
-  const Built b = build(options);
+  const Built b = build(options, options.file.empty());
   std::vector<guard::BankEntry> labelled;
   if (options.file.empty()) {
     labelled = b.bank.split(true);
@@ -126,9 +149,14 @@ void add_common(CLI::App* app, GuardCliOptions& o) {
   app->add_option("--guard-bank", o.bank,
                   "Labelled bank (JSONL {\"text\",\"label\"}; default: the shipped one)");
   app->add_option("--guard-threshold", o.threshold,
-                  "Flag when score >= this (default: chosen on train folds)")
+                  "Flag when score >= this (default: chosen on train folds; 0.5 with --guard-model)")
       ->check(CLI::Range(0.0F, 1.0F));
-  app->add_option("--guard-model", o.guard_model, "A classifier model for the guard (not available yet)");
+  app->add_option(
+      "--guard-model", o.guard_model,
+      "A *ForSequenceClassification folder that decides instead of the probe (the classifier method)");
+  app->add_option("--guard-positive-label", o.positive_label,
+                  "The --guard-model label whose probability is the score (default: the first naming "
+                  "INJECTION, ATTACK, JAILBREAK or UNSAFE)");
   app->add_flag("--no-cache", o.no_cache, "Fit the probe even when a cached fit exists, and do not cache it");
 }
 

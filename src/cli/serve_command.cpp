@@ -3,6 +3,7 @@
 // can be overridden by a flag or a WARDEN_* variable, and the configuration in effect is
 // printed at start-up, so what a server runs with is never a guess.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -50,6 +51,8 @@ struct ServeOptions {
   bool no_guard = false;
   std::string guard_bank;
   std::optional<float> guard_threshold;
+  std::string guard_model;
+  std::string guard_positive_label;
 };
 
 // The guard over the served embedder (POST /guard). Fitting it embeds the bank's train
@@ -60,12 +63,13 @@ std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embe
   if (options.no_guard) return nullptr;
   try {
     bank = guard::load_bank(options.guard_bank.empty() ? guard::default_bank_path()
-                                                        : std::filesystem::path(options.guard_bank));
+                                                       : std::filesystem::path(options.guard_bank));
     guard::GuardOptions guard_options;
     guard_options.threshold = options.guard_threshold;
     auto g = std::make_unique<guard::Guard>(embedder, bank, guard_options);
     if (g->abstains_always()) {
-      fmt::print(stderr, "warden serve: guard: {} is lexical, so /guard abstains on every input\n", embedder.id());
+      fmt::print(stderr, "warden serve: guard: {} is lexical, so /guard abstains on every input\n",
+                 embedder.id());
     } else {
       fmt::print(stderr, "warden serve: guard: probe on {} ({} bank rows, threshold {:.3f}, cache {})\n",
                  embedder.id(), bank.entries.size(), g->threshold(), g->probe_info().cache);
@@ -76,6 +80,20 @@ std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embe
     fmt::print(stderr, "warden serve: warning: no guard (/guard answers 424): {}\n", e.what());
     return nullptr;
   }
+}
+
+// The classifier method (--guard-model): the guard decides with its own model, whatever kind
+// the served model is. Unlike the probe's bank, a model the user named must load: any
+// failure stops the server.
+std::unique_ptr<guard::Guard> make_classifier_guard(const ServeOptions& options,
+                                                    const SequenceClassifier& classifier) {
+  guard::GuardOptions guard_options;
+  guard_options.threshold = options.guard_threshold;
+  guard_options.positive_label = options.guard_positive_label;
+  auto g = std::make_unique<guard::Guard>(classifier, guard_options);
+  fmt::print(stderr, "warden serve: guard: classifier {} (positive label {}, threshold {:.3f})\n",
+             classifier.id(), classifier.labels()[g->positive_label()], g->threshold());
+  return g;
 }
 
 struct Loaded {
@@ -129,12 +147,31 @@ Loaded load_embedder(const ServeOptions& options, std::size_t compute_threads) {
 int run_serve(ServeOptions options) {
   const serving::SystemResources resources = serving::detect();
   const std::size_t compute_threads = options.threads.value_or(resources.cpus);
+  if (!options.guard_model.empty() && options.no_guard) {
+    throw Error(ErrorKind::InvalidArgument, "give --guard-model or --no-guard, not both");
+  }
+  if (!options.guard_positive_label.empty() && options.guard_model.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "--guard-positive-label needs --guard-model");
+  }
   Loaded loaded = load_embedder(options, compute_threads);
   guard::Bank bank;
-  const std::unique_ptr<guard::Guard> guard =
-      loaded.embedder ? make_guard(options, *loaded.embedder, bank) : nullptr;
+  std::unique_ptr<ThreadPool> guard_pool;
+  std::unique_ptr<NeuralClassifier> guard_classifier;
+  std::unique_ptr<guard::Guard> guard;
+  if (!options.guard_model.empty()) {
+    // The scheduler runs one batch at a time, so the guard model may share the served
+    // model's pool; the hashing embedder has none.
+    ThreadPool* pool = loaded.pool.get();
+    if (pool == nullptr) pool = (guard_pool = std::make_unique<ThreadPool>(compute_threads)).get();
+    guard_classifier = std::make_unique<NeuralClassifier>(options.guard_model, pool);
+    guard = make_classifier_guard(options, *guard_classifier);
+  } else if (loaded.embedder) {
+    guard = make_guard(options, *loaded.embedder, bank);
+  }
   const http::ServedModel served{loaded.embedder.get(), loaded.classifier.get(), guard.get()};
-  const std::size_t width = loaded.embedder ? loaded.embedder->dim() : loaded.classifier->hidden_size();
+  std::size_t width = loaded.embedder ? loaded.embedder->dim() : loaded.classifier->hidden_size();
+  // The guard model's batches go through the same scheduler: size for the wider of the two.
+  if (guard_classifier) width = std::max(width, guard_classifier->hidden_size());
 
   // Batch limits from the memory there is, for this model's width.
   const serving::ServingSizing sizing =
@@ -280,15 +317,25 @@ Command add_serve_command(CLI::App& root) {
                   "Open connections at most; more are closed at once (0: from the file-descriptor limit)")
       ->capture_default_str()
       ->envname("WARDEN_MAX_CONNECTIONS");
-  app->add_flag("--no-guard", o->no_guard, "Do not fit the prompt-injection guard (POST /guard then answers 424)")
+  app->add_flag("--no-guard", o->no_guard,
+                "Do not fit the prompt-injection guard (POST /guard then answers 424)")
       ->envname("WARDEN_NO_GUARD");
   app->add_option("--guard-bank", o->guard_bank,
                   "The guard's labelled bank (JSONL {\"text\",\"label\"}; default: the shipped one)")
       ->envname("WARDEN_GUARD_BANK");
   app->add_option("--guard-threshold", o->guard_threshold,
-                  "Probe score at which /guard flags an input (default: chosen on the bank's train folds)")
+                  "Score at which /guard flags an input (default: chosen on the bank's train folds; 0.5 "
+                  "with --guard-model)")
       ->check(CLI::Range(0.0F, 1.0F))
       ->envname("WARDEN_GUARD_THRESHOLD");
+  app->add_option("--guard-model", o->guard_model,
+                  "A *ForSequenceClassification folder that /guard decides with (the classifier method) "
+                  "instead of the probe over the served embedder; the served model may then be any kind")
+      ->envname("WARDEN_GUARD_MODEL");
+  app->add_option("--guard-positive-label", o->guard_positive_label,
+                  "The --guard-model label whose probability is the score (default: the first naming "
+                  "INJECTION, ATTACK, JAILBREAK or UNSAFE)")
+      ->envname("WARDEN_GUARD_POSITIVE_LABEL");
   return {app, [o] { return run_serve(*o); }};
 }
 

@@ -21,6 +21,10 @@ bool has_classification_head(const std::filesystem::path& dir) {
   return false;
 }
 
+std::vector<TokenInfo> SequenceClassifier::tokenize(std::string_view /*text*/) const {
+  throw Error(ErrorKind::Unsupported, fmt::format("{} has no tokenizer to report tokens with", id()));
+}
+
 NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::load_encoder_model(dir, pool)),
@@ -109,6 +113,38 @@ void NeuralClassifier::classify_prepared(std::span<const PreparedInput* const> i
   thread_local model::EncoderWorkspace workspace;
   const auto hidden = model_->encoder.forward(batch, workspace, pool_);
   model_->head->logits(hidden, model_->encoder.dims().hidden, batch.offsets, logits, pool_);
+}
+
+std::optional<std::uint32_t> NeuralClassifier::unknown_token_id() const noexcept {
+  // As NeuralEmbedder: tokenizer.json names the unknown token differently per model type,
+  // so look up the two spellings HF models use; a lookup failure means "none".
+  try {
+    for (const std::string_view name : {std::string_view("[UNK]"), std::string_view("<unk>")}) {
+      if (auto id = tokenizer_->token_to_id(name)) return id;
+    }
+  } catch (...) {
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::vector<TokenInfo> NeuralClassifier::tokenize(std::string_view text) const {
+  EncodeOptions eo;
+  eo.with_tokens = true;
+  // Untruncated: the guard weighs the whole text, not what fits the model.
+  Encoding e = tokenizer_->encode(text, eo, std::nullopt);
+  std::vector<TokenInfo> out(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    TokenInfo& t = out[i];
+    t.id = e.ids[i];
+    t.text = std::move(e.tokens[i]);
+    t.special = e.special_tokens_mask[i] != 0;
+    if (!t.special) {
+      t.start = e.offsets[i].begin;
+      t.stop = e.offsets[i].end;
+    }
+  }
+  return out;
 }
 
 }  // namespace warden

@@ -7,6 +7,7 @@
 // Scores (sigmoid, softmax) are the caller's business: the routes choose them per request.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -54,6 +55,15 @@ class SequenceClassifier {
   // never depends on its batch-mates.
   virtual void classify_prepared(std::span<const PreparedInput* const> inputs,
                                  std::span<float> logits) const = 0;
+
+  // The id the tokenizer gives text outside its vocabulary, if it has one (as
+  // Embedder::unknown_token_id): the guard abstains on inputs made mostly of it.
+  [[nodiscard]] virtual std::optional<std::uint32_t> unknown_token_id() const noexcept {
+    return std::nullopt;
+  }
+  // One text's tokens with byte offsets (special tokens have none), as Embedder::tokenize:
+  // the guard weighs the characters unknown tokens cover. Error(Unsupported) by default.
+  [[nodiscard]] virtual std::vector<TokenInfo> tokenize(std::string_view text) const;
 };
 
 // A SequenceClassifier over a HuggingFace *ForSequenceClassification folder.
@@ -72,6 +82,8 @@ class NeuralClassifier final : public SequenceClassifier {
                                       const InputOptions& options) const override;
   void classify_prepared(std::span<const PreparedInput* const> inputs,
                          std::span<float> logits) const override;
+  [[nodiscard]] std::optional<std::uint32_t> unknown_token_id() const noexcept override;
+  [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text) const override;
 
   [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
   // The encoder's width (what the server sizes its batches by).

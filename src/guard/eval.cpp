@@ -34,19 +34,24 @@ std::string EvalReport::to_json(int indent) const {
   JsonWriter w(JsonWriter::Options{.indent = indent});
   w.begin_object();
   w.key("embedder").value(embedder);
+  w.key("method").value(method);
   w.key("semantic").value(semantic);
   w.key("total").value(static_cast<std::uint64_t>(total));
   w.key("abstained").value(static_cast<std::uint64_t>(abstained));
   w.key("evaluated").value(static_cast<std::uint64_t>(evaluated));
   w.key("attacks").value(static_cast<std::uint64_t>(attacks));
   w.key("threshold").value(threshold);
-  w.key("l2").value(l2);
-  w.key("probe");
+  if (method == "probe") w.key("l2").value(l2);
+  // The metrics are named after the method that produced them ("probe" or "classifier").
+  w.key(method);
   write_metrics(w, probe);
-  w.key("probe_roc_auc");
+  w.key(method + "_roc_auc");
   probe_auc ? w.value(*probe_auc) : w.value(nullptr);
   w.key("nearest_exemplar");
   write_metrics(w, nearest);
+  if (method == "classifier") {
+    w.key("nearest_exemplar_note").value("no cosine baseline: the classifier method embeds nothing");
+  }
   w.key("categories").begin_object();
   for (const auto& [name, c] : categories) {
     w.key(name).begin_object();
@@ -61,8 +66,52 @@ std::string EvalReport::to_json(int indent) const {
   return w.take();
 }
 
+namespace {
+
+// The classifier method: decide_texts() classifies in batches; there are no embeddings, so
+// no nearest-exemplar baseline.
+EvalReport evaluate_classifier(const Guard& guard, std::span<const BankEntry> labelled) {
+  EvalReport report;
+  report.method = "classifier";
+  report.embedder = std::string(guard.classifier()->id());
+  report.semantic = true;
+  report.total = labelled.size();
+  report.threshold = guard.threshold();
+  std::vector<std::string_view> texts;
+  texts.reserve(labelled.size());
+  for (const BankEntry& e : labelled) texts.push_back(e.text);
+  const std::vector<GuardResult> results = guard.decide_texts(texts);
+  std::vector<bool> truth, predicted;
+  std::vector<double> scores;
+  for (std::size_t i = 0; i < labelled.size(); ++i) {
+    CategoryCounts& c = report.categories[labelled[i].category];
+    ++c.total;
+    c.attacks += labelled[i].attack ? 1 : 0;
+    const GuardResult& r = results[i];
+    if (!r.flagged) {
+      ++report.abstained;
+      ++c.abstained;
+      continue;
+    }
+    c.flagged += *r.flagged ? 1 : 0;
+    truth.push_back(labelled[i].attack);
+    predicted.push_back(*r.flagged);
+    scores.push_back(static_cast<double>(*r.score));
+  }
+  report.evaluated = truth.size();
+  report.attacks = static_cast<std::size_t>(std::count(truth.begin(), truth.end(), true));
+  if (!truth.empty()) {
+    report.probe = binary_metrics(truth, predicted);
+    report.probe_auc = roc_auc(scores, truth);
+  }
+  return report;
+}
+
+}  // namespace
+
 EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled) {
-  const Embedder& embedder = guard.embedder();
+  if (guard.classifier() != nullptr) return evaluate_classifier(guard, labelled);
+  const Embedder& embedder = *guard.embedder();
   EvalReport report;
   report.embedder = std::string(embedder.id());
   report.semantic = embedder.semantic();

@@ -24,7 +24,8 @@ struct CategoryCounts {
 };
 
 struct EvalReport {
-  std::string embedder;
+  std::string embedder;          // the embedder's id, or the classifier's
+  std::string method = "probe";  // "probe" | "classifier": names the metrics' keys in to_json
   bool semantic = false;
   std::size_t total = 0;
   std::size_t abstained = 0;
@@ -32,9 +33,9 @@ struct EvalReport {
   std::size_t attacks = 0;    // attacks among the evaluated
   float threshold = 0.5F;
   double l2 = 0.0;                                   // the probe's penalty (0 when nothing was fitted)
-  std::optional<BinaryMetrics> probe;                // empty when nothing was evaluated
+  std::optional<BinaryMetrics> probe;                // the method's; empty when nothing was evaluated
   std::optional<double> probe_auc;                   // empty when a class is missing
-  std::optional<BinaryMetrics> nearest;              // the nearest-exemplar baseline
+  std::optional<BinaryMetrics> nearest;              // the nearest-exemplar baseline (probe only)
   std::map<std::string, CategoryCounts> categories;  // by BankEntry::category ("" when absent)
 
   // One JSON object (pretty when indent >= 0).

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -268,17 +269,67 @@ std::string GuardResult::to_json() const {
   return w.take();
 }
 
-Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) : embedder_(embedder) {
-  if (!options.classifier_model.empty()) {
-    throw Error(ErrorKind::Unsupported,
-                fmt::format("the guard's classifier method is not available yet ({}); "
-                            "the probe (the default) is",
-                            options.classifier_model.string()));
-  }
+namespace {
+
+void check_threshold(const GuardOptions& options) {
   if (options.threshold && !(*options.threshold >= 0.0F && *options.threshold <= 1.0F)) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("the guard threshold must lie in [0, 1], not {}", *options.threshold));
   }
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+bool Guard::names_attack(std::string_view label) noexcept {
+  const std::string u = upper(label);
+  for (const std::string_view word : {"INJECTION", "ATTACK", "JAILBREAK", "UNSAFE"}) {
+    if (u.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+Guard::Guard(const SequenceClassifier& classifier, GuardOptions options) : classifier_(&classifier) {
+  check_threshold(options);
+  info_.cache = "off";
+  // A classifier's probabilities are calibrated by its own training: 0.5 unless told otherwise.
+  threshold_ = options.threshold.value_or(0.5F);
+  const std::vector<std::string>& labels = classifier.labels();
+  const std::string listed = fmt::format("{}", fmt::join(labels, ", "));
+  if (labels.empty()) {
+    throw Error(ErrorKind::InvalidArgument, fmt::format("guard model {} has no labels", classifier.id()));
+  }
+  if (!options.positive_label.empty()) {
+    const auto it = std::find(labels.begin(), labels.end(), options.positive_label);
+    if (it == labels.end()) {
+      throw Error(
+          ErrorKind::InvalidArgument,
+          fmt::format("--guard-positive-label {} is not a label of guard model {}; its labels are: {}",
+                      options.positive_label, classifier.id(), listed));
+    }
+    positive_ = static_cast<std::size_t>(it - labels.begin());
+    return;
+  }
+  if (labels.size() == 1) return;  // the single logit is the attack score
+  const auto it =
+      std::find_if(labels.begin(), labels.end(), [](const std::string& l) { return names_attack(l); });
+  if (it == labels.end()) {
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("no label of guard model {} names an attack (INJECTION, ATTACK, JAILBREAK or UNSAFE): "
+                    "name the positive one with --guard-positive-label; its labels are: {}",
+                    classifier.id(), listed));
+  }
+  positive_ = static_cast<std::size_t>(it - labels.begin());
+}
+
+Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) : embedder_(&embedder) {
+  check_threshold(options);
   info_.cache = "off";
   threshold_ = options.threshold.value_or(threshold_);
   if (!embedder.semantic()) return;  // nothing to fit: every decision abstains
@@ -340,11 +391,12 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
 namespace {
 
 // True when more than half of the text's non-space code points lie inside unknown tokens,
-// as the embedder's tokenize() reports them; false when it has no tokenizer.
-bool mostly_unknown_text(const Embedder& embedder, std::uint32_t unk, std::string_view text) {
+// as `tokenize` (the embedder's or the classifier's) reports them; false without a tokenizer.
+template <typename Tokenize>
+bool mostly_unknown_text(Tokenize tokenize, std::uint32_t unk, std::string_view text) {
   std::vector<TokenInfo> tokens;
   try {
-    tokens = embedder.tokenize(text, InputOptions{});
+    tokens = tokenize(text);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::Unsupported) return false;
     throw;
@@ -364,30 +416,42 @@ bool mostly_unknown_text(const Embedder& embedder, std::uint32_t unk, std::strin
   return 2 * covered > total;
 }
 
+// The unknown-token rule shared by both methods: more than half of the ids, or (with the
+// text) of its non-space characters, are the unknown token.
+template <typename Tokenize>
+bool mostly_unknown(std::optional<std::uint32_t> unk, const PreparedInput& input, std::string_view text,
+                    Tokenize tokenize) {
+  if (!unk || input.ids.empty()) return false;
+  const auto unknown = static_cast<std::size_t>(std::count(input.ids.begin(), input.ids.end(), *unk));
+  return 2 * unknown > input.ids.size() ||
+         (unknown > 0 && !text.empty() && mostly_unknown_text(tokenize, *unk, text));
+}
+
 }  // namespace
 
 GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input,
                           std::string_view text) const {
+  if (embedder_ == nullptr) {
+    throw Error(ErrorKind::Internal, "guard: decide() on a classifier guard (use decide_logits)");
+  }
+  const Embedder& embedder = *embedder_;
   GuardResult r;
-  r.embedder = std::string(embedder_.id());
-  r.semantic = embedder_.semantic();
+  r.embedder = std::string(embedder.id());
+  r.semantic = embedder.semantic();
   if (!r.semantic) {
     r.method = "abstained";
     r.reason = std::string(kLexicalReason);
     return r;
   }
-  if (row.size() != embedder_.dim()) {
+  if (row.size() != embedder.dim()) {
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("guard: a row of {} values for a {}-d embedder", row.size(), embedder_.dim()));
+                fmt::format("guard: a row of {} values for a {}-d embedder", row.size(), embedder.dim()));
   }
-  if (const auto unk = embedder_.unknown_token_id(); unk && !input.ids.empty()) {
-    const auto unknown = static_cast<std::size_t>(std::count(input.ids.begin(), input.ids.end(), *unk));
-    if (2 * unknown > input.ids.size() ||
-        (unknown > 0 && !text.empty() && mostly_unknown_text(embedder_, *unk, text))) {
-      r.method = "abstained";
-      r.reason = std::string(kUnknownReason);
-      return r;
-    }
+  if (mostly_unknown(embedder.unknown_token_id(), input, text,
+                     [&](std::string_view t) { return embedder.tokenize(t, InputOptions{}); })) {
+    r.method = "abstained";
+    r.reason = std::string(kUnknownReason);
+    return r;
   }
   std::vector<float> unit(row.begin(), row.end());
   normalise(unit);
@@ -396,7 +460,7 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
   r.score = static_cast<float>(p);
   r.flagged = *r.score >= threshold_;
   r.label = *r.flagged ? "attack" : "benign";
-  const std::size_t dim = embedder_.dim();
+  const std::size_t dim = embedder.dim();
   double best = -INFINITY;
   for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
     if (!exemplar_attack_[i]) continue;
@@ -411,10 +475,48 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
   return r;
 }
 
+GuardResult Guard::decide_logits(std::span<const float> logits, const PreparedInput& input,
+                                 std::string_view text) const {
+  if (classifier_ == nullptr) {
+    throw Error(ErrorKind::Internal, "guard: decide_logits() on a probe guard (use decide)");
+  }
+  const SequenceClassifier& c = *classifier_;
+  const std::size_t n = c.labels().size();
+  if (logits.size() != n) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("guard: {} logits for a classifier of {} labels", logits.size(), n));
+  }
+  GuardResult r;
+  r.embedder = std::string(c.id());
+  r.semantic = true;  // a trained classifier reads meaning; only its vocabulary can fail it
+  if (mostly_unknown(c.unknown_token_id(), input, text, [&](std::string_view t) { return c.tokenize(t); })) {
+    r.method = "abstained";
+    r.reason = std::string(kUnknownReason);
+    return r;
+  }
+  double p = 0.0;
+  std::size_t best = 0;
+  if (n == 1) {
+    p = 1.0 / (1.0 + std::exp(-static_cast<double>(logits[0])));
+  } else {
+    // Softmax, shifted by the largest logit so that exp never overflows.
+    for (std::size_t i = 1; i < n; ++i) best = logits[i] > logits[best] ? i : best;
+    const auto top = static_cast<double>(logits[best]);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - top);
+    p = std::exp(static_cast<double>(logits[positive_]) - top) / sum;
+  }
+  r.method = "classifier";
+  r.score = static_cast<float>(p);
+  r.flagged = *r.score >= threshold_;
+  r.label = c.labels()[best];
+  return r;
+}
+
 bool Guard::nearest_is_attack(std::span<const float> unit_row) const {
   if (exemplar_text_.empty())
-    throw Error(ErrorKind::Unsupported, "the nearest-exemplar rule needs a semantic embedder");
-  const std::size_t dim = embedder_.dim();
+    throw Error(ErrorKind::Unsupported, "the nearest-exemplar rule needs the probe on a semantic embedder");
+  const std::size_t dim = embedder_->dim();
   double best = -INFINITY;
   bool attack = false;
   for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
@@ -435,24 +537,38 @@ std::vector<GuardResult> Guard::decide_texts(std::span<const std::string_view> t
   for (std::size_t i = 0; i < texts.size(); ++i) {
     utf8::require_valid(texts[i], fmt::format("input {}", i));
     try {
-      prepared.push_back(embedder_.prepare(texts[i], InputOptions{}));
+      prepared.push_back(classifier_ != nullptr ? classifier_->prepare(texts[i], std::nullopt, InputOptions{})
+                                                : embedder_->prepare(texts[i], InputOptions{}));
     } catch (const Error& e) {
       throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
     }
   }
   std::vector<GuardResult> out;
   out.reserve(texts.size());
+  if (classifier_ != nullptr) {
+    const std::size_t n = classifier_->labels().size();
+    for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
+      const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
+      std::vector<const PreparedInput*> batch;
+      for (std::size_t i = begin; i < end; ++i) batch.push_back(&prepared[i]);
+      std::vector<float> logits(batch.size() * n);
+      classifier_->classify_prepared(batch, logits);
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        out.push_back(decide_logits({logits.data() + i * n, n}, *batch[i], texts[begin + i]));
+    }
+    return out;
+  }
   if (abstains_always()) {  // nothing to embed: the answer does not depend on the vector
     for (const PreparedInput& p : prepared) out.push_back(decide({}, p));
     return out;
   }
-  const std::size_t dim = embedder_.dim();
+  const std::size_t dim = embedder_->dim();
   for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
     const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
     std::vector<const PreparedInput*> batch;
     for (std::size_t i = begin; i < end; ++i) batch.push_back(&prepared[i]);
     std::vector<float> rows(batch.size() * dim);
-    embedder_.embed_prepared(batch, rows);
+    embedder_->embed_prepared(batch, rows);
     for (std::size_t i = 0; i < batch.size(); ++i)
       out.push_back(decide({rows.data() + i * dim, dim}, *batch[i], texts[begin + i]));
   }

@@ -1,18 +1,21 @@
 #pragma once
 // The prompt-injection guard (issue 7): decides per input whether it is an attack, or
 // abstains when it cannot judge. Methods, in order:
-//   classifier  a sequence-classification model configured for the guard (not available
-//               yet: asking for it is Error(Unsupported));
+//   classifier  a sequence-classification model configured for the guard (--guard-model):
+//               score = the probability of its positive label (softmax over the labels;
+//               sigmoid for a one-label model), flagged = score >= threshold (default 0.5);
+//               no bank is needed;
 //   probe       the default: an L2-regularised logistic regression fitted on the bank's
 //               train split embedded with the guard's embedder; score = its probability,
 //               flagged = score >= threshold;
-//   abstained   the embedder is lexical (semantic() == false: it cannot judge paraphrased
+//   abstained   (either method) the embedder is lexical (semantic() == false: it cannot judge paraphrased
 //               attacks), or more than half of the input's tokens, or of the characters
 //               they cover, are the unknown token (text the model cannot read). flagged
 //               and score are then empty.
 //
-// The server calls decide(row, prepared) with rows its own batches produced; the CLI and
-// tests call decide_texts(). The fitted probe is cached per embedder and bank
+// The server calls decide(row, prepared) (probe) or decide_logits(logits, prepared)
+// (classifier) with rows its own batches produced; the CLI and tests call decide_texts(). The fitted probe is
+// cached per embedder and bank
 // (${XDG_CACHE_HOME:-~/.cache}/warden/guard/); a cache file that does not verify is refitted.
 
 #include <cstddef>
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
+#include "embed/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/logistic.hpp"
 #include "guard/metrics.hpp"
@@ -32,11 +36,11 @@ namespace warden::guard {
 
 struct GuardResult {
   std::optional<bool> flagged;   // empty when abstained
-  std::optional<float> score;    // the probe's probability; empty when abstained
+  std::optional<float> score;    // the probe's or classifier's probability; empty when abstained
   std::string method;            // "probe" | "abstained" | "classifier"
-  std::string label;             // "attack" | "benign" when decided; empty when abstained
-  std::string closest_exemplar;  // the nearest train attack by cosine; empty when abstained
-  std::string embedder;
+  std::string label;             // probe: "attack" | "benign"; classifier: the argmax label's name
+  std::string closest_exemplar;  // probe: the nearest train attack by cosine; else empty
+  std::string embedder;          // the embedder's id, or the classifier's for the classifier method
   bool semantic = false;
   std::string reason;  // why it abstained; empty otherwise
 
@@ -48,7 +52,9 @@ struct GuardOptions {
   std::optional<float> threshold{};                  // overrides the one chosen on train folds
   std::optional<std::filesystem::path> cache_dir{};  // default: default_cache_dir()
   bool use_cache = true;                             // false: always fit, never read or write the cache
-  std::filesystem::path classifier_model{};          // non-empty: the classifier method (not available yet)
+  // The classifier method: the label whose probability is the score. Empty: the first label
+  // naming INJECTION, ATTACK, JAILBREAK or UNSAFE (case-insensitive).
+  std::string positive_label{};
 };
 
 // ${XDG_CACHE_HOME:-$HOME/.cache}/warden/guard.
@@ -66,9 +72,13 @@ class Guard {
  public:
   // Embeds the bank's train split with `embedder` (not owned; must outlive the Guard) and
   // fits or loads the probe. On a lexical embedder nothing is fitted: every decision
-  // abstains. Error(InvalidInput) when the train split lacks attacks or benign texts;
-  // Error(Unsupported) when options.classifier_model is set.
+  // abstains. Error(InvalidInput) when the train split lacks attacks or benign texts.
   Guard(const Embedder& embedder, const Bank& bank, GuardOptions options = {});
+  // The classifier method over `classifier` (not owned; must outlive the Guard). The caller
+  // loads it, so that the server can also hand it to its scheduler. Error(InvalidArgument)
+  // when options.positive_label is not one of its labels, or is empty and no label names an
+  // attack (the message lists the labels). options.cache_dir and use_cache do not apply.
+  explicit Guard(const SequenceClassifier& classifier, GuardOptions options = {});
 
   // `row` is the embedder's pooled vector for `input` (normalised here when it is not a unit
   // vector); `input` is what prepare() made of it. The unknown-token rule counts its ids;
@@ -78,15 +88,25 @@ class Guard {
   // covers against the text's non-space characters.
   [[nodiscard]] GuardResult decide(std::span<const float> row, const PreparedInput& input,
                                    std::string_view text = {}) const;
-  // Prepares and embeds the texts itself (Error(InvalidInput) naming the index of a bad one).
+  // The classifier method: `logits` is the classifier's raw row (labels().size() values) for
+  // `input`, what classifier()->prepare(text) made of `text`.
+  [[nodiscard]] GuardResult decide_logits(std::span<const float> logits, const PreparedInput& input,
+                                          std::string_view text = {}) const;
+  // Prepares and embeds (or classifies) the texts itself (Error(InvalidInput) naming the index of a bad one).
   [[nodiscard]] std::vector<GuardResult> decide_texts(std::span<const std::string_view> texts) const;
 
   // The nearest-exemplar rule over the train split (the baseline guard-eval reports): true
-  // when the train text nearest by cosine is an attack. Requires a semantic embedder.
+  // when the train text nearest by cosine is an attack. Requires the probe on a semantic embedder.
   [[nodiscard]] bool nearest_is_attack(std::span<const float> unit_row) const;
 
-  [[nodiscard]] const Embedder& embedder() const noexcept { return embedder_; }
-  [[nodiscard]] bool abstains_always() const noexcept { return !embedder_.semantic(); }
+  // Exactly one is set: the probe's embedder or the classifier method's model.
+  [[nodiscard]] const Embedder* embedder() const noexcept { return embedder_; }
+  [[nodiscard]] const SequenceClassifier* classifier() const noexcept { return classifier_; }
+  // The label index whose probability is the score (classifier method; 0 otherwise).
+  [[nodiscard]] std::size_t positive_label() const noexcept { return positive_; }
+  [[nodiscard]] bool abstains_always() const noexcept {
+    return classifier_ == nullptr && !embedder_->semantic();
+  }
   [[nodiscard]] float threshold() const noexcept { return threshold_; }
   [[nodiscard]] const ProbeInfo& probe_info() const noexcept { return info_; }
 
@@ -94,12 +114,16 @@ class Guard {
   static constexpr std::string_view kLexicalReason =
       "the embedder is lexical (semantic = false): it matches words, not meaning, so it cannot judge "
       "paraphrased attacks";
+  // Names INJECTION, ATTACK, JAILBREAK or UNSAFE, case-insensitively: a default positive label.
+  static bool names_attack(std::string_view label) noexcept;
   static constexpr std::string_view kUnknownReason =
       "more than half of the input is the unknown token (its tokens, or the characters they cover): the "
       "text lies outside the embedder's vocabulary, so it cannot be judged";
 
  private:
-  const Embedder& embedder_;
+  const Embedder* embedder_ = nullptr;
+  const SequenceClassifier* classifier_ = nullptr;
+  std::size_t positive_ = 0;
   LogisticModel probe_;
   float threshold_ = 0.5F;
   ProbeInfo info_;

@@ -66,46 +66,53 @@ InputOptions Router::Impl::classify_options(std::optional<bool> truncate, bool l
 }
 
 void Router::Impl::run_classify_job(std::shared_ptr<Call> call, Prepare prepare, ClassifyFormat format) {
+  run_classify_job(std::move(call), *classify_runner, model.classifier->labels().size(), std::move(prepare),
+                   std::move(format));
+}
+
+void Router::Impl::run_classify_job(std::shared_ptr<Call> call, serving::ClassifyRunner& runner,
+                                    std::size_t labels, Prepare prepare, ClassifyFormat format) {
   // Refuse before tokenizing when the queue is already full: overload costs little.
   if (scheduler.saturated()) {
     metrics->on_rejected();
     return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
   }
-  workers.post([this, call, prepare = std::move(prepare), format = std::move(format)]() mutable {
-    std::vector<PreparedInput> inputs;
-    const Clock::time_point start = Clock::now();
-    try {
-      inputs = prepare();
-    } catch (...) {
-      const MappedError e = map_exception(std::current_exception(), {});
-      return fail(*call, e.status, e.error_type, e.message, e.param);
-    }
-    call->tokenization = Clock::now() - start;
-    for (const PreparedInput& in : inputs) call->tokens += in.tokens;
-    const std::size_t labels = model.classifier->labels().size();
-    auto job = std::make_shared<serving::ClassifyJob>(
-        *classify_runner, std::move(inputs), labels, call->cancelled,
-        [this, call, format = std::move(format)](serving::ClassifyJob& done,
-                                                 serving::Outcome outcome) mutable {
-          // On the compute thread: take the logits and leave; the JSON is written on a worker.
-          call->job = done.timings();
-          call->computed = outcome == serving::Outcome::Done;
-          if (fail_outcome(*call, done, outcome)) return;
-          auto result = std::make_shared<ClassifyResult>();
-          result->logits = std::move(done.logits);
-          result->labels = done.labels();
-          for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
-          workers.post([this, call, result, format = std::move(format)] {
-            try {
-              finish(*call, format(*result));
-            } catch (...) {
-              const MappedError e = map_exception(std::current_exception(), {});
-              fail(*call, e.status, e.error_type, e.message, e.param);
-            }
-          });
-        });
-    scheduler.submit(std::move(job));
-  });
+  workers.post(
+      [this, call, &runner, labels, prepare = std::move(prepare), format = std::move(format)]() mutable {
+        std::vector<PreparedInput> inputs;
+        const Clock::time_point start = Clock::now();
+        try {
+          inputs = prepare();
+        } catch (...) {
+          const MappedError e = map_exception(std::current_exception(), {});
+          return fail(*call, e.status, e.error_type, e.message, e.param);
+        }
+        call->tokenization = Clock::now() - start;
+        for (const PreparedInput& in : inputs) call->tokens += in.tokens;
+        auto job = std::make_shared<serving::ClassifyJob>(
+            runner, std::move(inputs), labels, call->cancelled,
+            [this, call, format = std::move(format)](serving::ClassifyJob& done,
+                                                     serving::Outcome outcome) mutable {
+              // On the compute thread: take the logits and leave; the JSON is written on a worker.
+              call->job = done.timings();
+              call->computed = outcome == serving::Outcome::Done;
+              if (fail_outcome(*call, done, outcome)) return;
+              auto result = std::make_shared<ClassifyResult>();
+              result->logits = std::move(done.logits);
+              result->labels = done.labels();
+              for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
+              result->prepared = done.take_prepared();
+              workers.post([this, call, result, format = std::move(format)] {
+                try {
+                  finish(*call, format(*result));
+                } catch (...) {
+                  const MappedError e = map_exception(std::current_exception(), {});
+                  fail(*call, e.status, e.error_type, e.message, e.param);
+                }
+              });
+            });
+        scheduler.submit(std::move(job));
+      });
 }
 
 namespace {

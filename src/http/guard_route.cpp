@@ -1,9 +1,12 @@
-// POST /guard: the prompt-injection guard (src/guard/) behind the server. The inputs are
-// embedded in the scheduler's batches like any /embed request, then each pooled vector and
-// its prepared tokens go to Guard::decide on a worker (the probe is a dot product).
+// POST /guard: the prompt-injection guard (src/guard/) behind the server. The probe: the
+// inputs are embedded in the scheduler's batches like any /embed request, then each pooled
+// vector and its prepared tokens go to Guard::decide on a worker (a dot product). The
+// classifier method: the inputs are classified by the guard's own model in the scheduler's
+// batches (its own runner), then each logit row goes to Guard::decide_logits on a worker.
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "core/json_writer.hpp"
 #include "guard/guard.hpp"
 #include "http/api_error.hpp"
@@ -15,12 +18,18 @@ namespace warden::http {
 void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<GuardRequest>(parse_guard(body));
   check_batch_size(request->inputs.size(), "inputs");
+  const guard::Guard* g = model.guard;
+  if (g != nullptr && g->classifier() != nullptr) {
+    for (const std::string& text : request->inputs) call->characters += code_points(text);
+    return guard_classify(std::move(call), std::move(request));
+  }
   const Embedder& e = embedder("/guard");
-  if (model.guard == nullptr) {
-    throw ApiError(424, "Backend",
-                   fmt::format("no guard is configured for model {} (the server was started with --no-guard, or "
-                               "its bank could not be loaded: see the start-up log)",
-                               e.id()));
+  if (g == nullptr) {
+    throw ApiError(
+        424, "Backend",
+        fmt::format("no guard is configured for model {} (the server was started with --no-guard, or "
+                    "its bank could not be loaded: see the start-up log)",
+                    e.id()));
   }
   for (const std::string& text : request->inputs) call->characters += code_points(text);
   const InputOptions o = input_options(std::nullopt, false, std::nullopt);
@@ -32,7 +41,6 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
     }
     return inputs;
   };
-  const guard::Guard* g = model.guard;
   run_job(std::move(call), *embed_runner, std::move(prepare), [request, g](EmbedResult& r) {
     JsonWriter w;
     w.begin_array();
@@ -43,6 +51,37 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
     w.end_array();
     return json_response(200, w.take());
   });
+}
+
+void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const GuardRequest> request) {
+  const guard::Guard* g = model.guard;
+  const SequenceClassifier& c = *g->classifier();
+  // The server's truncation default applies as on every route; the guard takes no options.
+  const InputOptions o = classify_options(std::nullopt, false);
+  auto prepare = [request, &c, o] {
+    std::vector<PreparedInput> inputs;
+    inputs.reserve(request->inputs.size());
+    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+      try {
+        inputs.push_back(c.prepare(request->inputs[i], std::nullopt, o));
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+        throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
+      }
+    }
+    return inputs;
+  };
+  run_classify_job(std::move(call), *guard_runner, c.labels().size(), std::move(prepare),
+                   [request, g](ClassifyResult& r) {
+                     JsonWriter w;
+                     w.begin_array();
+                     for (std::size_t i = 0; i < r.prepared.size(); ++i) {
+                       const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
+                       w.raw(g->decide_logits(row, r.prepared[i], request->inputs[i]).to_json());
+                     }
+                     w.end_array();
+                     return json_response(200, w.take());
+                   });
 }
 
 }  // namespace warden::http

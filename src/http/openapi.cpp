@@ -520,7 +520,7 @@ constexpr std::string_view kOpenApi = R"json(
     "tags": [
      "Warden"
     ],
-    "summary": "Judge inputs for prompt injection (probe on the embedder; abstains when it cannot judge)",
+    "summary": "Judge inputs for prompt injection (the --guard-model classifier, else a probe on the embedder; abstains when it cannot judge)",
     "operationId": "guard",
     "requestBody": {
      "required": true,
@@ -568,7 +568,7 @@ constexpr std::string_view kOpenApi = R"json(
       "$ref": "#/components/responses/Overloaded"
      }
     },
-    "description": "Returns 424 if the model is not an embedding model or the server runs without a guard."
+    "description": "Returns 424 if the server runs without a guard, or serves a reranker or classifier without --guard-model."
    }
   },
   "/decode": {
@@ -1402,11 +1402,11 @@ constexpr std::string_view kOpenApi = R"json(
     "required": ["flagged", "score", "method", "embedder", "semantic"],
     "properties": {
      "flagged": {"type": "boolean", "nullable": true, "description": "null when abstained"},
-     "score": {"type": "number", "nullable": true, "description": "the probe's probability of an attack; null when abstained"},
+     "score": {"type": "number", "nullable": true, "description": "the probe's probability of an attack, or the classifier's of its positive label; null when abstained"},
      "method": {"type": "string", "enum": ["probe", "classifier", "abstained"]},
-     "label": {"type": "string", "enum": ["attack", "benign"]},
-     "closest_exemplar": {"type": "string", "description": "the nearest attack of the bank's train split"},
-     "embedder": {"type": "string"},
+     "label": {"type": "string", "description": "probe: attack or benign; classifier: the most probable label's name"},
+     "closest_exemplar": {"type": "string", "description": "probe only: the nearest attack of the bank's train split"},
+     "embedder": {"type": "string", "description": "the embedder's id, or the guard model's for the classifier method"},
      "semantic": {"type": "boolean"},
      "reason": {"type": "string", "description": "why it abstained"}
     }

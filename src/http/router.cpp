@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "guard/guard.hpp"
 #include "http/api_error.hpp"
 #include "http/openapi.hpp"
 #include "http/requests.hpp"
@@ -130,6 +131,9 @@ Router::Impl::Impl(ServedModel served, serving::Scheduler& s, serving::WorkerPoo
     token_runner = std::make_unique<serving::TokenEmbedRunner>(*model.embedder);
   } else {
     classify_runner = std::make_unique<serving::ClassifyRunner>(*model.classifier);
+  }
+  if (model.guard != nullptr && model.guard->classifier() != nullptr) {
+    guard_runner = std::make_unique<serving::ClassifyRunner>(*model.guard->classifier());
   }
 }
 

@@ -45,7 +45,8 @@ struct RouterOptions {
 struct ServedModel {
   const Embedder* embedder = nullptr;
   const SequenceClassifier* classifier = nullptr;
-  // The prompt-injection guard over `embedder` (POST /guard); null: /guard answers 424.
+  // The prompt-injection guard (POST /guard): a probe over `embedder`, or the classifier
+  // method over its own model (Guard::classifier(), any served kind); null: /guard answers 424.
   const guard::Guard* guard = nullptr;
 };
 

@@ -46,7 +46,7 @@ inline std::size_t code_points(std::string_view text) noexcept {
 struct EmbedResult {
   Embeddings pooled;
   std::vector<Embeddings> per_token;
-  std::vector<std::size_t> tokens;     // per input
+  std::vector<std::size_t> tokens;      // per input
   std::vector<PreparedInput> prepared;  // the inputs themselves (the guard reads their ids)
 };
 
@@ -54,10 +54,12 @@ struct EmbedResult {
 struct ClassifyResult {
   std::vector<float> logits;
   std::size_t labels = 0;
-  std::vector<std::size_t> tokens;  // per input
+  std::vector<std::size_t> tokens;      // per input
+  std::vector<PreparedInput> prepared;  // the inputs themselves (the guard reads their ids)
 };
 
 struct RouterMetrics;
+struct GuardRequest;
 
 struct Router::Impl {
   Impl(ServedModel served, serving::Scheduler& s, serving::WorkerPool& w, serving::MetricsRegistry* m,
@@ -72,6 +74,9 @@ struct Router::Impl {
   std::unique_ptr<serving::EmbedRunner> embed_runner;
   std::unique_ptr<serving::TokenEmbedRunner> token_runner;
   std::unique_ptr<serving::ClassifyRunner> classify_runner;
+  // The guard's own classifier (--guard-model), whatever the served model's kind. Its jobs
+  // share the scheduler but never a batch with the served model's: batches hold one runner's jobs.
+  std::unique_ptr<serving::ClassifyRunner> guard_runner;
   std::unique_ptr<RouterMetrics> metrics;
   std::int64_t created_unix = 0;  // /v1/models' "created"
 
@@ -98,6 +103,9 @@ struct Router::Impl {
   // The same pipeline for the classification routes: the job's logits go to `format`.
   using ClassifyFormat = std::function<Response(ClassifyResult&)>;
   void run_classify_job(std::shared_ptr<Call> call, Prepare prepare, ClassifyFormat format);
+  // ... on `runner`, whose model has `labels` labels (the guard's classifier).
+  void run_classify_job(std::shared_ptr<Call> call, serving::ClassifyRunner& runner, std::size_t labels,
+                        Prepare prepare, ClassifyFormat format);
   // Answers a job that ended without results (429, 504, 499, 503, or its failure); false
   // for Outcome::Done, which the caller answers.
   bool fail_outcome(Call& call, const serving::Job& job, serving::Outcome outcome) const;
@@ -117,6 +125,8 @@ struct Router::Impl {
   void embed(std::shared_ptr<Call> call, std::string_view body, bool all);
   void openai_embed(std::shared_ptr<Call> call, std::string_view body);
   void guard(std::shared_ptr<Call> call, std::string_view body);
+  // /guard's classifier method (Guard::classifier() set): the guard's model, its own runner.
+  void guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const GuardRequest> request);
   void similarity(std::shared_ptr<Call> call, std::string_view body);
   void tokenize(std::shared_ptr<Call> call, std::string_view body);
   void decode(std::shared_ptr<Call> call, std::string_view body);

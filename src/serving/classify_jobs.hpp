@@ -20,6 +20,8 @@ class ClassifyJob final : public Job {
               std::shared_ptr<const Cancellation> cancellation, Done done);
 
   [[nodiscard]] const std::vector<PreparedInput>& prepared() const noexcept { return inputs_; }
+  // Moves the inputs out once the job has completed (the guard reads their ids).
+  [[nodiscard]] std::vector<PreparedInput> take_prepared() noexcept { return std::move(inputs_); }
   [[nodiscard]] std::size_t labels() const noexcept { return labels_; }
   // inputs() x labels() raw logits, filled row by row as batches complete.
   std::vector<float> logits;

@@ -117,19 +117,12 @@ TEST(Guard, MostlyUnknownInputAbstains) {
   EXPECT_EQ(r[1].reason, Guard::kUnknownReason);
 }
 
-TEST(Guard, ThresholdOverrideAndClassifierRequest) {
+TEST(Guard, ThresholdOverride) {
   const PlaneEmbedder plane;
   const Guard strict(plane, plane_bank(), {.threshold = 1.0F, .use_cache = false});
   const std::vector<std::string_view> texts = {"1 0.01"};
   EXPECT_FALSE(*strict.decide_texts(texts)[0].flagged);
   EXPECT_THROW(Guard(plane, plane_bank(), {.threshold = 1.5F, .use_cache = false}), Error);
-  try {
-    const Guard g(plane, plane_bank(), {.classifier_model = "/models/injection-classifier"});
-    FAIL() << "the classifier method is not implemented";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(std::string(e.what()).find("classifier method is not available yet"), std::string::npos);
-  }
 }
 
 TEST(Guard, TrainSplitNeedsBothClasses) {
