@@ -165,6 +165,10 @@ int run_serve(ServeOptions options) {
     if (pool == nullptr) pool = (guard_pool = std::make_unique<ThreadPool>(compute_threads)).get();
     guard_classifier = std::make_unique<NeuralClassifier>(options.guard_model, pool);
     guard = make_classifier_guard(options, *guard_classifier);
+    if (!options.guard_bank.empty()) {
+      fmt::print(stderr,
+                 "warden serve: warning: --guard-bank is not used: the classifier method needs no bank\n");
+    }
   } else if (loaded.embedder) {
     guard = make_guard(options, *loaded.embedder, bank);
   }
