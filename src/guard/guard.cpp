@@ -286,7 +286,7 @@ std::string upper(std::string_view s) {
 
 }  // namespace
 
-bool Guard::names_attack(std::string_view label) noexcept {
+bool Guard::names_attack(std::string_view label) {
   const std::string u = upper(label);
   for (const std::string_view word : {"INJECTION", "ATTACK", "JAILBREAK", "UNSAFE"}) {
     if (u.find(word) != std::string::npos) return true;

@@ -85,11 +85,11 @@ class Guard {
   // pass the input's `text` too where there is one, because a tokenizer that merges a run
   // of unknown characters into one token (use-lite does) hides how much of the text it
   // could not read: with the text, the rule also weighs the characters each unknown token
-  // covers against the text's non-space characters.
+  // covers against the text's non-space characters. Error(Internal) on a classifier guard.
   [[nodiscard]] GuardResult decide(std::span<const float> row, const PreparedInput& input,
                                    std::string_view text = {}) const;
   // The classifier method: `logits` is the classifier's raw row (labels().size() values) for
-  // `input`, what classifier()->prepare(text) made of `text`.
+  // `input`, what classifier()->prepare(text) made of `text`. Error(Internal) on a probe guard.
   [[nodiscard]] GuardResult decide_logits(std::span<const float> logits, const PreparedInput& input,
                                           std::string_view text = {}) const;
   // Prepares and embeds (or classifies) the texts itself (Error(InvalidInput) naming the index of a bad one).
@@ -110,12 +110,13 @@ class Guard {
   [[nodiscard]] float threshold() const noexcept { return threshold_; }
   [[nodiscard]] const ProbeInfo& probe_info() const noexcept { return info_; }
 
+  // Names INJECTION, ATTACK, JAILBREAK or UNSAFE, case-insensitively: a default positive label.
+  [[nodiscard]] static bool names_attack(std::string_view label);
+
   // Reason strings, fixed so that callers and tests can match them.
   static constexpr std::string_view kLexicalReason =
       "the embedder is lexical (semantic = false): it matches words, not meaning, so it cannot judge "
       "paraphrased attacks";
-  // Names INJECTION, ATTACK, JAILBREAK or UNSAFE, case-insensitively: a default positive label.
-  static bool names_attack(std::string_view label) noexcept;
   static constexpr std::string_view kUnknownReason =
       "more than half of the input is the unknown token (its tokens, or the characters they cover): the "
       "text lies outside the embedder's vocabulary, so it cannot be judged";
