@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
     memory::dim n, k;
     bool gelu;
   };
-  const Shape shapes[] = {{"qkv", 3 * h, h, false}, {"attn_out", h, h, false}, {"ffn_in+gelu", f, h, true},
+  const Shape shapes[] = {{"qkv", 3 * h, h, false},
+                          {"attn_out", h, h, false},
+                          {"ffn_in+gelu", f, h, true},
                           {"ffn_out", h, f, false}};
   std::printf("%-8s %-12s %10s %10s\n", "backend", "shape", "ms", "GFLOP/s");
   double total_flops = 0, total_time = 0;
@@ -43,8 +45,9 @@ int main(int argc, char** argv) {
       attr.set_post_ops(ops);
     }
     const matmul::primitive_desc pd(matmul::desc(a_md, w_any, b_md, c_md), attr, eng);
-    std::vector<float> a(static_cast<std::size_t>(m * s.k), 0.5F), w(static_cast<std::size_t>(s.k * s.n), 0.25F),
-        b(static_cast<std::size_t>(s.n), 0.1F), c(static_cast<std::size_t>(m * s.n));
+    std::vector<float> a(static_cast<std::size_t>(m * s.k), 0.5F),
+        w(static_cast<std::size_t>(s.k * s.n), 0.25F), b(static_cast<std::size_t>(s.n), 0.1F),
+        c(static_cast<std::size_t>(m * s.n));
     memory a_mem(a_md, eng, a.data()), w_plain(w_md, eng, w.data()), b_mem(b_md, eng, b.data()),
         c_mem(c_md, eng, c.data());
     memory w_packed(pd.weights_desc(), eng);
@@ -53,7 +56,10 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     for (int rep = 0; rep < 11; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
-      mm.execute(strm, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, w_packed}, {DNNL_ARG_BIAS, b_mem}, {DNNL_ARG_DST, c_mem}});
+      mm.execute(strm, {{DNNL_ARG_SRC, a_mem},
+                        {DNNL_ARG_WEIGHTS, w_packed},
+                        {DNNL_ARG_BIAS, b_mem},
+                        {DNNL_ARG_DST, c_mem}});
       strm.wait();
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
@@ -64,6 +70,7 @@ int main(int argc, char** argv) {
     total_time += t;
     std::printf("%-8s %-12s %10.3f %10.1f\n", "onednn", s.name, t * 1e3, flops / t * 1e-9);
   }
-  std::printf("%-8s %-12s %10.3f %10.1f\n", "onednn", "layer", total_time * 1e3, total_flops / total_time * 1e-9);
+  std::printf("%-8s %-12s %10.3f %10.1f\n", "onednn", "layer", total_time * 1e3,
+              total_flops / total_time * 1e-9);
   return 0;
 }

@@ -66,7 +66,8 @@ double peak_flops(std::size_t threads) {
   if (!warden::cpu_features().avx512) return 0;
   std::vector<double> per(threads);
   std::vector<std::thread> ts;
-  for (std::size_t t = 0; t < threads; ++t) ts.emplace_back([&per, t] { per[t] = peak_flops_one_core_avx512(); });
+  for (std::size_t t = 0; t < threads; ++t)
+    ts.emplace_back([&per, t] { per[t] = peak_flops_one_core_avx512(); });
   for (auto& t : ts) t.join();
   double sum = 0;
   for (double p : per) sum += p;
@@ -84,11 +85,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
-    if (flag == "--model-dir") model_dir = value;
-    else if (flag == "--threads") threads = std::stoul(value);
-    else if (flag == "--batches") batches = parse_list(value);
-    else if (flag == "--seqs") seqs = parse_list(value);
-    else if (flag == "--min-seconds") min_seconds = std::stod(value);
+    if (flag == "--model-dir")
+      model_dir = value;
+    else if (flag == "--threads")
+      threads = std::stoul(value);
+    else if (flag == "--batches")
+      batches = parse_list(value);
+    else if (flag == "--seqs")
+      seqs = parse_list(value);
+    else if (flag == "--min-seconds")
+      min_seconds = std::stod(value);
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -121,7 +127,8 @@ int main(int argc, char** argv) {
         for (int w = 0; w < 2; ++w) (void)model->encoder.forward(batch, ws, &pool);  // warm-up
         std::vector<double> times;
         const auto start = Clock::now();
-        while (times.size() < 5 || std::chrono::duration<double>(Clock::now() - start).count() < min_seconds) {
+        while (times.size() < 5 ||
+               std::chrono::duration<double>(Clock::now() - start).count() < min_seconds) {
           const auto t0 = Clock::now();
           (void)model->encoder.forward(batch, ws, &pool);
           times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
@@ -132,10 +139,11 @@ int main(int argc, char** argv) {
         const double tokens = double(batch_size * seq);
         const double h = double(d.hidden), inter = double(d.intermediate);
         const double flops = double(d.layers) * (2 * tokens * h * (4 * h + 2 * inter) +
-                                                  4 * double(batch_size) * double(seq) * double(seq) * h);
+                                                 4 * double(batch_size) * double(seq) * double(seq) * h);
         std::printf(
             "{\"engine\": \"warden\", \"batch\": %zu, \"seq\": %zu, \"median_ms\": %.3f, \"p10_ms\": %.3f, "
-            "\"p90_ms\": %.3f, \"runs\": %zu, \"tokens_per_s\": %.0f, \"gflops\": %.1f, \"peak_fraction\": %.3f}\n",
+            "\"p90_ms\": %.3f, \"runs\": %zu, \"tokens_per_s\": %.0f, \"gflops\": %.1f, \"peak_fraction\": "
+            "%.3f}\n",
             batch_size, seq, med * 1e3, times[times.size() / 10] * 1e3, times[times.size() * 9 / 10] * 1e3,
             times.size(), tokens / med, flops / med * 1e-9, peak > 0 ? flops / med / peak : 0.0);
         std::fflush(stdout);

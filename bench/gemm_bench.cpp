@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
       std::printf("%-8s %-12s %10.3f %10.1f\n", std::string(warden::isa_name(isa)).c_str(), s.name, t * 1e3,
                   flops / t * 1e-9);
     }
-    std::printf("%-8s %-12s %10.3f %10.1f\n", std::string(warden::isa_name(isa)).c_str(), "layer", total_time * 1e3,
-                total_flops / total_time * 1e-9);
+    std::printf("%-8s %-12s %10.3f %10.1f\n", std::string(warden::isa_name(isa)).c_str(), "layer",
+                total_time * 1e3, total_flops / total_time * 1e-9);
   }
   return 0;
 }

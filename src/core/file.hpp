@@ -5,9 +5,9 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
-#include <optional>
 #include <string_view>
 
 namespace warden {

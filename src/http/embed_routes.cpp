@@ -45,7 +45,6 @@ Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, b
   return rows;
 }
 
-
 void check_dimensions(std::optional<std::size_t> dimensions, std::size_t dim) {
   if (dimensions && (*dimensions == 0 || *dimensions > dim)) {
     throw ApiError(422, "Validation",

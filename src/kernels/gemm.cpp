@@ -32,9 +32,11 @@ IsaKernel kernel_for(Isa isa) {
       return {detail::kAvx2MR, detail::kAvx2NR, detail::tile_avx2};
 #endif
 #if defined(__aarch64__)
-    case Isa::Neon: return {detail::kNeonMR, detail::kNeonNR, detail::tile_neon};
+    case Isa::Neon:
+      return {detail::kNeonMR, detail::kNeonNR, detail::tile_neon};
 #endif
-    default: return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
+    default:
+      return {detail::kPortableMR, detail::kPortableNR, detail::tile_portable};
   }
 }
 
@@ -174,7 +176,8 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
       const std::size_t width = std::min(n, p_end * nr) - std::min(n, col_begin);
       saved.resize(rows * width);
       for (std::size_t r = 0; r < rows; ++r) {
-        std::copy_n(epilogue.residual + (row0 + r) * epilogue.ldr + col_begin, width, saved.data() + r * width);
+        std::copy_n(epilogue.residual + (row0 + r) * epilogue.ldr + col_begin, width,
+                    saved.data() + r * width);
       }
       residual = saved.data();
       ldr = width;
@@ -187,9 +190,20 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
     if (k == 0) {  // degenerate: C = act(b) (+ R); run one empty k-block
       for (std::size_t p = p_begin; p < p_end; ++p) {
         for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
-          const detail::Tile t{apack, mr, w.panels(), 0, c + (row0 + r0) * ldc + p * nr, ldc,
-                               std::min(mr, rows - r0), std::min(nr, n - p * nr), false, true,
-                               w.bias() + p * nr, epilogue.activation, residual_at(row0 + r0, p * nr), ldr};
+          const detail::Tile t{apack,
+                               mr,
+                               w.panels(),
+                               0,
+                               c + (row0 + r0) * ldc + p * nr,
+                               ldc,
+                               std::min(mr, rows - r0),
+                               std::min(nr, n - p * nr),
+                               false,
+                               true,
+                               w.bias() + p * nr,
+                               epilogue.activation,
+                               residual_at(row0 + r0, p * nr),
+                               ldr};
           kernel.tile(t);
         }
       }
@@ -214,20 +228,10 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
         const std::size_t cols = std::min(nr, n - col0);
         for (std::size_t r0 = 0, tile = 0; r0 < rows; r0 += mr, ++tile) {
           const std::size_t row = row0 + r0;
-          const detail::Tile t{apack + tile * kc * mr,
-                               mr,
-                               panel,
-                               kc,
-                               c + row * ldc + col0,
-                               ldc,
-                               std::min(mr, rows - r0),
-                               cols,
-                               !first,
-                               last,
-                               w.bias() + col0,
-                               epilogue.activation,
-                               residual_at(row, col0),
-                               ldr};
+          const detail::Tile t{
+              apack + tile * kc * mr,  mr,   panel,  kc,   c + row * ldc + col0, ldc,
+              std::min(mr, rows - r0), cols, !first, last, w.bias() + col0,      epilogue.activation,
+              residual_at(row, col0),  ldr};
           kernel.tile(t);
         }
       }

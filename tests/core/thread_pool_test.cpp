@@ -33,7 +33,9 @@ TEST(ThreadPool, SingleThreadPoolAndZeroTasks) {
   EXPECT_EQ(count, 5);
 }
 
-TEST(ThreadPool, AvailableCpusIsPositive) { EXPECT_GE(available_cpus(), 1U); }
+TEST(ThreadPool, AvailableCpusIsPositive) {
+  EXPECT_GE(available_cpus(), 1U);
+}
 
 }  // namespace
 }  // namespace warden

@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "embed/hashing_embedder.hpp"
-#include "support/gated_embedder.hpp"
 #include "http/http_client.hpp"
 #include "http/server.hpp"
 #include "http/service.hpp"
+#include "support/gated_embedder.hpp"
 
 namespace warden {
 namespace {

@@ -37,7 +37,7 @@ TEST(OpenApi, ListsEveryRoute) {
       {"/health", "get"},     {"/info", "get"},         {"/metrics", "get"},        {"/embed", "post"},
       {"/embed_all", "post"}, {"/predict", "post"},     {"/rerank", "post"},        {"/similarity", "post"},
       {"/tokenize", "post"},  {"/decode", "post"},      {"/v1/embeddings", "post"}, {"/v1/models", "get"},
-      {"/v1/rerank", "post"}, {"/openapi.json", "get"},  {"/guard", "post"},
+      {"/v1/rerank", "post"}, {"/openapi.json", "get"}, {"/guard", "post"},
   };
   const simdjson::dom::object paths = doc["paths"].get_object();
   EXPECT_EQ(paths.size(), routes.size());

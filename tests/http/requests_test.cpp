@@ -49,7 +49,8 @@ void expect_common_body_errors(Parse parse) {
   // A depth bomb: 10,000 unclosed brackets, and a closed one just over the limit.
   expect_error(parse, std::string(10000, '['), 422);
   expect_error(parse, std::string(10000, '[') + std::string(10000, ']'), 422, "", "deeper");
-  expect_error(parse, "{\"inputs\": " + std::string(10000, '[') + std::string(10000, ']') + "}", 422, "", "deeper");
+  expect_error(parse, "{\"inputs\": " + std::string(10000, '[') + std::string(10000, ']') + "}", 422, "",
+               "deeper");
   expect_error(parse, "{\"inputs\": " + std::string(40, '[') + std::string(40, ']') + "}", 422, "", "deeper");
 }
 

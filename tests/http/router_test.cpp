@@ -16,9 +16,9 @@
 #include <thread>
 
 #include "embed/hashing_embedder.hpp"
-#include "support/gated_embedder.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
+#include "support/gated_embedder.hpp"
 
 namespace warden::http {
 namespace {
