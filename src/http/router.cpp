@@ -165,6 +165,9 @@ void Router::Impl::finish(Call& call, Response response) const {
   const auto load = scheduler.load();
   response.headers.emplace_back("X-Current-Concurrency", std::to_string(load.admitted_inputs));
   response.headers.emplace_back("X-Waiting-Queue-Size", std::to_string(load.waiting_jobs));
+  // RFC 9110: an overloaded (429) or stopping (503) server says when to come back, so that
+  // well-behaved clients back off instead of retrying at once.
+  if (response.status == 429 || response.status == 503) response.headers.emplace_back("Retry-After", "1");
   const Clock::duration total = Clock::now() - call.received;
   if (call.computed) {
     // TEI's timing headers, in milliseconds. compute = tokenization + queue + inference.

@@ -286,6 +286,7 @@ TEST(RouterAdmission, FullQueueAnswers429AtOnceAndTheRestComplete) {
   EXPECT_NE(refused.body.find("rate_limit_exceeded"), std::string::npos);
   EXPECT_EQ(refused.headers.at("X-Waiting-Queue-Size"), "1");
   EXPECT_FALSE(refused.headers.contains("x-compute-time"));  // nothing was computed
+  EXPECT_EQ(refused.headers.at("Retry-After"), "1");
   EXPECT_NE(metrics.render().find("warden_rejected_total 1"), std::string::npos);
   embedder.open();
   EXPECT_EQ(first.get().status, 200);
