@@ -72,25 +72,13 @@ void Router::Impl::run_classify_job(std::shared_ptr<Call> call, Prepare prepare,
 
 void Router::Impl::run_classify_job(std::shared_ptr<Call> call, serving::ClassifyRunner& runner,
                                     std::size_t labels, Prepare prepare, ClassifyFormat format) {
-  // Refuse before tokenizing when the queue is already full: overload costs little.
-  if (scheduler.saturated()) {
-    metrics->on_rejected();
-    return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
-  }
+  if (refuse_if_saturated(*call)) return;
   workers.post(
       [this, call, &runner, labels, prepare = std::move(prepare), format = std::move(format)]() mutable {
-        std::vector<PreparedInput> inputs;
-        const Clock::time_point start = Clock::now();
-        try {
-          inputs = prepare();
-        } catch (...) {
-          const MappedError e = map_exception(std::current_exception(), {});
-          return fail(*call, e.status, e.error_type, e.message, e.param);
-        }
-        call->tokenization = Clock::now() - start;
-        for (const PreparedInput& in : inputs) call->tokens += in.tokens;
+        std::optional<std::vector<PreparedInput>> inputs = prepare_timed(*call, prepare);
+        if (!inputs) return;
         auto job = std::make_shared<serving::ClassifyJob>(
-            runner, std::move(inputs), labels, call->cancelled,
+            runner, std::move(*inputs), labels, call->cancelled,
             [this, call, format = std::move(format)](serving::ClassifyJob& done,
                                                      serving::Outcome outcome) mutable {
               // On the compute thread: take the logits and leave; the JSON is written on a worker.
@@ -102,14 +90,7 @@ void Router::Impl::run_classify_job(std::shared_ptr<Call> call, serving::Classif
               result->labels = done.labels();
               for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
               result->prepared = done.take_prepared();
-              workers.post([this, call, result, format = std::move(format)] {
-                try {
-                  finish(*call, format(*result));
-                } catch (...) {
-                  const MappedError e = map_exception(std::current_exception(), {});
-                  fail(*call, e.status, e.error_type, e.message, e.param);
-                }
-              });
+              respond_on_worker(call, [result, format = std::move(format)] { return format(*result); });
             });
         scheduler.submit(std::move(job));
       });

@@ -144,27 +144,50 @@ bool Router::Impl::fail_outcome(Call& call, const serving::Job& job, serving::Ou
   return false;
 }
 
-void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& runner, Prepare prepare,
-                           Format format) {
+bool Router::Impl::refuse_if_saturated(Call& call) const {
   // Refuse before tokenizing when the queue is already full: overload costs little.
-  if (scheduler.saturated()) {
-    metrics->on_rejected();
-    return fail(*call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
+  if (!scheduler.saturated()) return false;
+  metrics->on_rejected();
+  fail(call, 429, "Overloaded", "model is overloaded: the wait queue is full, retry later");
+  return true;
+}
+
+std::optional<std::vector<PreparedInput>> Router::Impl::prepare_timed(Call& call,
+                                                                      const Prepare& prepare) const {
+  std::vector<PreparedInput> inputs;
+  const Clock::time_point start = Clock::now();
+  try {
+    inputs = prepare();
+  } catch (...) {
+    const MappedError e = map_exception(std::current_exception(), {});
+    fail(call, e.status, e.error_type, e.message, e.param);
+    return std::nullopt;
   }
-  workers.post([this, call, &runner, prepare = std::move(prepare), format = std::move(format)]() mutable {
-    std::vector<PreparedInput> inputs;
-    const Clock::time_point start = Clock::now();
+  call.tokenization = Clock::now() - start;
+  for (const PreparedInput& in : inputs) call.tokens += in.tokens;
+  return inputs;
+}
+
+void Router::Impl::respond_on_worker(std::shared_ptr<Call> call, std::function<Response()> make) {
+  workers.post([this, call = std::move(call), make = std::move(make)] {
     try {
-      inputs = prepare();
+      finish(*call, make());
     } catch (...) {
       const MappedError e = map_exception(std::current_exception(), {});
-      return fail(*call, e.status, e.error_type, e.message, e.param);
+      fail(*call, e.status, e.error_type, e.message, e.param);
     }
-    call->tokenization = Clock::now() - start;
-    for (const PreparedInput& in : inputs) call->tokens += in.tokens;
+  });
+}
+
+void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& runner, Prepare prepare,
+                           Format format) {
+  if (refuse_if_saturated(*call)) return;
+  workers.post([this, call, &runner, prepare = std::move(prepare), format = std::move(format)]() mutable {
+    std::optional<std::vector<PreparedInput>> inputs = prepare_timed(*call, prepare);
+    if (!inputs) return;
     const std::size_t dim = &runner == embed_runner.get() ? model.embedder->dim() : 0;
     auto job = std::make_shared<serving::EmbedJob>(
-        runner, std::move(inputs), dim, call->cancelled,
+        runner, std::move(*inputs), dim, call->cancelled,
         [this, call, format = std::move(format)](serving::EmbedJob& done, serving::Outcome outcome) mutable {
           // On the compute thread: take the rows and leave; the JSON is written on a worker.
           call->job = done.timings();
@@ -176,14 +199,7 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
           result->per_token = std::move(done.per_token);
           for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
           result->prepared = done.take_prepared();
-          workers.post([this, call, result, format = std::move(format)] {
-            try {
-              finish(*call, format(*result));
-            } catch (...) {
-              const MappedError e = map_exception(std::current_exception(), {});
-              fail(*call, e.status, e.error_type, e.message, e.param);
-            }
-          });
+          respond_on_worker(call, [result, format = std::move(format)] { return format(*result); });
         });
     scheduler.submit(std::move(job));
   });

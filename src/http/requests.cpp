@@ -232,6 +232,19 @@ PredictInput predict_sequence(array list, std::string_view label) {
   return in;
 }
 
+// A field that is one string (single = true) or a list of strings.
+std::vector<std::string> string_or_list(object obj, std::string_view name, bool& single) {
+  const element field = required_field(obj, name);
+  std::string_view s;
+  if (field.get(s) == simdjson::SUCCESS) {
+    single = true;
+    return {std::string(s)};
+  }
+  if (!field.is_array())
+    throw validation(ticked(name) + " must be a string or a list of strings", std::string(name));
+  return string_list(field, name);
+}
+
 }  // namespace
 
 EmbedRequest parse_tei_embed(std::string_view body) {
@@ -313,16 +326,7 @@ TokenizeRequest parse_tokenize(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);
   TokenizeRequest request;
-  const element field = required_field(obj, "inputs");
-  std::string_view s;
-  if (field.get(s) == simdjson::SUCCESS) {
-    request.inputs.emplace_back(s);
-    request.single = true;
-  } else if (field.is_array()) {
-    request.inputs = string_list(field, "inputs");
-  } else {
-    throw validation("`inputs` must be a string or a list of strings", "inputs");
-  }
+  request.inputs = string_or_list(obj, "inputs", request.single);
   request.add_special_tokens = bool_or(obj, "add_special_tokens", true);
   request.prompt_name = optional_string(obj, "prompt_name");
   return request;
@@ -332,16 +336,7 @@ GuardRequest parse_guard(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);
   GuardRequest request;
-  const element field = required_field(obj, "inputs");
-  std::string_view s;
-  if (field.get(s) == simdjson::SUCCESS) {
-    request.inputs.emplace_back(s);
-    request.single = true;
-  } else if (field.is_array()) {
-    request.inputs = string_list(field, "inputs");
-  } else {
-    throw validation("`inputs` must be a string or a list of strings", "inputs");
-  }
+  request.inputs = string_or_list(obj, "inputs", request.single);
   if (const auto model = optional_string(obj, "model")) request.model = *model;
   return request;
 }

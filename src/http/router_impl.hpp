@@ -109,6 +109,13 @@ struct Router::Impl {
   // Answers a job that ended without results (429, 504, 499, 503, or its failure); false
   // for Outcome::Done, which the caller answers.
   bool fail_outcome(Call& call, const serving::Job& job, serving::Outcome outcome) const;
+  // The stages both pipelines share. refuse_if_saturated: answers 429 before tokenizing
+  // when the wait queue is already full (true when it did). prepare_timed: runs `prepare`,
+  // records its time and tokens, and answers its error itself (nullopt then).
+  // respond_on_worker: builds the answer on a worker, mapping what `make` throws.
+  bool refuse_if_saturated(Call& call) const;
+  std::optional<std::vector<PreparedInput>> prepare_timed(Call& call, const Prepare& prepare) const;
+  void respond_on_worker(std::shared_ptr<Call> call, std::function<Response()> make);
 
   // Options shared by the routes that tokenize: truncation and the prompt by name.
   [[nodiscard]] InputOptions input_options(std::optional<bool> truncate, bool left,
