@@ -1,18 +1,21 @@
-// `warden serve`: one model (an embedder, or a reranker/classifier) behind the HTTP API (src/http/). Defaults
+// `warden serve`: models (embedders, rerankers, classifiers) behind the HTTP API (src/http/). Defaults
 // are sized from the CPUs and memory this process may use (cgroup quotas and affinity included); every one
 // can be overridden by a flag or a WARDEN_* variable, and the configuration in effect is
 // printed at start-up, so what a server runs with is never a guess.
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "catalog/model_catalog.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -25,6 +28,7 @@
 #include "http/server.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
+#include "serving/model_manager.hpp"
 #include "serving/system_resources.hpp"
 
 namespace warden::cli {
@@ -32,8 +36,12 @@ namespace warden::cli {
 namespace {
 
 struct ServeOptions {
-  std::string model;
-  std::string model_dir;
+  std::vector<std::string> models;  // [ALIAS=]SOURCE, in order: the first of each kind is its default
+  std::string model_dir;            // one more folder (the older flag)
+  bool preload = false;
+  std::size_t max_loaded_models = 0;
+  std::string memory_budget;  // "0", "512MiB", "2G", ...
+  std::string on_model_error = "exit";
   // Unset values come from the machine (serving/system_resources.hpp).
   std::optional<std::size_t> threads;
   std::optional<std::size_t> tokenization_workers;
@@ -96,52 +104,66 @@ std::unique_ptr<guard::Guard> make_classifier_guard(const ServeOptions& options,
   return g;
 }
 
-struct Loaded {
-  std::unique_ptr<ThreadPool> pool;
-  std::unique_ptr<Embedder> embedder;            // or
-  std::unique_ptr<NeuralClassifier> classifier;  // when the folder has a classification head
-  std::string tier;
-  std::string tier_reason;
-};
+// "1073741824", "512MiB", "2G", "1.5GB": bytes (K/M/G/T binary with or without "iB"/"B",
+// as memory sizes usually are meant); "0" or "": no budget.
+std::size_t parse_bytes(const std::string& text) {
+  if (text.empty()) return 0;
+  std::size_t pos = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  std::string unit = text.substr(pos);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double scale = -1;
+  if (unit.empty() || unit == "B") scale = 1;
+  if (unit == "K" || unit == "KB" || unit == "KIB") scale = 1024.0;
+  if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024.0 * 1024;
+  if (unit == "G" || unit == "GB" || unit == "GIB") scale = 1024.0 * 1024 * 1024;
+  if (unit == "T" || unit == "TB" || unit == "TIB") scale = 1024.0 * 1024 * 1024 * 1024;
+  if (pos == 0 || scale < 0 || !(value >= 0) || value * scale > 1e18) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--memory-budget '{}': expected a size such as 2GiB, 512M or 1073741824", text));
+  }
+  return static_cast<std::size_t>(value * scale);
+}
 
-// Chosen as `warden embed` chooses, so both commands answer the same with the same flags.
-Loaded load_embedder(const ServeOptions& options, std::size_t compute_threads) {
-  if (!options.model.empty() && !options.model_dir.empty()) {
-    throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
-  }
-  Loaded l;
-  if (!options.model_dir.empty()) {
-    l.pool = std::make_unique<ThreadPool>(compute_threads);
-    // The folder's architecture decides what it serves: a *ForSequenceClassification head
-    // answers /rerank and /predict, anything else is an embedder. (Without a config.json the
-    // embedder's loader reports what is missing.)
-    const std::filesystem::path dir(options.model_dir);
-    if (std::filesystem::is_regular_file(dir / "config.json") && has_classification_head(dir)) {
-      l.classifier = std::make_unique<NeuralClassifier>(dir, l.pool.get());
-    } else {
-      l.embedder = std::make_unique<NeuralEmbedder>(dir, l.pool.get());
+// Every model the server answers for, resolved and checked (hub ids fetched) before it
+// listens: a model that cannot be used stops it here, with exit code 2 and one line naming
+// the model and the cause (or, with --on-model-error fallback, is replaced by the hashing
+// embedder, loudly).
+std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
+                                                  const catalog::CatalogOptions& catalog_options) {
+  std::vector<catalog::CatalogModel> models;
+  std::vector<std::string> args = options.models;
+  if (!options.model_dir.empty()) args.push_back(options.model_dir);
+  if (args.empty()) {
+    catalog::CatalogModel m = catalog::default_model(catalog_options);
+    if (!m.spec.tier_reason.empty()) {
+      fmt::print(stderr, "warden: warning: serving {} (lexical, semantic = false) because {}\n", m.spec.name,
+                 m.spec.tier_reason);
     }
-    l.tier = "model-dir";
-    return l;
+    models.push_back(std::move(m));
+    return models;
   }
-  std::string name = options.model;
-  if (name.empty()) {
-    const DefaultEmbedder fallback = default_embedder();
-    name = fallback.name;
-    if (!fallback.fallback_reason.empty()) {
-      fmt::print(stderr, "warden: warning: serving {} (lexical, semantic = false) because {}\n", name,
-                 fallback.fallback_reason);
-      l.tier = "lexical-fallback";
-      l.tier_reason = fallback.fallback_reason;
-    } else {
-      l.tier = "semantic-default";
+  for (const std::string& a : args) {
+    catalog::CatalogModel m = catalog::make_model_spec(catalog::parse_model_arg(a), catalog_options);
+    if (!m.spec.fallback_reason.empty()) {
+      fmt::print(stderr,
+                 "warden serve: warning: {}; serving {} under the name {} instead (lexical, semantic = false)\n",
+                 m.spec.fallback_reason, HashingEmbedder::kId, m.spec.name);
     }
-  } else {
-    l.tier = "builtin";
+    for (const catalog::CatalogModel& other : models) {
+      if (other.spec.name == m.spec.name) {
+        throw Error(ErrorKind::InvalidArgument,
+                    fmt::format("two models are called {}: give one an alias (--model ALIAS=SOURCE)", m.spec.name));
+      }
+    }
+    models.push_back(std::move(m));
   }
-  if (name != HashingEmbedder::kId) l.pool = std::make_unique<ThreadPool>(compute_threads);
-  l.embedder = make_builtin_embedder(name, l.pool.get());
-  return l;
+  return models;
 }
 
 int run_serve(ServeOptions options) {
@@ -153,31 +175,87 @@ int run_serve(ServeOptions options) {
   if (!options.guard_positive_label.empty() && options.guard_model.empty()) {
     throw Error(ErrorKind::InvalidArgument, "--guard-positive-label needs --guard-model");
   }
-  Loaded loaded = load_embedder(options, compute_threads);
+  if (options.on_model_error != "exit" && options.on_model_error != "fallback") {
+    throw Error(ErrorKind::InvalidArgument, "--on-model-error must be exit or fallback");
+  }
+  // One compute pool for every model: the scheduler runs one batch at a time.
+  auto pool = std::make_unique<ThreadPool>(compute_threads);
+  catalog::CatalogOptions catalog_options;
+  catalog_options.pool = pool.get();
+  catalog_options.hub = hub::HubOptions::from_environment();
+  catalog_options.on_error =
+      options.on_model_error == "fallback" ? catalog::OnModelError::Fallback : catalog::OnModelError::Exit;
+  catalog_options.progress = [](const hub::Progress& p) {
+    if (p.cached || (p.total != 0 && p.done != p.total)) return;
+    fmt::print(stderr, "warden serve: downloaded {} ({} bytes)\n", p.file, p.done);
+  };
+  std::vector<catalog::CatalogModel> resolved;
+  try {
+    resolved = resolve_models(options, catalog_options);
+  } catch (const Error& e) {
+    // Start-up checks: whatever the cause (missing folder, bad file, download), exit code 2.
+    fmt::print(stderr, "warden serve: error: {}\n", e.what());
+    return kExitUsage;
+  }
+
+  serving::MetricsRegistry metrics;
+  metrics.enable_process_metrics();
+  serving::ModelManagerOptions manager_options;
+  manager_options.max_loaded = options.max_loaded_models;
+  manager_options.memory_budget = parse_bytes(options.memory_budget);
+  // A request waits for its model's load as long as it would wait in the queue.
+  manager_options.load_wait = std::chrono::milliseconds(options.queue_timeout_ms);
+  serving::ModelManager models(manager_options, &metrics);
+
+  // The guard's probe embeds with the first embedding model, which stays in memory for it.
+  std::string guard_model_name;
+  if (options.guard_model.empty() && !options.no_guard) {
+    for (catalog::CatalogModel& m : resolved) {
+      if (m.spec.kind == model::ModelKind::Embedding) {
+        m.spec.pinned = true;
+        guard_model_name = m.spec.name;
+        break;
+      }
+    }
+  }
+  std::size_t width = 0;
+  std::vector<std::string> names;
+  for (catalog::CatalogModel& m : resolved) {
+    width = std::max(width, m.width);
+    names.push_back(m.spec.name);
+    models.add(std::move(m.spec));
+  }
+  // Start-up checks went as far as they can without the weights; --preload goes the rest
+  // of the way (and a model that fails to load then stops the server too).
+  try {
+    if (options.preload) {
+      models.preload(names);
+    } else if (!guard_model_name.empty()) {
+      models.preload({guard_model_name});
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "warden serve: error: a model failed to load: {}\n", e.what());
+    return kExitUsage;
+  }
+
   guard::Bank bank;
-  std::unique_ptr<ThreadPool> guard_pool;
   std::unique_ptr<NeuralClassifier> guard_classifier;
   std::unique_ptr<guard::Guard> guard;
+  serving::LeasePtr guard_lease;  // keeps the probe's model in memory while the server runs
   if (!options.guard_model.empty()) {
-    // The scheduler runs one batch at a time, so the guard model may share the served
-    // model's pool; the hashing embedder has none.
-    ThreadPool* pool = loaded.pool.get();
-    if (pool == nullptr) pool = (guard_pool = std::make_unique<ThreadPool>(compute_threads)).get();
-    guard_classifier = std::make_unique<NeuralClassifier>(options.guard_model, pool);
+    guard_classifier = std::make_unique<NeuralClassifier>(options.guard_model, pool.get());
     guard = make_classifier_guard(options, *guard_classifier);
     if (!options.guard_bank.empty()) {
       fmt::print(stderr,
                  "warden serve: warning: --guard-bank is not used: the classifier method needs no bank\n");
     }
-  } else if (loaded.embedder) {
-    guard = make_guard(options, *loaded.embedder, bank);
+    width = std::max(width, guard_classifier->hidden_size());
+  } else if (!guard_model_name.empty()) {
+    guard_lease = models.acquire_sync(guard_model_name);
+    guard = make_guard(options, *guard_lease->model().embedder, bank);
   }
-  const http::ServedModel served{loaded.embedder.get(), loaded.classifier.get(), guard.get()};
-  std::size_t width = loaded.embedder ? loaded.embedder->dim() : loaded.classifier->hidden_size();
-  // The guard model's batches go through the same scheduler: size for the wider of the two.
-  if (guard_classifier) width = std::max(width, guard_classifier->hidden_size());
 
-  // Batch limits from the memory there is, for this model's width.
+  // Batch limits from the memory there is, for the widest model's activations.
   const serving::ServingSizing sizing =
       serving::derive_sizing(resources, serving::activation_bytes_per_token(width));
   http::ServiceOptions service;
@@ -188,47 +266,45 @@ int run_serve(ServeOptions options) {
   service.scheduler.queue_timeout = std::chrono::milliseconds(options.queue_timeout_ms);
   service.workers = options.tokenization_workers.value_or(sizing.tokenization_workers);
   service.router = options.router;
-  service.router.tier = loaded.tier;
-  service.router.tier_reason = loaded.tier_reason;
+  service.router.guard_model = guard_model_name;
+  // POST /admin/models: the same resolution as --model, but a bad source is the caller's
+  // error, never a silent fallback.
+  service.router.make_spec = [catalog_options](const std::string& name, const std::string& source) {
+    catalog::CatalogOptions o = catalog_options;
+    o.on_error = catalog::OnModelError::Exit;
+    o.progress = {};
+    return catalog::make_model_spec(catalog::ModelArg{name, source}, o).spec;
+  };
   options.server.io_threads = options.io_threads.value_or(sizing.io_threads);
   options.server.handle_signals = true;
   options.server.request_timeout = std::chrono::milliseconds(options.request_timeout_ms);
   options.server.idle_timeout = std::chrono::milliseconds(options.idle_timeout_ms);
   options.server.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
 
-  serving::MetricsRegistry metrics;
-  metrics.enable_process_metrics();
-  http::Service app(served, service, &metrics);
+  http::Service app(models, guard.get(), service, &metrics);
   http::Server server(options.server, app.handler());
   metrics.gauge_callback("warden_open_connections", "HTTP connections open now",
                          [&server] { return static_cast<double>(server.open_connections()); });
 
   fmt::print(stderr, "warden serve: {}\n", resources.describe());
   fmt::print(stderr, "warden serve: sized for this machine: {}\n", sizing.describe());
-  if (loaded.embedder) {
-    const Embedder& embedder = *loaded.embedder;
-    fmt::print(stderr,
-               "warden serve: model={} kind=embedding dim={} semantic={} tier={} max_input_tokens={} "
-               "listening=http://{}:{}\n",
-               embedder.id(), embedder.dim(), embedder.semantic(), loaded.tier, embedder.max_input_tokens(),
-               options.server.hostname, server.port());
-  } else {
-    const SequenceClassifier& classifier = *loaded.classifier;
-    std::string labels;
-    for (const std::string& l : classifier.labels()) labels += (labels.empty() ? "" : ",") + l;
-    fmt::print(stderr,
-               "warden serve: model={} kind={} labels={} semantic=true tier={} max_input_tokens={} "
-               "listening=http://{}:{}\n",
-               classifier.id(), classifier_kind_name(classifier.kind()), labels, loaded.tier,
-               classifier.max_input_tokens(), options.server.hostname, server.port());
+  for (const serving::ModelStatus& st : models.list()) {
+    fmt::print(stderr, "warden serve: model={} source={} kind={} semantic={} state={}{}\n", st.name, st.source,
+               model::model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
+               st.pinned ? " pinned" : "");
   }
+  fmt::print(stderr,
+             "warden serve: max_loaded_models={} memory_budget={} preload={} on_model_error={} "
+             "listening=http://{}:{}\n",
+             manager_options.max_loaded, manager_options.memory_budget, options.preload, options.on_model_error,
+             options.server.hostname, server.port());
   fmt::print(
       stderr,
       "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
       "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
       "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} request_timeout_ms={} "
       "idle_timeout_ms={} max_connections={} api_key={}\n",
-      loaded.pool ? loaded.pool->size() : 1, options.server.io_threads, service.workers,
+      pool->size(), options.server.io_threads, service.workers,
       service.scheduler.max_batch_tokens, service.scheduler.max_batch_inputs,
       service.scheduler.max_concurrent, service.scheduler.max_queue, options.queue_timeout_ms,
       service.router.max_client_batch_size, service.router.auto_truncate, options.server.payload_limit,
@@ -250,15 +326,34 @@ Command add_serve_command(CLI::App& root) {
       "serve", "Serve embeddings, reranking or classification over HTTP (TEI, OpenAI, Cohere routes)");
   // Every flag can also come from a WARDEN_* variable (a container's usual way); a flag on
   // the command line wins.
-  app->add_option("--model,-m", o->model,
-                  "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
+  app->add_option("--model,-m", o->models,
+                  "A model to serve, [ALIAS=]SOURCE; give it several times. SOURCE: a built-in (use-lite, "
+                  "hashing-ngram-256), a HuggingFace folder, or a HuggingFace id ORG/NAME[@REVISION] "
+                  "(downloaded into the HF cache). Requests pick one with `model` or /models/{name}/...; the "
+                  "first of each kind is the default (none given: use-lite when converted, else "
                   "hashing-ngram-256)")
+      ->delimiter(',')
       ->envname("WARDEN_MODEL");
   app->add_option(
          "--model-dir", o->model_dir,
-         "A HuggingFace model folder (config.json, model.safetensors, ...); a *ForSequenceClassification "
+         "A HuggingFace model folder (the same as --model DIR); a *ForSequenceClassification "
          "folder is served as a reranker (one label) or classifier")
       ->envname("WARDEN_MODEL_DIR");
+  app->add_flag("--preload", o->preload,
+                "Load every model at start-up (default: on first use; the guard's model always at start-up)")
+      ->envname("WARDEN_PRELOAD");
+  app->add_option("--max-loaded-models", o->max_loaded_models,
+                  "Models in memory at most; the least recently used idle one is unloaded first (0: no bound)")
+      ->capture_default_str()
+      ->envname("WARDEN_MAX_LOADED_MODELS");
+  app->add_option("--memory-budget", o->memory_budget,
+                  "Memory the loaded models may hold, e.g. 2GiB (estimated from their files; 0: no bound)")
+      ->envname("WARDEN_MEMORY_BUDGET");
+  app->add_option("--on-model-error", o->on_model_error,
+                  "A model that cannot be used at start-up: exit (code 2), or fallback (serve the lexical "
+                  "hashing embedder under its name, marked semantic=false)")
+      ->capture_default_str()
+      ->envname("WARDEN_ON_MODEL_ERROR");
   app->add_option("--hostname", o->server.hostname, "IP address to listen on")
       ->capture_default_str()
       ->envname("WARDEN_HOSTNAME");

@@ -66,7 +66,8 @@ InputOptions Router::Impl::classify_options(std::optional<bool> truncate, bool l
 }
 
 void Router::Impl::run_classify_job(std::shared_ptr<Call> call, Prepare prepare, ClassifyFormat format) {
-  run_classify_job(std::move(call), *classify_runner, model.classifier->labels().size(), std::move(prepare),
+  const serving::LoadedModel& m = call->lease->model();
+  run_classify_job(std::move(call), *m.classify_runner, m.classifier->labels().size(), std::move(prepare),
                    std::move(format));
 }
 
@@ -119,15 +120,16 @@ std::vector<PreparedInput> prepare_pairs(const SequenceClassifier& c, const std:
 
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
-  const SequenceClassifier& c = classifier(call->route);
-  require_reranker(c, call->route);
   check_batch_size(request->texts.size(), "texts");
+  with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request] {
+  const SequenceClassifier& c = classifier(*call);
+  require_reranker(c, call->route);
   const InputOptions o =
       classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
   const std::size_t query_chars = code_points(request->query);
   for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
   auto prepare = [&c, request, o] { return prepare_pairs(c, request->query, request->texts, o, "texts"); };
-  run_classify_job(std::move(call), std::move(prepare), [request](ClassifyResult& r) {
+  run_classify_job(call, std::move(prepare), [request](ClassifyResult& r) {
     std::vector<float> scores = r.logits;  // one label: one logit per text
     if (!request->raw_scores) {
       for (float& s : scores) s = sigmoid(s);
@@ -144,21 +146,23 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
     w.end_array();
     return json_response(200, w.take());
   });
+  });
 }
 
 void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<OpenAiRerankRequest>(parse_v1_rerank(body));
-  const SequenceClassifier& c = classifier(call->route);
-  require_reranker(c, call->route);
   check_batch_size(request->documents.size(), "documents");
+  with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request] {
+  const SequenceClassifier& c = classifier(*call);
+  require_reranker(c, call->route);
   const InputOptions o = classify_options(std::nullopt, false);
   const std::size_t query_chars = code_points(request->query);
   for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
   auto prepare = [&c, request, o] {
     return prepare_pairs(c, request->query, request->documents, o, "documents");
   };
-  const std::string model_id(c.id());
-  run_classify_job(std::move(call), std::move(prepare), [request, model_id](ClassifyResult& r) {
+  const std::string model_id = call->lease->spec().name;
+  run_classify_job(call, std::move(prepare), [request, model_id](ClassifyResult& r) {
     // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
     std::vector<float> scores = r.logits;
     for (float& s : scores) s = sigmoid(s);
@@ -168,7 +172,7 @@ void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) 
     for (const std::size_t t : r.tokens) tokens += t;
     JsonWriter w;
     w.begin_object();
-    // One model per process: the response names the model that answered.
+    // The response names the model that answered: the name it is served under.
     w.key("model").value(model_id);
     w.key("results").begin_array();
     for (const std::size_t i : order) {
@@ -185,12 +189,14 @@ void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) 
     w.end_object();
     return json_response(200, w.take());
   });
+  });
 }
 
 void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<PredictRequest>(parse_predict(body));
-  const SequenceClassifier& c = classifier(call->route);
   check_batch_size(request->inputs.size(), "inputs");
+  with_model(call, request->model, {model::ModelKind::Classifier, model::ModelKind::Reranker}, [this, call, request] {
+  const SequenceClassifier& c = classifier(*call);
   const InputOptions o =
       classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
   for (const PredictInput& in : request->inputs) {
@@ -212,7 +218,7 @@ void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
     return inputs;
   };
   const std::vector<std::string>* labels = &c.labels();
-  run_classify_job(std::move(call), std::move(prepare), [request, labels](ClassifyResult& r) {
+  run_classify_job(call, std::move(prepare), [request, labels](ClassifyResult& r) {
     JsonWriter w;
     if (!request->single) w.begin_array();
     for (std::size_t i = 0; i < r.tokens.size(); ++i) {
@@ -234,6 +240,7 @@ void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
     }
     if (!request->single) w.end_array();
     return json_response(200, w.take());
+  });
   });
 }
 

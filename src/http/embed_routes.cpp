@@ -71,15 +71,15 @@ void Router::Impl::check_batch_size(std::size_t n, std::string_view param) const
   }
 }
 
-InputOptions Router::Impl::input_options(std::optional<bool> truncate, bool left,
+InputOptions Router::Impl::input_options(const Embedder& e, std::optional<bool> truncate, bool left,
                                          const std::optional<std::string>& prompt_name) const {
   InputOptions o;
   o.truncate = truncate.value_or(options.auto_truncate);
   o.side = left ? TruncationSide::Left : TruncationSide::Right;
   std::optional<std::string> name = prompt_name;
-  if (!name) name = model.embedder->default_prompt_name();
+  if (!name) name = e.default_prompt_name();
   if (name) {
-    const auto& prompts = model.embedder->prompts();
+    const auto& prompts = e.prompts();
     const auto it = prompts.find(*name);
     if (it == prompts.end()) {
       std::string known;
@@ -94,22 +94,22 @@ InputOptions Router::Impl::input_options(std::optional<bool> truncate, bool left
   return o;
 }
 
-PreparedInput Router::Impl::prepare_one(const std::string& text, const std::vector<std::uint32_t>* ids,
-                                        const InputOptions& o, std::size_t index,
-                                        std::string_view param) const {
+PreparedInput Router::Impl::prepare_one(const Embedder& e, const std::string& text,
+                                        const std::vector<std::uint32_t>* ids, const InputOptions& o,
+                                        std::size_t index, std::string_view param) {
   try {
     if (ids != nullptr) {
       // Ids are already tokenized by the client: a prompt (even the model's default) does
       // not apply to them.
       InputOptions no_prompt = o;
       no_prompt.prompt = {};
-      return model.embedder->prepare_ids(*ids, no_prompt);
+      return e.prepare_ids(*ids, no_prompt);
     }
-    return model.embedder->prepare(text, o);
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Unsupported) throw ApiError(424, "Backend", e.what(), std::string(param));
-    if (e.kind() == ErrorKind::InvalidInput || e.kind() == ErrorKind::InvalidArgument) {
-      throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, index, e.what()),
+    return e.prepare(text, o);
+  } catch (const Error& err) {
+    if (err.kind() == ErrorKind::Unsupported) throw ApiError(424, "Backend", err.what(), std::string(param));
+    if (err.kind() == ErrorKind::InvalidInput || err.kind() == ErrorKind::InvalidArgument) {
+      throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, index, err.what()),
                      std::string(param));
     }
     throw;
@@ -185,7 +185,8 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
   workers.post([this, call, &runner, prepare = std::move(prepare), format = std::move(format)]() mutable {
     std::optional<std::vector<PreparedInput>> inputs = prepare_timed(*call, prepare);
     if (!inputs) return;
-    const std::size_t dim = &runner == embed_runner.get() ? model.embedder->dim() : 0;
+    const serving::LoadedModel& m = call->lease->model();
+    const std::size_t dim = &runner == m.embed_runner.get() ? m.embedder->dim() : 0;
     auto job = std::make_shared<serving::EmbedJob>(
         runner, std::move(*inputs), dim, call->cancelled,
         [this, call, format = std::move(format)](serving::EmbedJob& done, serving::Outcome outcome) mutable {
@@ -207,142 +208,151 @@ void Router::Impl::run_job(std::shared_ptr<Call> call, serving::BatchRunner& run
 
 void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool all) {
   auto request = std::make_shared<EmbedRequest>(parse_tei_embed(body));
-  // A malformed body is the client's first problem: 400/422 before 424.
-  (void)embedder(call->route);
+  // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->inputs.size(), "inputs");
-  if (!all) check_dimensions(request->dimensions, model.embedder->dim());
-  const InputOptions o = input_options(
-      request->truncate, request->truncation_direction == TruncationDirection::Left, request->prompt_name);
   for (std::size_t i = 0; i < request->inputs.size(); ++i) {
     const Input& in = request->inputs[i];
     // TEI's rule: an empty text is refused (there is nothing to embed), with its Empty type.
     if (!in.is_ids && in.text.empty()) {
       throw ApiError(400, "Empty", fmt::format("`inputs[{}]` cannot be empty", i), "inputs");
     }
-    call->characters += code_points(in.text);
   }
-  auto prepare = [this, request, o] {
-    std::vector<PreparedInput> inputs;
-    inputs.reserve(request->inputs.size());
-    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-      const Input& in = request->inputs[i];
-      inputs.push_back(prepare_one(in.text, in.is_ids ? &in.ids : nullptr, o, i, "inputs"));
+  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request, all] {
+    const Embedder& e = embedder(*call);
+    const serving::LoadedModel& m = call->lease->model();
+    if (!all) check_dimensions(request->dimensions, e.dim());
+    const InputOptions o = input_options(e, request->truncate,
+                                         request->truncation_direction == TruncationDirection::Left,
+                                         request->prompt_name);
+    for (const Input& in : request->inputs) call->characters += code_points(in.text);
+    auto prepare = [&e, request, o] {
+      std::vector<PreparedInput> inputs;
+      inputs.reserve(request->inputs.size());
+      for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+        const Input& in = request->inputs[i];
+        inputs.push_back(prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "inputs"));
+      }
+      return inputs;
+    };
+    if (all) {
+      return run_job(call, *m.token_runner, std::move(prepare), [](EmbedResult& r) {
+        JsonWriter w;
+        w.begin_array();
+        for (const Embeddings& tokens : r.per_token) {
+          w.begin_array();
+          for (std::size_t t = 0; t < tokens.rows(); ++t) write_row(w, tokens.row(t));
+          w.end_array();
+        }
+        w.end_array();
+        return json_response(200, w.take());
+      });
     }
-    return inputs;
-  };
-  if (all) {
-    return run_job(std::move(call), *token_runner, std::move(prepare), [](EmbedResult& r) {
+    const bool unit = e.unit_vectors();
+    run_job(call, *m.embed_runner, std::move(prepare), [request, unit](EmbedResult& r) {
+      const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, request->normalize, unit);
       JsonWriter w;
       w.begin_array();
-      for (const Embeddings& tokens : r.per_token) {
-        w.begin_array();
-        for (std::size_t t = 0; t < tokens.rows(); ++t) write_row(w, tokens.row(t));
-        w.end_array();
-      }
+      for (std::size_t i = 0; i < rows.rows(); ++i) write_row(w, rows.row(i));
       w.end_array();
       return json_response(200, w.take());
     });
-  }
-  const bool unit = model.embedder->unit_vectors();
-  run_job(std::move(call), *embed_runner, std::move(prepare), [request, unit](EmbedResult& r) {
-    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, request->normalize, unit);
-    JsonWriter w;
-    w.begin_array();
-    for (std::size_t i = 0; i < rows.rows(); ++i) write_row(w, rows.row(i));
-    w.end_array();
-    return json_response(200, w.take());
   });
 }
 
 void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<OpenAiEmbedRequest>(parse_openai_embed(body));
-  // A malformed body is the client's first problem: 400/422 before 424.
-  (void)embedder(call->route);
+  // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->input.size(), "input");
-  check_dimensions(request->dimensions, model.embedder->dim());
-  const InputOptions o = input_options(std::nullopt, false, std::nullopt);
-  for (const Input& in : request->input) call->characters += code_points(in.text);
-  auto prepare = [this, request, o] {
-    std::vector<PreparedInput> inputs;
-    inputs.reserve(request->input.size());
-    for (std::size_t i = 0; i < request->input.size(); ++i) {
-      const Input& in = request->input[i];
-      inputs.push_back(prepare_one(in.text, in.is_ids ? &in.ids : nullptr, o, i, "input"));
-    }
-    return inputs;
-  };
-  const std::string model_id(model.embedder->id());
-  const bool unit = model.embedder->unit_vectors();
-  run_job(std::move(call), *embed_runner, std::move(prepare), [request, model_id, unit](EmbedResult& r) {
-    // OpenAI's vectors are unit length, also when shortened with `dimensions`.
-    const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true, unit);
-    std::size_t tokens = 0;
-    for (const std::size_t t : r.tokens) tokens += t;
-    JsonWriter w;
-    w.begin_object().key("object").value("list").key("data").begin_array();
-    for (std::size_t i = 0; i < rows.rows(); ++i) {
-      w.begin_object().key("object").value("embedding").key("embedding");
-      if (request->base64) {
-        w.value(base64_floats(rows.row(i)));
-      } else {
-        write_row(w, rows.row(i));
+  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+    const Embedder& e = embedder(*call);
+    check_dimensions(request->dimensions, e.dim());
+    const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
+    for (const Input& in : request->input) call->characters += code_points(in.text);
+    auto prepare = [&e, request, o] {
+      std::vector<PreparedInput> inputs;
+      inputs.reserve(request->input.size());
+      for (std::size_t i = 0; i < request->input.size(); ++i) {
+        const Input& in = request->input[i];
+        inputs.push_back(prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "input"));
       }
-      w.key("index").value(static_cast<std::uint64_t>(i)).end_object();
-    }
-    w.end_array();
-    // One model per process: the response names the model that answered, whatever the
-    // request's `model` said (TEI does the same).
-    w.key("model").value(model_id);
-    w.key("usage").begin_object();
-    w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
-    w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
-    w.end_object().end_object();
-    return json_response(200, w.take());
+      return inputs;
+    };
+    // The response names the model that answered: the name it is served under.
+    const std::string model_name = call->lease->spec().name;
+    const bool unit = e.unit_vectors();
+    run_job(call, *call->lease->model().embed_runner, std::move(prepare),
+            [request, model_name, unit](EmbedResult& r) {
+              // OpenAI's vectors are unit length, also when shortened with `dimensions`.
+              const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true, unit);
+              std::size_t tokens = 0;
+              for (const std::size_t t : r.tokens) tokens += t;
+              JsonWriter w;
+              w.begin_object().key("object").value("list").key("data").begin_array();
+              for (std::size_t i = 0; i < rows.rows(); ++i) {
+                w.begin_object().key("object").value("embedding").key("embedding");
+                if (request->base64) {
+                  w.value(base64_floats(rows.row(i)));
+                } else {
+                  write_row(w, rows.row(i));
+                }
+                w.key("index").value(static_cast<std::uint64_t>(i)).end_object();
+              }
+              w.end_array();
+              w.key("model").value(model_name);
+              w.key("usage").begin_object();
+              w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
+              w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
+              w.end_object().end_object();
+              return json_response(200, w.take());
+            });
   });
 }
 
 void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<SimilarityRequest>(parse_similarity(body));
-  // A malformed body is the client's first problem: 400/422 before 424.
-  (void)embedder(call->route);
+  // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->sentences.size() + 1, "sentences");
-  const InputOptions o = input_options(
-      request->truncate, request->truncation_direction == TruncationDirection::Left, request->prompt_name);
   if (request->source_sentence.empty()) {
     throw ApiError(400, "Empty", "`source_sentence` cannot be empty", "source_sentence");
   }
-  call->characters += code_points(request->source_sentence);
   for (std::size_t i = 0; i < request->sentences.size(); ++i) {
     if (request->sentences[i].empty()) {
       throw ApiError(400, "Empty", fmt::format("`sentences[{}]` cannot be empty", i), "sentences");
     }
-    call->characters += code_points(request->sentences[i]);
   }
-  auto prepare = [this, request, o] {
-    std::vector<PreparedInput> inputs;
-    inputs.reserve(request->sentences.size() + 1);
-    inputs.push_back(prepare_one(request->source_sentence, nullptr, o, 0, "source_sentence"));
-    for (std::size_t i = 0; i < request->sentences.size(); ++i) {
-      inputs.push_back(prepare_one(request->sentences[i], nullptr, o, i, "sentences"));
-    }
-    return inputs;
-  };
-  const bool unit = model.embedder->unit_vectors();
-  run_job(std::move(call), *embed_runner, std::move(prepare), [unit](EmbedResult& r) {
-    // Cosine similarity of the source with each sentence: dot products of unit vectors.
-    const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true, unit);
-    const std::span<const float> source = rows.row(0);
-    JsonWriter w;
-    w.begin_array();
-    for (std::size_t i = 1; i < rows.rows(); ++i) {
-      const std::span<const float> s = rows.row(i);
-      double dot = 0.0;
-      for (std::size_t k = 0; k < s.size(); ++k)
-        dot += static_cast<double>(source[k]) * static_cast<double>(s[k]);
-      w.value(static_cast<float>(dot));
-    }
-    w.end_array();
-    return json_response(200, w.take());
+  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+    const Embedder& e = embedder(*call);
+    const InputOptions o = input_options(e, request->truncate,
+                                         request->truncation_direction == TruncationDirection::Left,
+                                         request->prompt_name);
+    call->characters += code_points(request->source_sentence);
+    for (const std::string& s : request->sentences) call->characters += code_points(s);
+    auto prepare = [&e, request, o] {
+      std::vector<PreparedInput> inputs;
+      inputs.reserve(request->sentences.size() + 1);
+      inputs.push_back(prepare_one(e, request->source_sentence, nullptr, o, 0, "source_sentence"));
+      for (std::size_t i = 0; i < request->sentences.size(); ++i) {
+        inputs.push_back(prepare_one(e, request->sentences[i], nullptr, o, i, "sentences"));
+      }
+      return inputs;
+    };
+    const bool unit = e.unit_vectors();
+    run_job(call, *call->lease->model().embed_runner, std::move(prepare), [unit](EmbedResult& r) {
+      // Cosine similarity of the source with each sentence: dot products of unit vectors.
+      const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true, unit);
+      const std::span<const float> source = rows.row(0);
+      JsonWriter w;
+      w.begin_array();
+      for (std::size_t i = 1; i < rows.rows(); ++i) {
+        const std::span<const float> s = rows.row(i);
+        double dot = 0.0;
+        for (std::size_t k = 0; k < s.size(); ++k)
+          dot += static_cast<double>(source[k]) * static_cast<double>(s[k]);
+        w.value(static_cast<float>(dot));
+      }
+      w.end_array();
+      return json_response(200, w.take());
+    });
   });
 }
 

@@ -18,30 +18,31 @@ namespace warden::http {
 void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<GuardRequest>(parse_guard(body));
   check_batch_size(request->inputs.size(), "inputs");
-  const guard::Guard* g = model.guard;
+  const guard::Guard* g = guard_ptr;
   if (g != nullptr && g->classifier() != nullptr) {
     for (const std::string& text : request->inputs) call->characters += code_points(text);
     return guard_classify(std::move(call), std::move(request));
   }
-  const Embedder& e = embedder("/guard");
   if (g == nullptr) {
-    throw ApiError(
-        424, "Backend",
-        fmt::format("no guard is configured for model {} (the server was started with --no-guard, or "
-                    "its bank could not be loaded: see the start-up log)",
-                    e.id()));
+    throw ApiError(424, "Backend",
+                   "no guard is configured (the server was started with --no-guard, serves no embedding "
+                   "model, or the guard's bank could not be loaded: see the start-up log)");
   }
+  // The probe decides on the vectors of the model it was fitted on, whatever the request's
+  // `model` says: that model is pinned in memory for it.
+  with_model(call, options.guard_model, {model::ModelKind::Embedding}, [this, call, request, g] {
+  const Embedder& e = embedder(*call);
   for (const std::string& text : request->inputs) call->characters += code_points(text);
-  const InputOptions o = input_options(std::nullopt, false, std::nullopt);
-  auto prepare = [this, request, o] {
+  const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
+  auto prepare = [&e, request, o] {
     std::vector<PreparedInput> inputs;
     inputs.reserve(request->inputs.size());
     for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-      inputs.push_back(prepare_one(request->inputs[i], nullptr, o, i, "inputs"));
+      inputs.push_back(prepare_one(e, request->inputs[i], nullptr, o, i, "inputs"));
     }
     return inputs;
   };
-  run_job(std::move(call), *embed_runner, std::move(prepare), [request, g](EmbedResult& r) {
+  run_job(call, *call->lease->model().embed_runner, std::move(prepare), [request, g](EmbedResult& r) {
     JsonWriter w;
     w.begin_array();
     for (std::size_t i = 0; i < r.prepared.size(); ++i) {
@@ -51,10 +52,11 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
     w.end_array();
     return json_response(200, w.take());
   });
+  });
 }
 
 void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const GuardRequest> request) {
-  const guard::Guard* g = model.guard;
+  const guard::Guard* g = guard_ptr;
   const SequenceClassifier& c = *g->classifier();
   // The server's truncation default applies as on every route; the guard takes no options.
   const InputOptions o = classify_options(std::nullopt, false);

@@ -259,6 +259,7 @@ EmbedRequest parse_tei_embed(std::string_view body) {
   request.dimensions = optional_positive(obj, "dimensions");
   // Empty strings pass: the parser checks shapes, not content. (TEI itself answers 400 Empty
   // for an empty text, in its tokenization step; that is the router's call.)
+  request.model = optional_string(obj, "model").value_or("");
   return request;
 }
 
@@ -319,6 +320,7 @@ SimilarityRequest parse_similarity(std::string_view body) {
     if (std::optional<std::string> p = optional_string(params, "prompt_name"))
       request.prompt_name = std::move(p);
   }
+  request.model = optional_string(obj, "model").value_or("");
   return request;
 }
 
@@ -329,6 +331,7 @@ TokenizeRequest parse_tokenize(std::string_view body) {
   request.inputs = string_or_list(obj, "inputs", request.single);
   request.add_special_tokens = bool_or(obj, "add_special_tokens", true);
   request.prompt_name = optional_string(obj, "prompt_name");
+  request.model = optional_string(obj, "model").value_or("");
   return request;
 }
 
@@ -337,7 +340,7 @@ GuardRequest parse_guard(std::string_view body) {
   const object obj = parse_object(parser, body);
   GuardRequest request;
   request.inputs = string_or_list(obj, "inputs", request.single);
-  if (const auto model = optional_string(obj, "model")) request.model = *model;
+  request.model = optional_string(obj, "model").value_or("");
   return request;
 }
 
@@ -366,6 +369,7 @@ DecodeRequest parse_decode(std::string_view body) {
     }
   }
   request.skip_special_tokens = bool_or(obj, "skip_special_tokens", true);
+  request.model = optional_string(obj, "model").value_or("");
   return request;
 }
 
@@ -379,6 +383,7 @@ RerankRequest parse_tei_rerank(std::string_view body) {
   request.return_text = bool_or(obj, "return_text", false);
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.model = optional_string(obj, "model").value_or("");
   return request;
 }
 
@@ -454,6 +459,26 @@ PredictRequest parse_predict(std::string_view body) {
   request.raw_scores = bool_or(obj, "raw_scores", false);
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.model = optional_string(obj, "model").value_or("");
+  return request;
+}
+
+AdminModelRequest parse_admin_model(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  AdminModelRequest request;
+  request.source = required_string(obj, "model");
+  request.name = optional_string(obj, "name").value_or("");
+  for (const std::string* s : {&request.source, &request.name}) {
+    const std::string_view field = s == &request.source ? "model" : "name";
+    if (s->size() > 200) throw validation(ticked(field) + " is longer than 200 bytes", std::string(field));
+    for (const char c : *s) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        throw validation(ticked(field) + " contains a control character", std::string(field));
+      }
+    }
+  }
+  if (request.source.empty()) throw validation("`model` cannot be empty", "model");
   return request;
 }
 

@@ -9,6 +9,8 @@
 // * an empty input list throws ApiError(400, "Empty");
 // * unknown fields are ignored and a JSON null counts as an absent field (TEI and OpenAI
 //   clients send both);
+// * every body may name the model that answers it in `model` (empty when absent: the
+//   route's default model); a path prefix /models/{name}/ wins over it;
 // * token ids are JSON integers from 0 to 2^32-1 (not 1.0, not true); an empty id list is 422.
 // Limits that depend on the server (batch size, --auto-truncate, `dimensions` against the
 // model's dimension) are the router's to check.
@@ -45,6 +47,7 @@ struct EmbedRequest {
   TruncationDirection truncation_direction = TruncationDirection::Right;
   std::optional<std::string> prompt_name;
   std::optional<std::size_t> dimensions;  // >= 1 (422 otherwise); upper bound checked by the router
+  std::string model;  // empty when absent
 };
 EmbedRequest parse_tei_embed(std::string_view body);
 
@@ -69,6 +72,7 @@ struct SimilarityRequest {
   std::optional<bool> truncate;
   TruncationDirection truncation_direction = TruncationDirection::Right;
   std::optional<std::string> prompt_name;
+  std::string model;  // empty when absent
 };
 SimilarityRequest parse_similarity(std::string_view body);
 
@@ -78,6 +82,7 @@ struct TokenizeRequest {
   bool single = false;  // `inputs` was one string: the response is still a list of lists (TEI)
   bool add_special_tokens = true;
   std::optional<std::string> prompt_name;
+  std::string model;  // empty when absent
 };
 TokenizeRequest parse_tokenize(std::string_view body);
 
@@ -85,7 +90,7 @@ TokenizeRequest parse_tokenize(std::string_view body);
 struct GuardRequest {
   std::vector<std::string> inputs;
   bool single = false;  // `inputs` was one string (the answer is a list either way)
-  std::string model;    // accepted; one model per process answers
+  std::string model;    // ignored: /guard decides with the guard's own model
 };
 GuardRequest parse_guard(std::string_view body);
 
@@ -94,6 +99,7 @@ struct DecodeRequest {
   std::vector<std::vector<std::uint32_t>> ids;
   bool single = false;  // `ids` was one flat list
   bool skip_special_tokens = true;
+  std::string model;  // empty when absent
 };
 DecodeRequest parse_decode(std::string_view body);
 
@@ -106,6 +112,7 @@ struct RerankRequest {
   bool return_text = false;
   std::optional<bool> truncate;
   TruncationDirection truncation_direction = TruncationDirection::Right;
+  std::string model;  // empty when absent
 };
 RerankRequest parse_tei_rerank(std::string_view body);
 
@@ -136,7 +143,17 @@ struct PredictRequest {
   bool raw_scores = false;
   std::optional<bool> truncate;
   TruncationDirection truncation_direction = TruncationDirection::Right;
+  std::string model;  // empty when absent
 };
 PredictRequest parse_predict(std::string_view body);
+
+// Warden's POST /admin/models: {"model": source, "name"?: alias}. The source is what
+// --model takes (a built-in name, a folder, an HF id ORG/NAME[@REV]); the name defaults to
+// the one --model would give it. Names are 1-200 bytes without control characters.
+struct AdminModelRequest {
+  std::string source;
+  std::string name;  // empty: derived from the source
+};
+AdminModelRequest parse_admin_model(std::string_view body);
 
 }  // namespace warden::http

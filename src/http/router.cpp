@@ -46,6 +46,43 @@ constexpr std::array kRoutes = {
     RouteEntry{"/guard", "POST", Access::Key},
 };
 
+// What a /models/{name}/ prefix may come before: the routes that compute or describe one model.
+bool model_scoped(std::string_view route) {
+  return route != "/health" && route != "/metrics" && route != "/openapi.json" && route != "/v1/models";
+}
+
+// Splits /models/{name}/{route} (the name may contain '/', as HF ids do) into name and
+// route, trying each route as the suffix; false when the path is not of that shape.
+bool split_model_path(std::string_view path, std::string& name, std::string_view& route) {
+  constexpr std::string_view kPrefix = "/models/";
+  if (!path.starts_with(kPrefix)) return false;
+  const std::string_view rest = path.substr(kPrefix.size());
+  for (const RouteEntry& e : kRoutes) {
+    if (!model_scoped(e.path) || rest.size() <= e.path.size() || !rest.ends_with(e.path)) continue;
+    std::string_view n = rest.substr(0, rest.size() - e.path.size());
+    if (n.empty()) continue;
+    name.clear();
+    // Percent-decoding, so that clients may also send ORG%2FNAME.
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+      };
+      if (n[i] == '%' && i + 2 < n.size() && hex(n[i + 1]) >= 0 && hex(n[i + 2]) >= 0) {
+        name.push_back(static_cast<char>(hex(n[i + 1]) * 16 + hex(n[i + 2])));
+        i += 2;
+      } else {
+        name.push_back(n[i]);
+      }
+    }
+    route = e.path;
+    return true;
+  }
+  return false;
+}
+
 char lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -113,52 +150,95 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
   }
 }
 
-Router::Impl::Impl(ServedModel served, serving::Scheduler& s, serving::WorkerPool& w,
-                   serving::MetricsRegistry* m, RouterOptions o)
-    : model(served),
+Router::Impl::Impl(serving::ModelManager& m, const guard::Guard* g, serving::Scheduler& s,
+                   serving::WorkerPool& w, serving::MetricsRegistry* reg, RouterOptions o)
+    : models(m),
+      guard_ptr(g),
       scheduler(s),
       workers(w),
       options(std::move(o)),
-      metrics(std::make_unique<RouterMetrics>(m, s)),
+      metrics(std::make_unique<RouterMetrics>(reg, s)),
       created_unix(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count()) {
-  if ((model.embedder == nullptr) == (model.classifier == nullptr)) {
-    throw Error(ErrorKind::InvalidArgument, "a router serves exactly one model: an embedder or a classifier");
-  }
-  if (model.embedder != nullptr) {
-    embed_runner = std::make_unique<serving::EmbedRunner>(*model.embedder);
-    token_runner = std::make_unique<serving::TokenEmbedRunner>(*model.embedder);
-  } else {
-    classify_runner = std::make_unique<serving::ClassifyRunner>(*model.classifier);
-  }
-  if (model.guard != nullptr && model.guard->classifier() != nullptr) {
-    guard_runner = std::make_unique<serving::ClassifyRunner>(*model.guard->classifier());
+  if (guard_ptr != nullptr && guard_ptr->classifier() != nullptr) {
+    guard_runner = std::make_unique<serving::ClassifyRunner>(*guard_ptr->classifier());
   }
 }
 
-Router::Impl::~Impl() = default;
+Router::Impl::~Impl() {
+  wait_for_acquires();
+  const std::lock_guard lock(admin_mutex);
+  admin_tasks.clear();  // joins
+}
 
-const Embedder& Router::Impl::embedder(std::string_view route) const {
-  if (model.embedder == nullptr) {
+void Router::Impl::wait_for_acquires() {
+  std::unique_lock lock(acquire_mutex);
+  acquire_done.wait(lock, [this] { return pending_acquires == 0; });
+}
+
+void Router::Impl::with_model(const std::shared_ptr<Call>& call, const std::string& requested,
+                              std::initializer_list<model::ModelKind> kinds, std::function<void()> next) {
+  std::string name = !call->path_model.empty() ? call->path_model : requested;
+  if (name.empty()) {
+    // No name: the first model of the kind the route needs, else the first model (whose
+    // wrong kind then answers 424, naming what the route needs).
+    std::optional<std::string> d = models.default_for(kinds);
+    if (!d) {
+      const std::vector<std::string> all = models.names();
+      if (all.empty()) throw ApiError(503, "Unhealthy", "no model is being served");
+      d = all.front();
+    }
+    name = *d;
+  }
+  {
+    const std::lock_guard lock(acquire_mutex);
+    ++pending_acquires;
+  }
+  models.acquire(name, [this, call, next = std::move(next)](serving::LeasePtr lease, std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+      call->lease = std::move(lease);
+      next();
+    } catch (const serving::ModelLoadTimeout& e) {
+      fail(*call, 503, "Unhealthy", e.what());
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::NotFound && call->lease == nullptr) {
+        // An unknown model: OpenAI's 404 model_not_found.
+        fail(*call, 404, "NotFound", e.what(), "model");
+      } else if (call->lease == nullptr) {
+        fail(*call, 500, "Backend", fmt::format("the model failed to load: {}", e.what()));
+      } else {
+        const MappedError m = map_exception(std::current_exception(), {});
+        fail(*call, m.status, m.error_type, m.message, m.param);
+      }
+    } catch (...) {
+      const MappedError m = map_exception(std::current_exception(), {});
+      fail(*call, m.status, m.error_type, m.message, m.param);
+    }
+    const std::lock_guard lock(acquire_mutex);
+    if (--pending_acquires == 0) acquire_done.notify_all();
+  });
+}
+
+const Embedder& Router::Impl::embedder(const Call& call) {
+  const serving::LoadedModel& m = call.lease->model();
+  if (m.embedder == nullptr) {
     throw ApiError(424, "Backend",
-                   fmt::format("model {} is a {} model: {} needs an embedding model", model.classifier->id(),
-                               classifier_kind_name(model.classifier->kind()), route));
+                   fmt::format("model {} is a {} model: {} needs an embedding model", call.lease->spec().name,
+                               classifier_kind_name(m.classifier->kind()), call.route));
   }
-  return *model.embedder;
+  return *m.embedder;
 }
 
-const SequenceClassifier& Router::Impl::classifier(std::string_view route) const {
-  if (model.classifier == nullptr) {
+const SequenceClassifier& Router::Impl::classifier(const Call& call) {
+  const serving::LoadedModel& m = call.lease->model();
+  if (m.classifier == nullptr) {
     throw ApiError(424, "Backend",
                    fmt::format("model {} is an embedding model: {} needs a reranker or classifier model",
-                               model.embedder->id(), route));
+                               call.lease->spec().name, call.route));
   }
-  return *model.classifier;
-}
-
-std::string_view Router::Impl::model_id() const noexcept {
-  return model.embedder != nullptr ? model.embedder->id() : model.classifier->id();
+  return *m.classifier;
 }
 
 void Router::Impl::finish(Call& call, Response response) const {
@@ -169,6 +249,14 @@ void Router::Impl::finish(Call& call, Response response) const {
   // well-behaved clients back off instead of retrying at once.
   if (response.status == 429 || response.status == 503) response.headers.emplace_back("Retry-After", "1");
   const Clock::duration total = Clock::now() - call.received;
+  if (call.lease != nullptr) {
+    // Which model answered, and whether it judges meaning: a stand-in hashing embedder
+    // (--on-model-error fallback) must never pass for the model that was asked for.
+    const serving::ModelSpec& spec = call.lease->spec();
+    response.headers.emplace_back("X-Warden-Model", spec.name);
+    response.headers.emplace_back("X-Warden-Semantic", spec.semantic ? "true" : "false");
+    if (!spec.fallback_reason.empty()) response.headers.emplace_back("X-Warden-Fallback", "hashing-ngram-256");
+  }
   if (call.computed) {
     // TEI's timing headers, in milliseconds. compute = tokenization + queue + inference.
     const Clock::duration compute = call.tokenization + call.job.queue + call.job.inference;
@@ -189,15 +277,63 @@ void Router::Impl::fail(Call& call, int status, std::string_view error_type, std
   finish(call, error_response(call.target, status, error_type, message, param));
 }
 
+Router::Router(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& scheduler,
+               serving::WorkerPool& workers, serving::MetricsRegistry* metrics, RouterOptions options)
+    : impl_(std::make_unique<Impl>(models, guard, scheduler, workers, metrics, std::move(options))) {}
+
+namespace {
+
+// One model the caller owns, as a manager of one pinned, preloaded model.
+std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& model, const RouterOptions& o) {
+  if ((model.embedder == nullptr) == (model.classifier == nullptr)) {
+    throw Error(ErrorKind::InvalidArgument, "a router serves exactly one model: an embedder or a classifier");
+  }
+  auto manager = std::make_unique<serving::ModelManager>(serving::ModelManagerOptions{});
+  serving::ModelSpec spec;
+  spec.pinned = true;
+  spec.tier = o.tier;
+  spec.tier_reason = o.tier_reason;
+  if (model.embedder != nullptr) {
+    spec.name = std::string(model.embedder->id());
+    spec.semantic = model.embedder->semantic();
+    // Not owned: an aliasing pointer with no owner.
+    std::shared_ptr<const Embedder> e(std::shared_ptr<const Embedder>{}, model.embedder);
+    spec.load = [e] { return serving::make_loaded_model(e, 0); };
+  } else {
+    spec.name = std::string(model.classifier->id());
+    spec.kind = model.classifier->kind() == ClassifierKind::Reranker ? model::ModelKind::Reranker
+                                                                      : model::ModelKind::Classifier;
+    std::shared_ptr<const SequenceClassifier> c(std::shared_ptr<const SequenceClassifier>{}, model.classifier);
+    spec.load = [c] { return serving::make_loaded_model(c, 0); };
+  }
+  spec.source = spec.name;
+  const std::string name = spec.name;
+  manager->add(std::move(spec));
+  manager->preload({name});
+  return manager;
+}
+
+}  // namespace
+
 Router::Router(ServedModel model, serving::Scheduler& scheduler, serving::WorkerPool& workers,
-               serving::MetricsRegistry* metrics, RouterOptions options)
-    : impl_(std::make_unique<Impl>(model, scheduler, workers, metrics, std::move(options))) {}
+               serving::MetricsRegistry* metrics, RouterOptions options) {
+  auto manager = single_model_manager(model, options);
+  if (options.guard_model.empty() && model.guard != nullptr && model.embedder != nullptr) {
+    options.guard_model = std::string(model.embedder->id());
+  }
+  impl_ = std::make_unique<Impl>(*manager, model.guard, scheduler, workers, metrics, std::move(options));
+  impl_->owned_models = std::move(manager);
+}
 
 Router::Router(const Embedder& embedder, serving::Scheduler& scheduler, serving::WorkerPool& workers,
                serving::MetricsRegistry* metrics, RouterOptions options)
     : Router(ServedModel{&embedder, nullptr}, scheduler, workers, metrics, std::move(options)) {}
 
 Router::~Router() = default;
+
+void Router::settle() {
+  impl_->wait_for_acquires();
+}
 
 Response Router::error_response(std::string_view target, int status, std::string_view error_type,
                                 std::string_view message, std::string_view param) {
@@ -253,7 +389,30 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
   call->received = request.received;
   Impl& impl = *impl_;
   try {
-    const std::string_view path = path_of(request.target);
+    std::string_view path = path_of(request.target);
+    constexpr std::string_view kAdmin = "/admin/models";
+    if (path == kAdmin || path.starts_with("/admin/models/")) {
+      call->route = std::string(kAdmin);
+      // Changing what the server runs is for its operator only: the API key is required,
+      // and without one configured the admin routes stay closed.
+      if (impl.options.api_key.empty()) {
+        throw ApiError(403, "Forbidden", "the admin routes are disabled: start the server with --api-key");
+      }
+      if (!authorized(request.authorization, impl.options.api_key)) {
+        throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
+      }
+      std::string_view name = path.substr(kAdmin.size());
+      if (!name.empty()) name.remove_prefix(1);  // the '/'
+      if (request.method == "POST" && !is_json(request.content_type)) {
+        throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json");
+      }
+      return impl.admin(call, request.method, name, request.body);
+    }
+    std::string_view scoped_route;
+    if (split_model_path(path, call->path_model, scoped_route)) {
+      path = scoped_route;
+      call->target = std::string(scoped_route);  // errors in the route's format (OpenAI under /v1/)
+    }
     const RouteEntry* entry = nullptr;
     for (const RouteEntry& r : kRoutes) {
       if (r.path == path) entry = &r;
@@ -272,8 +431,8 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     }
     if (path == "/health") return impl.finish(*call, json_response(200, "{}"));
     if (path == "/metrics") return impl.finish(*call, impl.metrics_text());
-    if (path == "/info") return impl.finish(*call, impl.info());
-    if (path == "/v1/models") return impl.finish(*call, impl.models());
+    if (path == "/info") return impl.info(call);
+    if (path == "/v1/models") return impl.finish(*call, impl.list_models());
     if (path == "/openapi.json") return impl.finish(*call, json_response(200, std::string(openapi_json())));
     if (path == "/embed") return impl.embed(call, request.body, false);
     if (path == "/embed_all") return impl.embed(call, request.body, true);

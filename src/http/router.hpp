@@ -15,9 +15,12 @@
 #include <string>
 #include <string_view>
 
+#include <functional>
+
 #include "embed/embedder.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "http/handler.hpp"
+#include "serving/model_manager.hpp"
 
 namespace warden::serving {
 class Scheduler;
@@ -35,8 +38,14 @@ struct RouterOptions {
   std::string api_key;                       // non-empty: every route but /health and /metrics needs it
   std::size_t max_client_batch_size = 1024;  // inputs in one request; more is 422
   bool auto_truncate = true;                 // a request's default for `truncate`
-  std::string tier;                          // what /info reports: "semantic-default", ...
-  std::string tier_reason;                   // why that tier (e.g. why the fallback runs)
+  std::string tier;                          // single-model constructors: what /info reports
+  std::string tier_reason;                   // ... and why that tier (e.g. why the fallback runs)
+  // The model /guard's probe embeds with (a pinned name in the manager); empty: the default
+  // embedding model.
+  std::string guard_model;
+  // POST /admin/models: turns {"name", "model"} into a spec (may download; runs on its own
+  // thread). Empty: the route answers 501. Throws warden::Error for a bad source.
+  std::function<serving::ModelSpec(const std::string& name, const std::string& source)> make_spec;
 };
 
 // The one model a router serves: exactly one of the two is set. An embedder answers the
@@ -52,7 +61,13 @@ struct ServedModel {
 
 class Router final : public Handler {
  public:
-  // Nothing is owned; all must outlive the router. metrics may be null.
+  // Many models (src/serving/model_manager.hpp): a request names its model in the body's
+  // `model` field or with a /models/{name}/ path prefix; without either, the first model of
+  // the kind the route needs answers. guard may be null. Nothing is owned; all must outlive
+  // the router. metrics may be null.
+  Router(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& scheduler,
+         serving::WorkerPool& workers, serving::MetricsRegistry* metrics, RouterOptions options);
+  // One model the router does not own (tests, tools): a manager of one pinned model.
   // Error(InvalidArgument) unless exactly one of model's pointers is set.
   Router(ServedModel model, serving::Scheduler& scheduler, serving::WorkerPool& workers,
          serving::MetricsRegistry* metrics, RouterOptions options);
@@ -64,6 +79,9 @@ class Router final : public Handler {
 
   void handle(const Request& request, std::shared_ptr<const Cancellation> cancelled,
               Respond respond) override;
+  // Waits until no request waits for a model load and no admin change is in progress
+  // (their continuations use the workers and the scheduler). For shutdown.
+  void settle();
   [[nodiscard]] Response error(std::string_view target, int status, std::string_view error_type,
                                std::string_view message) const override;
 

@@ -2,16 +2,21 @@
 // Internal to the router's .cpp files: the state a request in progress carries, and the
 // helpers every route uses to answer. Not a public header.
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "embed/embedder.hpp"
 #include "http/router.hpp"
 #include "serving/classify_jobs.hpp"
 #include "serving/embed_jobs.hpp"
+#include "serving/model_manager.hpp"
 #include "serving/scheduler.hpp"
 #include "serving/worker_pool.hpp"
 
@@ -26,6 +31,10 @@ struct Call {
   Respond respond;
   std::shared_ptr<const Cancellation> cancelled;
   Clock::time_point received;
+  std::string path_model;  // the name in a /models/{name}/ prefix; empty without one
+  // The model this request runs on, held until the answer is sent: a model replaced or
+  // unloaded meanwhile lives on until then.
+  serving::LeasePtr lease;
   // Filled in by compute routes, for TEI's x-*-time headers and the metrics.
   bool computed = false;
   Clock::duration tokenization{};
@@ -62,33 +71,49 @@ struct RouterMetrics;
 struct GuardRequest;
 
 struct Router::Impl {
-  Impl(ServedModel served, serving::Scheduler& s, serving::WorkerPool& w, serving::MetricsRegistry* m,
-       RouterOptions o);
+  Impl(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& s, serving::WorkerPool& w,
+       serving::MetricsRegistry* m, RouterOptions o);
   ~Impl();
 
-  ServedModel model;
+  // The single-model constructor's manager (null otherwise); declared before `models`,
+  // which refers to it.
+  std::unique_ptr<serving::ModelManager> owned_models;
+  serving::ModelManager& models;
+  const guard::Guard* guard_ptr;
   serving::Scheduler& scheduler;
   serving::WorkerPool& workers;
   RouterOptions options;
-  // Only the runners of the model's kind exist.
-  std::unique_ptr<serving::EmbedRunner> embed_runner;
-  std::unique_ptr<serving::TokenEmbedRunner> token_runner;
-  std::unique_ptr<serving::ClassifyRunner> classify_runner;
-  // The guard's own classifier (--guard-model), whatever the served model's kind. Its jobs
-  // share the scheduler but never a batch with the served model's: batches hold one runner's jobs.
+  // The guard's own classifier (--guard-model), whatever the served models' kinds. Its jobs
+  // share the scheduler but never a batch with a served model's: batches hold one runner's jobs.
   std::unique_ptr<serving::ClassifyRunner> guard_runner;
   std::unique_ptr<RouterMetrics> metrics;
   std::int64_t created_unix = 0;  // /v1/models' "created"
+  // POST /admin/models runs the spec factory (which may download) on threads of its own;
+  // joined when the router goes.
+  struct AdminTask {
+    std::shared_ptr<std::atomic<bool>> done;  // set when the task has answered
+    std::jthread thread;
+  };
+  std::mutex admin_mutex;
+  std::vector<AdminTask> admin_tasks;
+  // Acquires still waiting for a load: their continuations use the workers and the
+  // scheduler, so shutdown waits for them first (wait_for_acquires).
+  std::mutex acquire_mutex;
+  std::condition_variable acquire_done;
+  std::size_t pending_acquires = 0;
+  void wait_for_acquires();
 
-  // The served embedder; ApiError 424 when the model is a reranker or classifier.
-  [[nodiscard]] const Embedder& embedder(std::string_view route) const;
-  // The served classifier; ApiError 424 when the model is an embedder.
-  [[nodiscard]] const SequenceClassifier& classifier(std::string_view route) const;
-  [[nodiscard]] std::string_view model_id() const noexcept;
-  // "embedding", "reranker" or "classifier", for /info and /v1/models.
-  [[nodiscard]] std::string_view kind_name() const noexcept;
-  // Whether the model judges meaning (false for the lexical hashing embedder).
-  [[nodiscard]] bool semantic() const noexcept;
+  // Resolves the model a request names (path prefix, else `requested`, else the first of
+  // `kinds`, else the first model), acquires it and runs `next` with call->lease set: at
+  // once when it is resident, else when its load finishes (on the loader thread). Errors
+  // (unknown model 404, load failure 500, load still running 503) answer the call; so does
+  // whatever `next` throws.
+  void with_model(const std::shared_ptr<Call>& call, const std::string& requested,
+                  std::initializer_list<model::ModelKind> kinds, std::function<void()> next);
+  // The call's embedder; ApiError 424 when its model is a reranker or classifier.
+  [[nodiscard]] static const Embedder& embedder(const Call& call);
+  // The call's classifier; ApiError 424 when its model is an embedder.
+  [[nodiscard]] static const SequenceClassifier& classifier(const Call& call);
 
   // Sends the answer: adds the load and timing headers, records metrics, responds.
   void finish(Call& call, Response response) const;
@@ -118,14 +143,14 @@ struct Router::Impl {
   void respond_on_worker(std::shared_ptr<Call> call, std::function<Response()> make);
 
   // Options shared by the routes that tokenize: truncation and the prompt by name.
-  [[nodiscard]] InputOptions input_options(std::optional<bool> truncate, bool left,
+  [[nodiscard]] InputOptions input_options(const Embedder& e, std::optional<bool> truncate, bool left,
                                            const std::optional<std::string>& prompt_name) const;
   // Prepares one input (text or ids), naming its index in errors.
   // The request's truncation for the classification routes (no prompts there).
   [[nodiscard]] InputOptions classify_options(std::optional<bool> truncate, bool left) const;
-  [[nodiscard]] PreparedInput prepare_one(const std::string& text, const std::vector<std::uint32_t>* ids,
+  [[nodiscard]] static PreparedInput prepare_one(const Embedder& e, const std::string& text, const std::vector<std::uint32_t>* ids,
                                           const InputOptions& options, std::size_t index,
-                                          std::string_view param) const;
+                                                 std::string_view param);
   void check_batch_size(std::size_t n, std::string_view param) const;
 
   // Routes.
@@ -140,9 +165,11 @@ struct Router::Impl {
   void rerank(std::shared_ptr<Call> call, std::string_view body);
   void v1_rerank(std::shared_ptr<Call> call, std::string_view body);
   void predict(std::shared_ptr<Call> call, std::string_view body);
-  [[nodiscard]] Response info() const;
-  [[nodiscard]] Response models() const;
+  void info(std::shared_ptr<Call> call);
+  [[nodiscard]] Response list_models() const;
   [[nodiscard]] Response metrics_text() const;
+  // /admin/models (GET list, POST load or replace) and /admin/models/{name} (DELETE).
+  void admin(std::shared_ptr<Call> call, std::string_view method, std::string_view name, std::string_view body);
 };
 
 // Maps an exception from the embedder or a parser to a status and error type.

@@ -15,22 +15,23 @@ namespace warden::http {
 
 void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<TokenizeRequest>(parse_tokenize(body));
-  // A malformed body is the client's first problem: 400/422 before 424.
-  (void)embedder(call->route);
+  // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->inputs.size(), "inputs");
-  InputOptions o = input_options(std::nullopt, false, request->prompt_name);
+  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+  const Embedder& e = embedder(*call);
+  InputOptions o = input_options(e, std::nullopt, false, request->prompt_name);
   o.add_special_tokens = request->add_special_tokens;
-  workers.post([this, call, request, o] {
+  workers.post([this, call, request, o, &e] {
     try {
       JsonWriter w;
       w.begin_array();
       for (std::size_t i = 0; i < request->inputs.size(); ++i) {
         std::vector<TokenInfo> tokens;
         try {
-          tokens = model.embedder->tokenize(request->inputs[i], o);
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::InvalidInput) throw;
-          throw ApiError(422, "Tokenizer", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
+          tokens = e.tokenize(request->inputs[i], o);
+        } catch (const Error& err) {
+          if (err.kind() != ErrorKind::InvalidInput) throw;
+          throw ApiError(422, "Tokenizer", fmt::format("inputs[{}]: {}", i, err.what()), "inputs");
         }
         // TEI shows a normal token as the slice of the input it covers ("hello", not
         // "##llo" or "▁hello"), and a special token as its vocabulary string. Offsets are
@@ -65,35 +66,38 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
       w.end_array();
       finish(*call, json_response(200, w.take()));
     } catch (...) {
-      const MappedError e = map_exception(std::current_exception(), "inputs");
-      fail(*call, e.status, e.error_type, e.message, e.param);
+      const MappedError m = map_exception(std::current_exception(), "inputs");
+      fail(*call, m.status, m.error_type, m.message, m.param);
     }
+  });
   });
 }
 
 void Router::Impl::decode(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<DecodeRequest>(parse_decode(body));
-  // A malformed body is the client's first problem: 400/422 before 424.
-  (void)embedder(call->route);
+  // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->ids.size(), "ids");
-  workers.post([this, call, request] {
+  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+  const Embedder& e = embedder(*call);
+  workers.post([this, call, request, &e] {
     try {
       JsonWriter w;
       w.begin_array();
       for (std::size_t i = 0; i < request->ids.size(); ++i) {
         try {
-          w.value(model.embedder->decode(request->ids[i], request->skip_special_tokens));
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::InvalidInput) throw;
-          throw ApiError(422, "Tokenizer", fmt::format("ids[{}]: {}", i, e.what()), "ids");
+          w.value(e.decode(request->ids[i], request->skip_special_tokens));
+        } catch (const Error& err) {
+          if (err.kind() != ErrorKind::InvalidInput) throw;
+          throw ApiError(422, "Tokenizer", fmt::format("ids[{}]: {}", i, err.what()), "ids");
         }
       }
       w.end_array();
       finish(*call, json_response(200, w.take()));
     } catch (...) {
-      const MappedError e = map_exception(std::current_exception(), "ids");
-      fail(*call, e.status, e.error_type, e.message, e.param);
+      const MappedError m = map_exception(std::current_exception(), "ids");
+      fail(*call, m.status, m.error_type, m.message, m.param);
     }
+  });
   });
 }
 

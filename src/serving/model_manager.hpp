@@ -44,8 +44,10 @@ class MetricsRegistry;
 
 // A model in memory: exactly one of embedder / classifier, with the batch runners of its kind.
 struct LoadedModel {
-  std::unique_ptr<Embedder> embedder;
-  std::unique_ptr<SequenceClassifier> classifier;
+  // Shared, not unique: a server may serve a model it does not own (the tests' single-model
+  // Service); make_loaded_model(unique_ptr) takes ownership.
+  std::shared_ptr<const Embedder> embedder;
+  std::shared_ptr<const SequenceClassifier> classifier;
   std::unique_ptr<EmbedRunner> embed_runner;       // with embedder
   std::unique_ptr<TokenEmbedRunner> token_runner;  // with embedder
   std::unique_ptr<ClassifyRunner> classify_runner; // with classifier
@@ -54,6 +56,9 @@ struct LoadedModel {
 // Wraps a loaded embedder or classifier with its runners.
 std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<Embedder> embedder, std::size_t resident_bytes);
 std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<SequenceClassifier> classifier,
+                                               std::size_t resident_bytes);
+std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const Embedder> embedder, std::size_t resident_bytes);
+std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const SequenceClassifier> classifier,
                                                std::size_t resident_bytes);
 
 // How to get one model, and what is known about it before it is loaded.

@@ -1,0 +1,229 @@
+#include "catalog/model_catalog.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+#include "embed/hashing_embedder.hpp"
+#include "embed/neural_embedder.hpp"
+#include "embed/registry.hpp"
+#include "embed/sequence_classifier.hpp"
+#include "embed/use_lite_embedder.hpp"
+#include "model/config.hpp"
+#include "model/encoder_model.hpp"
+#include "model/use_lite_format.hpp"
+
+namespace warden::catalog {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool alias_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '-' || c == '/' || c == ':';
+}
+
+bool valid_alias(std::string_view a) {
+  if (a.empty() || a.size() > 200 || a.front() == '/' || a.front() == '.') return false;
+  return std::all_of(a.begin(), a.end(), alias_char);
+}
+
+// Bytes of the regular files directly in `dir` (and one level down: 1_Pooling/ etc.).
+std::size_t folder_bytes(const fs::path& dir) {
+  std::size_t total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 1) continue;
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      const auto n = it->file_size(size_ec);
+      if (!size_ec) total += static_cast<std::size_t>(n);
+    }
+  }
+  return total;
+}
+
+// The memory a folder's model will hold once loaded: its weights as f32 (a half-precision
+// checkpoint is widened when loaded) plus the rest of the files. An estimate from file
+// sizes: the manager needs one before the first load, to make room.
+std::size_t estimate_bytes(const fs::path& dir, const ModelConfig& config) {
+  std::size_t weights = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".safetensors") {
+      std::error_code size_ec;
+      const auto n = e.file_size(size_ec);
+      if (!size_ec) weights += static_cast<std::size_t>(n);
+    }
+  }
+  const bool half = config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
+  const std::size_t rest = folder_bytes(dir) - std::min(folder_bytes(dir), weights);
+  return (half ? 2 * weights : weights) + rest;
+}
+
+// The cheap start-up check of a HuggingFace folder: everything but the weights' contents.
+struct FolderCheck {
+  model::ModelKind kind = model::ModelKind::Embedding;
+  std::size_t width = 0;
+  std::size_t bytes = 0;
+};
+FolderCheck check_folder(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(ErrorKind::NotFound, fmt::format("folder {} does not exist", dir.string()));
+  if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
+  const ModelConfig config = read_model_config(dir / "config.json");  // NotFound / CorruptFile, named
+  if (!fs::exists(dir / "tokenizer.json", ec) && !fs::exists(dir / "vocab.txt", ec)) {
+    throw Error(ErrorKind::NotFound,
+                fmt::format("{} has no tokenizer (tokenizer.json or vocab.txt)", dir.string()));
+  }
+  if (!fs::exists(dir / "model.safetensors", ec) && !fs::exists(dir / "model.safetensors.index.json", ec)) {
+    throw Error(ErrorKind::NotFound,
+                fmt::format("{} has no safetensors weights (model.safetensors or model.safetensors.index.json)",
+                            dir.string()));
+  }
+  FolderCheck c;
+  bool head = false;
+  for (const std::string& a : config.architectures) head = head || a.ends_with("ForSequenceClassification");
+  if (head) c.kind = config.num_labels() == 1 ? model::ModelKind::Reranker : model::ModelKind::Classifier;
+  c.width = config.hidden_size;
+  c.bytes = estimate_bytes(dir, config);
+  return c;
+}
+
+// The name a folder is served under when no alias is given: its own name, as the engine's
+// id() says it.
+std::string folder_name(const fs::path& dir) {
+  const fs::path p = fs::absolute(dir).lexically_normal();
+  std::string n = p.filename().string();
+  if (n.empty()) n = p.parent_path().filename().string();
+  return n;
+}
+
+CatalogModel folder_model(const std::string& name, const std::string& source, const fs::path& dir,
+                          std::string tier, ThreadPool* pool) {
+  const FolderCheck c = check_folder(dir);
+  CatalogModel m;
+  m.dir = dir;
+  m.width = c.width;
+  m.spec.name = name;
+  m.spec.source = source;
+  m.spec.kind = c.kind;
+  m.spec.tier = std::move(tier);
+  m.spec.estimated_bytes = c.bytes;
+  const std::size_t bytes = c.bytes;
+  if (c.kind == model::ModelKind::Embedding) {
+    m.spec.load = [dir, pool, bytes] {
+      return serving::make_loaded_model(std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool)),
+                                        bytes);
+    };
+  } else {
+    m.spec.load = [dir, pool, bytes] {
+      return serving::make_loaded_model(
+          std::unique_ptr<SequenceClassifier>(std::make_unique<NeuralClassifier>(dir, pool)), bytes);
+    };
+  }
+  return m;
+}
+
+CatalogModel builtin_model(const std::string& name, const std::string& builtin, std::string tier,
+                           ThreadPool* pool) {
+  CatalogModel m;
+  m.spec.name = name;
+  m.spec.source = builtin;
+  m.spec.tier = std::move(tier);
+  if (builtin == HashingEmbedder::kId) {
+    m.spec.semantic = false;
+    m.width = HashingEmbedder::kDim;
+    m.spec.load = [] {
+      return serving::make_loaded_model(std::unique_ptr<Embedder>(std::make_unique<HashingEmbedder>()), 0);
+    };
+    return m;
+  }
+  // use-lite: its converted folder must be there (make_builtin_embedder says how to make it).
+  const fs::path dir = use_lite_model_dir();
+  std::error_code ec;
+  if (!fs::exists(dir / model::use_lite::kConfigFile, ec)) {
+    (void)make_builtin_embedder(builtin, pool);  // throws the NotFound that says how to install it
+  }
+  m.dir = dir;
+  m.width = 512;
+  m.spec.estimated_bytes = folder_bytes(dir);
+  const std::size_t bytes = m.spec.estimated_bytes;
+  m.spec.load = [builtin, pool, bytes] { return serving::make_loaded_model(make_builtin_embedder(builtin, pool), bytes); };
+  return m;
+}
+
+CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
+  const std::vector<std::string> builtins = builtin_embedder_names();
+  if (std::find(builtins.begin(), builtins.end(), arg.source) != builtins.end()) {
+    return builtin_model(arg.alias.empty() ? arg.source : arg.alias, arg.source, "builtin", options.pool);
+  }
+  std::error_code ec;
+  const fs::path path(arg.source);
+  const bool looks_like_path = arg.source.starts_with('/') || arg.source.starts_with('.') ||
+                               arg.source.starts_with('~');
+  if (fs::exists(path, ec) || looks_like_path) {
+    return folder_model(arg.alias.empty() ? folder_name(path) : arg.alias, arg.source, path, "model-dir",
+                        options.pool);
+  }
+  const std::optional<hub::ModelId> id = hub::ModelId::parse(arg.source);
+  if (!id) {
+    throw Error(ErrorKind::NotFound,
+                fmt::format("no folder {} here, and it is neither a built-in model ({}) nor a HuggingFace id "
+                            "ORG/NAME[@REVISION]",
+                            arg.source, fmt::join(builtins, ", ")));
+  }
+  const hub::Snapshot snapshot = hub::fetch_model(*id, options.hub, options.progress);
+  CatalogModel m = folder_model(arg.alias.empty() ? id->repo : arg.alias, arg.source, snapshot.dir, "hub",
+                                options.pool);
+  m.spec.tier_reason = fmt::format("{}@{} ({})", id->repo, snapshot.commit.substr(0, 12), snapshot.dir.string());
+  return m;
+}
+
+}  // namespace
+
+ModelArg parse_model_arg(std::string_view text) {
+  ModelArg arg;
+  const auto eq = text.find('=');
+  if (eq != std::string_view::npos && valid_alias(text.substr(0, eq))) {
+    arg.alias = std::string(text.substr(0, eq));
+    arg.source = std::string(text.substr(eq + 1));
+  } else {
+    arg.source = std::string(text);
+  }
+  if (arg.source.empty()) {
+    throw Error(ErrorKind::InvalidArgument, fmt::format("--model '{}': the model source is empty", text));
+  }
+  return arg;
+}
+
+CatalogModel make_model_spec(const ModelArg& arg, const CatalogOptions& options) {
+  try {
+    return resolve(arg, options);
+  } catch (const Error& e) {
+    const std::string what = fmt::format("model '{}': {}", arg.alias.empty() ? arg.source : arg.alias, e.what());
+    if (options.on_error == OnModelError::Exit) throw Error(e.kind(), what);
+    // --on-model-error fallback: the lexical embedder answers under the name asked for,
+    // and says so (semantic = false, /info's fallback_reason, a response header).
+    CatalogModel m = builtin_model(arg.alias.empty() ? arg.source : arg.alias, std::string(HashingEmbedder::kId),
+                                   "lexical-fallback", options.pool);
+    m.spec.source = arg.source;
+    m.spec.fallback_reason = what;
+    m.spec.tier_reason = what;
+    return m;
+  }
+}
+
+CatalogModel default_model(const CatalogOptions& options) {
+  const DefaultEmbedder d = default_embedder();
+  CatalogModel m =
+      builtin_model(d.name, d.name, d.fallback_reason.empty() ? "semantic-default" : "lexical-fallback", options.pool);
+  m.spec.tier_reason = d.fallback_reason;
+  return m;
+}
+
+}  // namespace warden::catalog

@@ -1,0 +1,128 @@
+// The operator's routes (API key required, closed without one; see Router::handle):
+//   GET    /admin/models         every model: state, memory, loads, requests in flight
+//   POST   /admin/models         {"model": source, "name"?: alias}: load it, or replace the
+//                                model of that name (hot swap; requests in flight finish on
+//                                the old one); answers when the new one is loaded
+//   DELETE /admin/models/{name}  stop serving a model (requests in flight finish on it)
+
+#include <atomic>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/json_writer.hpp"
+#include "http/api_error.hpp"
+#include "http/requests.hpp"
+#include "http/router_impl.hpp"
+
+namespace warden::http {
+
+namespace {
+
+void write_status(JsonWriter& w, const serving::ModelStatus& st) {
+  w.begin_object();
+  w.key("name").value(st.name);
+  w.key("source").value(st.source);
+  w.key("kind").value(model::model_kind_name(st.kind));
+  w.key("semantic").value(st.semantic);
+  w.key("pinned").value(st.pinned);
+  w.key("state").value(serving::model_state_name(st.state));
+  w.key("resident_bytes").value(static_cast<std::uint64_t>(st.resident_bytes));
+  w.key("in_flight").value(static_cast<std::uint64_t>(st.in_flight));
+  w.key("loads").value(static_cast<std::uint64_t>(st.loads));
+  w.key("requests").value(static_cast<std::uint64_t>(st.hits));
+  w.key("last_used_unix_ms").value(st.last_used_unix_ms);
+  if (!st.fallback_reason.empty()) w.key("fallback_reason").value(st.fallback_reason);
+  if (!st.last_error.empty()) w.key("last_error").value(st.last_error);
+  w.end_object();
+}
+
+// Loads triggered from the API at once, at most: each holds a thread and, while it
+// downloads, a connection to the hub.
+constexpr std::size_t kMaxAdminLoads = 4;
+
+}  // namespace
+
+void Router::Impl::admin(std::shared_ptr<Call> call, std::string_view method, std::string_view name,
+                         std::string_view body) {
+  if (method == "GET" && name.empty()) {
+    JsonWriter w;
+    w.begin_object().key("models").begin_array();
+    for (const serving::ModelStatus& st : models.list()) write_status(w, st);
+    w.end_array();
+    w.key("resident_bytes").value(static_cast<std::uint64_t>(models.resident_bytes()));
+    w.end_object();
+    return finish(*call, json_response(200, w.take()));
+  }
+  if (method == "DELETE" && !name.empty()) {
+    const std::string n(name);
+    if (n == options.guard_model && guard_ptr != nullptr) {
+      throw ApiError(409, "Conflict", fmt::format("model {} is the guard's model and cannot be removed", n));
+    }
+    if (!models.remove(n)) {
+      throw ApiError(404, "NotFound", fmt::format("model '{}' is not served", n), "name");
+    }
+    JsonWriter w;
+    w.begin_object().key("removed").value(n).end_object();
+    return finish(*call, json_response(200, w.take()));
+  }
+  if (method != "POST" || !name.empty()) {
+    throw ApiError(405, "MethodNotAllowed",
+                   "/admin/models accepts GET and POST; /admin/models/{name} accepts DELETE");
+  }
+  auto request = std::make_shared<AdminModelRequest>(parse_admin_model(body));
+  if (!options.make_spec) throw ApiError(501, "NotImplemented", "this server cannot load models at run time");
+  if (!request->name.empty() && request->name == options.guard_model && guard_ptr != nullptr) {
+    throw ApiError(409, "Conflict", fmt::format("model {} is the guard's model and cannot be replaced",
+                                                request->name));
+  }
+
+  const std::lock_guard lock(admin_mutex);
+  // Forget the threads that are done (joined by their destructors).
+  std::erase_if(admin_tasks, [](const AdminTask& t) { return t.done->load(); });
+  if (admin_tasks.size() >= kMaxAdminLoads) {
+    throw ApiError(429, "Overloaded", fmt::format("{} model loads are already in progress", kMaxAdminLoads));
+  }
+  auto done_flag = std::make_shared<std::atomic<bool>>(false);
+  {
+    const std::lock_guard acquire_lock(acquire_mutex);
+    ++pending_acquires;
+  }
+  // The spec factory may download (minutes, for a large model): never on an I/O thread.
+  admin_tasks.push_back(AdminTask{done_flag, std::jthread([this, call, request, done_flag] {
+    auto settle = [this, done_flag] {
+      done_flag->store(true);
+      const std::lock_guard acquire_lock(acquire_mutex);
+      if (--pending_acquires == 0) acquire_done.notify_all();
+    };
+    serving::ModelSpec spec;
+    try {
+      spec = options.make_spec(request->name, request->source);
+    } catch (...) {
+      const MappedError e = map_exception(std::current_exception(), "model");
+      // A source that does not exist (a folder, a hub id) is the client's mistake.
+      fail(*call, e.status == 500 ? 422 : e.status, e.error_type, e.message, "model");
+      return settle();
+    }
+    const std::string spec_name = spec.name;
+    models.put(std::move(spec), [this, call, spec_name, settle](std::exception_ptr error) {
+      if (error) {
+        const MappedError e = map_exception(error, "model");
+        fail(*call, e.status == 500 ? 422 : e.status, e.error_type,
+             fmt::format("model {} failed to load: {}", spec_name, e.message), "model");
+      } else {
+        JsonWriter w;
+        const std::optional<serving::ModelStatus> st = models.status(spec_name);
+        if (st) {
+          write_status(w, *st);
+        } else {
+          w.begin_object().key("name").value(spec_name).end_object();
+        }
+        finish(*call, json_response(200, w.take()));
+      }
+      settle();
+    });
+  })});
+}
+
+}  // namespace warden::http

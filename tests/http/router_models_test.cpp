@@ -1,0 +1,374 @@
+// Many models behind one router (src/serving/model_manager.hpp): routing by the body's
+// `model` and by /models/{name}/ prefixes, the default of each kind, unknown names (404
+// listing what is served), lazy loading (one load under many concurrent first requests),
+// LRU eviction and reload, load failures and timeouts, the fallback marking, and the
+// admin routes (auth, list, hot swap with a request in flight, remove).
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <latch>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "embed/hashing_embedder.hpp"
+#include "embed/sequence_classifier.hpp"
+#include "http/service.hpp"
+#include "serving/metrics.hpp"
+#include "serving/model_manager.hpp"
+#include "support/classifier_goldens.hpp"
+#include "support/gated_embedder.hpp"
+#include "support/handler_client.hpp"
+
+namespace warden::http {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::call_handler;
+using testing::HandlerAnswer;
+using testing::send_to;
+
+constexpr const char* kKey = "Bearer sesame";
+
+// A hashing embedder spec that counts its loads; `gate` (optional) holds each load until opened.
+struct CountingSpec {
+  std::shared_ptr<std::atomic<int>> loads = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<std::promise<void>> gate;
+  std::shared_future<void> gate_open;
+  bool fail = false;
+
+  serving::ModelSpec spec(const std::string& name) const {
+    serving::ModelSpec s;
+    s.name = name;
+    s.source = "hashing-ngram-256";
+    s.semantic = false;
+    s.tier = "builtin";
+    s.estimated_bytes = 1000;
+    s.load = [loads = loads, open = gate_open, fail = fail] {
+      loads->fetch_add(1);
+      if (open.valid()) open.wait_for(10s);
+      if (fail) throw Error(ErrorKind::CorruptFile, "model.safetensors: tensor x is missing");
+      return serving::make_loaded_model(std::unique_ptr<Embedder>(std::make_unique<HashingEmbedder>()), 1000);
+    };
+    return s;
+  }
+};
+
+struct Fixture {
+  explicit Fixture(serving::ModelManagerOptions mo = {}, std::string api_key = "sesame")
+      : models(mo, &metrics) {
+    ServiceOptions o;
+    o.workers = 2;
+    o.router.api_key = std::move(api_key);
+    o.router.make_spec = [](const std::string& name, const std::string& source) {
+      if (source != "hashing-ngram-256") throw Error(ErrorKind::NotFound, "no folder " + source);
+      return CountingSpec{}.spec(name.empty() ? source : name);
+    };
+    options = o;
+  }
+  void start() { service = std::make_unique<Service>(models, nullptr, options, &metrics); }
+  HandlerAnswer post(const std::string& target, const std::string& body) {
+    return call_handler(service->handler(), "POST", target, body, kKey);
+  }
+  HandlerAnswer get(const std::string& target) { return call_handler(service->handler(), "GET", target, {}, kKey); }
+
+  serving::MetricsRegistry metrics;
+  serving::ModelManager models;
+  ServiceOptions options;
+  std::unique_ptr<Service> service;
+};
+
+std::string model_header(const HandlerAnswer& a) {
+  const auto it = a.headers.find("X-Warden-Model");
+  return it == a.headers.end() ? "" : it->second;
+}
+
+TEST(RouterModels, RoutesByBodyFieldPathPrefixAndDefault) {
+  Fixture f;
+  CountingSpec a, b;
+  f.models.add(a.spec("alpha"));
+  f.models.add(b.spec("org/beta"));  // an HF-style name, with a slash
+  f.start();
+
+  HandlerAnswer r = f.post("/embed", R"({"inputs": "hello"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(model_header(r), "alpha");  // the first embedding model is the default
+  EXPECT_EQ(r.headers["X-Warden-Semantic"], "false");
+
+  r = f.post("/embed", R"({"inputs": "hello", "model": "org/beta"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(model_header(r), "org/beta");
+
+  r = f.post("/models/org/beta/embed", R"({"inputs": "hello"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(model_header(r), "org/beta");
+  r = f.post("/models/org%2Fbeta/embed", R"({"inputs": "hello"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(model_header(r), "org/beta");
+
+  r = f.post("/v1/embeddings", R"({"input": "hello", "model": "org/beta"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"("model":"org/beta")"), std::string::npos) << r.body;
+  r = f.post("/models/alpha/v1/embeddings", R"({"input": "hello"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"("model":"alpha")"), std::string::npos) << r.body;
+
+  // Both loaded once, on first use.
+  EXPECT_EQ(a.loads->load(), 1);
+  EXPECT_EQ(b.loads->load(), 1);
+}
+
+TEST(RouterModels, UnknownModelIs404ListingTheServedOnes) {
+  Fixture f;
+  CountingSpec a, b;
+  f.models.add(a.spec("alpha"));
+  f.models.add(b.spec("beta"));
+  f.start();
+  HandlerAnswer r = f.post("/embed", R"({"inputs": "hello", "model": "gamma"})");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(r.body.find("gamma"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("alpha, beta"), std::string::npos) << r.body;
+  // Under /v1/ the error is OpenAI's object, also behind a path prefix.
+  r = f.post("/models/gamma/v1/embeddings", R"({"input": "hello"})");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(r.body.find(R"("type":"invalid_request_error")"), std::string::npos) << r.body;
+  // A prefix before a route that does not exist is just a missing route.
+  r = f.post("/models/alpha/nothing", R"({})");
+  EXPECT_EQ(r.status, 404);
+  // A malformed body is still 422 first, before the model is looked up.
+  r = f.post("/embed", R"({"inputs": 3, "model": "gamma"})");
+  EXPECT_EQ(r.status, 422);
+  EXPECT_EQ(a.loads->load(), 0);
+}
+
+TEST(RouterModels, ListsModelsWithoutLoadingThem) {
+  Fixture f;
+  CountingSpec a, b;
+  f.models.add(a.spec("alpha"));
+  f.models.add(b.spec("beta"));
+  f.start();
+  HandlerAnswer r = f.get("/v1/models");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find(R"("id":"alpha")"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("id":"beta")"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("state":"unloaded")"), std::string::npos) << r.body;
+  EXPECT_EQ(a.loads->load() + b.loads->load(), 0);
+  // /info describes (and so loads) the default model, and lists every name.
+  r = f.get("/info");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"("model_id":"alpha")"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("models":["alpha","beta"])"), std::string::npos) << r.body;
+  r = f.get("/models/beta/info");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"("model_id":"beta")"), std::string::npos) << r.body;
+}
+
+TEST(RouterModels, ManyConcurrentFirstRequestsLoadOnce) {
+  Fixture f;
+  CountingSpec a;
+  auto gate = std::make_shared<std::promise<void>>();
+  a.gate = gate;
+  a.gate_open = gate->get_future().share();
+  f.models.add(a.spec("alpha"));
+  f.start();
+  std::vector<std::future<HandlerAnswer>> answers;
+  for (int i = 0; i < 24; ++i) {
+    answers.push_back(send_to(f.service->handler(), "POST", "/embed", R"({"inputs": "hello"})", kKey));
+  }
+  gate->set_value();
+  for (auto& fut : answers) {
+    ASSERT_EQ(fut.wait_for(20s), std::future_status::ready);
+    EXPECT_EQ(fut.get().status, 200);
+  }
+  EXPECT_EQ(a.loads->load(), 1);
+  const std::string text = f.metrics.render();
+  EXPECT_NE(text.find("warden_model_loads_total{model=\"alpha\"} 1"), std::string::npos) << text;
+}
+
+TEST(RouterModels, EvictsTheLeastRecentlyUsedAndReloadsIt) {
+  serving::ModelManagerOptions mo;
+  mo.max_loaded = 1;
+  Fixture f(mo);
+  CountingSpec a, b;
+  f.models.add(a.spec("alpha"));
+  f.models.add(b.spec("beta"));
+  f.start();
+  const HandlerAnswer first = f.post("/embed", R"({"inputs": "same text", "model": "alpha"})");
+  ASSERT_EQ(first.status, 200);
+  ASSERT_EQ(f.post("/embed", R"({"inputs": "x", "model": "beta"})").status, 200);
+  EXPECT_EQ(f.models.status("alpha")->state, serving::ModelState::Unloaded);
+  const HandlerAnswer again = f.post("/embed", R"({"inputs": "same text", "model": "alpha"})");
+  ASSERT_EQ(again.status, 200);
+  EXPECT_EQ(again.body, first.body);  // the reloaded model answers the same
+  EXPECT_EQ(a.loads->load(), 2);
+  EXPECT_EQ(f.models.status("beta")->state, serving::ModelState::Unloaded);
+}
+
+TEST(RouterModels, LoadFailureIs500AndRetried) {
+  Fixture f;
+  CountingSpec bad;
+  bad.fail = true;
+  f.models.add(bad.spec("broken"));
+  f.start();
+  HandlerAnswer r = f.post("/embed", R"({"inputs": "hello"})");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_NE(r.body.find("failed to load"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("tensor x is missing"), std::string::npos) << r.body;
+  r = f.post("/embed", R"({"inputs": "hello"})");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(bad.loads->load(), 2);  // a failed load is tried again by the next request
+}
+
+TEST(RouterModels, SlowLoadAnswers503WithinTheLoadWait) {
+  serving::ModelManagerOptions mo;
+  mo.load_wait = 100ms;
+  Fixture f(mo);
+  CountingSpec a;
+  auto gate = std::make_shared<std::promise<void>>();
+  a.gate = gate;
+  a.gate_open = gate->get_future().share();
+  f.models.add(a.spec("alpha"));
+  f.start();
+  HandlerAnswer r = f.post("/embed", R"({"inputs": "hello"})");
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_EQ(r.headers["Retry-After"], "1");
+  gate->set_value();
+  // The load went on: once it is done, requests are answered.
+  for (int i = 0; i < 100 && f.models.status("alpha")->state != serving::ModelState::Loaded; ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(f.post("/embed", R"({"inputs": "hello"})").status, 200);
+  EXPECT_EQ(a.loads->load(), 1);
+}
+
+TEST(RouterModels, FallbackIsMarkedInHeadersAndInfo) {
+  Fixture f;
+  CountingSpec a;
+  serving::ModelSpec s = a.spec("bge");
+  s.fallback_reason = "model 'bge': folder /nowhere does not exist";
+  s.tier = "lexical-fallback";
+  s.tier_reason = s.fallback_reason;
+  f.models.add(std::move(s));
+  f.start();
+  HandlerAnswer r = f.post("/embed", R"({"inputs": "hello"})");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["X-Warden-Fallback"], "hashing-ngram-256");
+  EXPECT_EQ(r.headers["X-Warden-Semantic"], "false");
+  r = f.get("/info");
+  EXPECT_NE(r.body.find(R"("fallback_reason":"model 'bge': folder /nowhere does not exist")"),
+            std::string::npos)
+      << r.body;
+  EXPECT_NE(r.body.find(R"("semantic":false)"), std::string::npos) << r.body;
+}
+
+TEST(RouterModels, WrongKindIs424AndTheRouteDefaultPicksTheRightKind) {
+  const fs::path dir = warden::testing::make_classifier_fixture("bert-reranker");
+  ThreadPool pool(1);
+  {
+    Fixture f;
+    CountingSpec a;
+    f.models.add(a.spec("embedder"));
+    serving::ModelSpec rr;
+    rr.name = "reranker";
+    rr.source = dir.string();
+    rr.kind = model::ModelKind::Reranker;
+    rr.load = [dir, &pool] {
+      return serving::make_loaded_model(
+          std::unique_ptr<SequenceClassifier>(std::make_unique<NeuralClassifier>(dir, &pool)), 0);
+    };
+    f.models.add(std::move(rr));
+    f.start();
+    HandlerAnswer r = f.post("/rerank", R"({"query": "q", "texts": ["a", "b"]})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(model_header(r), "reranker");
+    r = f.post("/embed", R"({"inputs": "a"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(model_header(r), "embedder");
+    r = f.post("/embed", R"({"inputs": "a", "model": "reranker"})");
+    EXPECT_EQ(r.status, 424) << r.body;
+    r = f.post("/rerank", R"({"query": "q", "texts": ["a"], "model": "embedder"})");
+    EXPECT_EQ(r.status, 424) << r.body;
+    r = f.post("/v1/rerank", R"({"query": "q", "documents": ["a"], "model": "reranker"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("model":"reranker")"), std::string::npos) << r.body;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(RouterModels, AdminRoutesNeedTheKeyAndAreClosedWithoutOne) {
+  {
+    Fixture f({}, "");
+    CountingSpec a;
+    f.models.add(a.spec("alpha"));
+    f.start();
+    EXPECT_EQ(call_handler(f.service->handler(), "GET", "/admin/models").status, 403);
+  }
+  Fixture f;
+  CountingSpec a;
+  f.models.add(a.spec("alpha"));
+  f.start();
+  EXPECT_EQ(call_handler(f.service->handler(), "GET", "/admin/models").status, 401);
+  EXPECT_EQ(call_handler(f.service->handler(), "GET", "/admin/models", {}, "Bearer wrong").status, 401);
+  const HandlerAnswer r = f.get("/admin/models");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_NE(r.body.find(R"("name":"alpha")"), std::string::npos) << r.body;
+  EXPECT_EQ(call_handler(f.service->handler(), "PUT", "/admin/models", "{}", kKey).status, 405);
+}
+
+TEST(RouterModels, AdminAddsRemovesAndRefusesBadSources) {
+  Fixture f;
+  CountingSpec a;
+  f.models.add(a.spec("alpha"));
+  f.start();
+  HandlerAnswer r = f.post("/admin/models", R"({"model": "hashing-ngram-256", "name": "gamma"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"("state":"loaded")"), std::string::npos) << r.body;
+  EXPECT_EQ(model_header(f.post("/models/gamma/embed", R"({"inputs": "x"})")), "gamma");
+
+  r = f.post("/admin/models", R"({"model": "/nowhere/at/all"})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("/nowhere/at/all"), std::string::npos) << r.body;
+  EXPECT_EQ(f.post("/admin/models", R"({"name": "x"})").status, 422);
+  EXPECT_EQ(f.post("/admin/models", "not json").status, 422);
+
+  r = call_handler(f.service->handler(), "DELETE", "/admin/models/gamma", {}, kKey);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(f.post("/models/gamma/embed", R"({"inputs": "x"})").status, 404);
+  EXPECT_EQ(call_handler(f.service->handler(), "DELETE", "/admin/models/gamma", {}, kKey).status, 404);
+}
+
+TEST(RouterModels, HotSwapLetsARequestInFlightFinishOnTheOldModel) {
+  Fixture f;
+  auto gated = std::make_shared<testing::GatedEmbedder>();
+  serving::ModelSpec s;
+  s.name = "swap";
+  s.source = "gated";
+  s.semantic = false;
+  s.load = [gated] { return serving::make_loaded_model(std::shared_ptr<const Embedder>(gated), 0); };
+  f.models.add(std::move(s));
+  f.start();
+  auto in_flight = send_to(f.service->handler(), "POST", "/embed", R"({"inputs": "hello"})", kKey);
+  ASSERT_TRUE(gated->wait_entered());
+  // Replace it while the request is inside the old model's batch.
+  const HandlerAnswer swapped = f.post("/admin/models", R"({"model": "hashing-ngram-256", "name": "swap"})");
+  ASSERT_EQ(swapped.status, 200) << swapped.body;
+  gated->open();
+  ASSERT_EQ(in_flight.wait_for(20s), std::future_status::ready);
+  const HandlerAnswer old_answer = in_flight.get();
+  EXPECT_EQ(old_answer.status, 200);
+  EXPECT_EQ(model_header(old_answer), "swap");
+  // New requests run on the new instance (the gate no longer matters: it is not asked).
+  EXPECT_EQ(f.post("/embed", R"({"inputs": "hello"})").status, 200);
+  EXPECT_TRUE(gated.use_count() >= 1);
+}
+
+}  // namespace
+}  // namespace warden::http
