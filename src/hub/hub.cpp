@@ -206,7 +206,13 @@ void download_blob(const Context& ctx, const fs::path& blobs, const std::string&
   const fs::path partial = blobs / (meta.etag + ".incomplete");
   detail::FileLock lock(blobs / (meta.etag + ".lock"));
   std::error_code ec;
-  if (fs::is_regular_file(blob, ec)) return;  // another process finished it meanwhile
+  if (fs::is_regular_file(blob, ec)) {  // another process (or another file's link) has it
+    if (ctx.progress) {
+      const auto size = file_size_or_zero(blob);
+      ctx.progress(Progress{file, size, size, true});
+    }
+    return;
+  }
 
   std::uint64_t have = file_size_or_zero(partial);
   if (meta.size > 0 && have > meta.size) {
@@ -216,8 +222,8 @@ void download_blob(const Context& ctx, const fs::path& blobs, const std::string&
   std::ofstream out;
   std::uint64_t done = have, last_report = 0;
   bool opened = false;
-  const auto report = [&](bool force) {
-    if (ctx.progress && (force || done - last_report >= kProgressStep)) {
+  const auto report = [&] {
+    if (ctx.progress && done - last_report >= kProgressStep) {
       last_report = done;
       ctx.progress(Progress{file, done, meta.size, false});
     }
@@ -232,7 +238,7 @@ void download_blob(const Context& ctx, const fs::path& blobs, const std::string&
     }
     out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     done += chunk.size();
-    report(false);
+    report();
     return static_cast<bool>(out);
   };
 
@@ -285,8 +291,8 @@ void download_blob(const Context& ctx, const fs::path& blobs, const std::string&
   fs::rename(partial, blob, ec);
   if (ec)
     throw Error(ErrorKind::Io, fmt::format("cannot move {} into place: {}", blob.string(), ec.message()));
-  done = size;
-  report(true);
+  // The last report says the file is whole, even when its size was not announced.
+  if (ctx.progress) ctx.progress(Progress{file, size, size, false});
 }
 
 Snapshot offline_snapshot(const Context& ctx, const fs::path& repo_dir) {
