@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -18,6 +19,16 @@
 namespace warden::hub::detail {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A name no other thread or process of ours uses at the same time.
+std::string temp_suffix() {
+  static std::atomic<unsigned> counter{0};
+  return fmt::format("{}-{}.tmp", ::getpid(), counter.fetch_add(1));
+}
+
+}  // namespace
 
 bool is_hex(std::string_view s, std::size_t length) {
   return s.size() == length && std::all_of(s.begin(), s.end(), [](char c) {
@@ -60,6 +71,25 @@ void link_into_snapshot(const fs::path& repo_dir, std::string_view commit, std::
     std::error_code ignored;
     fs::remove(temp, ignored);
     throw Error(ErrorKind::Io, fmt::format("cannot link {} into the cache: {}", link.string(), ec.message()));
+  }
+}
+
+void write_ref(const fs::path& repo_dir, std::string_view revision, std::string_view commit) {
+  const fs::path refs = repo_dir / "refs";
+  std::error_code ec;
+  fs::create_directories(refs, ec);
+  const fs::path ref = refs / std::string(revision);
+  const fs::path temp = refs / fmt::format(".{}.{}", revision, temp_suffix());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << commit;
+    if (!out.flush()) ec = std::make_error_code(std::errc::io_error);
+  }
+  if (!ec) fs::rename(temp, ref, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw Error(ErrorKind::Io, fmt::format("cannot write {}: {}", ref.string(), ec.message()));
   }
 }
 

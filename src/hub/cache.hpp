@@ -21,6 +21,10 @@ std::filesystem::path repo_folder(const std::filesystem::path& cache, std::strin
 void link_into_snapshot(const std::filesystem::path& repo_dir, std::string_view commit, std::string_view file,
                         std::string_view etag);
 
+// Writes refs/{revision} = commit through a uniquely named temporary and a rename, so
+// two threads (not only two processes) pulling at once never share a temporary.
+void write_ref(const std::filesystem::path& repo_dir, std::string_view revision, std::string_view commit);
+
 // A snapshot Warden can load: config.json and safetensors weights.
 bool snapshot_has_model(const std::filesystem::path& snapshot);
 

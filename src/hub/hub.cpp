@@ -355,10 +355,7 @@ Snapshot fetch_model(const ModelId& id, const HubOptions& options, const Progres
     download_blob(ctx, blobs, info.commit, file, meta);
     detail::link_into_snapshot(repo_dir, info.commit, file, meta.etag);
   }
-  if (id.revision != info.commit) {
-    fs::create_directories(repo_dir / "refs", ec);
-    write_file_atomic(repo_dir / "refs" / id.revision, info.commit);
-  }
+  if (id.revision != info.commit) detail::write_ref(repo_dir, id.revision, info.commit);
   return Snapshot{snapshot, info.commit, wanted};
 }
 

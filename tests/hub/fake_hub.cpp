@@ -96,6 +96,10 @@ void FakeHub::not_found(const std::string& file) {
   std::lock_guard lock(mutex_);
   missing_.insert(file);
 }
+void FakeHub::ignore_range(const std::string& file) {
+  std::lock_guard lock(mutex_);
+  ignore_range_.insert(file);
+}
 void FakeHub::require_token(const std::string& token) {
   std::lock_guard lock(mutex_);
   token_ = token;
@@ -210,7 +214,7 @@ void FakeHub::answer(tcp::socket& socket) {
       std::string bytes = repo_.files.at(file);
       if (corrupt_.contains(file) && !bytes.empty()) bytes[bytes.size() / 2] ^= 0x5a;
       std::size_t from = 0;
-      if (range.starts_with("bytes=") && range.ends_with("-")) {
+      if (range.starts_with("bytes=") && range.ends_with("-") && !ignore_range_.contains(file)) {
         from = std::stoull(range.substr(6, range.size() - 7));
       }
       if (from > 0 && from >= bytes.size()) {

@@ -43,6 +43,7 @@ class FakeHub {
   void cut_after(const std::string& file, std::size_t bytes);  // first GET of its content only
   void corrupt(const std::string& file);                       // flips a byte of what is served
   void not_found(const std::string& file);
+  void ignore_range(const std::string& file);  // answers 200 with the whole file
   void require_token(const std::string& token);
   void api_body(const std::string& json);  // replaces the API's answer
 
@@ -64,7 +65,7 @@ class FakeHub {
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;  // guards what follows
   std::map<std::string, std::size_t> cut_;
-  std::set<std::string> corrupt_, missing_;
+  std::set<std::string> corrupt_, missing_, ignore_range_;
   std::string token_, api_body_;
   std::vector<SeenRequest> seen_;
   std::thread thread_;

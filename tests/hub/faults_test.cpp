@@ -56,6 +56,27 @@ TEST_F(HubTest, ACutConnectionKeepsThePartAndTheNextFetchResumes) {
   EXPECT_FALSE(fs::exists(repo_dir() / "blobs" / (sha + ".incomplete")));
 }
 
+TEST_F(HubTest, AServerIgnoringTheRangeMakesItStartOver) {
+  const FakeRepo repo = tiny_repo();
+  FakeHub hub(repo);
+  hub.cut_after("config.json", 10);  // a non-LFS file: its etag is git's, its size is checked
+  hub.ignore_range("config.json");
+  EXPECT_EQ(fetch_error(id(), options(hub)).kind(), ErrorKind::Io);
+  const auto snap = hub::fetch_model(id(), options(hub));
+  EXPECT_EQ(read_file(snap.dir / "config.json"), repo.files.at("config.json"));
+}
+
+TEST_F(HubTest, APartLongerThanTheFileIsDiscarded) {
+  const FakeRepo repo = tiny_repo();
+  const std::string sha = FakeHub::sha256_of(repo.files.at("model.safetensors"));
+  fs::create_directories(repo_dir() / "blobs");
+  write_file_atomic(repo_dir() / "blobs" / (sha + ".incomplete"), std::string(700 * 1024, 'x'));
+  FakeHub hub(repo);
+  const auto snap = hub::fetch_model(id(), options(hub));
+  EXPECT_EQ(read_file(snap.dir / "model.safetensors"), repo.files.at("model.safetensors"));
+  for (const auto& r : hub.requests()) EXPECT_TRUE(r.range.empty()) << r.target;
+}
+
 TEST_F(HubTest, AChecksumMismatchKeepsNothingOfThatFile) {
   const FakeRepo repo = tiny_repo();
   const std::string sha = FakeHub::sha256_of(repo.files.at("model.safetensors"));

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -117,6 +119,28 @@ TEST_F(HubTest, OfflineUsesTheCacheAndSaysSoWhenTheModelIsAbsent) {
   const auto by_commit = hub::fetch_model(id("acme/tiny-bert@" + repo.commit), offline);
   EXPECT_EQ(by_commit.dir, by_branch.dir);
   EXPECT_THROW(hub::fetch_model(id("acme/tiny-bert@v2"), offline), Error);
+}
+
+TEST_F(HubTest, ConcurrentPullsDownloadEachBlobOnce) {
+  const FakeRepo repo = tiny_repo();
+  FakeHub hub(repo);
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 3; ++i) {
+    threads.emplace_back([&] {
+      try {
+        const auto snap = hub::fetch_model(id(), options(hub));
+        if (read_file(snap.dir / "model.safetensors") == repo.files.at("model.safetensors")) ++ok;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok, 3);
+  int weight_gets = 0;
+  for (const auto& r : hub.requests()) weight_gets += r.method == "GET" && r.target.starts_with("/cdn/");
+  EXPECT_EQ(weight_gets, 1);  // the flock made the others wait, then find the blob
 }
 
 TEST_F(HubTest, ShardedWeightsAreAllFetched) {
