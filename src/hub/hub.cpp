@@ -5,6 +5,7 @@
 #include "hub/hub.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <system_error>
 

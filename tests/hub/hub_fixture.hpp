@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -41,6 +42,14 @@ inline FakeRepo tiny_repo() {
 class HubTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The fake hub is on 127.0.0.1: no proxy, and none of the caller's hub settings (the
+    // CLI tests' warden inherits this environment).
+    ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
+    ::setenv("no_proxy", "127.0.0.1,localhost", 1);
+    for (const char* v :
+         {"HF_HUB_OFFLINE", "HF_ENDPOINT", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_CACHE"}) {
+      ::unsetenv(v);
+    }
     static std::atomic<int> counter{0};
     cache_ = std::filesystem::temp_directory_path() /
              ("warden-hub-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
