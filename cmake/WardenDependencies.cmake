@@ -5,6 +5,8 @@ find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(CLI11 REQUIRED)
+# libcurl: the hub layer downloads models by HuggingFace id.
+find_package(CURL REQUIRED)
 # Beast and Asio are header-only (Boost.System is too since 1.69), so the headers suffice.
 find_package(Boost 1.74 REQUIRED)
 pkg_check_modules(LIBB2 REQUIRED IMPORTED_TARGET libb2)

@@ -23,5 +23,6 @@ Command add_convert_use_command(CLI::App& root);
 Command add_serve_command(CLI::App& root);
 Command add_guard_command(CLI::App& root);
 Command add_guard_eval_command(CLI::App& root);
+Command add_pull_command(CLI::App& root);
 
 }  // namespace warden::cli
