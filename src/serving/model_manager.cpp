@@ -104,10 +104,13 @@ struct Deferred {
   std::vector<std::pair<ModelManager::Acquired, std::exception_ptr>> errors;
   std::vector<std::shared_ptr<Instance>> unloaded;
 
+  // Errors are moved into the callbacks, never copied: the manager's threads then hold no
+  // reference to an exception a caller may be reading (libstdc++'s exception_ptr count is
+  // not instrumented, so ThreadSanitizer would take the last release for a race).
   void run() {
     unloaded.clear();
     for (auto& [done, lease] : leases) done(std::move(lease), nullptr);
-    for (auto& [done, error] : errors) done(nullptr, error);
+    for (auto& [done, error] : errors) done(nullptr, std::move(error));
   }
 };
 
@@ -311,6 +314,7 @@ struct ModelManager::State : std::enable_shared_from_this<ModelManager::State> {
         e->last_error = describe(error);
         if (metrics != nullptr) e->metrics.failures->inc();
         settle_waiters(*e, error, after);
+        error = nullptr;  // the waiters hold it now
       } else {
         auto instance = std::make_shared<Instance>();
         instance->model = std::move(model);
@@ -391,7 +395,7 @@ struct ModelManager::State : std::enable_shared_from_this<ModelManager::State> {
       install(*entry, std::move(instance), seconds, after);
     }
     after.run();
-    done(error);
+    done(std::move(error));
   }
 
   static std::string describe(const std::exception_ptr& error) {
@@ -582,7 +586,7 @@ void ModelManager::acquire(std::string_view name, Acquired done) {
       return;
     }
   }
-  done(std::move(lease), error);
+  done(std::move(lease), std::move(error));
 }
 
 LeasePtr ModelManager::acquire_sync(std::string_view name) {
@@ -590,7 +594,7 @@ LeasePtr ModelManager::acquire_sync(std::string_view name) {
   auto future = promise.get_future();
   acquire(name, [&promise](LeasePtr lease, std::exception_ptr error) {
     if (error) {
-      promise.set_exception(error);
+      promise.set_exception(std::move(error));
     } else {
       promise.set_value(std::move(lease));
     }

@@ -97,7 +97,7 @@ ModelState state_of(const ModelManager& m, std::string_view name) {
 void drain_loader(ModelManager& m, const std::string& sentinel) {
   auto loader = std::make_shared<FakeLoader>();
   std::promise<std::exception_ptr> done;
-  m.put(fake_spec(sentinel, loader, 1), [&done](std::exception_ptr e) { done.set_value(e); });
+  m.put(fake_spec(sentinel, loader, 1), [&done](std::exception_ptr e) { done.set_value(std::move(e)); });
   auto f = done.get_future();
   ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
   ASSERT_EQ(f.get(), nullptr);
@@ -288,7 +288,7 @@ TEST(ModelManager, AFailedLoadFailsItsWaitersAndTheNextAcquireRetries) {
   for (auto& r : results) {
     m.acquire("a", [&r](LeasePtr lease, std::exception_ptr error) {
       EXPECT_EQ(lease, nullptr);
-      r.set_value(error);
+      r.set_value(std::move(error));
     });
   }
   l->open();
@@ -330,7 +330,7 @@ TEST(ModelManager, LoadWaitTimesOutTheWaiterWhileTheLoadGoesOn) {
   std::promise<std::exception_ptr> result;
   m.acquire("a", [&result](LeasePtr lease, std::exception_ptr error) {
     EXPECT_EQ(lease, nullptr);
-    result.set_value(error);
+    result.set_value(std::move(error));
   });
   auto f = result.get_future();
   ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
@@ -385,7 +385,7 @@ TEST(ModelManager, PutSwapsInANewInstanceWhileOldLeasesFinishOnTheOld) {
   const LeasePtr old_lease = m.acquire_sync("a");
 
   std::promise<std::exception_ptr> done;
-  m.put(fake_spec("a", v2, 300, "v2"), [&done](std::exception_ptr e) { done.set_value(e); });
+  m.put(fake_spec("a", v2, 300, "v2"), [&done](std::exception_ptr e) { done.set_value(std::move(e)); });
   ASSERT_EQ(done.get_future().get(), nullptr);
 
   const LeasePtr new_lease = m.acquire_sync("a");
@@ -402,7 +402,7 @@ TEST(ModelManager, PutSwapsInANewInstanceWhileOldLeasesFinishOnTheOld) {
 
   // put() of a new name adds it.
   std::promise<std::exception_ptr> added;
-  m.put(fake_spec("b", v2), [&added](std::exception_ptr e) { added.set_value(e); });
+  m.put(fake_spec("b", v2), [&added](std::exception_ptr e) { added.set_value(std::move(e)); });
   ASSERT_EQ(added.get_future().get(), nullptr);
   EXPECT_EQ(m.names(), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(state_of(m, "b"), ModelState::Loaded);
@@ -417,7 +417,7 @@ TEST(ModelManager, AFailedPutLeavesTheOldModel) {
   const LeasePtr before = m.acquire_sync("a");
 
   std::promise<std::exception_ptr> done;
-  m.put(fake_spec("a", bad, 100, "v2"), [&done](std::exception_ptr e) { done.set_value(e); });
+  m.put(fake_spec("a", bad, 100, "v2"), [&done](std::exception_ptr e) { done.set_value(std::move(e)); });
   EXPECT_NE(done.get_future().get(), nullptr);
 
   const LeasePtr after = m.acquire_sync("a");
@@ -534,11 +534,11 @@ TEST(ModelManager, DestroyingTheManagerFailsPendingWaiters) {
   std::promise<std::exception_ptr> b_result;
   m->acquire("a", [&a_result](LeasePtr lease, std::exception_ptr e) {
     EXPECT_NE(lease, nullptr);
-    a_result.set_value(e);
+    a_result.set_value(std::move(e));
   });
   m->acquire("b", [&b_result](LeasePtr lease, std::exception_ptr e) {
     EXPECT_EQ(lease, nullptr);
-    b_result.set_value(e);
+    b_result.set_value(std::move(e));
   });
   ASSERT_TRUE(la->wait_entered(1));
   m.reset();
