@@ -26,8 +26,10 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,7 +56,8 @@ struct LoadedModel {
   std::size_t resident_bytes = 0;  // an estimate of the memory the model holds
 };
 // Wraps a loaded embedder or classifier with its runners.
-std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<Embedder> embedder, std::size_t resident_bytes);
+std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<Embedder> embedder,
+                                               std::size_t resident_bytes);
 std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<SequenceClassifier> classifier,
                                                std::size_t resident_bytes);
 std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const Embedder> embedder, std::size_t resident_bytes);
@@ -66,20 +69,20 @@ struct ModelSpec {
   std::string name;    // what requests call it: the alias, else the source
   std::string source;  // as the user gave it: a built-in name, a folder, an HF id
   model::ModelKind kind = model::ModelKind::Embedding;  // known without loading (config.json)
-  bool semantic = true;            // false for the lexical hashing embedder
-  bool pinned = false;             // never unloaded (the guard's model)
-  std::string tier;                // what /info reports: "semantic-default", "builtin", "model-dir", "hub"
-  std::string tier_reason;         // why that tier
-  std::string fallback_reason;     // non-empty: the hashing embedder stands in for a model that failed
-  std::size_t estimated_bytes = 0; // before the first load, to make room; 0: unknown
+  bool semantic = true;                                 // false for the lexical hashing embedder
+  bool pinned = false;                                  // never unloaded (the guard's model)
+  std::string tier;                 // what /info reports: "semantic-default", "builtin", "model-dir", "hub"
+  std::string tier_reason;          // why that tier
+  std::string fallback_reason;      // non-empty: the hashing embedder stands in for a model that failed
+  std::size_t estimated_bytes = 0;  // before the first load, to make room; 0: unknown
   // Loads the model; runs on the loader thread; throws (warden::Error) on failure.
   std::function<std::shared_ptr<LoadedModel>()> load;
 };
 
 struct ModelManagerOptions {
-  std::size_t max_loaded = 0;               // resident models at most; 0: no bound
-  std::size_t memory_budget = 0;            // resident bytes at most; 0: no bound
-  std::chrono::milliseconds load_wait{0};   // longest a request waits for a load; 0: no limit
+  std::size_t max_loaded = 0;              // resident models at most; 0: no bound
+  std::size_t memory_budget = 0;           // resident bytes at most; 0: no bound
+  std::chrono::milliseconds load_wait{0};  // longest a request waits for a load; 0: no limit
 };
 
 // A model in use. While a lease lives the instance stays in memory and counts as busy (it is
@@ -108,7 +111,7 @@ struct ModelStatus {
   std::size_t in_flight = 0;       // live leases on the current instance
   std::uint64_t loads = 0;
   std::uint64_t hits = 0;
-  std::string last_error;  // the last failed load's message (state Failed)
+  std::string last_error;              // the last failed load's message (state Failed)
   std::int64_t last_used_unix_ms = 0;  // 0: never
 };
 
@@ -152,7 +155,7 @@ class ModelManager {
   // The first registered model whose kind is one of `kinds`, in registration order.
   [[nodiscard]] std::optional<std::string> default_for(std::initializer_list<model::ModelKind> kinds) const;
   [[nodiscard]] std::optional<ModelStatus> status(std::string_view name) const;
-  [[nodiscard]] std::vector<ModelStatus> list() const;  // registration order
+  [[nodiscard]] std::vector<ModelStatus> list() const;   // registration order
   [[nodiscard]] std::vector<std::string> names() const;  // registration order
   [[nodiscard]] std::size_t resident_bytes() const;
 
