@@ -60,7 +60,8 @@ std::size_t estimate_bytes(const fs::path& dir, const ModelConfig& config) {
       if (!size_ec) weights += static_cast<std::size_t>(n);
     }
   }
-  const bool half = config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
+  const bool half =
+      config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
   const std::size_t rest = folder_bytes(dir) - std::min(folder_bytes(dir), weights);
   return (half ? 2 * weights : weights) + rest;
 }
@@ -73,17 +74,20 @@ struct FolderCheck {
 };
 FolderCheck check_folder(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) throw Error(ErrorKind::NotFound, fmt::format("folder {} does not exist", dir.string()));
-  if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
+  if (!fs::exists(dir, ec))
+    throw Error(ErrorKind::NotFound, fmt::format("folder {} does not exist", dir.string()));
+  if (!fs::is_directory(dir, ec))
+    throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
   const ModelConfig config = read_model_config(dir / "config.json");  // NotFound / CorruptFile, named
   if (!fs::exists(dir / "tokenizer.json", ec) && !fs::exists(dir / "vocab.txt", ec)) {
     throw Error(ErrorKind::NotFound,
                 fmt::format("{} has no tokenizer (tokenizer.json or vocab.txt)", dir.string()));
   }
   if (!fs::exists(dir / "model.safetensors", ec) && !fs::exists(dir / "model.safetensors.index.json", ec)) {
-    throw Error(ErrorKind::NotFound,
-                fmt::format("{} has no safetensors weights (model.safetensors or model.safetensors.index.json)",
-                            dir.string()));
+    throw Error(
+        ErrorKind::NotFound,
+        fmt::format("{} has no safetensors weights (model.safetensors or model.safetensors.index.json)",
+                    dir.string()));
   }
   FolderCheck c;
   bool head = false;
@@ -117,8 +121,8 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
   const std::size_t bytes = c.bytes;
   if (c.kind == model::ModelKind::Embedding) {
     m.spec.load = [dir, pool, bytes] {
-      return serving::make_loaded_model(std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool)),
-                                        bytes);
+      return serving::make_loaded_model(
+          std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool)), bytes);
     };
   } else {
     m.spec.load = [dir, pool, bytes] {
@@ -153,7 +157,9 @@ CatalogModel builtin_model(const std::string& name, const std::string& builtin, 
   m.width = 512;
   m.spec.estimated_bytes = folder_bytes(dir);
   const std::size_t bytes = m.spec.estimated_bytes;
-  m.spec.load = [builtin, pool, bytes] { return serving::make_loaded_model(make_builtin_embedder(builtin, pool), bytes); };
+  m.spec.load = [builtin, pool, bytes] {
+    return serving::make_loaded_model(make_builtin_embedder(builtin, pool), bytes);
+  };
   return m;
 }
 
@@ -164,8 +170,8 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
   }
   std::error_code ec;
   const fs::path path(arg.source);
-  const bool looks_like_path = arg.source.starts_with('/') || arg.source.starts_with('.') ||
-                               arg.source.starts_with('~');
+  const bool looks_like_path =
+      arg.source.starts_with('/') || arg.source.starts_with('.') || arg.source.starts_with('~');
   if (fs::exists(path, ec) || looks_like_path) {
     return folder_model(arg.alias.empty() ? folder_name(path) : arg.alias, arg.source, path, "model-dir",
                         options.pool);
@@ -178,9 +184,10 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
                             arg.source, fmt::join(builtins, ", ")));
   }
   const hub::Snapshot snapshot = hub::fetch_model(*id, options.hub, options.progress);
-  CatalogModel m = folder_model(arg.alias.empty() ? id->repo : arg.alias, arg.source, snapshot.dir, "hub",
-                                options.pool);
-  m.spec.tier_reason = fmt::format("{}@{} ({})", id->repo, snapshot.commit.substr(0, 12), snapshot.dir.string());
+  CatalogModel m =
+      folder_model(arg.alias.empty() ? id->repo : arg.alias, arg.source, snapshot.dir, "hub", options.pool);
+  m.spec.tier_reason =
+      fmt::format("{}@{} ({})", id->repo, snapshot.commit.substr(0, 12), snapshot.dir.string());
   return m;
 }
 
@@ -205,12 +212,13 @@ CatalogModel make_model_spec(const ModelArg& arg, const CatalogOptions& options)
   try {
     return resolve(arg, options);
   } catch (const Error& e) {
-    const std::string what = fmt::format("model '{}': {}", arg.alias.empty() ? arg.source : arg.alias, e.what());
+    const std::string what =
+        fmt::format("model '{}': {}", arg.alias.empty() ? arg.source : arg.alias, e.what());
     if (options.on_error == OnModelError::Exit) throw Error(e.kind(), what);
     // --on-model-error fallback: the lexical embedder answers under the name asked for,
     // and says so (semantic = false, /info's fallback_reason, a response header).
-    CatalogModel m = builtin_model(arg.alias.empty() ? arg.source : arg.alias, std::string(HashingEmbedder::kId),
-                                   "lexical-fallback", options.pool);
+    CatalogModel m = builtin_model(arg.alias.empty() ? arg.source : arg.alias,
+                                   std::string(HashingEmbedder::kId), "lexical-fallback", options.pool);
     m.spec.source = arg.source;
     m.spec.fallback_reason = what;
     m.spec.tier_reason = what;
@@ -220,8 +228,8 @@ CatalogModel make_model_spec(const ModelArg& arg, const CatalogOptions& options)
 
 CatalogModel default_model(const CatalogOptions& options) {
   const DefaultEmbedder d = default_embedder();
-  CatalogModel m =
-      builtin_model(d.name, d.name, d.fallback_reason.empty() ? "semantic-default" : "lexical-fallback", options.pool);
+  CatalogModel m = builtin_model(
+      d.name, d.name, d.fallback_reason.empty() ? "semantic-default" : "lexical-fallback", options.pool);
   m.spec.tier_reason = d.fallback_reason;
   return m;
 }

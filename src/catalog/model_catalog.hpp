@@ -45,7 +45,7 @@ struct CatalogOptions {
 // A resolved model: its spec, and what start-up sizing needs before any model is loaded.
 struct CatalogModel {
   serving::ModelSpec spec;
-  std::size_t width = 0;  // hidden size (batches' activations scale with it)
+  std::size_t width = 0;      // hidden size (batches' activations scale with it)
   std::filesystem::path dir;  // the folder the weights load from (empty for hashing)
 };
 

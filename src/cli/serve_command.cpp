@@ -151,14 +151,16 @@ std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
   for (const std::string& a : args) {
     catalog::CatalogModel m = catalog::make_model_spec(catalog::parse_model_arg(a), catalog_options);
     if (!m.spec.fallback_reason.empty()) {
-      fmt::print(stderr,
-                 "warden serve: warning: {}; serving {} under the name {} instead (lexical, semantic = false)\n",
-                 m.spec.fallback_reason, HashingEmbedder::kId, m.spec.name);
+      fmt::print(
+          stderr,
+          "warden serve: warning: {}; serving {} under the name {} instead (lexical, semantic = false)\n",
+          m.spec.fallback_reason, HashingEmbedder::kId, m.spec.name);
     }
     for (const catalog::CatalogModel& other : models) {
       if (other.spec.name == m.spec.name) {
-        throw Error(ErrorKind::InvalidArgument,
-                    fmt::format("two models are called {}: give one an alias (--model ALIAS=SOURCE)", m.spec.name));
+        throw Error(
+            ErrorKind::InvalidArgument,
+            fmt::format("two models are called {}: give one an alias (--model ALIAS=SOURCE)", m.spec.name));
       }
     }
     models.push_back(std::move(m));
@@ -289,27 +291,26 @@ int run_serve(ServeOptions options) {
   fmt::print(stderr, "warden serve: {}\n", resources.describe());
   fmt::print(stderr, "warden serve: sized for this machine: {}\n", sizing.describe());
   for (const serving::ModelStatus& st : models.list()) {
-    fmt::print(stderr, "warden serve: model={} source={} kind={} semantic={} state={}{}\n", st.name, st.source,
-               model::model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
+    fmt::print(stderr, "warden serve: model={} source={} kind={} semantic={} state={}{}\n", st.name,
+               st.source, model::model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
                st.pinned ? " pinned" : "");
   }
   fmt::print(stderr,
              "warden serve: max_loaded_models={} memory_budget={} preload={} on_model_error={} "
              "listening=http://{}:{}\n",
-             manager_options.max_loaded, manager_options.memory_budget, options.preload, options.on_model_error,
-             options.server.hostname, server.port());
+             manager_options.max_loaded, manager_options.memory_budget, options.preload,
+             options.on_model_error, options.server.hostname, server.port());
   fmt::print(
       stderr,
       "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
       "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
       "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} request_timeout_ms={} "
       "idle_timeout_ms={} max_connections={} api_key={}\n",
-      pool->size(), options.server.io_threads, service.workers,
-      service.scheduler.max_batch_tokens, service.scheduler.max_batch_inputs,
-      service.scheduler.max_concurrent, service.scheduler.max_queue, options.queue_timeout_ms,
-      service.router.max_client_batch_size, service.router.auto_truncate, options.server.payload_limit,
-      options.server.header_limit, options.request_timeout_ms, options.idle_timeout_ms,
-      server.max_connections(), service.router.api_key.empty() ? "off" : "on");
+      pool->size(), options.server.io_threads, service.workers, service.scheduler.max_batch_tokens,
+      service.scheduler.max_batch_inputs, service.scheduler.max_concurrent, service.scheduler.max_queue,
+      options.queue_timeout_ms, service.router.max_client_batch_size, service.router.auto_truncate,
+      options.server.payload_limit, options.server.header_limit, options.request_timeout_ms,
+      options.idle_timeout_ms, server.max_connections(), service.router.api_key.empty() ? "off" : "on");
   std::fflush(stderr);
   server.run();
   // The server has stopped accepting and drained its connections; answer what is queued.
@@ -334,16 +335,16 @@ Command add_serve_command(CLI::App& root) {
                   "hashing-ngram-256)")
       ->delimiter(',')
       ->envname("WARDEN_MODEL");
-  app->add_option(
-         "--model-dir", o->model_dir,
-         "A HuggingFace model folder (the same as --model DIR); a *ForSequenceClassification "
-         "folder is served as a reranker (one label) or classifier")
+  app->add_option("--model-dir", o->model_dir,
+                  "A HuggingFace model folder (the same as --model DIR); a *ForSequenceClassification "
+                  "folder is served as a reranker (one label) or classifier")
       ->envname("WARDEN_MODEL_DIR");
   app->add_flag("--preload", o->preload,
                 "Load every model at start-up (default: on first use; the guard's model always at start-up)")
       ->envname("WARDEN_PRELOAD");
-  app->add_option("--max-loaded-models", o->max_loaded_models,
-                  "Models in memory at most; the least recently used idle one is unloaded first (0: no bound)")
+  app->add_option(
+         "--max-loaded-models", o->max_loaded_models,
+         "Models in memory at most; the least recently used idle one is unloaded first (0: no bound)")
       ->capture_default_str()
       ->envname("WARDEN_MAX_LOADED_MODELS");
   app->add_option("--memory-budget", o->memory_budget,

@@ -73,8 +73,8 @@ void Router::Impl::admin(std::shared_ptr<Call> call, std::string_view method, st
   auto request = std::make_shared<AdminModelRequest>(parse_admin_model(body));
   if (!options.make_spec) throw ApiError(501, "NotImplemented", "this server cannot load models at run time");
   if (!request->name.empty() && request->name == options.guard_model && guard_ptr != nullptr) {
-    throw ApiError(409, "Conflict", fmt::format("model {} is the guard's model and cannot be replaced",
-                                                request->name));
+    throw ApiError(409, "Conflict",
+                   fmt::format("model {} is the guard's model and cannot be replaced", request->name));
   }
 
   const std::lock_guard lock(admin_mutex);
@@ -89,40 +89,41 @@ void Router::Impl::admin(std::shared_ptr<Call> call, std::string_view method, st
     ++pending_acquires;
   }
   // The spec factory may download (minutes, for a large model): never on an I/O thread.
-  admin_tasks.push_back(AdminTask{done_flag, std::jthread([this, call, request, done_flag] {
-    auto settle = [this, done_flag] {
-      done_flag->store(true);
-      const std::lock_guard acquire_lock(acquire_mutex);
-      if (--pending_acquires == 0) acquire_done.notify_all();
-    };
-    serving::ModelSpec spec;
-    try {
-      spec = options.make_spec(request->name, request->source);
-    } catch (...) {
-      const MappedError e = map_exception(std::current_exception(), "model");
-      // A source that does not exist (a folder, a hub id) is the client's mistake.
-      fail(*call, e.status == 500 ? 422 : e.status, e.error_type, e.message, "model");
-      return settle();
-    }
-    const std::string spec_name = spec.name;
-    models.put(std::move(spec), [this, call, spec_name, settle](std::exception_ptr error) {
-      if (error) {
-        const MappedError e = map_exception(error, "model");
-        fail(*call, e.status == 500 ? 422 : e.status, e.error_type,
-             fmt::format("model {} failed to load: {}", spec_name, e.message), "model");
-      } else {
-        JsonWriter w;
-        const std::optional<serving::ModelStatus> st = models.status(spec_name);
-        if (st) {
-          write_status(w, *st);
-        } else {
-          w.begin_object().key("name").value(spec_name).end_object();
-        }
-        finish(*call, json_response(200, w.take()));
-      }
-      settle();
-    });
-  })});
+  admin_tasks.push_back(
+      AdminTask{done_flag, std::jthread([this, call, request, done_flag] {
+                  auto settle = [this, done_flag] {
+                    done_flag->store(true);
+                    const std::lock_guard acquire_lock(acquire_mutex);
+                    if (--pending_acquires == 0) acquire_done.notify_all();
+                  };
+                  serving::ModelSpec spec;
+                  try {
+                    spec = options.make_spec(request->name, request->source);
+                  } catch (...) {
+                    const MappedError e = map_exception(std::current_exception(), "model");
+                    // A source that does not exist (a folder, a hub id) is the client's mistake.
+                    fail(*call, e.status == 500 ? 422 : e.status, e.error_type, e.message, "model");
+                    return settle();
+                  }
+                  const std::string spec_name = spec.name;
+                  models.put(std::move(spec), [this, call, spec_name, settle](std::exception_ptr error) {
+                    if (error) {
+                      const MappedError e = map_exception(error, "model");
+                      fail(*call, e.status == 500 ? 422 : e.status, e.error_type,
+                           fmt::format("model {} failed to load: {}", spec_name, e.message), "model");
+                    } else {
+                      JsonWriter w;
+                      const std::optional<serving::ModelStatus> st = models.status(spec_name);
+                      if (st) {
+                        write_status(w, *st);
+                      } else {
+                        w.begin_object().key("name").value(spec_name).end_object();
+                      }
+                      finish(*call, json_response(200, w.take()));
+                    }
+                    settle();
+                  });
+                })});
 }
 
 }  // namespace warden::http

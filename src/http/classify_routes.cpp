@@ -122,30 +122,30 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
   check_batch_size(request->texts.size(), "texts");
   with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request] {
-  const SequenceClassifier& c = classifier(*call);
-  require_reranker(c, call->route);
-  const InputOptions o =
-      classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
-  const std::size_t query_chars = code_points(request->query);
-  for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
-  auto prepare = [&c, request, o] { return prepare_pairs(c, request->query, request->texts, o, "texts"); };
-  run_classify_job(call, std::move(prepare), [request](ClassifyResult& r) {
-    std::vector<float> scores = r.logits;  // one label: one logit per text
-    if (!request->raw_scores) {
-      for (float& s : scores) s = sigmoid(s);
-    }
-    JsonWriter w;
-    w.begin_array();
-    for (const std::size_t i : by_score(scores)) {
-      w.begin_object();
-      w.key("index").value(static_cast<std::uint64_t>(i));
-      w.key("score").value(scores[i]);
-      if (request->return_text) w.key("text").value(request->texts[i]);
-      w.end_object();
-    }
-    w.end_array();
-    return json_response(200, w.take());
-  });
+    const SequenceClassifier& c = classifier(*call);
+    require_reranker(c, call->route);
+    const InputOptions o =
+        classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
+    const std::size_t query_chars = code_points(request->query);
+    for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
+    auto prepare = [&c, request, o] { return prepare_pairs(c, request->query, request->texts, o, "texts"); };
+    run_classify_job(call, std::move(prepare), [request](ClassifyResult& r) {
+      std::vector<float> scores = r.logits;  // one label: one logit per text
+      if (!request->raw_scores) {
+        for (float& s : scores) s = sigmoid(s);
+      }
+      JsonWriter w;
+      w.begin_array();
+      for (const std::size_t i : by_score(scores)) {
+        w.begin_object();
+        w.key("index").value(static_cast<std::uint64_t>(i));
+        w.key("score").value(scores[i]);
+        if (request->return_text) w.key("text").value(request->texts[i]);
+        w.end_object();
+      }
+      w.end_array();
+      return json_response(200, w.take());
+    });
   });
 }
 
@@ -153,95 +153,101 @@ void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) 
   auto request = std::make_shared<OpenAiRerankRequest>(parse_v1_rerank(body));
   check_batch_size(request->documents.size(), "documents");
   with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request] {
-  const SequenceClassifier& c = classifier(*call);
-  require_reranker(c, call->route);
-  const InputOptions o = classify_options(std::nullopt, false);
-  const std::size_t query_chars = code_points(request->query);
-  for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
-  auto prepare = [&c, request, o] {
-    return prepare_pairs(c, request->query, request->documents, o, "documents");
-  };
-  const std::string model_id = call->lease->spec().name;
-  run_classify_job(call, std::move(prepare), [request, model_id](ClassifyResult& r) {
-    // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
-    std::vector<float> scores = r.logits;
-    for (float& s : scores) s = sigmoid(s);
-    std::vector<std::size_t> order = by_score(scores);
-    if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
-    std::size_t tokens = 0;
-    for (const std::size_t t : r.tokens) tokens += t;
-    JsonWriter w;
-    w.begin_object();
-    // The response names the model that answered: the name it is served under.
-    w.key("model").value(model_id);
-    w.key("results").begin_array();
-    for (const std::size_t i : order) {
+    const SequenceClassifier& c = classifier(*call);
+    require_reranker(c, call->route);
+    const InputOptions o = classify_options(std::nullopt, false);
+    const std::size_t query_chars = code_points(request->query);
+    for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
+    auto prepare = [&c, request, o] {
+      return prepare_pairs(c, request->query, request->documents, o, "documents");
+    };
+    const std::string model_id = call->lease->spec().name;
+    run_classify_job(call, std::move(prepare), [request, model_id](ClassifyResult& r) {
+      // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
+      std::vector<float> scores = r.logits;
+      for (float& s : scores) s = sigmoid(s);
+      std::vector<std::size_t> order = by_score(scores);
+      if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
+      std::size_t tokens = 0;
+      for (const std::size_t t : r.tokens) tokens += t;
+      JsonWriter w;
       w.begin_object();
-      w.key("index").value(static_cast<std::uint64_t>(i));
-      w.key("relevance_score").value(scores[i]);
-      if (request->return_documents) {
-        w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
+      // The response names the model that answered: the name it is served under.
+      w.key("model").value(model_id);
+      w.key("results").begin_array();
+      for (const std::size_t i : order) {
+        w.begin_object();
+        w.key("index").value(static_cast<std::uint64_t>(i));
+        w.key("relevance_score").value(scores[i]);
+        if (request->return_documents) {
+          w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
+        }
+        w.end_object();
       }
+      w.end_array();
+      w.key("usage")
+          .begin_object()
+          .key("total_tokens")
+          .value(static_cast<std::uint64_t>(tokens))
+          .end_object();
       w.end_object();
-    }
-    w.end_array();
-    w.key("usage").begin_object().key("total_tokens").value(static_cast<std::uint64_t>(tokens)).end_object();
-    w.end_object();
-    return json_response(200, w.take());
-  });
+      return json_response(200, w.take());
+    });
   });
 }
 
 void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<PredictRequest>(parse_predict(body));
   check_batch_size(request->inputs.size(), "inputs");
-  with_model(call, request->model, {model::ModelKind::Classifier, model::ModelKind::Reranker}, [this, call, request] {
-  const SequenceClassifier& c = classifier(*call);
-  const InputOptions o =
-      classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
-  for (const PredictInput& in : request->inputs) {
-    call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
-  }
-  auto prepare = [&c, request, o] {
-    std::vector<PreparedInput> inputs;
-    inputs.reserve(request->inputs.size());
-    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-      const PredictInput& in = request->inputs[i];
-      try {
-        inputs.push_back(c.prepare(
-            in.text, in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o));
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-        throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
-      }
-    }
-    return inputs;
-  };
-  const std::vector<std::string>* labels = &c.labels();
-  run_classify_job(call, std::move(prepare), [request, labels](ClassifyResult& r) {
-    JsonWriter w;
-    if (!request->single) w.begin_array();
-    for (std::size_t i = 0; i < r.tokens.size(); ++i) {
-      const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
-      // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on request.
-      std::vector<float> scores(row.begin(), row.end());
-      if (!request->raw_scores) {
-        if (r.labels == 1) {
-          scores[0] = sigmoid(scores[0]);
-        } else {
-          scores = softmax(row);
+  with_model(
+      call, request->model, {model::ModelKind::Classifier, model::ModelKind::Reranker},
+      [this, call, request] {
+        const SequenceClassifier& c = classifier(*call);
+        const InputOptions o =
+            classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
+        for (const PredictInput& in : request->inputs) {
+          call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
         }
-      }
-      w.begin_array();
-      for (const std::size_t k : by_score(scores)) {
-        w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
-      }
-      w.end_array();
-    }
-    if (!request->single) w.end_array();
-    return json_response(200, w.take());
-  });
-  });
+        auto prepare = [&c, request, o] {
+          std::vector<PreparedInput> inputs;
+          inputs.reserve(request->inputs.size());
+          for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+            const PredictInput& in = request->inputs[i];
+            try {
+              inputs.push_back(c.prepare(
+                  in.text, in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o));
+            } catch (const Error& e) {
+              if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+              throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
+            }
+          }
+          return inputs;
+        };
+        const std::vector<std::string>* labels = &c.labels();
+        run_classify_job(call, std::move(prepare), [request, labels](ClassifyResult& r) {
+          JsonWriter w;
+          if (!request->single) w.begin_array();
+          for (std::size_t i = 0; i < r.tokens.size(); ++i) {
+            const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
+            // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on request.
+            std::vector<float> scores(row.begin(), row.end());
+            if (!request->raw_scores) {
+              if (r.labels == 1) {
+                scores[0] = sigmoid(scores[0]);
+              } else {
+                scores = softmax(row);
+              }
+            }
+            w.begin_array();
+            for (const std::size_t k : by_score(scores)) {
+              w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
+            }
+            w.end_array();
+          }
+          if (!request->single) w.end_array();
+          return json_response(200, w.take());
+        });
+      });
 }
 
 }  // namespace warden::http

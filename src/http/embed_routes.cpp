@@ -221,9 +221,9 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
     const Embedder& e = embedder(*call);
     const serving::LoadedModel& m = call->lease->model();
     if (!all) check_dimensions(request->dimensions, e.dim());
-    const InputOptions o = input_options(e, request->truncate,
-                                         request->truncation_direction == TruncationDirection::Left,
-                                         request->prompt_name);
+    const InputOptions o =
+        input_options(e, request->truncate, request->truncation_direction == TruncationDirection::Left,
+                      request->prompt_name);
     for (const Input& in : request->inputs) call->characters += code_points(in.text);
     auto prepare = [&e, request, o] {
       std::vector<PreparedInput> inputs;
@@ -322,9 +322,9 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
   }
   with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
     const Embedder& e = embedder(*call);
-    const InputOptions o = input_options(e, request->truncate,
-                                         request->truncation_direction == TruncationDirection::Left,
-                                         request->prompt_name);
+    const InputOptions o =
+        input_options(e, request->truncate, request->truncation_direction == TruncationDirection::Left,
+                      request->prompt_name);
     call->characters += code_points(request->source_sentence);
     for (const std::string& s : request->sentences) call->characters += code_points(s);
     auto prepare = [&e, request, o] {

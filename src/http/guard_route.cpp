@@ -31,27 +31,27 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   // The probe decides on the vectors of the model it was fitted on, whatever the request's
   // `model` says: that model is pinned in memory for it.
   with_model(call, options.guard_model, {model::ModelKind::Embedding}, [this, call, request, g] {
-  const Embedder& e = embedder(*call);
-  for (const std::string& text : request->inputs) call->characters += code_points(text);
-  const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
-  auto prepare = [&e, request, o] {
-    std::vector<PreparedInput> inputs;
-    inputs.reserve(request->inputs.size());
-    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-      inputs.push_back(prepare_one(e, request->inputs[i], nullptr, o, i, "inputs"));
-    }
-    return inputs;
-  };
-  run_job(call, *call->lease->model().embed_runner, std::move(prepare), [request, g](EmbedResult& r) {
-    JsonWriter w;
-    w.begin_array();
-    for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-      // The text goes along: the unknown-token rule weighs the characters unknown tokens cover.
-      w.raw(g->decide(r.pooled.row(i), r.prepared[i], request->inputs[i]).to_json());
-    }
-    w.end_array();
-    return json_response(200, w.take());
-  });
+    const Embedder& e = embedder(*call);
+    for (const std::string& text : request->inputs) call->characters += code_points(text);
+    const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
+    auto prepare = [&e, request, o] {
+      std::vector<PreparedInput> inputs;
+      inputs.reserve(request->inputs.size());
+      for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+        inputs.push_back(prepare_one(e, request->inputs[i], nullptr, o, i, "inputs"));
+      }
+      return inputs;
+    };
+    run_job(call, *call->lease->model().embed_runner, std::move(prepare), [request, g](EmbedResult& r) {
+      JsonWriter w;
+      w.begin_array();
+      for (std::size_t i = 0; i < r.prepared.size(); ++i) {
+        // The text goes along: the unknown-token rule weighs the characters unknown tokens cover.
+        w.raw(g->decide(r.pooled.row(i), r.prepared[i], request->inputs[i]).to_json());
+      }
+      w.end_array();
+      return json_response(200, w.take());
+    });
   });
 }
 

@@ -47,7 +47,7 @@ struct EmbedRequest {
   TruncationDirection truncation_direction = TruncationDirection::Right;
   std::optional<std::string> prompt_name;
   std::optional<std::size_t> dimensions;  // >= 1 (422 otherwise); upper bound checked by the router
-  std::string model;  // empty when absent
+  std::string model;                      // empty when absent
 };
 EmbedRequest parse_tei_embed(std::string_view body);
 

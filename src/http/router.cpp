@@ -195,30 +195,31 @@ void Router::Impl::with_model(const std::shared_ptr<Call>& call, const std::stri
     const std::lock_guard lock(acquire_mutex);
     ++pending_acquires;
   }
-  models.acquire(name, [this, call, next = std::move(next)](serving::LeasePtr lease, std::exception_ptr error) {
-    try {
-      if (error) std::rethrow_exception(error);
-      call->lease = std::move(lease);
-      next();
-    } catch (const serving::ModelLoadTimeout& e) {
-      fail(*call, 503, "Unhealthy", e.what());
-    } catch (const Error& e) {
-      if (e.kind() == ErrorKind::NotFound && call->lease == nullptr) {
-        // An unknown model: OpenAI's 404 model_not_found.
-        fail(*call, 404, "NotFound", e.what(), "model");
-      } else if (call->lease == nullptr) {
-        fail(*call, 500, "Backend", fmt::format("the model failed to load: {}", e.what()));
-      } else {
-        const MappedError m = map_exception(std::current_exception(), {});
-        fail(*call, m.status, m.error_type, m.message, m.param);
-      }
-    } catch (...) {
-      const MappedError m = map_exception(std::current_exception(), {});
-      fail(*call, m.status, m.error_type, m.message, m.param);
-    }
-    const std::lock_guard lock(acquire_mutex);
-    if (--pending_acquires == 0) acquire_done.notify_all();
-  });
+  models.acquire(name,
+                 [this, call, next = std::move(next)](serving::LeasePtr lease, std::exception_ptr error) {
+                   try {
+                     if (error) std::rethrow_exception(error);
+                     call->lease = std::move(lease);
+                     next();
+                   } catch (const serving::ModelLoadTimeout& e) {
+                     fail(*call, 503, "Unhealthy", e.what());
+                   } catch (const Error& e) {
+                     if (e.kind() == ErrorKind::NotFound && call->lease == nullptr) {
+                       // An unknown model: OpenAI's 404 model_not_found.
+                       fail(*call, 404, "NotFound", e.what(), "model");
+                     } else if (call->lease == nullptr) {
+                       fail(*call, 500, "Backend", fmt::format("the model failed to load: {}", e.what()));
+                     } else {
+                       const MappedError m = map_exception(std::current_exception(), {});
+                       fail(*call, m.status, m.error_type, m.message, m.param);
+                     }
+                   } catch (...) {
+                     const MappedError m = map_exception(std::current_exception(), {});
+                     fail(*call, m.status, m.error_type, m.message, m.param);
+                   }
+                   const std::lock_guard lock(acquire_mutex);
+                   if (--pending_acquires == 0) acquire_done.notify_all();
+                 });
 }
 
 const Embedder& Router::Impl::embedder(const Call& call) {
@@ -255,7 +256,8 @@ void Router::Impl::finish(Call& call, Response response) const {
     const serving::ModelSpec& spec = call.lease->spec();
     response.headers.emplace_back("X-Warden-Model", spec.name);
     response.headers.emplace_back("X-Warden-Semantic", spec.semantic ? "true" : "false");
-    if (!spec.fallback_reason.empty()) response.headers.emplace_back("X-Warden-Fallback", "hashing-ngram-256");
+    if (!spec.fallback_reason.empty())
+      response.headers.emplace_back("X-Warden-Fallback", "hashing-ngram-256");
   }
   if (call.computed) {
     // TEI's timing headers, in milliseconds. compute = tokenization + queue + inference.
@@ -284,7 +286,8 @@ Router::Router(serving::ModelManager& models, const guard::Guard* guard, serving
 namespace {
 
 // One model the caller owns, as a manager of one pinned, preloaded model.
-std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& model, const RouterOptions& o) {
+std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& model,
+                                                            const RouterOptions& o) {
   if ((model.embedder == nullptr) == (model.classifier == nullptr)) {
     throw Error(ErrorKind::InvalidArgument, "a router serves exactly one model: an embedder or a classifier");
   }
@@ -302,8 +305,9 @@ std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& m
   } else {
     spec.name = std::string(model.classifier->id());
     spec.kind = model.classifier->kind() == ClassifierKind::Reranker ? model::ModelKind::Reranker
-                                                                      : model::ModelKind::Classifier;
-    std::shared_ptr<const SequenceClassifier> c(std::shared_ptr<const SequenceClassifier>{}, model.classifier);
+                                                                     : model::ModelKind::Classifier;
+    std::shared_ptr<const SequenceClassifier> c(std::shared_ptr<const SequenceClassifier>{},
+                                                model.classifier);
     spec.load = [c] { return serving::make_loaded_model(c, 0); };
   }
   spec.source = spec.name;

@@ -71,8 +71,8 @@ struct RouterMetrics;
 struct GuardRequest;
 
 struct Router::Impl {
-  Impl(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& s, serving::WorkerPool& w,
-       serving::MetricsRegistry* m, RouterOptions o);
+  Impl(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& s,
+       serving::WorkerPool& w, serving::MetricsRegistry* m, RouterOptions o);
   ~Impl();
 
   // The single-model constructor's manager (null otherwise); declared before `models`,
@@ -148,8 +148,9 @@ struct Router::Impl {
   // Prepares one input (text or ids), naming its index in errors.
   // The request's truncation for the classification routes (no prompts there).
   [[nodiscard]] InputOptions classify_options(std::optional<bool> truncate, bool left) const;
-  [[nodiscard]] static PreparedInput prepare_one(const Embedder& e, const std::string& text, const std::vector<std::uint32_t>* ids,
-                                          const InputOptions& options, std::size_t index,
+  [[nodiscard]] static PreparedInput prepare_one(const Embedder& e, const std::string& text,
+                                                 const std::vector<std::uint32_t>* ids,
+                                                 const InputOptions& options, std::size_t index,
                                                  std::string_view param);
   void check_batch_size(std::size_t n, std::string_view param) const;
 
@@ -169,7 +170,8 @@ struct Router::Impl {
   [[nodiscard]] Response list_models() const;
   [[nodiscard]] Response metrics_text() const;
   // /admin/models (GET list, POST load or replace) and /admin/models/{name} (DELETE).
-  void admin(std::shared_ptr<Call> call, std::string_view method, std::string_view name, std::string_view body);
+  void admin(std::shared_ptr<Call> call, std::string_view method, std::string_view name,
+             std::string_view body);
 };
 
 // Maps an exception from the embedder or a parser to a status and error type.

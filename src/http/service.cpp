@@ -17,7 +17,8 @@ Service::Service(ServedModel model, ServiceOptions options, serving::MetricsRegi
 Service::Service(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,
                  serving::MetricsRegistry* metrics) {
   start(options, metrics);
-  router_ = std::make_unique<Router>(models, guard, *scheduler_, *workers_, metrics, std::move(options.router));
+  router_ =
+      std::make_unique<Router>(models, guard, *scheduler_, *workers_, metrics, std::move(options.router));
 }
 
 void Service::start(const ServiceOptions& options, serving::MetricsRegistry* metrics) {

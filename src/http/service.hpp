@@ -41,9 +41,9 @@ class Service {
   [[nodiscard]] Handler& handler() noexcept { return *router_; }
   [[nodiscard]] serving::Scheduler& scheduler() noexcept { return *scheduler_; }
 
-  // Waits for requests that wait for a model load, then lets queued work finish (at most `grace`; what is left is answered 503), then joins
-  // the workers, so that every answer has been handed to its Respond callback when this
-  // returns. Call it after Server::run() returns and before the Server is destroyed: the
+  // Waits for requests that wait for a model load, then lets queued work finish (at most `grace`; what is
+  // left is answered 503), then joins the workers, so that every answer has been handed to its Respond
+  // callback when this returns. Call it after Server::run() returns and before the Server is destroyed: the
   // callbacks post to the server's I/O context. No request may arrive afterwards.
   void shutdown(std::chrono::milliseconds grace);
 

@@ -18,58 +18,58 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
   // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->inputs.size(), "inputs");
   with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
-  const Embedder& e = embedder(*call);
-  InputOptions o = input_options(e, std::nullopt, false, request->prompt_name);
-  o.add_special_tokens = request->add_special_tokens;
-  workers.post([this, call, request, o, &e] {
-    try {
-      JsonWriter w;
-      w.begin_array();
-      for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-        std::vector<TokenInfo> tokens;
-        try {
-          tokens = e.tokenize(request->inputs[i], o);
-        } catch (const Error& err) {
-          if (err.kind() != ErrorKind::InvalidInput) throw;
-          throw ApiError(422, "Tokenizer", fmt::format("inputs[{}]: {}", i, err.what()), "inputs");
-        }
-        // TEI shows a normal token as the slice of the input it covers ("hello", not
-        // "##llo" or "▁hello"), and a special token as its vocabulary string. Offsets are
-        // into the prompt + the text.
-        const std::string full = std::string(o.prompt) + request->inputs[i];
+    const Embedder& e = embedder(*call);
+    InputOptions o = input_options(e, std::nullopt, false, request->prompt_name);
+    o.add_special_tokens = request->add_special_tokens;
+    workers.post([this, call, request, o, &e] {
+      try {
+        JsonWriter w;
         w.begin_array();
-        for (const TokenInfo& t : tokens) {
-          w.begin_object();
-          w.key("id").value(static_cast<std::uint64_t>(t.id));
-          if (!t.special && t.start && t.stop && *t.start <= *t.stop && *t.stop <= full.size()) {
-            w.key("text").value(std::string_view(full).substr(*t.start, *t.stop - *t.start));
-          } else {
-            w.key("text").value(t.text);
+        for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+          std::vector<TokenInfo> tokens;
+          try {
+            tokens = e.tokenize(request->inputs[i], o);
+          } catch (const Error& err) {
+            if (err.kind() != ErrorKind::InvalidInput) throw;
+            throw ApiError(422, "Tokenizer", fmt::format("inputs[{}]: {}", i, err.what()), "inputs");
           }
-          w.key("special").value(t.special);
-          w.key("start");
-          if (t.start) {
-            w.value(static_cast<std::uint64_t>(*t.start));
-          } else {
-            w.value(nullptr);
+          // TEI shows a normal token as the slice of the input it covers ("hello", not
+          // "##llo" or "▁hello"), and a special token as its vocabulary string. Offsets are
+          // into the prompt + the text.
+          const std::string full = std::string(o.prompt) + request->inputs[i];
+          w.begin_array();
+          for (const TokenInfo& t : tokens) {
+            w.begin_object();
+            w.key("id").value(static_cast<std::uint64_t>(t.id));
+            if (!t.special && t.start && t.stop && *t.start <= *t.stop && *t.stop <= full.size()) {
+              w.key("text").value(std::string_view(full).substr(*t.start, *t.stop - *t.start));
+            } else {
+              w.key("text").value(t.text);
+            }
+            w.key("special").value(t.special);
+            w.key("start");
+            if (t.start) {
+              w.value(static_cast<std::uint64_t>(*t.start));
+            } else {
+              w.value(nullptr);
+            }
+            w.key("stop");
+            if (t.stop) {
+              w.value(static_cast<std::uint64_t>(*t.stop));
+            } else {
+              w.value(nullptr);
+            }
+            w.end_object();
           }
-          w.key("stop");
-          if (t.stop) {
-            w.value(static_cast<std::uint64_t>(*t.stop));
-          } else {
-            w.value(nullptr);
-          }
-          w.end_object();
+          w.end_array();
         }
         w.end_array();
+        finish(*call, json_response(200, w.take()));
+      } catch (...) {
+        const MappedError m = map_exception(std::current_exception(), "inputs");
+        fail(*call, m.status, m.error_type, m.message, m.param);
       }
-      w.end_array();
-      finish(*call, json_response(200, w.take()));
-    } catch (...) {
-      const MappedError m = map_exception(std::current_exception(), "inputs");
-      fail(*call, m.status, m.error_type, m.message, m.param);
-    }
-  });
+    });
   });
 }
 
@@ -78,26 +78,26 @@ void Router::Impl::decode(std::shared_ptr<Call> call, std::string_view body) {
   // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->ids.size(), "ids");
   with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
-  const Embedder& e = embedder(*call);
-  workers.post([this, call, request, &e] {
-    try {
-      JsonWriter w;
-      w.begin_array();
-      for (std::size_t i = 0; i < request->ids.size(); ++i) {
-        try {
-          w.value(e.decode(request->ids[i], request->skip_special_tokens));
-        } catch (const Error& err) {
-          if (err.kind() != ErrorKind::InvalidInput) throw;
-          throw ApiError(422, "Tokenizer", fmt::format("ids[{}]: {}", i, err.what()), "ids");
+    const Embedder& e = embedder(*call);
+    workers.post([this, call, request, &e] {
+      try {
+        JsonWriter w;
+        w.begin_array();
+        for (std::size_t i = 0; i < request->ids.size(); ++i) {
+          try {
+            w.value(e.decode(request->ids[i], request->skip_special_tokens));
+          } catch (const Error& err) {
+            if (err.kind() != ErrorKind::InvalidInput) throw;
+            throw ApiError(422, "Tokenizer", fmt::format("ids[{}]: {}", i, err.what()), "ids");
+          }
         }
+        w.end_array();
+        finish(*call, json_response(200, w.take()));
+      } catch (...) {
+        const MappedError m = map_exception(std::current_exception(), "ids");
+        fail(*call, m.status, m.error_type, m.message, m.param);
       }
-      w.end_array();
-      finish(*call, json_response(200, w.take()));
-    } catch (...) {
-      const MappedError m = map_exception(std::current_exception(), "ids");
-      fail(*call, m.status, m.error_type, m.message, m.param);
-    }
-  });
+    });
   });
 }
 

@@ -34,15 +34,6 @@ std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const SequenceCla
   return loaded;
 }
 
-std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<Embedder> embedder, std::size_t resident_bytes) {
-  return make_loaded_model(std::shared_ptr<const Embedder>(std::move(embedder)), resident_bytes);
-}
-
-std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<SequenceClassifier> classifier,
-                                               std::size_t resident_bytes) {
-  return make_loaded_model(std::shared_ptr<const SequenceClassifier>(std::move(classifier)), resident_bytes);
-}
-
 std::string_view model_state_name(ModelState state) noexcept {
   switch (state) {
     case ModelState::Unloaded:
@@ -634,8 +625,11 @@ ModelStatus status_of(const Entry& e) {
   s.fallback_reason = e.spec->fallback_reason;
   if (e.current) {
     s.state = ModelState::Loaded;
-    s.resident_bytes = e.current->model->resident_bytes;
+    const LoadedModel& m = *e.current->model;
+    s.resident_bytes = m.resident_bytes;
     s.in_flight = e.current->in_flight;
+    if (m.embedder) s.dim = m.embedder->dim();
+    if (m.classifier) s.labels = m.classifier->labels();
   } else if (e.loading) {
     s.state = ModelState::Loading;
   } else if (e.failed) {

@@ -50,17 +50,15 @@ struct LoadedModel {
   // Service); make_loaded_model(unique_ptr) takes ownership.
   std::shared_ptr<const Embedder> embedder;
   std::shared_ptr<const SequenceClassifier> classifier;
-  std::unique_ptr<EmbedRunner> embed_runner;       // with embedder
-  std::unique_ptr<TokenEmbedRunner> token_runner;  // with embedder
-  std::unique_ptr<ClassifyRunner> classify_runner; // with classifier
-  std::size_t resident_bytes = 0;  // an estimate of the memory the model holds
+  std::unique_ptr<EmbedRunner> embed_runner;        // with embedder
+  std::unique_ptr<TokenEmbedRunner> token_runner;   // with embedder
+  std::unique_ptr<ClassifyRunner> classify_runner;  // with classifier
+  std::size_t resident_bytes = 0;                   // an estimate of the memory the model holds
 };
-// Wraps a loaded embedder or classifier with its runners.
-std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<Embedder> embedder,
+// Wraps a loaded embedder or classifier with its runners. A unique_ptr converts (ownership
+// moves in); a shared_ptr that owns nothing serves a model the caller keeps alive.
+std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const Embedder> embedder,
                                                std::size_t resident_bytes);
-std::shared_ptr<LoadedModel> make_loaded_model(std::unique_ptr<SequenceClassifier> classifier,
-                                               std::size_t resident_bytes);
-std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const Embedder> embedder, std::size_t resident_bytes);
 std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const SequenceClassifier> classifier,
                                                std::size_t resident_bytes);
 
@@ -107,8 +105,10 @@ struct ModelStatus {
   bool pinned = false;
   std::string fallback_reason;
   ModelState state = ModelState::Unloaded;
-  std::size_t resident_bytes = 0;  // 0 unless loaded
-  std::size_t in_flight = 0;       // live leases on the current instance
+  std::size_t resident_bytes = 0;   // 0 unless loaded
+  std::size_t in_flight = 0;        // live leases on the current instance
+  std::size_t dim = 0;              // an embedder's, once loaded
+  std::vector<std::string> labels;  // a classifier's, once loaded
   std::uint64_t loads = 0;
   std::uint64_t hits = 0;
   std::string last_error;              // the last failed load's message (state Failed)

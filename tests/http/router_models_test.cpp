@@ -78,7 +78,9 @@ struct Fixture {
   HandlerAnswer post(const std::string& target, const std::string& body) {
     return call_handler(service->handler(), "POST", target, body, kKey);
   }
-  HandlerAnswer get(const std::string& target) { return call_handler(service->handler(), "GET", target, {}, kKey); }
+  HandlerAnswer get(const std::string& target) {
+    return call_handler(service->handler(), "GET", target, {}, kKey);
+  }
 
   serving::MetricsRegistry metrics;
   serving::ModelManager models;
