@@ -30,7 +30,7 @@ void write_status(JsonWriter& w, const serving::ModelStatus& st) {
   w.key("resident_bytes").value(static_cast<std::uint64_t>(st.resident_bytes));
   w.key("in_flight").value(static_cast<std::uint64_t>(st.in_flight));
   w.key("loads").value(static_cast<std::uint64_t>(st.loads));
-  w.key("requests").value(static_cast<std::uint64_t>(st.hits));
+  w.key("hits").value(static_cast<std::uint64_t>(st.hits));
   w.key("last_used_unix_ms").value(st.last_used_unix_ms);
   if (!st.fallback_reason.empty()) w.key("fallback_reason").value(st.fallback_reason);
   if (!st.last_error.empty()) w.key("last_error").value(st.last_error);

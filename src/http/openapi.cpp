@@ -2228,7 +2228,7 @@ constexpr std::string_view kOpenApi = R"json(
      "loads": {
       "type": "integer"
      },
-     "requests": {
+     "hits": {
       "type": "integer"
      },
      "last_used_unix_ms": {

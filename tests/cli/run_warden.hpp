@@ -21,14 +21,16 @@ inline std::string warden_binary() {
   return std::string(WARDEN_BINARY_DIR) + "/bin/warden";
 }
 
-// `args` is pasted into a shell command line; `stdin_text` is fed on standard input.
-inline RunResult run_warden(const std::string& args, const std::string& stdin_text = "") {
+// `args` is pasted into a shell command line; `stdin_text` is fed on standard input;
+// `env` ("NAME=value NAME2=value ") is set for the command through env(1).
+inline RunResult run_warden(const std::string& args, const std::string& stdin_text = "",
+                            const std::string& env = "") {
   const auto dir = std::filesystem::temp_directory_path() / ("warden-cli-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto in = dir / "in", out = dir / "out", err = dir / "err";
   write_file_atomic(in, stdin_text);
-  const std::string cmd =
-      warden_binary() + " " + args + " <" + in.string() + " >" + out.string() + " 2>" + err.string();
+  const std::string cmd = (env.empty() ? std::string() : "env " + env + " ") + warden_binary() + " " + args +
+                          " <" + in.string() + " >" + out.string() + " 2>" + err.string();
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -1,0 +1,197 @@
+// Models named by HuggingFace id, end to end: the catalog (src/catalog/) fetches a real
+// fixture model from the fake hub into the HF cache and loads it, and it embeds exactly as
+// the same folder loaded from disk; `warden serve` stops with exit code 2 and one line
+// when a model cannot be fetched or found. Also the catalog's other sources and its
+// start-up checks, and --model's ALIAS=SOURCE syntax.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "catalog/model_catalog.hpp"
+#include "cli/run_warden.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/thread_pool.hpp"
+#include "embed/neural_embedder.hpp"
+#include "hub/fake_hub.hpp"
+#include "hub/hub_fixture.hpp"
+#include "support/golden_fixture.hpp"
+
+namespace warden::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A repo holding every file of a folder made by warden-fixture (weights as LFS).
+FakeRepo repo_from_fixture(const std::string& fixture_command, const fs::path& dir, const std::string& name) {
+  run_fixture_command(fixture_command, dir);
+  FakeRepo repo;
+  repo.repo = name;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = fs::relative(e.path(), dir).generic_string();
+    repo.files[rel] = read_file(e.path());
+    if (rel.ends_with(".safetensors")) repo.lfs.insert(rel);
+  }
+  return repo;
+}
+
+class CatalogHubTest : public HubTest {
+ protected:
+  void SetUp() override {
+    HubTest::SetUp();
+    fixture_ = cache_.parent_path() / (cache_.filename().string() + "-fixture");
+    fs::remove_all(fixture_);
+  }
+  void TearDown() override {
+    fs::remove_all(fixture_);
+    HubTest::TearDown();
+  }
+  catalog::CatalogOptions catalog_options(const FakeHub& hub) {
+    catalog::CatalogOptions o;
+    o.pool = &pool_;
+    o.hub.endpoint = hub.endpoint();
+    o.hub.cache_dir = cache_;
+    return o;
+  }
+  fs::path fixture_;
+  ThreadPool pool_{1};
+};
+
+TEST_F(CatalogHubTest, AnHfIdIsFetchedAndEmbedsAsTheFolderDoes) {
+  const FakeRepo repo = repo_from_fixture("warden-fixture --arch bert --preset tiny --seed 1 --out DIR",
+                                          fixture_, "acme/tiny-bert");
+  FakeHub hub(repo);
+  const catalog::CatalogModel m =
+      catalog::make_model_spec(catalog::parse_model_arg("acme/tiny-bert"), catalog_options(hub));
+  EXPECT_EQ(m.spec.name, "acme/tiny-bert");
+  EXPECT_EQ(m.spec.source, "acme/tiny-bert");
+  EXPECT_EQ(m.spec.tier, "hub");
+  EXPECT_EQ(m.spec.kind, model::ModelKind::Embedding);
+  EXPECT_TRUE(m.spec.semantic);
+  EXPECT_GT(m.spec.estimated_bytes, 0U);
+  EXPECT_TRUE(m.dir.string().starts_with(cache_.string())) << m.dir;
+  EXPECT_GT(m.width, 0U);
+
+  const auto loaded = m.spec.load();
+  ASSERT_NE(loaded->embedder, nullptr);
+  const NeuralEmbedder local(fixture_, &pool_);
+  const std::string_view text[] = {"how do I ignore whitespace in git diff?"};
+  const Embeddings a = loaded->embedder->embed(text);
+  const Embeddings b = local.embed(text);
+  ASSERT_EQ(a.dim(), b.dim());
+  for (std::size_t i = 0; i < a.dim(); ++i) EXPECT_EQ(a.row(0)[i], b.row(0)[i]) << i;
+
+  // An alias and a pinned revision; the second fetch comes from the cache.
+  hub.clear_requests();
+  const catalog::CatalogModel aliased = catalog::make_model_spec(
+      catalog::parse_model_arg("bert=acme/tiny-bert@" + repo.commit), catalog_options(hub));
+  EXPECT_EQ(aliased.spec.name, "bert");
+  EXPECT_EQ(aliased.dir, m.dir);
+  EXPECT_EQ(hub.content_gets(), 0);
+}
+
+TEST_F(CatalogHubTest, ARerankerRepoIsAReranker) {
+  const FakeRepo repo =
+      repo_from_fixture("warden-fixture --arch bert --head reranker --preset tiny --seed 1 --out DIR",
+                        fixture_, "acme/tiny-reranker");
+  FakeHub hub(repo);
+  const catalog::CatalogModel m =
+      catalog::make_model_spec(catalog::parse_model_arg("acme/tiny-reranker"), catalog_options(hub));
+  EXPECT_EQ(m.spec.kind, model::ModelKind::Reranker);
+  const auto loaded = m.spec.load();
+  ASSERT_NE(loaded->classifier, nullptr);
+  EXPECT_EQ(loaded->classifier->labels().size(), 1U);
+}
+
+TEST_F(CatalogHubTest, AMissingIdIsNotFoundOrFallsBack) {
+  FakeHub hub(tiny_repo());
+  catalog::CatalogOptions o = catalog_options(hub);
+  try {
+    (void)catalog::make_model_spec(catalog::parse_model_arg("acme/missing"), o);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotFound);
+    EXPECT_NE(std::string(e.what()).find("model 'acme/missing'"), std::string::npos) << e.what();
+  }
+  o.on_error = catalog::OnModelError::Fallback;
+  const catalog::CatalogModel m = catalog::make_model_spec(catalog::parse_model_arg("e5=acme/missing"), o);
+  EXPECT_EQ(m.spec.name, "e5");
+  EXPECT_FALSE(m.spec.semantic);
+  EXPECT_EQ(m.spec.tier, "lexical-fallback");
+  EXPECT_NE(m.spec.fallback_reason.find("acme/missing"), std::string::npos) << m.spec.fallback_reason;
+  const auto loaded = m.spec.load();
+  ASSERT_NE(loaded->embedder, nullptr);
+  EXPECT_EQ(loaded->embedder->id(), "hashing-ngram-256");
+}
+
+TEST_F(CatalogHubTest, FoldersAreCheckedBeforeTheyAreServed) {
+  catalog::CatalogOptions o;
+  o.pool = &pool_;
+  o.hub.offline = true;
+  o.hub.cache_dir = cache_;
+  auto error_of = [&](const std::string& arg) -> std::string {
+    try {
+      (void)catalog::make_model_spec(catalog::parse_model_arg(arg), o);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of("/nowhere/model").find("/nowhere/model does not exist"), std::string::npos);
+  EXPECT_NE(error_of("not a model").find("neither a built-in"), std::string::npos);
+  run_fixture_command("warden-fixture --arch bert --preset tiny --seed 1 --out DIR", fixture_);
+  EXPECT_EQ(error_of(fixture_.string()), "");
+  fs::remove(fixture_ / "tokenizer.json");
+  fs::remove(fixture_ / "vocab.txt");
+  EXPECT_NE(error_of(fixture_.string()).find("has no tokenizer"), std::string::npos);
+  write_file_atomic(fixture_ / "config.json", "{not json");
+  EXPECT_NE(error_of(fixture_.string()).find("config.json"), std::string::npos);
+  // A built-in by name, under its name or an alias.
+  const catalog::CatalogModel h =
+      catalog::make_model_spec(catalog::parse_model_arg("lex=hashing-ngram-256"), o);
+  EXPECT_EQ(h.spec.name, "lex");
+  EXPECT_FALSE(h.spec.semantic);
+  EXPECT_EQ(h.spec.tier, "builtin");
+}
+
+TEST(ModelArg, SplitsAnAliasOnlyWhenItLooksLikeOne) {
+  auto arg = catalog::parse_model_arg("bge=BAAI/bge-small-en-v1.5");
+  EXPECT_EQ(arg.alias, "bge");
+  EXPECT_EQ(arg.source, "BAAI/bge-small-en-v1.5");
+  arg = catalog::parse_model_arg("/models/a=b");
+  EXPECT_EQ(arg.alias, "");
+  EXPECT_EQ(arg.source, "/models/a=b");
+  arg = catalog::parse_model_arg("org/name=x");
+  EXPECT_EQ(arg.alias, "org/name");
+  arg = catalog::parse_model_arg("use-lite");
+  EXPECT_EQ(arg.alias, "");
+  EXPECT_EQ(arg.source, "use-lite");
+  EXPECT_THROW((void)catalog::parse_model_arg("a="), Error);
+  EXPECT_THROW((void)catalog::parse_model_arg(""), Error);
+}
+
+TEST_F(HubTest, ServeStopsWithCode2WhenAModelCannotBeFetched) {
+  FakeHub hub(tiny_repo());
+  const std::string env = "HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" + cache_.string() + " ";
+  // run_warden pastes its arguments after the binary; the environment goes through env(1).
+  RunResult r = run_warden("serve --model acme/missing --port 0 --no-guard", "", env);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("model 'acme/missing'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("listening"), std::string::npos) << r.err;
+
+  r = run_warden("serve --model acme/tiny-bert --port 0 --no-guard", "",
+                 "HF_HUB_OFFLINE=1 HF_HUB_CACHE=" + cache_.string() + " ");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("HF_HUB_OFFLINE"), std::string::npos) << r.err;
+
+  r = run_warden("serve --model /nowhere/at/all --port 0 --no-guard");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("/nowhere/at/all does not exist"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace warden::testing
