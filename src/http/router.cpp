@@ -51,36 +51,46 @@ bool model_scoped(std::string_view route) {
   return route != "/health" && route != "/metrics" && route != "/openapi.json" && route != "/v1/models";
 }
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// %XX escapes decoded (clients may send ORG%2FNAME for a name with a slash); anything
+// else, a malformed escape included, is kept as it is.
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
 // Splits /models/{name}/{route} (the name may contain '/', as HF ids do) into name and
 // route, trying each route as the suffix; false when the path is not of that shape.
 bool split_model_path(std::string_view path, std::string& name, std::string_view& route) {
   constexpr std::string_view kPrefix = "/models/";
   if (!path.starts_with(kPrefix)) return false;
   const std::string_view rest = path.substr(kPrefix.size());
+  // The longest route that ends the path: /models/x/v1/rerank is /v1/rerank on x, not
+  // /rerank on "x/v1".
+  const RouteEntry* best = nullptr;
   for (const RouteEntry& e : kRoutes) {
     if (!model_scoped(e.path) || rest.size() <= e.path.size() || !rest.ends_with(e.path)) continue;
-    std::string_view n = rest.substr(0, rest.size() - e.path.size());
-    if (n.empty()) continue;
-    name.clear();
-    // Percent-decoding, so that clients may also send ORG%2FNAME.
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      const auto hex = [](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        return -1;
-      };
-      if (n[i] == '%' && i + 2 < n.size() && hex(n[i + 1]) >= 0 && hex(n[i + 2]) >= 0) {
-        name.push_back(static_cast<char>(hex(n[i + 1]) * 16 + hex(n[i + 2])));
-        i += 2;
-      } else {
-        name.push_back(n[i]);
-      }
-    }
-    route = e.path;
-    return true;
+    if (best == nullptr || e.path.size() > best->path.size()) best = &e;
   }
-  return false;
+  if (best == nullptr) return false;
+  name = percent_decoded(rest.substr(0, rest.size() - best->path.size()));
+  route = best->path;
+  return true;
 }
 
 char lower(char c) {

@@ -120,6 +120,26 @@ std::int64_t now_unix_ms() {
       .count();
 }
 
+// Runs a spec's load on the loader thread, outside every lock: the model, or what it threw,
+// and how long it took.
+struct TimedLoad {
+  std::shared_ptr<LoadedModel> model;
+  std::exception_ptr error;
+  double seconds = 0;
+};
+TimedLoad timed_load(const ModelSpec& spec) {
+  TimedLoad t;
+  const auto started = Clock::now();
+  try {
+    t.model = spec.load();
+    if (!t.model) throw Error(ErrorKind::Internal, "loading model '" + spec.name + "' returned nothing");
+  } catch (...) {
+    t.error = std::current_exception();
+  }
+  t.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return t;
+}
+
 }  // namespace
 
 struct ModelManager::State : std::enable_shared_from_this<ModelManager::State> {
@@ -292,16 +312,7 @@ struct ModelManager::State : std::enable_shared_from_this<ModelManager::State> {
     before.run();
     if (!spec) return;
 
-    const auto started = Clock::now();
-    std::shared_ptr<LoadedModel> model;
-    std::exception_ptr error;
-    try {
-      model = spec->load();
-      if (!model) throw Error(ErrorKind::Internal, "loading model '" + spec->name + "' returned nothing");
-    } catch (...) {
-      error = std::current_exception();
-    }
-    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    auto [model, error, seconds] = timed_load(*spec);
 
     Deferred after;
     {
@@ -362,16 +373,7 @@ struct ModelManager::State : std::enable_shared_from_this<ModelManager::State> {
     }
     before.run();
 
-    const auto started = Clock::now();
-    std::shared_ptr<LoadedModel> model;
-    std::exception_ptr error;
-    try {
-      model = spec->load();
-      if (!model) throw Error(ErrorKind::Internal, "loading model '" + spec->name + "' returned nothing");
-    } catch (...) {
-      error = std::current_exception();
-    }
-    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    auto [model, error, seconds] = timed_load(*spec);
 
     Deferred after;
     if (error) {

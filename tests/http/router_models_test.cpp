@@ -301,6 +301,10 @@ TEST(RouterModels, WrongKindIs424AndTheRouteDefaultPicksTheRightKind) {
     r = f.post("/v1/rerank", R"({"query": "q", "documents": ["a"], "model": "reranker"})");
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_NE(r.body.find(R"("model":"reranker")"), std::string::npos) << r.body;
+    // The longest route wins: this is /v1/rerank on "reranker", not /rerank on "reranker/v1".
+    r = f.post("/models/reranker/v1/rerank", R"({"query": "q", "documents": ["a"]})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("relevance_score")"), std::string::npos) << r.body;
   }
   fs::remove_all(dir);
 }
