@@ -64,5 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   run(h::parse_predict, body, [](const h::PredictRequest& r) {
     if (r.inputs.empty() || (r.single && r.inputs.size() != 1)) std::abort();
   });
+  run(h::parse_admin_model, body, [](const h::AdminModelRequest& r) {
+    if (r.source.empty() || r.source.size() > 200 || r.name.size() > 200) std::abort();
+  });
   return 0;
 }

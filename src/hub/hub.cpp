@@ -16,6 +16,7 @@
 #include "core/file.hpp"
 #include "hub/cache.hpp"
 #include "hub/http_client.hpp"
+#include "hub/repo_info.hpp"
 #include "hub/sha256.hpp"
 
 namespace warden::hub {
@@ -26,13 +27,9 @@ namespace fs = std::filesystem;
 using detail::http_perform;
 using detail::HttpRequest;
 using detail::HttpResponse;
+using detail::RepoInfo;
 
 constexpr std::uint64_t kProgressStep = 256 * 1024;
-
-struct RepoInfo {
-  std::string commit;
-  std::vector<std::string> files;
-};
 
 struct Context {
   const ModelId& id;
@@ -62,47 +59,6 @@ HttpRequest request_for(const Context& ctx, std::string url) {
                           ctx.options.endpoint, ctx.id.repo, status));
 }
 
-// The API's answer is untrusted: its file names become paths under the cache.
-bool safe_relative_path(std::string_view p) {
-  if (p.empty() || p.front() == '/' || p.find('\\') != std::string_view::npos ||
-      p.find('\0') != std::string_view::npos) {
-    return false;
-  }
-  std::size_t start = 0;
-  while (start <= p.size()) {
-    const auto end = std::min(p.find('/', start), p.size());
-    const auto part = p.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    start = end + 1;
-  }
-  return true;
-}
-
-RepoInfo parse_repo_info(const Context& ctx, const std::string& body) {
-  const auto bad = [&](const std::string& why) {
-    return Error(ErrorKind::CorruptFile, fmt::format("the answer of {} about model {} is not usable: {}",
-                                                     ctx.options.endpoint, ctx.id.repo, why));
-  };
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(body).get(root) != simdjson::SUCCESS) throw bad("not JSON");
-  RepoInfo info;
-  std::string_view sha;
-  if (root["sha"].get_string().get(sha) != simdjson::SUCCESS) throw bad("no \"sha\" string");
-  if (!detail::is_hex(sha, 40)) throw bad("\"sha\" is not a 40-digit lowercase hex commit");
-  info.commit = std::string(sha);
-  simdjson::dom::array siblings;
-  if (root["siblings"].get_array().get(siblings) != simdjson::SUCCESS) throw bad("no \"siblings\" array");
-  for (const auto sibling : siblings) {
-    std::string_view name;
-    if (sibling["rfilename"].get_string().get(name) != simdjson::SUCCESS)
-      throw bad("a sibling has no rfilename");
-    if (!safe_relative_path(name)) throw bad(fmt::format("unsafe file path \"{}\"", name));
-    info.files.emplace_back(name);
-  }
-  return info;
-}
-
 RepoInfo ask_api(const Context& ctx) {
   const auto url =
       fmt::format("{}/api/models/{}/revision/{}", ctx.options.endpoint, ctx.id.repo, ctx.id.revision);
@@ -119,7 +75,12 @@ RepoInfo ask_api(const Context& ctx) {
     throw Error(ErrorKind::Io,
                 fmt::format("{} answered HTTP {} for model {}", ctx.options.endpoint, r.status, ctx.id.repo));
   }
-  return parse_repo_info(ctx, r.body);
+  try {
+    return detail::parse_repo_info(r.body);
+  } catch (const Error& e) {
+    throw Error(e.kind(), fmt::format("the answer of {} about model {} is not usable: {}",
+                                      ctx.options.endpoint, ctx.id.repo, e.what()));
+  }
 }
 
 struct FileMeta {
