@@ -268,10 +268,17 @@ struct ModelManager::State : std::enable_shared_from_this<ModelManager::State> {
       const std::lock_guard lock(mutex);
       --instance->in_flight;
       if (stopping) return;
+      // The model that just answered is the most recently used: it stays, whatever the
+      // bounds say (a lone model over the budget, or one beside busy and pinned ones, would
+      // otherwise be unloaded after every request and reloaded by the next).
+      const Entry* just_used = nullptr;
       for (const auto& e : entries) {
-        if (e->current == instance) e->last_use = ++use_counter;
+        if (e->current == instance) {
+          e->last_use = ++use_counter;
+          just_used = e.get();
+        }
       }
-      evict(0, 0, nullptr, deferred);
+      evict(0, 0, just_used, deferred);
     }
     deferred.run();
   }

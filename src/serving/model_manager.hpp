@@ -10,7 +10,9 @@
 // Residency is bounded by max_loaded models and memory_budget bytes. When a load would pass
 // either bound, the least recently used resident model with no work in flight (no lease
 // alive) and not pinned is unloaded first; when every resident model is busy the new one
-// loads anyway and the bound is enforced again as leases end.
+// loads anyway and the bound is enforced again as leases end — never on the model whose
+// lease just ended (it is the most recently used, and unloading it would make its next
+// request reload it).
 //
 // Hot swap: put() loads a new spec for a name (on the loader thread) and only then swaps it
 // in; requests already holding a lease on the old instance finish on it, and the old
