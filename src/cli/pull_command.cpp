@@ -75,6 +75,10 @@ int run_pull(const PullOptions& options) {
   if (!options.cache_dir.empty()) hub_options.cache_dir = options.cache_dir;
   if (options.offline) hub_options.offline = true;
   const auto snapshot = hub::fetch_model(*id, hub_options, progress_printer());
+  if (!snapshot.offline_reason.empty()) {
+    fmt::print(stderr, "warden pull: warning: using the cached copy ({}); it may be out of date\n",
+               snapshot.offline_reason);
+  }
   fmt::print("{}\n", snapshot.dir.string());
   return kExitOk;
 }

@@ -274,7 +274,7 @@ Snapshot offline_snapshot(const Context& ctx, const fs::path& repo_dir) {
         fmt::format("model {} (revision {}) is not in the cache {} and HF_HUB_OFFLINE=1 forbids downloading",
                     ctx.id.repo, ctx.id.revision, ctx.options.cache_dir.string()));
   }
-  return Snapshot{dir, commit, detail::snapshot_files(dir)};
+  return Snapshot{dir, commit, detail::snapshot_files(dir), {}};
 }
 
 }  // namespace
@@ -286,7 +286,22 @@ Snapshot fetch_model(const ModelId& id, const HubOptions& options, const Progres
   const fs::path repo_dir = detail::repo_folder(options.cache_dir, id.repo);
   if (options.offline) return offline_snapshot(ctx, repo_dir);
 
-  const RepoInfo info = ask_api(ctx);
+  RepoInfo info;
+  try {
+    info = ask_api(ctx);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Io) throw;
+    // An unreachable hub must not stop a server whose model is already cached: use the
+    // cache, as huggingface_hub does, and say so. Without a cached copy, the network error
+    // is the one to report.
+    try {
+      Snapshot cached = offline_snapshot(ctx, repo_dir);
+      cached.offline_reason = e.what();
+      return cached;
+    } catch (const Error&) {
+      throw e;
+    }
+  }
   std::vector<std::string> wanted;
   std::copy_if(info.files.begin(), info.files.end(), std::back_inserter(wanted),
                [](const std::string& f) { return wanted_file(f); });
@@ -318,7 +333,7 @@ Snapshot fetch_model(const ModelId& id, const HubOptions& options, const Progres
     detail::link_into_snapshot(repo_dir, info.commit, file, meta.etag);
   }
   if (id.revision != info.commit) detail::write_ref(repo_dir, id.revision, info.commit);
-  return Snapshot{snapshot, info.commit, wanted};
+  return Snapshot{snapshot, info.commit, wanted, {}};
 }
 
 }  // namespace warden::hub

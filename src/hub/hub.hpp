@@ -47,11 +47,16 @@ struct Snapshot {
   std::filesystem::path dir;       // {cache}/models--ORG--NAME/snapshots/{commit}
   std::string commit;              // 40 hex digits
   std::vector<std::string> files;  // relative to dir
+  // Non-empty when the hub could not be reached and the cache answered alone (what
+  // huggingface_hub does too): why, for a warning. The snapshot may then be out of date.
+  std::string offline_reason;
 };
 
 // Finds the model in the cache or downloads the files a Warden model needs, and returns
 // its snapshot folder. Online it always asks the hub which commit the revision names, then
-// downloads only what the snapshot lacks; offline it uses the cache alone. Throws
+// downloads only what the snapshot lacks; offline it uses the cache alone, and so it does
+// when the hub cannot be reached (network down, HTTP 5xx) but the cache has the model
+// (offline_reason says so; without a cached copy the network error is thrown). Throws
 // warden::Error: InvalidArgument (a token is needed or was refused), NotFound (no such
 // model or file; not cached while offline), Unsupported (no safetensors weights),
 // CorruptFile (sha256 mismatch, a hostile answer), Io (network, disk).

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <atomic>
 #include <filesystem>
 #include <thread>
@@ -93,6 +95,34 @@ TEST_F(HubTest, ReusesACacheWrittenByPython) {
   EXPECT_EQ(snap.dir, snapshot);
   EXPECT_EQ(hub.content_gets(), 0);
   EXPECT_EQ(read_file(snap.dir / "model.safetensors"), repo.files.at("model.safetensors"));
+}
+
+TEST_F(HubTest, AnUnreachableHubFallsBackOnTheCache) {
+  const FakeRepo repo = tiny_repo();
+  hub::HubOptions gone;
+  gone.endpoint = "http://127.0.0.1:9";  // nothing listens: the connection is refused
+  gone.cache_dir = cache_;
+  gone.connect_timeout = std::chrono::milliseconds(2000);
+  // Not cached: the network error is what is reported.
+  try {
+    hub::fetch_model(id(), gone);
+    FAIL() << "expected Io";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_NE(std::string(e.what()).find("cannot reach"), std::string::npos) << e.what();
+  }
+  std::string first_dir;
+  {
+    FakeHub hub(repo);
+    const auto s = hub::fetch_model(id(), options(hub));
+    EXPECT_TRUE(s.offline_reason.empty());
+    first_dir = s.dir.string();
+  }
+  // Cached: the cache answers, and says why.
+  const auto s = hub::fetch_model(id(), gone);
+  EXPECT_EQ(s.dir.string(), first_dir);
+  EXPECT_EQ(s.commit, repo.commit);
+  EXPECT_NE(s.offline_reason.find("cannot reach"), std::string::npos) << s.offline_reason;
 }
 
 TEST_F(HubTest, OfflineUsesTheCacheAndSaysSoWhenTheModelIsAbsent) {
