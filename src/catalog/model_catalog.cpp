@@ -62,7 +62,8 @@ std::size_t estimate_bytes(const fs::path& dir, const ModelConfig& config) {
   }
   const bool half =
       config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
-  const std::size_t rest = folder_bytes(dir) - std::min(folder_bytes(dir), weights);
+  const std::size_t all = folder_bytes(dir);
+  const std::size_t rest = all - std::min(all, weights);
   return (half ? 2 * weights : weights) + rest;
 }
 
@@ -183,7 +184,15 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
                             "ORG/NAME[@REVISION]",
                             arg.source, fmt::join(builtins, ", ")));
   }
-  const hub::Snapshot snapshot = hub::fetch_model(*id, options.hub, options.progress);
+  hub::Snapshot snapshot;
+  try {
+    snapshot = hub::fetch_model(*id, options.hub, options.progress);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::NotFound) throw;
+    // "ORG/NAME" may also have been meant as a relative folder: say both.
+    throw Error(ErrorKind::NotFound,
+                fmt::format("no folder {} here, and as a HuggingFace id: {}", arg.source, e.what()));
+  }
   CatalogModel m =
       folder_model(arg.alias.empty() ? id->repo : arg.alias, arg.source, snapshot.dir, "hub", options.pool);
   m.spec.tier_reason =
