@@ -14,6 +14,7 @@
 #include <latch>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -87,6 +88,14 @@ struct Fixture {
   ServiceOptions options;
   std::unique_ptr<Service> service;
 };
+
+// A request's lease ends when its call is destroyed, just after its answer is handed over:
+// residency settles a moment after the answer arrives. Waits (at most 5 s) for `state`.
+serving::ModelState settled_state(const serving::ModelManager& m, const std::string& name,
+                                  serving::ModelState state) {
+  for (int i = 0; i < 500 && m.status(name)->state != state; ++i) std::this_thread::sleep_for(10ms);
+  return m.status(name)->state;
+}
 
 std::string model_header(const HandlerAnswer& a) {
   const auto it = a.headers.find("X-Warden-Model");
@@ -206,12 +215,12 @@ TEST(RouterModels, EvictsTheLeastRecentlyUsedAndReloadsIt) {
   const HandlerAnswer first = f.post("/embed", R"({"inputs": "same text", "model": "alpha"})");
   ASSERT_EQ(first.status, 200);
   ASSERT_EQ(f.post("/embed", R"({"inputs": "x", "model": "beta"})").status, 200);
-  EXPECT_EQ(f.models.status("alpha")->state, serving::ModelState::Unloaded);
+  EXPECT_EQ(settled_state(f.models, "alpha", serving::ModelState::Unloaded), serving::ModelState::Unloaded);
   const HandlerAnswer again = f.post("/embed", R"({"inputs": "same text", "model": "alpha"})");
   ASSERT_EQ(again.status, 200);
   EXPECT_EQ(again.body, first.body);  // the reloaded model answers the same
   EXPECT_EQ(a.loads->load(), 2);
-  EXPECT_EQ(f.models.status("beta")->state, serving::ModelState::Unloaded);
+  EXPECT_EQ(settled_state(f.models, "beta", serving::ModelState::Unloaded), serving::ModelState::Unloaded);
 }
 
 TEST(RouterModels, LoadFailureIs500AndRetried) {
