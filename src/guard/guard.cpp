@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -128,7 +129,7 @@ struct Fitted {
 Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const std::uint8_t> labels) {
   const std::size_t n = labels.size();
   Fitted best;
-  double best_loss = INFINITY;
+  double best_loss = std::numeric_limits<double>::infinity();
   std::vector<double> best_oof;
   for (const double l2 : kL2Candidates) {
     std::vector<double> oof(n, 0.5);
@@ -164,7 +165,7 @@ std::string hex_double(double v) {
 std::string serialise(const Embedder& embedder, std::uint64_t key, const Fitted& f) {
   std::string s = fmt::format("{}\nembedder {}\nbank {:016x}\ndim {}\nl2 {}\nthreshold {}\nbias {}\nweights",
                               kCacheMagic, embedder.id(), key, embedder.dim(), hex_double(f.l2),
-                              hex_double(f.threshold), hex_double(f.model.bias));
+                              hex_double(static_cast<double>(f.threshold)), hex_double(f.model.bias));
   for (const double w : f.model.weights) {
     s += ' ';
     s += hex_double(w);
@@ -461,7 +462,7 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
   r.flagged = *r.score >= threshold_;
   r.label = *r.flagged ? "attack" : "benign";
   const std::size_t dim = embedder.dim();
-  double best = -INFINITY;
+  double best = -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
     if (!exemplar_attack_[i]) continue;
     double dot = 0.0;
@@ -517,7 +518,7 @@ bool Guard::nearest_is_attack(std::span<const float> unit_row) const {
   if (exemplar_text_.empty())
     throw Error(ErrorKind::Unsupported, "the nearest-exemplar rule needs the probe on a semantic embedder");
   const std::size_t dim = embedder_->dim();
-  double best = -INFINITY;
+  double best = -std::numeric_limits<double>::infinity();
   bool attack = false;
   for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
     double dot = 0.0;

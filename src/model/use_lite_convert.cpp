@@ -267,15 +267,16 @@ UseLiteConversion convert_use_lite(const fs::path& package_dist, const fs::path&
   constexpr std::size_t kVocab = 8002;
   const float ln_eps =
       w.scalar_float(kS + "Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x");
-  expect_constant(w, "layer_norm/Cast/x", ln_eps, static_cast<double>(1e-6F));
+  expect_constant(w, "layer_norm/Cast/x", static_cast<double>(ln_eps), static_cast<double>(1e-6F));
   const float l2_eps = w.scalar_float("module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y");
-  expect_constant(w, "l2_normalize/Maximum/y", l2_eps, static_cast<double>(1e-12F));
+  expect_constant(w, "l2_normalize/Maximum/y", static_cast<double>(l2_eps), static_cast<double>(1e-12F));
   // The engine drops masked keys instead of adding a bias; that is exact only because
   // exp(-1e9 - max) is 0 in float32.
   const float mask_bias = w.scalar_float(
       kS +
       "Layer_1/TransformerLayer/MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul/y");
-  expect_constant(w, "attention_bias_ignore_padding/mul/y", mask_bias, -1e9F);
+  expect_constant(w, "attention_bias_ignore_padding/mul/y", static_cast<double>(mask_bias),
+                  static_cast<double>(-1e9F));
   expect_constant(w, "SparseToDense/default_value", w.scalar_int(kE + "SparseToDense/default_value"), -1);
 
   std::vector<std::vector<float>> keep;  // owns the data the safetensors writer reads
@@ -307,7 +308,7 @@ UseLiteConversion convert_use_lite(const fs::path& package_dist, const fs::path&
     for (const std::int32_t s : split)
       expect_constant(w, l + "MultiheadAttention/Const", s, static_cast<double>(in));
     scales.push_back(w.scalar_float(kS + l + "MultiheadAttention/mul/y"));
-    expect_constant(w, l + "MultiheadAttention/mul/y", scales.back(),
+    expect_constant(w, l + "MultiheadAttention/mul/y", static_cast<double>(scales.back()),
                     static_cast<double>(1.0F / std::sqrt(static_cast<float>(in / heads))));
     if (layer == 0) {
       add(lt("input_projection", "weight"),
