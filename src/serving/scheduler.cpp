@@ -186,13 +186,20 @@ void Scheduler::loop() {
       continue;
     }
 
-    // One batch: admitted inputs in FIFO order, consecutive jobs of the same runner.
+    // One batch for the runner of the oldest admitted job: its inputs and those of every
+    // later admitted job of the same runner, in FIFO order, up to the limits. Jobs of other
+    // runners (another model, /embed_all beside /embed) keep their places, and the next
+    // batch starts with the oldest of them: interleaved requests for two models still make
+    // full batches, and no model waits behind another for more than one batch.
     BatchRunner& runner = admitted_.front()->runner_;
     std::size_t batch_tokens = 0;
     std::size_t batch_inputs = 0;
-    while (!admitted_.empty()) {
-      Job& j = *admitted_.front();
-      if (&j.runner_ != &runner) break;
+    for (auto it = admitted_.begin(); it != admitted_.end();) {
+      Job& j = **it;
+      if (&j.runner_ != &runner) {
+        ++it;
+        continue;
+      }
       const std::size_t begin = j.next_;
       std::size_t end = begin;
       while (end < j.inputs()) {
@@ -209,9 +216,9 @@ void Scheduler::loop() {
       if (begin == 0) j.timings_.queue = now - j.timings_.submitted;
       j.next_ = end;
       slices.push_back({&j, begin, end});
-      jobs.push_back(admitted_.front());
+      jobs.push_back(*it);
       if (end < j.inputs()) break;  // the batch is full; the rest of this job goes next
-      admitted_.pop_front();
+      it = admitted_.erase(it);
     }
     in_batch_jobs_ = jobs.size();
     lock.unlock();

@@ -9,9 +9,10 @@
 //   `queue_timeout` of its submission times out (504) without being computed; a job whose
 //   client went away (its Cancellation is set) is dropped without being computed.
 // * Batching: whenever the compute thread is free it takes admitted inputs in FIFO order
-//   into one engine batch, up to `max_batch_tokens` tokens and `max_batch_inputs` inputs,
-//   merging consecutive jobs that share a BatchRunner and splitting a job larger than a
-//   batch. There is no wait timer: requests that arrive while a batch computes form the
+//   into one engine batch, up to `max_batch_tokens` tokens and `max_batch_inputs` inputs:
+//   the oldest job's and those of every later job that shares its BatchRunner (jobs of
+//   other runners keep their places, and the oldest of them starts the next batch),
+//   splitting a job larger than a batch. There is no wait timer: requests that arrive while a batch computes form the
 //   next batch, so batches grow with load and a lone request never waits.
 //
 // Thread-safe; complete() of a job is called exactly once, on the compute thread or (for

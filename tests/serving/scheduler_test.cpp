@@ -99,6 +99,31 @@ TEST(Scheduler, MergesRequestsThatArriveWhileTheEngineIsBusy) {
   EXPECT_EQ(runner.batches[1], (std::vector<std::pair<int, std::size_t>>{{2, 2}, {3, 2}, {4, 2}}));
 }
 
+TEST(Scheduler, InterleavedRunnersStillMakeFullBatches) {
+  // Requests for two models, arriving alternately: each batch takes the oldest job's runner
+  // and every later job of that runner, so neither model computes one request at a time.
+  RecordingRunner a;
+  RecordingRunner b;
+  a.gated = true;
+  Scheduler s({.max_batch_tokens = 1000, .max_batch_inputs = 100});
+  auto blocker = job(a, 0, 1);
+  s.submit(blocker);
+  ASSERT_TRUE(a.wait_entered(1));
+  std::vector<std::shared_ptr<TestJob>> jobs;
+  std::vector<std::future<Outcome>> futures;
+  for (int i = 1; i <= 6; ++i) {
+    jobs.push_back(job(i % 2 == 1 ? static_cast<BatchRunner&>(a) : static_cast<BatchRunner&>(b), i, 1));
+    futures.push_back(jobs.back()->outcome.get_future());
+    s.submit(jobs.back());
+  }
+  a.release();
+  for (auto& f : futures) EXPECT_EQ(f.get(), Outcome::Done);
+  ASSERT_EQ(a.batches.size(), 2U);
+  EXPECT_EQ(a.batches[1], (std::vector<std::pair<int, std::size_t>>{{1, 1}, {3, 1}, {5, 1}}));
+  ASSERT_EQ(b.batches.size(), 1U);
+  EXPECT_EQ(b.batches[0], (std::vector<std::pair<int, std::size_t>>{{2, 1}, {4, 1}, {6, 1}}));
+}
+
 TEST(Scheduler, SplitsAJobLargerThanABatchAndKeepsFifoOrder) {
   RecordingRunner runner;
   runner.gated = true;
