@@ -291,8 +291,8 @@ int run_serve(ServeOptions options) {
   fmt::print(stderr, "warden serve: {}\n", resources.describe());
   fmt::print(stderr, "warden serve: sized for this machine: {}\n", sizing.describe());
   for (const serving::ModelStatus& st : models.list()) {
-    fmt::print(stderr, "warden serve: model={} source={} kind={} semantic={} state={}{}{}\n", st.name, st.source,
-               model::model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
+    fmt::print(stderr, "warden serve: model={} source={} kind={} semantic={} state={}{}{}\n", st.name,
+               st.source, model::model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
                st.dim != 0 ? fmt::format(" dim={}", st.dim) : std::string(), st.pinned ? " pinned" : "");
   }
   fmt::print(stderr,

@@ -12,8 +12,8 @@
 //   into one engine batch, up to `max_batch_tokens` tokens and `max_batch_inputs` inputs:
 //   the oldest job's and those of every later job that shares its BatchRunner (jobs of
 //   other runners keep their places, and the oldest of them starts the next batch),
-//   splitting a job larger than a batch. There is no wait timer: requests that arrive while a batch computes form the
-//   next batch, so batches grow with load and a lone request never waits.
+//   splitting a job larger than a batch. There is no wait timer: requests that arrive while a batch computes
+//   form the next batch, so batches grow with load and a lone request never waits.
 //
 // Thread-safe; complete() of a job is called exactly once, on the compute thread or (for
 // an immediate rejection) on the submitting thread, never under the scheduler's lock.

@@ -151,7 +151,8 @@ TEST_F(RouterTest, EmbedDimensionsTruncatesAndRenormalises) {
 }
 
 TEST_F(RouterTest, OpenAiEmbeddingsUsageAndBase64) {
-  const Answer f = call(handler(), "POST", "/v1/embeddings", R"({"input": ["abc"], "model": "hashing-ngram-256"})");
+  const Answer f =
+      call(handler(), "POST", "/v1/embeddings", R"({"input": ["abc"], "model": "hashing-ngram-256"})");
   ASSERT_EQ(f.status, 200) << f.body;
   simdjson::dom::parser p;
   const auto doc = p.parse(f.body);
