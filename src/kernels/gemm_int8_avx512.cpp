@@ -1,0 +1,56 @@
+// AVX-512 VNNI int8 micro-kernel: a 6 x 32 tile of int32 sums in 12 zmm accumulators. Per
+// 4 k-steps it loads two 64-byte lines of the packed panel (16 columns x 4 k each) and
+// broadcasts 4 bytes of each A row. vpdpbusd multiplies unsigned by signed bytes, so A is
+// offset by 128 (q ^ 0x80 == q + 128 as u8) and 128 · Σ_k w_q[j,k] is subtracted at the end:
+// the sums are then exactly those of the portable kernel.
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/gemm_int8.hpp"
+
+namespace warden::kernels::detail {
+
+__attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda,
+                                                                 std::size_t rows, const std::int8_t* panel,
+                                                                 std::size_t kp, const std::int32_t* sums,
+                                                                 std::int32_t* out) {
+  constexpr int MR = static_cast<int>(kInt8MR);
+  static_assert(kInt8PanelWidth == 32, "two zmm of 16 int32 columns");
+  const std::int8_t* row_ptr[MR];
+  for (int r = 0; r < MR; ++r) {
+    // Rows past `rows` re-read the last real row (always valid memory); they are not stored.
+    row_ptr[r] = a + std::min<std::size_t>(static_cast<std::size_t>(r), rows - 1) * lda;
+  }
+  __m512i acc0[MR];
+  __m512i acc1[MR];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) {
+    acc0[r] = _mm512_setzero_si512();
+    acc1[r] = _mm512_setzero_si512();
+  }
+  const __m512i flip = _mm512_set1_epi32(static_cast<int>(0x80808080U));
+  for (std::size_t k4 = 0; k4 < kp; k4 += 4) {
+    const __m512i b0 = _mm512_load_si512(panel + k4 * 32);
+    const __m512i b1 = _mm512_load_si512(panel + k4 * 32 + 64);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      std::int32_t quad = 0;
+      std::memcpy(&quad, row_ptr[r] + k4, sizeof(quad));
+      const __m512i av = _mm512_xor_si512(_mm512_set1_epi32(quad), flip);
+      acc0[r] = _mm512_dpbusd_epi32(acc0[r], av, b0);
+      acc1[r] = _mm512_dpbusd_epi32(acc1[r], av, b1);
+    }
+  }
+  const __m512i corr0 = _mm512_slli_epi32(_mm512_loadu_si512(sums), 7);
+  const __m512i corr1 = _mm512_slli_epi32(_mm512_loadu_si512(sums + 16), 7);
+  for (int r = 0; r < MR; ++r) {
+    if (static_cast<std::size_t>(r) >= rows) break;
+    _mm512_storeu_si512(out + r * 32, _mm512_sub_epi32(acc0[r], corr0));
+    _mm512_storeu_si512(out + r * 32 + 16, _mm512_sub_epi32(acc1[r], corr1));
+  }
+}
+
+}  // namespace warden::kernels::detail
