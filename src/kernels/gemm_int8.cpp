@@ -106,6 +106,7 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   TileFn tile = detail::int8_tile_portable;
 #if defined(__x86_64__)
   if (w.uses_vnni()) tile = detail::int8_tile_avx512_vnni;
+  const bool vector_epilogue = active_isa() == Isa::Avx512;
 #endif
 
   // Dynamic per-row quantisation of A (the quantised copy also makes aliasing of A harmless).
@@ -155,11 +156,19 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
         tile(qa_data + r0 * kp, kp, rows, panel, kp, w.sums() + col0, acc);
         // Epilogue, shared by every kernel (so all of them give the same floats): dequantise,
         // bias, activation, residual. C may alias R element for element.
+        const float* res0 =
+            epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
+#if defined(__x86_64__)
+        if (vector_epilogue) {
+          detail::int8_epilogue_avx512(acc, rows, cols, scales_data + r0, col_scale, bias,
+                                       epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
+          continue;
+        }
+#endif
         for (std::size_t r = 0; r < rows; ++r) {
           const float rs = scales_data[r0 + r];
           float* out = c + (r0 + r) * ldc + col0;
-          const float* res =
-              epilogue.residual != nullptr ? epilogue.residual + (r0 + r) * epilogue.ldr + col0 : nullptr;
+          const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;
           for (std::size_t j = 0; j < cols; ++j) {
             float v = static_cast<float>(acc[r * kNr + j]) * (rs * col_scale[j]) + bias[j];
             v = activate(v, epilogue.activation);

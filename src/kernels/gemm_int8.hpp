@@ -66,6 +66,9 @@ class QuantizedLinear {
 // (symmetric, scale = max|row| / 127; an all-zero row gives C = act(b) (+ R) exactly).
 // A has row stride lda, C row stride ldc; C may alias R exactly (same pointer and stride).
 // pool may be null; with one, row blocks x column panels are spread over its threads.
+// The float epilogue is chosen by the machine (AVX-512 when active_isa() is Avx512, with
+// its vectorised GELU; else plain C++), never by the layer: every int32 kernel's sums go
+// through the same float code, so kernels that agree on the sums agree bit for bit.
 void linear_int8(const float* a, std::size_t lda, std::size_t m, const QuantizedLinear& w, float* c,
                  std::size_t ldc, const Epilogue& epilogue = {}, ThreadPool* pool = nullptr);
 
@@ -81,6 +84,12 @@ void int8_tile_portable(const std::int8_t* a, std::size_t lda, std::size_t rows,
                         std::size_t kp, const std::int32_t* sums, std::int32_t* out);
 void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                            std::size_t kp, const std::int32_t* sums, std::int32_t* out);
+
+// The epilogue of one tile (rows <= kInt8MR, cols <= kInt8PanelWidth; acc as above):
+// c[r][j] = act(acc[r][j] · row_scales[r] · col_scales[j] + bias[j]) (+ residual[r][j]).
+void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
+                          const float* row_scales, const float* col_scales, const float* bias, Activation act,
+                          const float* residual, std::size_t ldr, float* c, std::size_t ldc);
 
 }  // namespace detail
 

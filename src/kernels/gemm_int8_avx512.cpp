@@ -6,10 +6,12 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cstring>
 
+#include <math.h>
+
 #include "kernels/gemm_int8.hpp"
+#include "kernels/simd_math_avx512.hpp"
 
 namespace warden::kernels::detail {
 
@@ -22,7 +24,9 @@ __attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8
   const std::int8_t* row_ptr[MR];
   for (int r = 0; r < MR; ++r) {
     // Rows past `rows` re-read the last real row (always valid memory); they are not stored.
-    row_ptr[r] = a + std::min<std::size_t>(static_cast<std::size_t>(r), rows - 1) * lda;
+    // (No std::min: an inline template instantiated here could be linked into other callers.)
+    const auto row = static_cast<std::size_t>(r);
+    row_ptr[r] = a + (row < rows ? row : rows - 1) * lda;
   }
   __m512i acc0[MR];
   __m512i acc1[MR];
@@ -50,6 +54,48 @@ __attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8
     if (static_cast<std::size_t>(r) >= rows) break;
     _mm512_storeu_si512(out + r * 32, _mm512_sub_epi32(acc0[r], corr0));
     _mm512_storeu_si512(out + r * 32 + 16, _mm512_sub_epi32(acc1[r], corr1));
+  }
+}
+
+void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
+                          const float* row_scales, const float* col_scales, const float* bias, Activation act,
+                          const float* residual, std::size_t ldr, float* c, std::size_t ldc) {
+  const auto n = static_cast<unsigned>(cols);
+  const __mmask16 m0 = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << n) - 1U);
+  const __mmask16 m1 = n >= 32 ? __mmask16(0xFFFF) : n > 16 ? __mmask16((1U << (n - 16)) - 1U) : __mmask16(0);
+  const __m512 cs0 = _mm512_maskz_loadu_ps(m0, col_scales);
+  const __m512 cs1 = _mm512_maskz_loadu_ps(m1, col_scales + 16);
+  const __m512 b0 = _mm512_maskz_loadu_ps(m0, bias);
+  const __m512 b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const __m512 rs = _mm512_set1_ps(row_scales[r]);
+    __m512 v0 =
+        _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(acc + r * 32)), _mm512_mul_ps(rs, cs0), b0);
+    __m512 v1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(acc + r * 32 + 16)),
+                                _mm512_mul_ps(rs, cs1), b1);
+    if (act == Activation::Gelu) {
+      v0 = avx512::gelu_ps(v0);
+      v1 = avx512::gelu_ps(v1);
+    } else if (act == Activation::Relu) {
+      v0 = _mm512_max_ps(v0, _mm512_setzero_ps());
+      v1 = _mm512_max_ps(v1, _mm512_setzero_ps());
+    }
+    float* out = c + r * ldc;
+    const float* res = residual != nullptr ? residual + r * ldr : nullptr;
+    if (act == Activation::Tanh) {
+      // Classifier heads only (one row per sequence): scalar is fine.
+      alignas(64) float tmp[32];
+      _mm512_store_ps(tmp, v0);
+      _mm512_store_ps(tmp + 16, v1);
+      for (std::size_t j = 0; j < cols; ++j) out[j] = ::tanhf(tmp[j]) + (res != nullptr ? res[j] : 0.0F);
+      continue;
+    }
+    if (res != nullptr) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));
+    }
+    _mm512_mask_storeu_ps(out, m0, v0);
+    _mm512_mask_storeu_ps(out + 16, m1, v1);
   }
 }
 

@@ -74,25 +74,30 @@ TEST(GemmInt8Test, PortableMatchesDequantisedReference) {
   const auto wt = normal_vector(n * k, rng);
   const auto bias = normal_vector(n, rng);
   const auto res = normal_vector(m * n, rng);
-  for (const Isa isa : {Isa::Portable, active_isa()}) {
-    const QuantizedLinear w(wt, n, k, bias, isa);
-    const auto got = run_int8(w, a, k, m, Epilogue{Activation::Relu, res.data(), n}, n, nullptr);
-    for (std::size_t i = 0; i < m; ++i) {
-      float amax = 0.0F;
-      for (std::size_t t = 0; t < k; ++t) amax = std::max(amax, std::fabs(a[i * k + t]));
-      for (std::size_t j = 0; j < n; ++j) {
-        float wmax = 0.0F;
-        for (std::size_t t = 0; t < k; ++t) wmax = std::max(wmax, std::fabs(wt[j * k + t]));
-        const double sa = static_cast<double>(amax) / 127.0, sw = static_cast<double>(wmax) / 127.0;
-        double acc = 0.0;
-        for (std::size_t t = 0; t < k; ++t) {
-          acc += std::nearbyint(static_cast<double>(a[i * k + t]) / sa) *
-                 std::nearbyint(static_cast<double>(wt[j * k + t]) / sw);
+  for (const Activation act : {Activation::Relu, Activation::Gelu, Activation::Tanh}) {
+    for (const Isa isa : {Isa::Portable, active_isa()}) {
+      const QuantizedLinear w(wt, n, k, bias, isa);
+      const auto got = run_int8(w, a, k, m, Epilogue{act, res.data(), n}, n, nullptr);
+      for (std::size_t i = 0; i < m; ++i) {
+        float amax = 0.0F;
+        for (std::size_t t = 0; t < k; ++t) amax = std::max(amax, std::fabs(a[i * k + t]));
+        for (std::size_t j = 0; j < n; ++j) {
+          float wmax = 0.0F;
+          for (std::size_t t = 0; t < k; ++t) wmax = std::max(wmax, std::fabs(wt[j * k + t]));
+          const double sa = static_cast<double>(amax) / 127.0, sw = static_cast<double>(wmax) / 127.0;
+          double acc = 0.0;
+          for (std::size_t t = 0; t < k; ++t) {
+            acc += std::nearbyint(static_cast<double>(a[i * k + t]) / sa) *
+                   std::nearbyint(static_cast<double>(wt[j * k + t]) / sw);
+          }
+          const double x = acc * sa * sw + static_cast<double>(bias[j]);
+          const double activated = act == Activation::Relu   ? std::max(0.0, x)
+                                   : act == Activation::Gelu ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
+                                                             : std::tanh(x);
+          const double expect = activated + static_cast<double>(res[i * n + j]);
+          EXPECT_NEAR(static_cast<double>(got[i * n + j]), expect, 1e-4 * (1.0 + std::fabs(expect)))
+              << i << "," << j;
         }
-        const double expect =
-            std::max(0.0, acc * sa * sw + static_cast<double>(bias[j])) + static_cast<double>(res[i * n + j]);
-        EXPECT_NEAR(static_cast<double>(got[i * n + j]), expect, 1e-4 * (1.0 + std::fabs(expect)))
-            << i << "," << j;
       }
     }
   }
