@@ -15,9 +15,14 @@ constexpr std::size_t kNr = detail::kInt8PanelWidth;
 constexpr std::size_t kMr = detail::kInt8MR;
 constexpr std::size_t kTilesPerBlock = 8;  // rows per task block, in row tiles
 
-std::int8_t quantize(float x, float inv_scale) {
-  const float q = std::nearbyint(x * inv_scale);
-  return static_cast<std::int8_t>(std::clamp(q, -127.0F, 127.0F));
+// round-to-nearest-even of x · inv_scale clamped to [-127, 127]. Adding and subtracting
+// 1.5 · 2^23 rounds any |v| < 2^22 to an integer in the default rounding mode: the same
+// result as nearbyint, but the loop vectorises with baseline SSE2 (nearbyint is a libm
+// call there). The clamp comes first so that the magic-number trick is always in range.
+inline std::int8_t quantize(float x, float inv_scale) {
+  constexpr float kMagic = 12582912.0F;
+  const float v = std::clamp(x * inv_scale, -127.0F, 127.0F);
+  return static_cast<std::int8_t>(static_cast<int>((v + kMagic) - kMagic));
 }
 
 // Quantises row `src` (k floats) into dst (kp int8, zero-padded); returns its scale.
