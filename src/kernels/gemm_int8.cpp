@@ -150,14 +150,16 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
     const std::size_t p_begin = nb * panels_per_block;
     const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
     alignas(64) std::int32_t acc[kMr * kNr];
-    for (std::size_t p = p_begin; p < p_end; ++p) {
-      const std::int8_t* panel = w.panels() + p * kp * kNr;
-      const std::size_t col0 = p * kNr;
-      const std::size_t cols = std::min(kNr, n - col0);
-      const float* col_scale = w.scales() + col0;
-      const float* bias = w.bias() + col0;
-      for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
-        const std::size_t rows = std::min(kMr, row_end - r0);
+    // Row tile outer: its quantised A (kInt8MR x kp bytes) stays in L1 while the panels
+    // stream from L2.
+    for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
+      const std::size_t rows = std::min(kMr, row_end - r0);
+      for (std::size_t p = p_begin; p < p_end; ++p) {
+        const std::int8_t* panel = w.panels() + p * kp * kNr;
+        const std::size_t col0 = p * kNr;
+        const std::size_t cols = std::min(kNr, n - col0);
+        const float* col_scale = w.scales() + col0;
+        const float* bias = w.bias() + col0;
         tile(qa_data + r0 * kp, kp, rows, panel, kp, w.sums() + col0, acc);
         // Epilogue, shared by every kernel (so all of them give the same floats): dequantise,
         // bias, activation, residual. C may alias R element for element.
