@@ -28,8 +28,12 @@ inline std::int8_t quantize(float x, float inv_scale) {
 // Quantises row `src` (k floats) into dst (kp int8, zero-padded); returns its scale.
 float quantize_row(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst) {
   float max_abs = 0.0F;
-  for (std::size_t i = 0; i < k; ++i) max_abs = std::max(max_abs, std::fabs(src[i]));
-  if (!(max_abs > 0.0F) || !std::isfinite(max_abs)) {
+  bool finite = true;
+  for (std::size_t i = 0; i < k; ++i) {
+    max_abs = std::max(max_abs, std::fabs(src[i]));
+    finite = finite && std::isfinite(src[i]);  // std::max would skip a NaN
+  }
+  if (!(max_abs > 0.0F) || !finite) {
     // All zero (scale 0: the row contributes nothing) — or not finite, which int8 cannot
     // represent; the row is then treated as zero rather than producing undefined casts.
     std::fill_n(dst, kp, std::int8_t{0});
@@ -111,7 +115,7 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   TileFn tile = detail::int8_tile_portable;
 #if defined(__x86_64__)
   if (w.uses_vnni()) tile = detail::int8_tile_avx512_vnni;
-  const bool vector_epilogue = active_isa() == Isa::Avx512;
+  const bool use_avx512 = active_isa() == Isa::Avx512;
 #endif
 
   // Dynamic per-row quantisation of A (the quantised copy also makes aliasing of A harmless).
@@ -126,6 +130,12 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   auto quantize_block = [&](std::size_t mb) {
     const std::size_t end = std::min(m, (mb + 1) * mc);
     for (std::size_t r = mb * mc; r < end; ++r) {
+#if defined(__x86_64__)
+      if (use_avx512) {
+        scales_data[r] = detail::int8_quantize_row_avx512(a + r * lda, k, kp, qa_data + r * kp);
+        continue;
+      }
+#endif
       scales_data[r] = quantize_row(a + r * lda, k, kp, qa_data + r * kp);
     }
   };
@@ -166,7 +176,7 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
         const float* res0 =
             epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
 #if defined(__x86_64__)
-        if (vector_epilogue) {
+        if (use_avx512) {
           detail::int8_epilogue_avx512(acc, rows, cols, scales_data + r0, col_scale, bias,
                                        epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
           continue;

@@ -66,9 +66,9 @@ class QuantizedLinear {
 // (symmetric, scale = max|row| / 127; an all-zero row gives C = act(b) (+ R) exactly).
 // A has row stride lda, C row stride ldc; C may alias R exactly (same pointer and stride).
 // pool may be null; with one, row blocks x column panels are spread over its threads.
-// The float epilogue is chosen by the machine (AVX-512 when active_isa() is Avx512, with
-// its vectorised GELU; else plain C++), never by the layer: every int32 kernel's sums go
-// through the same float code, so kernels that agree on the sums agree bit for bit.
+// The row quantiser and the float epilogue are chosen by the machine (AVX-512 when active_isa() is Avx512,
+// with its vectorised GELU; else plain C++), never by the layer: every int32 kernel's sums go through the
+// same float code, so kernels that agree on the sums agree bit for bit.
 void linear_int8(const float* a, std::size_t lda, std::size_t m, const QuantizedLinear& w, float* c,
                  std::size_t ldc, const Epilogue& epilogue = {}, ThreadPool* pool = nullptr);
 
@@ -90,6 +90,11 @@ void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t ro
 void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
                           const float* row_scales, const float* col_scales, const float* bias, Activation act,
                           const float* residual, std::size_t ldr, float* c, std::size_t ldc);
+
+// Dynamic quantisation of one row of A (k floats) into kp int8 (zero-padded); returns the
+// row's scale (0 for an all-zero or non-finite row, which is then all zero). The same
+// numbers as the portable quantiser (round to nearest even of clamp(x · 127 / max|x|)).
+float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
 
 }  // namespace detail
 

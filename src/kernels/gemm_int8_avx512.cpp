@@ -57,6 +57,39 @@ __attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8
   }
 }
 
+float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst) {
+  const __m512 sign = _mm512_set1_ps(-0.0F);
+  __m512 vmax = _mm512_setzero_ps();
+  __mmask16 nan = 0;
+  for (std::size_t i = 0; i < k; i += 16) {
+    const std::size_t left = k - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << left) - 1U);
+    const __m512 x = _mm512_maskz_loadu_ps(m, src + i);
+    nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    vmax = _mm512_max_ps(vmax, _mm512_andnot_ps(sign, x));
+  }
+  const float max_abs = avx512::hmax_ps(vmax);
+  if (nan != 0 || !(max_abs > 0.0F) || max_abs == __builtin_inff()) {
+    for (std::size_t i = 0; i < kp; ++i) dst[i] = 0;
+    return 0.0F;
+  }
+  const float inv = 127.0F / max_abs;
+  const __m512 vinv = _mm512_set1_ps(inv);
+  const __m512 lo = _mm512_set1_ps(-127.0F);
+  const __m512 hi = _mm512_set1_ps(127.0F);
+  for (std::size_t i = 0; i < kp; i += 16) {
+    const std::size_t left = kp - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << left) - 1U);
+    const std::size_t real = i < k ? k - i : 0;
+    const __mmask16 mk = real >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << real) - 1U);
+    const __m512 x = _mm512_maskz_loadu_ps(mk, src + i);  // zero past k: the padding
+    const __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, vinv), lo), hi);
+    // Default MXCSR rounding: to nearest even, as the portable quantiser.
+    _mm512_mask_cvtepi32_storeu_epi8(dst + i, m, _mm512_cvtps_epi32(v));
+  }
+  return max_abs / 127.0F;
+}
+
 void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
                           const float* row_scales, const float* col_scales, const float* bias, Activation act,
                           const float* residual, std::size_t ldr, float* c, std::size_t ldc) {

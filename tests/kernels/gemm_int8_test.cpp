@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -154,13 +156,15 @@ TEST(GemmInt8Test, ZeroRowGivesBiasExactly) {
   const std::size_t m = 3, n = 40, k = 10;
   std::mt19937 rng(11);
   auto a = normal_vector(m * k, rng);
-  std::fill_n(a.begin() + k, k, 0.0F);  // row 1 is all zero
+  std::fill_n(a.begin() + k, k, 0.0F);                     // row 1 is all zero
+  a[2 * k + 3] = std::numeric_limits<float>::quiet_NaN();  // row 2 is not finite: treated as zero
   const auto wt = normal_vector(n * k, rng);
   const auto bias = normal_vector(n, rng);
   for (const Isa isa : {Isa::Portable, active_isa()}) {
     const QuantizedLinear w(wt, n, k, bias, isa);
     const auto got = run_int8(w, a, k, m, {}, n, nullptr);
     for (std::size_t j = 0; j < n; ++j) EXPECT_EQ(got[n + j], bias[j]) << j;
+    for (std::size_t j = 0; j < n; ++j) EXPECT_EQ(got[2 * n + j], bias[j]) << j;
     for (const float v : got) EXPECT_TRUE(std::isfinite(v));
   }
 }
@@ -180,6 +184,30 @@ TEST(GemmInt8Test, ZeroWeightRowAndResidualAliasingC) {
     EXPECT_EQ(c, separate);
   }
 }
+
+#if defined(__x86_64__)
+// The AVX-512 row quantiser gives the portable quantiser's numbers: round to nearest even
+// of clamp(x · 127 / max|x|), zero padding to kp.
+TEST(GemmInt8Test, Avx512QuantiserMatchesDefinition) {
+  if (!cpu_features().avx512) GTEST_SKIP() << "CPU lacks AVX-512";
+  std::mt19937 rng(5);
+  for (const std::size_t k : {1, 7, 16, 33, 384}) {
+    auto x = normal_vector(k, rng);
+    if (k > 2) x[1] = x[0] * 0.5F / 127.0F * 127.0F;  // near a rounding tie
+    const std::size_t kp = (k + 3) / 4 * 4;
+    std::vector<std::int8_t> q(kp, 99);
+    const float scale = detail::int8_quantize_row_avx512(x.data(), k, kp, q.data());
+    float max_abs = 0.0F;
+    for (const float v : x) max_abs = std::max(max_abs, std::fabs(v));
+    EXPECT_EQ(scale, max_abs / 127.0F);
+    const float inv = 127.0F / max_abs;
+    for (std::size_t i = 0; i < kp; ++i) {
+      const float expect = i < k ? std::nearbyint(std::clamp(x[i] * inv, -127.0F, 127.0F)) : 0.0F;
+      EXPECT_EQ(static_cast<float>(q[i]), expect) << "k=" << k << " i=" << i;
+    }
+  }
+}
+#endif
 
 TEST(GemmInt8Test, RejectsMismatchedSizes) {
   const std::vector<float> wt(10);
