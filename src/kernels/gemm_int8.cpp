@@ -1,0 +1,226 @@
+#include "kernels/gemm_int8.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+
+namespace warden::kernels {
+
+namespace {
+
+constexpr std::size_t kNr = detail::kInt8PanelWidth;
+constexpr std::size_t kMr = detail::kInt8MR;
+constexpr std::size_t kTilesPerBlock = 8;  // rows per task block, in row tiles
+
+// round-to-nearest-even of x · inv_scale clamped to [-127, 127]. Adding and subtracting
+// 1.5 · 2^23 rounds any |v| < 2^22 to an integer in the default rounding mode: the same
+// result as nearbyint, but the loop vectorises with baseline SSE2 (nearbyint is a libm
+// call there). The clamp comes first so that the magic-number trick is always in range.
+inline std::int8_t quantize(float x, float inv_scale) {
+  constexpr float kMagic = 12582912.0F;
+  const float v = std::clamp(x * inv_scale, -127.0F, 127.0F);
+  return static_cast<std::int8_t>(static_cast<int>((v + kMagic) - kMagic));
+}
+
+// Quantises row `src` (k floats) into dst (kp int8, zero-padded); returns its scale.
+float quantize_row(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst) {
+  float max_abs = 0.0F;
+  bool finite = true;
+  for (std::size_t i = 0; i < k; ++i) {
+    max_abs = std::max(max_abs, std::fabs(src[i]));
+    finite = finite && std::isfinite(src[i]);  // std::max would skip a NaN
+  }
+  if (!(max_abs > 0.0F) || !finite) {
+    // All zero (scale 0: the row contributes nothing) — or not finite, which int8 cannot
+    // represent; the row is then treated as zero rather than producing undefined casts.
+    std::fill_n(dst, kp, std::int8_t{0});
+    return 0.0F;
+  }
+  const float inv = 127.0F / max_abs;
+  for (std::size_t i = 0; i < k; ++i) dst[i] = quantize(src[i], inv);
+  std::fill(dst + k, dst + kp, std::int8_t{0});
+  return max_abs / 127.0F;
+}
+
+float activate(float v, Activation act) {
+  switch (act) {
+    case Activation::None:
+      return v;
+    case Activation::Gelu:
+      return 0.5F * v * (1.0F + std::erf(v * 0.70710678118654752F));
+    case Activation::Relu:
+      return v > 0.0F ? v : 0.0F;
+    case Activation::Tanh:
+      return std::tanh(v);
+  }
+  return v;
+}
+
+using TileFn = void (*)(const std::int8_t*, std::size_t, std::size_t, const std::int8_t*, std::size_t,
+                        const std::int32_t*, std::int32_t*);
+
+}  // namespace
+
+QuantizedLinear::QuantizedLinear(std::span<const float> weight, std::size_t n, std::size_t k,
+                                 std::span<const float> bias, Isa isa)
+    : n_(n), k_(k), kp_((k + 3) / 4 * 4), isa_(isa) {
+  if (weight.size() != n * k || (!bias.empty() && bias.size() != n)) {
+    throw Error(ErrorKind::Internal, "QuantizedLinear: sizes do not match the layer");
+  }
+#if defined(__x86_64__)
+  vnni_ = isa == Isa::Avx512 && cpu_features().avx512 && cpu_features().avx512_vnni;
+#endif
+  const std::size_t panels = (n + kNr - 1) / kNr;
+  panels_ = AlignedBuffer<std::int8_t>(panels * kp_ * kNr);  // zero: padding rows and columns
+  scales_ = AlignedBuffer<float>(panels * kNr);
+  bias_ = AlignedBuffer<float>(panels * kNr);
+  sums_ = AlignedBuffer<std::int32_t>(panels * kNr);
+  std::vector<std::int8_t> q(kp_);
+  for (std::size_t j = 0; j < n; ++j) {
+    const float* row = weight.data() + j * k;
+    float max_abs = 0.0F;
+    for (std::size_t i = 0; i < k; ++i) max_abs = std::max(max_abs, std::fabs(row[i]));
+    std::fill(q.begin(), q.end(), std::int8_t{0});
+    float scale = 0.0F;
+    if (max_abs > 0.0F && std::isfinite(max_abs)) {
+      scale = max_abs / 127.0F;
+      for (std::size_t i = 0; i < k; ++i) {
+        q[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(row[i] / scale), -127.0F, 127.0F));
+      }
+    } else if (max_abs != 0.0F) {
+      throw Error(ErrorKind::Internal, "QuantizedLinear: weight row is not finite");
+    }
+    std::int8_t* panel = panels_.data() + (j / kNr) * kp_ * kNr;
+    const std::size_t lane = j % kNr;
+    std::int32_t sum = 0;
+    for (std::size_t i = 0; i < kp_; ++i) {
+      panel[(i / 4) * kNr * 4 + lane * 4 + i % 4] = q[i];
+      sum += q[i];
+    }
+    scales_.data()[j] = scale;
+    bias_.data()[j] = bias.empty() ? 0.0F : bias[j];
+    sums_.data()[j] = sum;
+  }
+}
+
+void linear_int8(const float* a, std::size_t lda, std::size_t m, const QuantizedLinear& w, float* c,
+                 std::size_t ldc, const Epilogue& epilogue, ThreadPool* pool) {
+  if (m == 0 || w.n() == 0) return;
+  const std::size_t n = w.n();
+  const std::size_t k = w.k();
+  const std::size_t kp = w.k_padded();
+  TileFn tile = detail::int8_tile_portable;
+#if defined(__x86_64__)
+  if (w.uses_vnni()) tile = detail::int8_tile_avx512_vnni;
+  const bool use_avx512 = active_isa() == Isa::Avx512;
+#endif
+
+  // Dynamic per-row quantisation of A (the quantised copy also makes aliasing of A harmless).
+  thread_local std::vector<std::int8_t> qa;
+  thread_local std::vector<float> row_scales;
+  qa.resize(m * kp);
+  row_scales.resize(m);
+  std::int8_t* qa_data = qa.data();
+  float* scales_data = row_scales.data();
+  const std::size_t mc = kMr * kTilesPerBlock;
+  const std::size_t mblocks = (m + mc - 1) / mc;
+  auto quantize_block = [&](std::size_t mb) {
+    const std::size_t end = std::min(m, (mb + 1) * mc);
+    for (std::size_t r = mb * mc; r < end; ++r) {
+#if defined(__x86_64__)
+      if (use_avx512) {
+        scales_data[r] = detail::int8_quantize_row_avx512(a + r * lda, k, kp, qa_data + r * kp);
+        continue;
+      }
+#endif
+      scales_data[r] = quantize_row(a + r * lda, k, kp, qa_data + r * kp);
+    }
+  };
+  if (pool != nullptr) {
+    pool->parallel_for(mblocks, quantize_block);
+  } else {
+    for (std::size_t mb = 0; mb < mblocks; ++mb) quantize_block(mb);
+  }
+
+  const std::size_t panels = (n + kNr - 1) / kNr;
+  const std::size_t threads = pool != nullptr ? pool->size() : 1;
+  std::size_t nblocks = 1;
+  while (mblocks * nblocks < 2 * threads && nblocks < panels) nblocks *= 2;
+  nblocks = std::min(nblocks, panels);
+  const std::size_t panels_per_block = (panels + nblocks - 1) / nblocks;
+
+  auto run_task = [&](std::size_t task) {
+    const std::size_t mb = task / nblocks;
+    const std::size_t nb = task % nblocks;
+    const std::size_t row_begin = mb * mc;
+    const std::size_t row_end = std::min(m, row_begin + mc);
+    const std::size_t p_begin = nb * panels_per_block;
+    const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
+    alignas(64) std::int32_t acc[kMr * kNr];
+    // Row tile outer: its quantised A (kInt8MR x kp bytes) stays in L1 while the panels
+    // stream from L2.
+    for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
+      const std::size_t rows = std::min(kMr, row_end - r0);
+      for (std::size_t p = p_begin; p < p_end; ++p) {
+        const std::int8_t* panel = w.panels() + p * kp * kNr;
+        const std::size_t col0 = p * kNr;
+        const std::size_t cols = std::min(kNr, n - col0);
+        const float* col_scale = w.scales() + col0;
+        const float* bias = w.bias() + col0;
+        tile(qa_data + r0 * kp, kp, rows, panel, kp, w.sums() + col0, acc);
+        // Epilogue, shared by every kernel (so all of them give the same floats): dequantise,
+        // bias, activation, residual. C may alias R element for element.
+        const float* res0 =
+            epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
+#if defined(__x86_64__)
+        if (use_avx512) {
+          detail::int8_epilogue_avx512(acc, rows, cols, scales_data + r0, col_scale, bias,
+                                       epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
+          continue;
+        }
+#endif
+        for (std::size_t r = 0; r < rows; ++r) {
+          const float rs = scales_data[r0 + r];
+          float* out = c + (r0 + r) * ldc + col0;
+          const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;
+          for (std::size_t j = 0; j < cols; ++j) {
+            float v = static_cast<float>(acc[r * kNr + j]) * (rs * col_scale[j]) + bias[j];
+            v = activate(v, epilogue.activation);
+            if (res != nullptr) v += res[j];
+            out[j] = v;
+          }
+        }
+      }
+    }
+  };
+  const std::size_t tasks = mblocks * nblocks;
+  if (pool != nullptr) {
+    pool->parallel_for(tasks, run_task);
+  } else {
+    for (std::size_t t = 0; t < tasks; ++t) run_task(t);
+  }
+}
+
+namespace detail {
+
+void int8_tile_portable(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
+                        std::size_t kp, const std::int32_t* /*sums*/, std::int32_t* out) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::int32_t acc[kNr] = {};
+    const std::int8_t* ar = a + r * lda;
+    for (std::size_t k4 = 0; k4 < kp; k4 += 4) {
+      const std::int8_t* b = panel + k4 * kNr;  // [kNr][4]
+      for (std::size_t j = 0; j < kNr; ++j) {
+        for (std::size_t t = 0; t < 4; ++t) acc[j] += std::int32_t{ar[k4 + t]} * std::int32_t{b[j * 4 + t]};
+      }
+    }
+    std::copy_n(acc, kNr, out + r * kNr);
+  }
+}
+
+}  // namespace detail
+
+}  // namespace warden::kernels

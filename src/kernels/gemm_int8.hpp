@@ -1,0 +1,101 @@
+#pragma once
+// Int8 dense layers (issue 9, first piece: the kernel only, not yet wired into the model).
+//
+// W [n x k] is quantised once at construction, symmetrically per output row:
+// scale_j = max|W_j| / 127, q = round(w / scale_j) clamped to [-127, 127]. Each row of A is
+// quantised the same way on every call (one scale per row). The products are summed in
+// int32 (AVX-512 VNNI where the CPU has it, else plain C++), and dequantisation
+// (row_scale · col_scale), bias, activation and residual happen in one epilogue.
+//
+// Packed layout: column panels of kInt8PanelWidth output rows, k padded with zeros to a
+// multiple of 4, stored as [k/4][panel width][4] int8 — one 64-byte line holds 4 k-steps of
+// 16 columns, exactly what vpdpbusd consumes.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "core/aligned_buffer.hpp"
+#include "core/cpu_features.hpp"
+#include "kernels/gemm.hpp"
+
+namespace warden {
+class ThreadPool;
+}
+
+namespace warden::kernels {
+
+class QuantizedLinear {
+ public:
+  QuantizedLinear() = default;
+  // weight: n*k floats, row-major [n x k]; bias: n floats or empty (zero bias). isa picks
+  // the int32 kernel: Avx512 uses VNNI when the CPU has it; anything else is portable.
+  QuantizedLinear(std::span<const float> weight, std::size_t n, std::size_t k, std::span<const float> bias,
+                  Isa isa = active_isa());
+
+  [[nodiscard]] std::size_t n() const noexcept { return n_; }
+  [[nodiscard]] std::size_t k() const noexcept { return k_; }
+  // k rounded up to a multiple of 4 (the packed depth).
+  [[nodiscard]] std::size_t k_padded() const noexcept { return kp_; }
+  [[nodiscard]] Isa isa() const noexcept { return isa_; }
+  // Whether linear_int8 runs the AVX-512 VNNI kernel for this layer.
+  [[nodiscard]] bool uses_vnni() const noexcept { return vnni_; }
+  [[nodiscard]] const std::int8_t* panels() const noexcept { return panels_.data(); }
+  [[nodiscard]] const float* scales() const noexcept { return scales_.data(); }     // per column
+  [[nodiscard]] const float* bias() const noexcept { return bias_.data(); }         // per column
+  [[nodiscard]] const std::int32_t* sums() const noexcept { return sums_.data(); }  // Σ_k q[j,k]
+  // Resident bytes of the packed layer.
+  [[nodiscard]] std::size_t bytes() const noexcept {
+    return panels_.size() + (scales_.size() + bias_.size()) * sizeof(float) +
+           sums_.size() * sizeof(std::int32_t);
+  }
+
+ private:
+  std::size_t n_ = 0;
+  std::size_t k_ = 0;
+  std::size_t kp_ = 0;
+  Isa isa_ = Isa::Portable;
+  bool vnni_ = false;
+  AlignedBuffer<std::int8_t> panels_;  // ceil(n/width) panels of [kp/4][width][4]
+  AlignedBuffer<float> scales_;        // padded to a whole panel (padding: 0)
+  AlignedBuffer<float> bias_;
+  AlignedBuffer<std::int32_t> sums_;
+};
+
+// C[m x n] = act(dequant(quant(A) · Wqᵀ) + b) (+ R). Rows of A are quantised dynamically
+// (symmetric, scale = max|row| / 127; an all-zero row gives C = act(b) (+ R) exactly).
+// A has row stride lda, C row stride ldc; C may alias R exactly (same pointer and stride).
+// pool may be null; with one, row blocks x column panels are spread over its threads.
+// The row quantiser and the float epilogue are chosen by the machine (AVX-512 when active_isa() is Avx512,
+// with its vectorised GELU; else plain C++), never by the layer: every int32 kernel's sums go through the
+// same float code, so kernels that agree on the sums agree bit for bit.
+void linear_int8(const float* a, std::size_t lda, std::size_t m, const QuantizedLinear& w, float* c,
+                 std::size_t ldc, const Epilogue& epilogue = {}, ThreadPool* pool = nullptr);
+
+namespace detail {
+
+inline constexpr std::size_t kInt8PanelWidth = 32;
+inline constexpr std::size_t kInt8MR = 6;
+
+// Exact int32 sums of one tile: out[r][j] = Σ_k a[r*lda + k] · panel[k/4][j][k%4] for
+// r < rows (<= kInt8MR), all kInt8PanelWidth columns, k < kp (a multiple of 4). a holds
+// int8 rows padded with zeros to kp; sums is the panel's Σ_k q (used by the VNNI kernel).
+void int8_tile_portable(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
+                        std::size_t kp, const std::int32_t* sums, std::int32_t* out);
+void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
+                           std::size_t kp, const std::int32_t* sums, std::int32_t* out);
+
+// The epilogue of one tile (rows <= kInt8MR, cols <= kInt8PanelWidth; acc as above):
+// c[r][j] = act(acc[r][j] · row_scales[r] · col_scales[j] + bias[j]) (+ residual[r][j]).
+void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
+                          const float* row_scales, const float* col_scales, const float* bias, Activation act,
+                          const float* residual, std::size_t ldr, float* c, std::size_t ldc);
+
+// Dynamic quantisation of one row of A (k floats) into kp int8 (zero-padded); returns the
+// row's scale (0 for an all-zero or non-finite row, which is then all zero). The same
+// numbers as the portable quantiser (round to nearest even of clamp(x · 127 / max|x|)).
+float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
+
+}  // namespace detail
+
+}  // namespace warden::kernels

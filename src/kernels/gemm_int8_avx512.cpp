@@ -1,0 +1,135 @@
+// AVX-512 VNNI int8 micro-kernel: a 6 x 32 tile of int32 sums in 12 zmm accumulators. Per
+// 4 k-steps it loads two 64-byte lines of the packed panel (16 columns x 4 k each) and
+// broadcasts 4 bytes of each A row. vpdpbusd multiplies unsigned by signed bytes, so A is
+// offset by 128 (q ^ 0x80 == q + 128 as u8) and 128 · Σ_k w_q[j,k] is subtracted at the end:
+// the sums are then exactly those of the portable kernel.
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include <math.h>
+
+#include "kernels/gemm_int8.hpp"
+#include "kernels/simd_math_avx512.hpp"
+
+namespace warden::kernels::detail {
+
+__attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda,
+                                                                 std::size_t rows, const std::int8_t* panel,
+                                                                 std::size_t kp, const std::int32_t* sums,
+                                                                 std::int32_t* out) {
+  constexpr int MR = static_cast<int>(kInt8MR);
+  static_assert(kInt8PanelWidth == 32, "two zmm of 16 int32 columns");
+  const std::int8_t* row_ptr[MR];
+  for (int r = 0; r < MR; ++r) {
+    // Rows past `rows` re-read the last real row (always valid memory); they are not stored.
+    // (No std::min: an inline template instantiated here could be linked into other callers.)
+    const auto row = static_cast<std::size_t>(r);
+    row_ptr[r] = a + (row < rows ? row : rows - 1) * lda;
+  }
+  __m512i acc0[MR];
+  __m512i acc1[MR];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) {
+    acc0[r] = _mm512_setzero_si512();
+    acc1[r] = _mm512_setzero_si512();
+  }
+  const __m512i flip = _mm512_set1_epi32(static_cast<int>(0x80808080U));
+  for (std::size_t k4 = 0; k4 < kp; k4 += 4) {
+    const __m512i b0 = _mm512_load_si512(panel + k4 * 32);
+    const __m512i b1 = _mm512_load_si512(panel + k4 * 32 + 64);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      std::int32_t quad = 0;
+      std::memcpy(&quad, row_ptr[r] + k4, sizeof(quad));
+      const __m512i av = _mm512_xor_si512(_mm512_set1_epi32(quad), flip);
+      acc0[r] = _mm512_dpbusd_epi32(acc0[r], av, b0);
+      acc1[r] = _mm512_dpbusd_epi32(acc1[r], av, b1);
+    }
+  }
+  const __m512i corr0 = _mm512_slli_epi32(_mm512_loadu_si512(sums), 7);
+  const __m512i corr1 = _mm512_slli_epi32(_mm512_loadu_si512(sums + 16), 7);
+  for (int r = 0; r < MR; ++r) {
+    if (static_cast<std::size_t>(r) >= rows) break;
+    _mm512_storeu_si512(out + r * 32, _mm512_sub_epi32(acc0[r], corr0));
+    _mm512_storeu_si512(out + r * 32 + 16, _mm512_sub_epi32(acc1[r], corr1));
+  }
+}
+
+float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst) {
+  const __m512 sign = _mm512_set1_ps(-0.0F);
+  __m512 vmax = _mm512_setzero_ps();
+  __mmask16 nan = 0;
+  for (std::size_t i = 0; i < k; i += 16) {
+    const std::size_t left = k - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << left) - 1U);
+    const __m512 x = _mm512_maskz_loadu_ps(m, src + i);
+    nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    vmax = _mm512_max_ps(vmax, _mm512_andnot_ps(sign, x));
+  }
+  const float max_abs = avx512::hmax_ps(vmax);
+  if (nan != 0 || !(max_abs > 0.0F) || max_abs == __builtin_inff()) {
+    for (std::size_t i = 0; i < kp; ++i) dst[i] = 0;
+    return 0.0F;
+  }
+  const float inv = 127.0F / max_abs;
+  const __m512 vinv = _mm512_set1_ps(inv);
+  const __m512 lo = _mm512_set1_ps(-127.0F);
+  const __m512 hi = _mm512_set1_ps(127.0F);
+  for (std::size_t i = 0; i < kp; i += 16) {
+    const std::size_t left = kp - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << left) - 1U);
+    const std::size_t real = i < k ? k - i : 0;
+    const __mmask16 mk = real >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << real) - 1U);
+    const __m512 x = _mm512_maskz_loadu_ps(mk, src + i);  // zero past k: the padding
+    const __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, vinv), lo), hi);
+    // Default MXCSR rounding: to nearest even, as the portable quantiser.
+    _mm512_mask_cvtepi32_storeu_epi8(dst + i, m, _mm512_cvtps_epi32(v));
+  }
+  return max_abs / 127.0F;
+}
+
+void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
+                          const float* row_scales, const float* col_scales, const float* bias, Activation act,
+                          const float* residual, std::size_t ldr, float* c, std::size_t ldc) {
+  const auto n = static_cast<unsigned>(cols);
+  const __mmask16 m0 = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << n) - 1U);
+  const __mmask16 m1 = n >= 32 ? __mmask16(0xFFFF) : n > 16 ? __mmask16((1U << (n - 16)) - 1U) : __mmask16(0);
+  const __m512 cs0 = _mm512_maskz_loadu_ps(m0, col_scales);
+  const __m512 cs1 = _mm512_maskz_loadu_ps(m1, col_scales + 16);
+  const __m512 b0 = _mm512_maskz_loadu_ps(m0, bias);
+  const __m512 b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const __m512 rs = _mm512_set1_ps(row_scales[r]);
+    __m512 v0 =
+        _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(acc + r * 32)), _mm512_mul_ps(rs, cs0), b0);
+    __m512 v1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(acc + r * 32 + 16)),
+                                _mm512_mul_ps(rs, cs1), b1);
+    if (act == Activation::Gelu) {
+      v0 = avx512::gelu_ps(v0);
+      v1 = avx512::gelu_ps(v1);
+    } else if (act == Activation::Relu) {
+      v0 = _mm512_max_ps(v0, _mm512_setzero_ps());
+      v1 = _mm512_max_ps(v1, _mm512_setzero_ps());
+    }
+    float* out = c + r * ldc;
+    const float* res = residual != nullptr ? residual + r * ldr : nullptr;
+    if (act == Activation::Tanh) {
+      // Classifier heads only (one row per sequence): scalar is fine.
+      alignas(64) float tmp[32];
+      _mm512_store_ps(tmp, v0);
+      _mm512_store_ps(tmp + 16, v1);
+      for (std::size_t j = 0; j < cols; ++j) out[j] = ::tanhf(tmp[j]) + (res != nullptr ? res[j] : 0.0F);
+      continue;
+    }
+    if (res != nullptr) {
+      v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
+      v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));
+    }
+    _mm512_mask_storeu_ps(out, m0, v0);
+    _mm512_mask_storeu_ps(out + 16, m1, v1);
+  }
+}
+
+}  // namespace warden::kernels::detail
