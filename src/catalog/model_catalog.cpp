@@ -91,9 +91,8 @@ FolderCheck check_folder(const fs::path& dir) {
                     dir.string()));
   }
   FolderCheck c;
-  bool head = false;
-  for (const std::string& a : config.architectures) head = head || a.ends_with("ForSequenceClassification");
-  if (head) c.kind = config.num_labels() == 1 ? model::ModelKind::Reranker : model::ModelKind::Classifier;
+  if (has_classification_head(dir))
+    c.kind = config.num_labels() == 1 ? model::ModelKind::Reranker : model::ModelKind::Classifier;
   c.width = config.hidden_size;
   c.bytes = estimate_bytes(dir, config);
   return c;

@@ -98,6 +98,11 @@ std::string required_string(object obj, std::string_view name) {
   return string_value(required_field(obj, name), name, name);
 }
 
+// Every body's `model` (empty when absent: the route's default model answers).
+std::string model_field(object obj) {
+  return optional_string(obj, "model").value_or("");
+}
+
 // A count such as `dimensions` or `top_n`: an integer >= 1 (not 2.0, not true).
 std::optional<std::size_t> optional_positive(object obj, std::string_view name) {
   const std::optional<element> field = optional_field(obj, name);
@@ -259,7 +264,7 @@ EmbedRequest parse_tei_embed(std::string_view body) {
   request.dimensions = optional_positive(obj, "dimensions");
   // Empty strings pass: the parser checks shapes, not content. (TEI itself answers 400 Empty
   // for an empty text, in its tokenization step; that is the router's call.)
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   return request;
 }
 
@@ -276,7 +281,7 @@ OpenAiEmbedRequest parse_openai_embed(std::string_view body) {
       throw validation(ticked(label) + " cannot be an empty string", "input");
     }
   }
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   request.user = optional_string(obj, "user").value_or("");
   const std::optional<std::string> format = optional_string(obj, "encoding_format");
   if (format && *format == "base64") {
@@ -320,7 +325,7 @@ SimilarityRequest parse_similarity(std::string_view body) {
     if (std::optional<std::string> p = optional_string(params, "prompt_name"))
       request.prompt_name = std::move(p);
   }
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   return request;
 }
 
@@ -331,7 +336,7 @@ TokenizeRequest parse_tokenize(std::string_view body) {
   request.inputs = string_or_list(obj, "inputs", request.single);
   request.add_special_tokens = bool_or(obj, "add_special_tokens", true);
   request.prompt_name = optional_string(obj, "prompt_name");
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   return request;
 }
 
@@ -340,7 +345,7 @@ GuardRequest parse_guard(std::string_view body) {
   const object obj = parse_object(parser, body);
   GuardRequest request;
   request.inputs = string_or_list(obj, "inputs", request.single);
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   return request;
 }
 
@@ -369,7 +374,7 @@ DecodeRequest parse_decode(std::string_view body) {
     }
   }
   request.skip_special_tokens = bool_or(obj, "skip_special_tokens", true);
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   return request;
 }
 
@@ -383,7 +388,7 @@ RerankRequest parse_tei_rerank(std::string_view body) {
   request.return_text = bool_or(obj, "return_text", false);
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   return request;
 }
 
@@ -391,7 +396,7 @@ OpenAiRerankRequest parse_v1_rerank(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);
   OpenAiRerankRequest request;
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   request.query = non_empty_query(obj);
   array list;
   if (required_field(obj, "documents").get(list) != simdjson::SUCCESS) {
@@ -459,7 +464,7 @@ PredictRequest parse_predict(std::string_view body) {
   request.raw_scores = bool_or(obj, "raw_scores", false);
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
-  request.model = optional_string(obj, "model").value_or("");
+  request.model = model_field(obj);
   return request;
 }
 

@@ -148,12 +148,9 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
   const std::size_t panels = (n + nr - 1) / nr;
   const std::size_t mblocks = (m + mc - 1) / mc;
 
-  // Enough tasks for every thread to have work: split the columns when rows are few.
-  const std::size_t threads = pool != nullptr ? pool->size() : 1;
-  std::size_t nblocks = 1;
-  while (mblocks * nblocks < 2 * threads && nblocks < panels) nblocks *= 2;
-  nblocks = std::min(nblocks, panels);
-  const std::size_t panels_per_block = (panels + nblocks - 1) / nblocks;
+  const detail::TaskGrid grid = detail::task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
+  const std::size_t nblocks = grid.nblocks;
+  const std::size_t panels_per_block = grid.panels_per_block;
 
   auto run_task = [&](std::size_t task) {
     const std::size_t mb = task / nblocks;
@@ -245,5 +242,18 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
     for (std::size_t t = 0; t < tasks; ++t) run_task(t);
   }
 }
+
+namespace detail {
+
+TaskGrid task_grid(std::size_t mblocks, std::size_t panels, std::size_t threads) {
+  // Enough tasks for every thread to have work: split the columns when rows are few.
+  TaskGrid g;
+  while (mblocks * g.nblocks < 2 * threads && g.nblocks < panels) g.nblocks *= 2;
+  g.nblocks = std::min(g.nblocks, panels);
+  g.panels_per_block = (panels + g.nblocks - 1) / g.nblocks;
+  return g;
+}
+
+}  // namespace detail
 
 }  // namespace warden::kernels

@@ -1,4 +1,5 @@
 #include "kernels/gemm_int8.hpp"
+#include "kernels/gemm_tile.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -146,11 +147,9 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   }
 
   const std::size_t panels = (n + kNr - 1) / kNr;
-  const std::size_t threads = pool != nullptr ? pool->size() : 1;
-  std::size_t nblocks = 1;
-  while (mblocks * nblocks < 2 * threads && nblocks < panels) nblocks *= 2;
-  nblocks = std::min(nblocks, panels);
-  const std::size_t panels_per_block = (panels + nblocks - 1) / nblocks;
+  const detail::TaskGrid grid = detail::task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
+  const std::size_t nblocks = grid.nblocks;
+  const std::size_t panels_per_block = grid.panels_per_block;
 
   auto run_task = [&](std::size_t task) {
     const std::size_t mb = task / nblocks;

@@ -42,4 +42,14 @@ void tile_avx512(const Tile& t);
 void pack_a_avx512(const float* a, std::size_t lda, std::size_t rows, std::size_t kc, float* out);
 void tile_neon(const Tile& t);  // AArch64 only
 
+// How a dense layer's work is cut into tasks for `threads` threads: mblocks row blocks x
+// nblocks column blocks of panels_per_block panels each. Columns are split only when the
+// rows alone give fewer than two tasks per thread. (Defined in gemm.cpp: not inline, so
+// that no ISA-specific file can lend it its instructions.)
+struct TaskGrid {
+  std::size_t nblocks = 1;
+  std::size_t panels_per_block = 0;
+};
+TaskGrid task_grid(std::size_t mblocks, std::size_t panels, std::size_t threads);
+
 }  // namespace warden::kernels::detail
