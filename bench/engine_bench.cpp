@@ -82,6 +82,13 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> batches{1, 8, 32};
   std::vector<std::size_t> seqs{16, 128, 512};
   double min_seconds = 1.0;
+  std::string dtype = "float32";
+  if (argc == 2 && std::string(argv[1]) == "--help") {
+    std::printf(
+        "usage: engine_bench --model-dir DIR [--threads N] [--batches ..] [--seqs ..] [--min-seconds S] "
+        "[--dtype float32|bfloat16|int8]\n");
+    return 0;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
@@ -95,6 +102,8 @@ int main(int argc, char** argv) {
       seqs = parse_list(value);
     else if (flag == "--min-seconds")
       min_seconds = std::stod(value);
+    else if (flag == "--dtype")
+      dtype = value;
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -105,12 +114,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const auto model = warden::model::load_encoder_model(model_dir);
+    const auto precision = warden::kernels::parse_precision(dtype);
+    if (!precision) {
+      std::fprintf(stderr, "engine_bench: unknown dtype %s\n", dtype.c_str());
+      return 2;
+    }
+    const auto model =
+        warden::model::load_encoder_model(model_dir, nullptr, warden::active_isa(), *precision);
     const auto& d = model->encoder.dims();
     warden::ThreadPool pool(threads);
     const double peak = peak_flops(pool.size());
-    std::printf("{\"peak_gflops\": %.1f, \"threads\": %zu, \"isa\": \"%s\"}\n", peak * 1e-9, pool.size(),
-                std::string(warden::isa_name(warden::active_isa())).c_str());
+    std::printf(
+        "{\"peak_gflops\": %.1f, \"threads\": %zu, \"isa\": \"%s\", \"dtype\": \"%s\", "
+        "\"weight_bytes\": %zu}\n",
+        peak * 1e-9, pool.size(), std::string(warden::isa_name(warden::active_isa())).c_str(),
+        std::string(warden::kernels::precision_name(*precision)).c_str(), model->encoder.weight_bytes());
     std::mt19937 rng(1);
     std::uniform_int_distribution<std::uint32_t> id_dist(1000, static_cast<std::uint32_t>(d.vocab - 1));
     warden::model::EncoderWorkspace ws;
@@ -141,11 +159,13 @@ int main(int argc, char** argv) {
         const double flops = double(d.layers) * (2 * tokens * h * (4 * h + 2 * inter) +
                                                  4 * double(batch_size) * double(seq) * double(seq) * h);
         std::printf(
-            "{\"engine\": \"warden\", \"batch\": %zu, \"seq\": %zu, \"median_ms\": %.3f, \"p10_ms\": %.3f, "
+            "{\"engine\": \"warden\", \"dtype\": \"%s\", \"batch\": %zu, \"seq\": %zu, \"median_ms\": %.3f, "
+            "\"p10_ms\": %.3f, "
             "\"p90_ms\": %.3f, \"runs\": %zu, \"tokens_per_s\": %.0f, \"gflops\": %.1f, \"peak_fraction\": "
             "%.3f}\n",
-            batch_size, seq, med * 1e3, times[times.size() / 10] * 1e3, times[times.size() * 9 / 10] * 1e3,
-            times.size(), tokens / med, flops / med * 1e-9, peak > 0 ? flops / med / peak : 0.0);
+            std::string(warden::kernels::precision_name(*precision)).c_str(), batch_size, seq, med * 1e3,
+            times[times.size() / 10] * 1e3, times[times.size() * 9 / 10] * 1e3, times.size(), tokens / med,
+            flops / med * 1e-9, peak > 0 ? flops / med / peak : 0.0);
         std::fflush(stdout);
       }
     }

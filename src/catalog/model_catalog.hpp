@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "hub/hub.hpp"
+#include "kernels/dense.hpp"
 #include "serving/model_manager.hpp"
 
 namespace warden {
@@ -28,6 +29,7 @@ namespace warden::catalog {
 struct ModelArg {
   std::string alias;  // empty: the name derives from the source
   std::string source;
+  std::string dtype;  // float32|bfloat16|int8|auto (docs/precision.md); empty: CatalogOptions::dtype
 };
 ModelArg parse_model_arg(std::string_view text);
 
@@ -40,7 +42,13 @@ struct CatalogOptions {
   hub::HubOptions hub;         // where and how HF ids are fetched
   hub::ProgressFn progress;    // download progress (may be empty)
   OnModelError on_error = OnModelError::Exit;
+  std::string dtype = "float32";  // for models whose ModelArg names none
 };
+
+// "float32", "bfloat16", "int8" (or their aliases) or "auto" (the fastest this CPU runs
+// within the accuracy bar) -> the precision models load in. Error(InvalidArgument) naming
+// the choices for anything else, and for bfloat16 where this build cannot run it.
+kernels::Precision resolve_precision(std::string_view dtype);
 
 // A resolved model: its spec, and what start-up sizing needs before any model is loaded.
 struct CatalogModel {

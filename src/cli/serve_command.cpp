@@ -42,6 +42,7 @@ struct ServeOptions {
   std::size_t max_loaded_models = 0;
   std::string memory_budget;  // "0", "512MiB", "2G", ...
   std::string on_model_error = "exit";
+  std::vector<std::string> dtypes;  // [NAME=]DTYPE: the default precision, or one model's
   // Unset values come from the machine (serving/system_resources.hpp).
   std::optional<std::size_t> threads;
   std::optional<std::size_t> tokenization_workers;
@@ -133,12 +134,37 @@ std::size_t parse_bytes(const std::string& text) {
 // Every model the server answers for, resolved and checked (hub ids fetched) before it
 // listens: a model that cannot be used stops it here, with exit code 2 and one line naming
 // the model and the cause (or, with --on-model-error fallback, is replaced by the hashing
-// embedder, loudly).
+// embedder, loudly). A plain --dtype becomes catalog_options' default (POST /admin/models
+// uses it too).
 std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
-                                                  const catalog::CatalogOptions& catalog_options) {
+                                                  catalog::CatalogOptions& catalog_options) {
   std::vector<catalog::CatalogModel> models;
-  std::vector<std::string> args = options.models;
-  if (!options.model_dir.empty()) args.push_back(options.model_dir);
+  std::vector<catalog::ModelArg> args;
+  for (const std::string& a : options.models) args.push_back(catalog::parse_model_arg(a));
+  if (!options.model_dir.empty()) args.push_back(catalog::parse_model_arg(options.model_dir));
+  // --dtype DTYPE sets every model's precision; --dtype NAME=DTYPE one model's, NAME being
+  // its alias or its source as given.
+  for (const std::string& d : options.dtypes) {
+    const auto eq = d.find('=');
+    if (eq == std::string::npos) {
+      (void)catalog::resolve_precision(d);  // checked here, with the flag's name in the message
+      catalog_options.dtype = d;
+      continue;
+    }
+    const std::string name = d.substr(0, eq);
+    const std::string dtype = d.substr(eq + 1);
+    (void)catalog::resolve_precision(dtype);
+    bool found = false;
+    for (catalog::ModelArg& a : args) {
+      if (a.alias == name || (a.alias.empty() && a.source == name)) {
+        a.dtype = dtype;
+        found = true;
+      }
+    }
+    if (!found) {
+      throw Error(ErrorKind::InvalidArgument, fmt::format("--dtype {}: no --model is called {}", d, name));
+    }
+  }
   if (args.empty()) {
     catalog::CatalogModel m = catalog::default_model(catalog_options);
     if (!m.spec.tier_reason.empty()) {
@@ -148,8 +174,8 @@ std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
     models.push_back(std::move(m));
     return models;
   }
-  for (const std::string& a : args) {
-    catalog::CatalogModel m = catalog::make_model_spec(catalog::parse_model_arg(a), catalog_options);
+  for (const catalog::ModelArg& a : args) {
+    catalog::CatalogModel m = catalog::make_model_spec(a, catalog_options);
     if (!m.spec.fallback_reason.empty()) {
       fmt::print(
           stderr,
@@ -271,11 +297,12 @@ int run_serve(ServeOptions options) {
   service.router.guard_model = guard_model_name;
   // POST /admin/models: the same resolution as --model, but a bad source is the caller's
   // error, never a silent fallback.
-  service.router.make_spec = [catalog_options](const std::string& name, const std::string& source) {
+  service.router.make_spec = [catalog_options](const std::string& name, const std::string& source,
+                                               const std::string& dtype) {
     catalog::CatalogOptions o = catalog_options;
     o.on_error = catalog::OnModelError::Exit;
     o.progress = {};
-    return catalog::make_model_spec(catalog::ModelArg{name, source}, o).spec;
+    return catalog::make_model_spec(catalog::ModelArg{name, source, dtype}, o).spec;
   };
   options.server.io_threads = options.io_threads.value_or(sizing.io_threads);
   options.server.handle_signals = true;
@@ -350,6 +377,12 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--memory-budget", o->memory_budget,
                   "Memory the loaded models may hold, e.g. 2GiB (estimated from their files; 0: no bound)")
       ->envname("WARDEN_MEMORY_BUDGET");
+  app->add_option("--dtype", o->dtypes,
+                  "Precision of the models' dense layers: float32 (default, exact), bfloat16, int8, or auto "
+                  "(the fastest this CPU runs within the accuracy bar of docs/precision.md). NAME=DTYPE sets "
+                  "one model's (NAME: its alias or source); give it several times")
+      ->delimiter(',')
+      ->envname("WARDEN_DTYPE");
   app->add_option("--on-model-error", o->on_model_error,
                   "A model that cannot be used at start-up: exit (code 2), or fallback (serve the lexical "
                   "hashing embedder under its name, marked semantic=false)")

@@ -26,13 +26,15 @@ std::future<std::unique_ptr<Tokenizer>> load_tokenizer_async(const std::filesyst
 
 }  // namespace
 
-NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool)
-    : NeuralEmbedder(dir, pool, load_tokenizer_async(dir)) {}
+NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
+                               kernels::Precision precision)
+    : NeuralEmbedder(dir, pool, precision, load_tokenizer_async(dir)) {}
 
 NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
+                               kernels::Precision precision,
                                std::future<std::unique_ptr<Tokenizer>> tokenizer)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
-      model_(model::load_encoder_model(dir, pool)),
+      model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       tokenizer_(tokenizer.get()),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();

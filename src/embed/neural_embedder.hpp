@@ -34,8 +34,10 @@ class ThreadPool;
 
 class NeuralEmbedder final : public Embedder {
  public:
-  // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels.
-  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool);
+  // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels;
+  // `precision` is the encoder's (docs/precision.md).
+  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
+                 kernels::Precision precision = kernels::Precision::Float32);
   ~NeuralEmbedder() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
@@ -67,7 +69,7 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
 
  private:
-  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
+  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, kernels::Precision precision,
                  std::future<std::unique_ptr<Tokenizer>> tokenizer);
 
   // Tokenizes `input` (prompt + text) with the options' special tokens and truncation;

@@ -16,9 +16,12 @@ std::vector<std::string> builtin_embedder_names() {
   return {std::string(UseLiteEmbedder::kId), std::string(HashingEmbedder::kId)};
 }
 
-std::unique_ptr<Embedder> make_builtin_embedder(std::string_view name, ThreadPool* pool) {
+std::unique_ptr<Embedder> make_builtin_embedder(std::string_view name, ThreadPool* pool,
+                                                kernels::Precision precision) {
   if (name == HashingEmbedder::kId) return std::make_unique<HashingEmbedder>();
-  if (name == UseLiteEmbedder::kId) return std::make_unique<UseLiteEmbedder>(use_lite_model_dir(), pool);
+  if (name == UseLiteEmbedder::kId) {
+    return std::make_unique<UseLiteEmbedder>(use_lite_model_dir(), pool, precision);
+  }
   throw Error(ErrorKind::NotFound, fmt::format("unknown model '{}'; available: {}", name,
                                                fmt::join(builtin_embedder_names(), ", ")));
 }

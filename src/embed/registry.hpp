@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
+#include "kernels/dense.hpp"
 
 namespace warden {
 
@@ -19,8 +20,10 @@ std::vector<std::string> builtin_embedder_names();
 
 // Throws Error(NotFound) listing the available names when `name` is not one of them, and
 // Error(NotFound) naming the folder when use-lite is asked for but was never converted.
-// `pool` (not owned, may be null) runs the neural ones.
-std::unique_ptr<Embedder> make_builtin_embedder(std::string_view name, ThreadPool* pool = nullptr);
+// `pool` (not owned, may be null) runs the neural ones, in `precision` (the hashing
+// embedder has no weights and ignores it).
+std::unique_ptr<Embedder> make_builtin_embedder(std::string_view name, ThreadPool* pool = nullptr,
+                                                kernels::Precision precision = kernels::Precision::Float32);
 
 // The embedder used when the user names none: use-lite when its converted folder exists
 // (use_lite_model_dir()), else hashing-ngram-256, in which case `fallback_reason` says

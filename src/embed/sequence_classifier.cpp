@@ -25,9 +25,10 @@ std::vector<TokenInfo> SequenceClassifier::tokenize(std::string_view /*text*/) c
   throw Error(ErrorKind::Unsupported, fmt::format("{} has no tokenizer to report tokens with", id()));
 }
 
-NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool)
+NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool,
+                                   kernels::Precision precision)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
-      model_(model::load_encoder_model(dir, pool)),
+      model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
   if (!model_->head) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
+#include "kernels/dense.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {
@@ -71,7 +72,8 @@ class NeuralClassifier final : public SequenceClassifier {
  public:
   // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels.
   // Error(InvalidArgument) when the folder's model has no classification head.
-  NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool);
+  NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool,
+                   kernels::Precision precision = kernels::Precision::Float32);
   ~NeuralClassifier() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }

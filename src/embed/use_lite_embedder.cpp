@@ -45,9 +45,9 @@ fs::path use_lite_model_dir() {
   return use_lite_cache_dir() / "model";
 }
 
-UseLiteEmbedder::UseLiteEmbedder(const fs::path& dir, ThreadPool* pool)
+UseLiteEmbedder::UseLiteEmbedder(const fs::path& dir, ThreadPool* pool, kernels::Precision precision)
     : tokenizer_(load_tokenizer(dir)), pool_(pool) {
-  model_ = model::UseLiteModel::load(dir, pool);
+  model_ = model::UseLiteModel::load(dir, pool, precision);
   if (tokenizer_.vocab_size() > model_->config().vocab) {
     throw Error(ErrorKind::CorruptFile, fmt::format("{}: {} pieces but only {} embedding rows", dir.string(),
                                                     tokenizer_.vocab_size(), model_->config().vocab));

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "embed/embedder.hpp"
+#include "kernels/dense.hpp"
 #include "model/use_lite.hpp"
 #include "tokenizer/use_lite_tokenizer.hpp"
 
@@ -27,7 +28,8 @@ class UseLiteEmbedder final : public Embedder {
 
   // Loads a converted folder (config.json, model.safetensors, vocab.json). Error(NotFound)
   // naming the folder and how to make it when it is missing. `pool` may be null.
-  UseLiteEmbedder(const std::filesystem::path& dir, ThreadPool* pool);
+  UseLiteEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
+                  kernels::Precision precision = kernels::Precision::Float32);
   ~UseLiteEmbedder() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return kId; }

@@ -26,6 +26,7 @@ void write_status(JsonWriter& w, const serving::ModelStatus& st) {
   w.key("kind").value(model::model_kind_name(st.kind));
   w.key("semantic").value(st.semantic);
   w.key("pinned").value(st.pinned);
+  if (!st.dtype.empty()) w.key("dtype").value(st.dtype);
   w.key("state").value(serving::model_state_name(st.state));
   w.key("resident_bytes").value(static_cast<std::uint64_t>(st.resident_bytes));
   w.key("in_flight").value(static_cast<std::uint64_t>(st.in_flight));
@@ -98,7 +99,7 @@ void Router::Impl::admin(std::shared_ptr<Call> call, std::string_view method, st
                   };
                   serving::ModelSpec spec;
                   try {
-                    spec = options.make_spec(request->name, request->source);
+                    spec = options.make_spec(request->name, request->source, request->dtype);
                   } catch (...) {
                     const MappedError e = map_exception(std::current_exception(), "model");
                     // A source that does not exist (a folder, a hub id) is the client's mistake.

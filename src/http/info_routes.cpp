@@ -60,6 +60,7 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
         w.key("dim").value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->dim() : 0));
         if (m.classifier != nullptr) label_list(w, *m.classifier);
         w.key("semantic").value(spec.semantic);
+        if (!spec.dtype.empty()) w.key("dtype").value(spec.dtype);
         w.key("tier").value(spec.tier);
         if (!spec.tier_reason.empty()) w.key("tier_reason").value(spec.tier_reason);
         if (!spec.fallback_reason.empty()) {
@@ -115,6 +116,7 @@ Response Router::Impl::list_models() const {
       w.end_array();
     }
     w.key("semantic").value(st.semantic);
+    if (!st.dtype.empty()) w.key("dtype").value(st.dtype);
     w.key("state").value(serving::model_state_name(st.state));
     if (!st.fallback_reason.empty()) w.key("fallback").value(true);
     w.end_object();

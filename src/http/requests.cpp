@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "http/api_error.hpp"
+#include "kernels/dense.hpp"
 
 namespace warden::http {
 
@@ -484,6 +485,10 @@ AdminModelRequest parse_admin_model(std::string_view body) {
     }
   }
   if (request.source.empty()) throw validation("`model` cannot be empty", "model");
+  request.dtype = optional_string(obj, "dtype").value_or("");
+  if (!request.dtype.empty() && request.dtype != "auto" && !kernels::parse_precision(request.dtype)) {
+    throw validation("`dtype` must be one of float32, bfloat16, int8, auto", "dtype");
+  }
   return request;
 }
 

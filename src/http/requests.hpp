@@ -152,7 +152,8 @@ PredictRequest parse_predict(std::string_view body);
 // the one --model would give it. Names are 1-200 bytes without control characters.
 struct AdminModelRequest {
   std::string source;
-  std::string name;  // empty: derived from the source
+  std::string name;   // empty: derived from the source
+  std::string dtype;  // empty: the server's --dtype; else float32|bfloat16|int8|auto (checked)
 };
 AdminModelRequest parse_admin_model(std::string_view body);
 

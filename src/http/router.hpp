@@ -43,9 +43,11 @@ struct RouterOptions {
   // The model /guard's probe embeds with (a pinned name in the manager); empty: the default
   // embedding model.
   std::string guard_model;
-  // POST /admin/models: turns {"name", "model"} into a spec (may download; runs on its own
+  // POST /admin/models: turns {"name", "model", "dtype"} into a spec (may download; runs on its own
   // thread). Empty: the route answers 501. Throws warden::Error for a bad source.
-  std::function<serving::ModelSpec(const std::string& name, const std::string& source)> make_spec;
+  std::function<serving::ModelSpec(const std::string& name, const std::string& source,
+                                   const std::string& dtype)>
+      make_spec;
 };
 
 // The one model a router serves: exactly one of the two is set. An embedder answers the

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 
@@ -65,10 +67,37 @@ using TileFn = void (*)(const std::int8_t*, std::size_t, std::size_t, const std:
 
 }  // namespace
 
+QuantizedRows quantize_rows(std::span<const float> weight, std::size_t n, std::size_t k) {
+  if (weight.size() != n * k) throw Error(ErrorKind::Internal, "quantize_rows: sizes do not match the layer");
+  QuantizedRows out{std::vector<std::int8_t>(n * k), std::vector<float>(n)};
+  for (std::size_t j = 0; j < n; ++j) {
+    const float* row = weight.data() + j * k;
+    float max_abs = 0.0F;
+    bool finite = true;
+    for (std::size_t i = 0; i < k; ++i) {
+      max_abs = std::max(max_abs, std::fabs(row[i]));
+      finite = finite && std::isfinite(row[i]);
+    }
+    if (!finite) throw Error(ErrorKind::CorruptFile, fmt::format("weight row {} is not finite", j));
+    if (max_abs == 0.0F) continue;  // scale 0, values 0
+    const float scale = max_abs / 127.0F;
+    std::int8_t* q = out.values.data() + j * k;
+    for (std::size_t i = 0; i < k; ++i) {
+      q[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(row[i] / scale), -127.0F, 127.0F));
+    }
+    out.scales[j] = scale;
+  }
+  return out;
+}
+
 QuantizedLinear::QuantizedLinear(std::span<const float> weight, std::size_t n, std::size_t k,
                                  std::span<const float> bias, Isa isa)
+    : QuantizedLinear(quantize_rows(weight, n, k), n, k, bias, isa) {}
+
+QuantizedLinear::QuantizedLinear(const QuantizedRows& rows, std::size_t n, std::size_t k,
+                                 std::span<const float> bias, Isa isa)
     : n_(n), k_(k), kp_((k + 3) / 4 * 4), isa_(isa) {
-  if (weight.size() != n * k || (!bias.empty() && bias.size() != n)) {
+  if (rows.values.size() != n * k || rows.scales.size() != n || (!bias.empty() && bias.size() != n)) {
     throw Error(ErrorKind::Internal, "QuantizedLinear: sizes do not match the layer");
   }
 #if defined(__x86_64__)
@@ -79,27 +108,21 @@ QuantizedLinear::QuantizedLinear(std::span<const float> weight, std::size_t n, s
   scales_ = AlignedBuffer<float>(panels * kNr);
   bias_ = AlignedBuffer<float>(panels * kNr);
   sums_ = AlignedBuffer<std::int32_t>(panels * kNr);
-  std::vector<std::int8_t> q(kp_);
   for (std::size_t j = 0; j < n; ++j) {
-    const float* row = weight.data() + j * k;
-    float max_abs = 0.0F;
-    for (std::size_t i = 0; i < k; ++i) max_abs = std::max(max_abs, std::fabs(row[i]));
-    std::fill(q.begin(), q.end(), std::int8_t{0});
-    float scale = 0.0F;
-    if (max_abs > 0.0F && std::isfinite(max_abs)) {
-      scale = max_abs / 127.0F;
-      for (std::size_t i = 0; i < k; ++i) {
-        q[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(row[i] / scale), -127.0F, 127.0F));
-      }
-    } else if (max_abs != 0.0F) {
-      throw Error(ErrorKind::Internal, "QuantizedLinear: weight row is not finite");
-    }
+    const std::int8_t* q = rows.values.data() + j * k;
     std::int8_t* panel = panels_.data() + (j / kNr) * kp_ * kNr;
     const std::size_t lane = j % kNr;
     std::int32_t sum = 0;
-    for (std::size_t i = 0; i < kp_; ++i) {
-      panel[(i / 4) * kNr * 4 + lane * 4 + i % 4] = q[i];
-      sum += q[i];
+    for (std::size_t i = 0; i < k; ++i) {
+      // -128 has no symmetric counterpart and would overflow the VNNI offset correction's
+      // assumptions; a checkpoint holding one is clamped like a freshly quantised row.
+      const std::int8_t v = std::max<std::int8_t>(q[i], -127);
+      panel[(i / 4) * kNr * 4 + lane * 4 + i % 4] = v;
+      sum += v;
+    }
+    const float scale = rows.scales[j];
+    if (!std::isfinite(scale) || scale < 0.0F) {
+      throw Error(ErrorKind::CorruptFile, fmt::format("int8 weight scale {} of row {} is invalid", scale, j));
     }
     scales_.data()[j] = scale;
     bias_.data()[j] = bias.empty() ? 0.0F : bias[j];

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/aligned_buffer.hpp"
 #include "core/cpu_features.hpp"
@@ -25,12 +26,27 @@ class ThreadPool;
 
 namespace warden::kernels {
 
+// W quantised symmetrically per output row: values [n x k] row-major, scales [n]
+// (w ≈ value · scale). What QuantizedLinear packs and `warden quantize` saves.
+struct QuantizedRows {
+  std::vector<std::int8_t> values;
+  std::vector<float> scales;
+};
+
+// scale_j = max|W_j| / 127 (0 for an all-zero row), q = round-half-even(w / scale_j)
+// clamped to [-127, 127]. Throws Error(CorruptFile) on a non-finite weight.
+QuantizedRows quantize_rows(std::span<const float> weight, std::size_t n, std::size_t k);
+
 class QuantizedLinear {
  public:
   QuantizedLinear() = default;
   // weight: n*k floats, row-major [n x k]; bias: n floats or empty (zero bias). isa picks
   // the int32 kernel: Avx512 uses VNNI when the CPU has it; anything else is portable.
   QuantizedLinear(std::span<const float> weight, std::size_t n, std::size_t k, std::span<const float> bias,
+                  Isa isa = active_isa());
+  // From weights quantised already (a checkpoint `warden quantize` wrote): bit-identical to
+  // the float constructor given the weights those rows were quantised from.
+  QuantizedLinear(const QuantizedRows& rows, std::size_t n, std::size_t k, std::span<const float> bias,
                   Isa isa = active_isa());
 
   [[nodiscard]] std::size_t n() const noexcept { return n_; }

@@ -23,9 +23,14 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
     throw Error(ErrorKind::CorruptFile,
                 fmt::format("hidden size {} is not a multiple of {} heads", h, dims_.heads));
   }
-  if (w_.word_embeddings.size() != dims_.vocab * h ||
-      w_.position_embeddings.size() != dims_.max_positions * h ||
-      w_.token_type_embeddings.size() != dims_.type_vocab * h || w_.layers.size() != dims_.layers) {
+  auto table_ok = [h](const EmbeddingTable& t, std::size_t rows) {
+    return t.rows() == rows && (rows == 0 || t.width() == h);
+  };
+  if (!table_ok(w_.word_embeddings, dims_.vocab) || !table_ok(w_.position_embeddings, dims_.max_positions) ||
+      !table_ok(w_.token_type_embeddings, dims_.type_vocab) || w_.layers.size() != dims_.layers ||
+      // embed() widens only word rows into its scratch row
+      w_.position_embeddings.precision() != kernels::Precision::Float32 ||
+      w_.token_type_embeddings.precision() != kernels::Precision::Float32) {
     throw Error(ErrorKind::Internal, "Encoder: weights do not match the dimensions");
   }
 }
@@ -56,17 +61,21 @@ void Encoder::validate(const TokenBatch& batch) const {
   }
 }
 
-void Encoder::embed(const TokenBatch& batch, float* x) const {
+kernels::Precision Encoder::precision() const noexcept {
+  return w_.layers.empty() ? w_.word_embeddings.precision() : w_.layers.front().qkv.precision();
+}
+
+void Encoder::embed(const TokenBatch& batch, float* x, float* scratch) const {
   const std::size_t h = dims_.hidden;
   for (std::size_t s = 0; s < batch.sequences(); ++s) {
     for (std::size_t t = batch.offsets[s]; t < batch.offsets[s + 1]; ++t) {
       const std::size_t pos = dims_.position_offset + (t - batch.offsets[s]);
-      const float* word = w_.word_embeddings.data() + static_cast<std::size_t>(batch.ids[t]) * h;
-      const float* position = w_.position_embeddings.data() + pos * h;
+      const float* word = w_.word_embeddings.row(batch.ids[t], scratch);
+      const float* position = w_.position_embeddings.row(pos, nullptr);
       float* row = x + t * h;
       // Same summation order as HF: (word + token type) + position.
       if (dims_.type_vocab > 0) {
-        const float* type = w_.token_type_embeddings.data() + static_cast<std::size_t>(batch.type_ids[t]) * h;
+        const float* type = w_.token_type_embeddings.row(batch.type_ids[t], nullptr);
         for (std::size_t j = 0; j < h; ++j) row[j] = word[j] + type[j] + position[j];
       } else {
         for (std::size_t j = 0; j < h; ++j) row[j] = word[j] + position[j];
@@ -85,20 +94,20 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   float* ctx = ws.context(tokens * h);
   float* ffn = ws.ffn(tokens * dims_.intermediate);
 
-  embed(batch, x);
+  embed(batch, x, ws.row(h));
   kernels::layer_norm(x, h, x, h, tokens, h, w_.embedding_norm.gamma.data(), w_.embedding_norm.beta.data(),
                       dims_.layer_norm_eps, pool);
   const std::size_t head_dim = h / dims_.heads;
   const kernels::AttentionShape shape{dims_.heads, head_dim, 1.0F / std::sqrt(static_cast<float>(head_dim))};
   for (const EncoderLayer& layer : w_.layers) {
-    kernels::linear(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
+    kernels::dense(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
     kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool);
-    kernels::linear(ctx, h, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
+    kernels::dense(ctx, h, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
     kernels::layer_norm(x, h, x, h, tokens, h, layer.attn_norm.gamma.data(), layer.attn_norm.beta.data(),
                         dims_.layer_norm_eps, pool);
-    kernels::linear(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
-    kernels::linear(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
-                    pool);
+    kernels::dense(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
+    kernels::dense(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
+                   pool);
     kernels::layer_norm(x, h, x, h, tokens, h, layer.ffn_norm.gamma.data(), layer.ffn_norm.beta.data(),
                         dims_.layer_norm_eps, pool);
   }
@@ -107,8 +116,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
 
 std::size_t Encoder::weight_bytes() const noexcept {
   std::size_t bytes =
-      (w_.word_embeddings.size() + w_.position_embeddings.size() + w_.token_type_embeddings.size()) *
-      sizeof(float);
+      w_.word_embeddings.bytes() + w_.position_embeddings.bytes() + w_.token_type_embeddings.bytes();
   for (const auto& l : w_.layers) {
     bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_out.bytes();
     bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);

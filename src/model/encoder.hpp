@@ -19,7 +19,8 @@
 #include "core/aligned_buffer.hpp"
 #include "core/arena.hpp"
 #include "kernels/activation.hpp"
-#include "kernels/gemm.hpp"
+#include "kernels/dense.hpp"
+#include "model/embedding_table.hpp"
 #include "model/token_batch.hpp"
 
 namespace warden {
@@ -41,37 +42,28 @@ struct EncoderDims {
   kernels::Activation ffn_activation = kernels::Activation::Gelu;
 };
 
-// A float32 table read by row (embeddings): a view into the memory-mapped checkpoint when
-// the file holds aligned float32 (no copy, and only the rows used are ever paged in), else
-// an owned copy converted from f16/bf16.
-struct FloatTable {
-  std::vector<float> owned;
-  std::span<const float> values;  // into `owned` or into the mapping
-
-  [[nodiscard]] std::size_t size() const noexcept { return values.size(); }
-  [[nodiscard]] const float* data() const noexcept { return values.data(); }
-};
-
 struct LayerNormWeights {
   std::vector<float> gamma;
   std::vector<float> beta;
 };
 
+// The dense layers are in the model's precision (float32, bfloat16 or int8); LayerNorm,
+// attention and the embeddings' sums always run in float32.
 struct EncoderLayer {
-  kernels::PackedLinear qkv;       // [3·hidden x hidden]: Q, K, V stacked
-  kernels::PackedLinear attn_out;  // [hidden x hidden]
+  kernels::DenseLayer qkv;       // [3·hidden x hidden]: Q, K, V stacked
+  kernels::DenseLayer attn_out;  // [hidden x hidden]
   LayerNormWeights attn_norm;
-  kernels::PackedLinear ffn_in;   // [intermediate x hidden]
-  kernels::PackedLinear ffn_out;  // [hidden x intermediate]
+  kernels::DenseLayer ffn_in;   // [intermediate x hidden]
+  kernels::DenseLayer ffn_out;  // [hidden x intermediate]
   LayerNormWeights ffn_norm;
 };
 
 struct EncoderWeights {
-  // Holds the packed layers' data (declared first: destroyed after the layers).
+  // Holds the float32 layers' data (declared first: destroyed after the layers).
   std::unique_ptr<FloatArena> arena;
-  FloatTable word_embeddings;        // vocab x hidden
-  FloatTable position_embeddings;    // max_positions x hidden
-  FloatTable token_type_embeddings;  // type_vocab x hidden, or empty
+  EmbeddingTable word_embeddings;        // vocab x hidden, in the model's precision
+  EmbeddingTable position_embeddings;    // max_positions x hidden, float32
+  EmbeddingTable token_type_embeddings;  // type_vocab x hidden (float32), or empty
   LayerNormWeights embedding_norm;
   std::vector<EncoderLayer> layers;
 };
@@ -84,10 +76,11 @@ class EncoderWorkspace {
   float* qkv(std::size_t floats) { return ensure(qkv_, floats); }
   float* context(std::size_t floats) { return ensure(context_, floats); }
   float* ffn(std::size_t floats) { return ensure(ffn_, floats); }
+  float* row(std::size_t floats) { return ensure(row_, floats); }  // one widened embedding row
 
  private:
   static float* ensure(AlignedBuffer<float>& buffer, std::size_t floats);
-  AlignedBuffer<float> hidden_, qkv_, context_, ffn_;
+  AlignedBuffer<float> hidden_, qkv_, context_, ffn_, row_;
 };
 
 class Encoder {
@@ -95,6 +88,8 @@ class Encoder {
   Encoder(const EncoderDims& dims, EncoderWeights weights);
 
   [[nodiscard]] const EncoderDims& dims() const noexcept { return dims_; }
+  // The precision of the dense layers (all layers share one).
+  [[nodiscard]] kernels::Precision precision() const noexcept;
 
   // Checks ids, type ids and lengths against the model; throws Error(InvalidInput).
   void validate(const TokenBatch& batch) const;
@@ -107,7 +102,7 @@ class Encoder {
   [[nodiscard]] std::size_t weight_bytes() const noexcept;
 
  private:
-  void embed(const TokenBatch& batch, float* x) const;
+  void embed(const TokenBatch& batch, float* x, float* scratch) const;
 
   EncoderDims dims_;
   EncoderWeights w_;

@@ -1,7 +1,9 @@
 #include "model/encoder_model.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <vector>
 
@@ -62,38 +64,46 @@ kernels::Activation ffn_activation(const ModelConfig& config, const std::filesys
                           (dir / "config.json").string(), config.hidden_act));
 }
 
-// Reads weights by their HF names under one prefix ("" or "bert." ...). Float32 tensors
-// are read in place from the mapping; after a linear layer is packed into its own buffer,
-// its pages in the mapping are released so that resident memory stays close to one copy.
+// Reads weights by their HF names under one prefix ("" or "bert." ...) into the model's
+// precision. Float32 tensors are read in place from the mapping; after a linear layer is
+// packed into its own buffer, its pages in the mapping are released so that resident memory
+// stays close to one copy. Int8 checkpoints (`warden quantize`) are read as they are for an
+// int8 model and dequantised for any other precision.
 class WeightReader {
  public:
-  // Packed layers go into `arena` when given.
-  WeightReader(const ModelWeights& weights, std::string prefix, Isa isa, FloatArena* arena = nullptr)
-      : weights_(weights), prefix_(std::move(prefix)), isa_(isa), arena_(arena) {}
+  // Float32 layers go into `arena` when given.
+  WeightReader(const ModelWeights& weights, std::string prefix, Isa isa,
+               kernels::Precision precision = kernels::Precision::Float32, FloatArena* arena = nullptr)
+      : weights_(weights), prefix_(std::move(prefix)), isa_(isa), precision_(precision), arena_(arena) {}
 
   const Tensor& tensor(std::string_view name, std::initializer_list<std::size_t> shape) const {
     return weights_.require(prefix_ + std::string(name), shape);
-  }
-
-  // The tensor as floats: a view when it is aligned float32, else `scratch` filled.
-  static std::span<const float> view(const Tensor& t, std::vector<float>& scratch) {
-    if (t.dtype == Dtype::F32 && reinterpret_cast<std::uintptr_t>(t.data.data()) % alignof(float) == 0) {
-      return {reinterpret_cast<const float*>(t.data.data()), t.element_count()};
-    }
-    scratch = to_float32(t);
-    return scratch;
   }
 
   std::vector<float> floats(std::string_view name, std::initializer_list<std::size_t> shape) const {
     return to_float32(tensor(name, shape));
   }
 
-  FloatTable table(std::string_view name, std::initializer_list<std::size_t> shape) const {
-    FloatTable out;
-    const Tensor& t = tensor(name, shape);
-    const std::span<const float> v = view(t, out.owned);
-    out.values = out.owned.empty() ? v : std::span<const float>(out.owned);
-    return out;
+  // A float32 table viewed in the mapping where possible (position and type embeddings).
+  EmbeddingTable float_table(std::string_view name, std::size_t rows, std::size_t width) const {
+    const Tensor& t = tensor(name, {rows, width});
+    if (aligned_f32(t)) return EmbeddingTable::view(as_floats(t), rows, width);
+    return EmbeddingTable::make(kernels::Precision::Float32, to_float32(t), rows, width);
+  }
+
+  // A table in the model's precision (the word embeddings).
+  EmbeddingTable table(std::string_view name, std::size_t rows, std::size_t width) const {
+    const std::string full = prefix_ + std::string(name);
+    const Tensor& t = weights_.require_weight(full, {rows, width});
+    if (t.dtype == Dtype::I8) {
+      kernels::QuantizedRows q = int8_rows(full, t, rows, width);
+      if (precision_ == kernels::Precision::Int8) return EmbeddingTable::from_int8(std::move(q), rows, width);
+      return EmbeddingTable::make(precision_, dequantize(q, width), rows, width);
+    }
+    if (precision_ == kernels::Precision::Float32 && aligned_f32(t)) {
+      return EmbeddingTable::view(as_floats(t), rows, width);
+    }
+    return EmbeddingTable::make(precision_, to_float32(t), rows, width);
   }
 
   // LayerNorm parameters; old checkpoints call them gamma/beta.
@@ -106,37 +116,129 @@ class WeightReader {
     return {floats(b + ".weight", {n}), floats(b + ".bias", {n})};
   }
 
-  // Packs `base`.weight [rows x in] and `base`.bias into rows [row0, row0 + rows) of `out`.
-  void pack(kernels::PackedLinear& out, std::size_t row0, std::string_view base, std::size_t rows,
-            std::size_t in) const {
-    const std::string b(base);
-    const Tensor& w = tensor(b + ".weight", {rows, in});
-    const Tensor& bias = tensor(b + ".bias", {rows});
-    std::vector<float> w_scratch;
-    std::vector<float> b_scratch;
-    out.set_rows(row0, rows, view(w, w_scratch), view(bias, b_scratch));
-    release_pages(w.data);
+  // The layers `bases` (each "<base>.weight" [rows x in] and "<base>.bias") stacked into
+  // one [bases.size()·rows x in] layer in the model's precision.
+  kernels::DenseLayer dense(std::initializer_list<std::string_view> bases, std::size_t rows,
+                            std::size_t in) const {
+    const std::size_t n = bases.size() * rows;
+    std::vector<float> bias;
+    bias.reserve(n);
+    for (const std::string_view base : bases) {
+      const std::vector<float> b = floats(std::string(base) + ".bias", {rows});
+      bias.insert(bias.end(), b.begin(), b.end());
+    }
+    switch (precision_) {
+      case kernels::Precision::Float32: {
+        kernels::PackedLinear packed(n, in, isa_, arena_);
+        std::size_t row0 = 0;
+        for (const std::string_view base : bases) {
+          std::vector<float> scratch;
+          const Tensor& w = weight(base, rows, in);
+          packed.set_rows(row0, rows, weight_floats(base, w, rows, in, scratch),
+                          std::span<const float>(bias).subspan(row0, rows));
+          release_pages(w.data);
+          row0 += rows;
+        }
+        return kernels::DenseLayer(std::move(packed));
+      }
+      case kernels::Precision::Int8: {
+        kernels::QuantizedRows stacked;
+        for (const std::string_view base : bases) {
+          const Tensor& w = weight(base, rows, in);
+          kernels::QuantizedRows q;
+          if (w.dtype == Dtype::I8) {
+            q = int8_rows(prefix_ + std::string(base) + ".weight", w, rows, in);
+          } else {
+            std::vector<float> scratch;
+            q = kernels::quantize_rows(weight_floats(base, w, rows, in, scratch), rows, in);
+          }
+          stacked.values.insert(stacked.values.end(), q.values.begin(), q.values.end());
+          stacked.scales.insert(stacked.scales.end(), q.scales.begin(), q.scales.end());
+          release_pages(w.data);
+        }
+        return kernels::DenseLayer(kernels::QuantizedLinear(stacked, n, in, bias, isa_));
+      }
+      case kernels::Precision::BFloat16:
+        break;
+    }
+    std::vector<float> stacked;
+    stacked.reserve(n * in);
+    for (const std::string_view base : bases) {
+      std::vector<float> scratch;
+      const Tensor& w = weight(base, rows, in);
+      const std::span<const float> v = weight_floats(base, w, rows, in, scratch);
+      stacked.insert(stacked.end(), v.begin(), v.end());
+      release_pages(w.data);
+    }
+    return kernels::DenseLayer::make(precision_, stacked, n, in, bias, isa_);
   }
 
+  // A float32 layer whatever the model's precision (the classification heads: they run on
+  // one row per sequence, so precision there costs nothing).
   kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in) const {
-    kernels::PackedLinear packed(out, in, isa_, arena_);
-    pack(packed, 0, base, out, in);
-    return packed;
-  }
-
-  // Q, K and V stacked into one [3h x h] projection.
-  kernels::PackedLinear qkv(std::string_view q, std::string_view k, std::string_view v, std::size_t h) const {
-    kernels::PackedLinear packed(3 * h, h, isa_, arena_);
-    pack(packed, 0, q, h, h);
-    pack(packed, h, k, h, h);
-    pack(packed, 2 * h, v, h, h);
+    std::vector<float> scratch;
+    const Tensor& w = weight(base, out, in);
+    kernels::PackedLinear packed(weight_floats(base, w, out, in, scratch), out, in,
+                                 floats(std::string(base) + ".bias", {out}), isa_);
+    release_pages(w.data);
     return packed;
   }
 
  private:
+  static bool aligned_f32(const Tensor& t) {
+    return t.dtype == Dtype::F32 && reinterpret_cast<std::uintptr_t>(t.data.data()) % alignof(float) == 0;
+  }
+  static std::span<const float> as_floats(const Tensor& t) {
+    return {reinterpret_cast<const float*>(t.data.data()), t.element_count()};
+  }
+
+  const Tensor& weight(std::string_view base, std::size_t rows, std::size_t in) const {
+    return weights_.require_weight(prefix_ + std::string(base) + ".weight", {rows, in});
+  }
+
+  // A weight tensor as floats: a view when it is aligned float32, else `scratch` filled
+  // (widened, or dequantised from int8).
+  std::span<const float> weight_floats(std::string_view base, const Tensor& t, std::size_t rows,
+                                       std::size_t in, std::vector<float>& scratch) const {
+    if (t.dtype == Dtype::I8) {
+      scratch = dequantize(int8_rows(prefix_ + std::string(base) + ".weight", t, rows, in), in);
+      return scratch;
+    }
+    if (aligned_f32(t)) return as_floats(t);
+    scratch = to_float32(t);
+    return scratch;
+  }
+
+  // An I8 tensor and its "<name>_scale" F32 [rows] as quantised rows.
+  kernels::QuantizedRows int8_rows(const std::string& name, const Tensor& t, std::size_t rows,
+                                   std::size_t in) const {
+    const Tensor& scale = weights_.require(name + std::string(kInt8ScaleSuffix), {rows});
+    kernels::QuantizedRows q;
+    q.values.resize(rows * in);
+    std::memcpy(q.values.data(), t.data.data(), q.values.size());
+    q.scales = to_float32(scale);
+    for (std::size_t j = 0; j < rows; ++j) {
+      if (!std::isfinite(q.scales[j]) || q.scales[j] < 0.0F) {
+        throw Error(ErrorKind::CorruptFile,
+                    fmt::format("{}: tensor '{}{}' holds an invalid scale {}", weights_.source().string(),
+                                name, kInt8ScaleSuffix, q.scales[j]));
+      }
+    }
+    return q;
+  }
+
+  static std::vector<float> dequantize(const kernels::QuantizedRows& q, std::size_t in) {
+    std::vector<float> out(q.values.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = static_cast<float>(q.values[i]) * q.scales[i / in];
+    }
+    return out;
+  }
+
   const ModelWeights& weights_;
   std::string prefix_;
   Isa isa_;
+  kernels::Precision precision_;
   FloatArena* arena_;
 };
 
@@ -189,26 +291,29 @@ std::size_t encoder_arena_floats(const EncoderDims& d, Isa isa) {
 }
 
 EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
-                            const EncoderDims& d, const LayerNames& names, ThreadPool* pool) {
+                            kernels::Precision precision, const EncoderDims& d, const LayerNames& names,
+                            ThreadPool* pool) {
   EncoderWeights w;
-  w.arena = std::make_unique<FloatArena>(encoder_arena_floats(d, isa));
-  const WeightReader r(weights, prefix, isa, w.arena.get());
+  if (precision == kernels::Precision::Float32) {
+    w.arena = std::make_unique<FloatArena>(encoder_arena_floats(d, isa));
+  }
+  const WeightReader r(weights, prefix, isa, precision, w.arena.get());
   const std::size_t h = d.hidden;
-  w.word_embeddings = r.table("embeddings.word_embeddings.weight", {d.vocab, h});
-  w.position_embeddings = r.table("embeddings.position_embeddings.weight", {d.max_positions, h});
+  w.word_embeddings = r.table("embeddings.word_embeddings.weight", d.vocab, h);
+  w.position_embeddings = r.float_table("embeddings.position_embeddings.weight", d.max_positions, h);
   if (d.type_vocab > 0) {
-    w.token_type_embeddings = r.table("embeddings.token_type_embeddings.weight", {d.type_vocab, h});
+    w.token_type_embeddings = r.float_table("embeddings.token_type_embeddings.weight", d.type_vocab, h);
   }
   w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
   w.layers = load_layers(d.layers, pool, [&](std::size_t i) {
     const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
     auto name = [&p](std::string_view n) { return p + std::string(n); };
     EncoderLayer layer;
-    layer.qkv = r.qkv(name(names.q), name(names.k), name(names.v), h);
-    layer.attn_out = r.linear(name(names.attn_out), h, h);
+    layer.qkv = r.dense({name(names.q), name(names.k), name(names.v)}, h, h);
+    layer.attn_out = r.dense({name(names.attn_out)}, h, h);
     layer.attn_norm = r.layer_norm(name(names.attn_norm), h);
-    layer.ffn_in = r.linear(name(names.ffn_in), d.intermediate, h);
-    layer.ffn_out = r.linear(name(names.ffn_out), h, d.intermediate);
+    layer.ffn_in = r.dense({name(names.ffn_in)}, d.intermediate, h);
+    layer.ffn_out = r.dense({name(names.ffn_out)}, h, d.intermediate);
     layer.ffn_norm = r.layer_norm(name(names.ffn_norm), h);
     return layer;
   });
@@ -243,8 +348,8 @@ std::string supported_architectures() {
   return out;
 }
 
-std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool,
-                                                 Isa isa) {
+std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool, Isa isa,
+                                                 kernels::Precision precision) {
   if (!std::filesystem::is_directory(dir)) {
     throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", dir.string()));
   }
@@ -281,7 +386,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
   const WeightReader encoder_reader(*weights, prefix, isa);
   EncoderWeights encoder_weights =
-      read_encoder(*weights, prefix, isa, dims,
+      read_encoder(*weights, prefix, isa, precision, dims,
                    arch.architecture == Architecture::DistilBert ? kDistilBertNames : kBertNames, pool);
 
   std::optional<ClassifierHead> head;

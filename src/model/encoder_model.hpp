@@ -53,8 +53,10 @@ std::string supported_architectures();
 // model folder. Errors: NotFound (no folder, no config, no weights), Unsupported (an
 // architecture, activation or position scheme Warden does not run; the message lists
 // what is supported), CorruptFile (a missing or mis-shaped tensor, named).
-// `pool` (may be null) packs the layers in parallel.
+// `pool` (may be null) packs the layers in parallel. `precision` is that of the encoder's
+// dense layers and word embeddings (docs/precision.md); classification heads stay float32.
 std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool = nullptr,
-                                                 Isa isa = active_isa());
+                                                 Isa isa = active_isa(),
+                                                 kernels::Precision precision = kernels::Precision::Float32);
 
 }  // namespace warden::model

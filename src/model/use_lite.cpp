@@ -76,24 +76,27 @@ std::vector<float> read_floats(const ModelWeights& w, std::string_view name,
   return to_float32(w.require(name, shape));
 }
 
-kernels::PackedLinear read_linear(const ModelWeights& w, std::size_t layer, std::string_view part,
-                                  std::size_t n, std::size_t k) {
+kernels::DenseLayer read_dense(const ModelWeights& w, kernels::Precision precision, std::size_t layer,
+                               std::string_view part, std::size_t n, std::size_t k) {
   const auto weight = read_floats(w, use_lite::layer_tensor(layer, part, "weight"), {n, k});
   const auto bias = read_floats(w, use_lite::layer_tensor(layer, part, "bias"), {n});
-  return kernels::PackedLinear(weight, n, k, bias);
+  return kernels::DenseLayer::make(precision, weight, n, k, bias);
 }
 
 // Workspace slots.
-enum Slot : std::size_t { kEmbedded, kState, kNormed, kQkv, kContext, kFfn, kPooled, kHead };
+enum Slot : std::size_t { kEmbedded, kState, kNormed, kQkv, kContext, kFfn, kPooled, kHead, kRow };
 
 }  // namespace
 
-std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool* pool) {
+std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool* pool,
+                                                 kernels::Precision precision) {
   auto m = std::make_unique<UseLiteModel>(Private{});
   m->config_ = read_use_lite_config(dir);
+  m->precision_ = precision;
   const UseLiteConfig& c = m->config_;
   const ModelWeights w = ModelWeights::open_file(dir / use_lite::kWeightsFile);
-  m->embeddings_ = read_floats(w, use_lite::kEmbeddings, {c.vocab, c.embedding});
+  m->embeddings_ = EmbeddingTable::make(
+      precision, read_floats(w, use_lite::kEmbeddings, {c.vocab, c.embedding}), c.vocab, c.embedding);
   // The timing signal of every position, computed once as TF.js computes it per call: a
   // float32 product with the stored inverse timescales, then a double sin/cos rounded to
   // float32. Sines first, then cosines (concatenated, not interleaved).
@@ -112,15 +115,15 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
     Layer& layer = m->layers_[l];
     const std::size_t in = l == 0 ? c.embedding : c.hidden;
     layer.in = in;
-    if (in != c.hidden) layer.projection = read_linear(w, l, "input_projection", c.hidden, in);
+    if (in != c.hidden) layer.projection = read_dense(w, precision, l, "input_projection", c.hidden, in);
     layer.attention_norm = {read_floats(w, use_lite::layer_tensor(l, "attention_norm", "weight"), {in}),
                             read_floats(w, use_lite::layer_tensor(l, "attention_norm", "bias"), {in})};
-    layer.qkv = read_linear(w, l, "qkv", 3 * in, in);
-    layer.attention_output = read_linear(w, l, "attention_output", c.hidden, in);
+    layer.qkv = read_dense(w, precision, l, "qkv", 3 * in, in);
+    layer.attention_output = read_dense(w, precision, l, "attention_output", c.hidden, in);
     layer.ffn_norm = {read_floats(w, use_lite::layer_tensor(l, "ffn_norm", "weight"), {c.hidden}),
                       read_floats(w, use_lite::layer_tensor(l, "ffn_norm", "bias"), {c.hidden})};
-    layer.ffn_in = read_linear(w, l, "ffn_in", c.intermediate, c.hidden);
-    layer.ffn_out = read_linear(w, l, "ffn_out", c.hidden, c.intermediate);
+    layer.ffn_in = read_dense(w, precision, l, "ffn_in", c.intermediate, c.hidden);
+    layer.ffn_out = read_dense(w, precision, l, "ffn_out", c.hidden, c.intermediate);
   };
   // Loading throws on a bad file and the pool's tasks must not, so layers load serially:
   // the whole model (7M parameters) packs in a few milliseconds.
@@ -146,11 +149,21 @@ void UseLiteModel::validate(const TokenBatch& batch) const {
   }
 }
 
-void UseLiteModel::embed_tokens(const TokenBatch& batch, float* x) const {
+std::size_t UseLiteModel::weight_bytes() const noexcept {
+  std::size_t bytes = embeddings_.bytes() + timing_.size() * sizeof(float) + head_.bytes();
+  for (const Layer& l : layers_) {
+    bytes += l.projection.bytes() + l.qkv.bytes() + l.attention_output.bytes() + l.ffn_in.bytes() +
+             l.ffn_out.bytes();
+    bytes += (l.attention_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);
+  }
+  return bytes;
+}
+
+void UseLiteModel::embed_tokens(const TokenBatch& batch, float* x, float* scratch) const {
   const std::size_t d = config_.embedding;
   for (std::size_t s = 0; s < batch.sequences(); ++s) {
     for (std::size_t t = batch.offsets[s]; t < batch.offsets[s + 1]; ++t) {
-      const float* emb = embeddings_.data() + static_cast<std::size_t>(batch.ids[t]) * d;
+      const float* emb = embeddings_.row(batch.ids[t], scratch);
       const float* signal = timing_.data() + (t - batch.offsets[s]) * d;
       float* row = x + t * d;
       // AddTimingSignal adds the signal to the embedding, and the layer adds the embedding
@@ -173,25 +186,24 @@ const float* UseLiteModel::encode(const TokenBatch& batch, UseLiteWorkspace& ws,
   float* ffn = ws.get(kFfn, rows * c.intermediate);
 
   if (tokens > 0) {
-    embed_tokens(batch, x0);
+    embed_tokens(batch, x0, ws.get(kRow, c.embedding));
     for (std::size_t l = 0; l < layers_.size(); ++l) {
       const Layer& layer = layers_[l];
       const std::size_t in = layer.in;
       const float* input = l == 0 ? x0 : x;
       // The residual branch: layer 0 projects it to the hidden width, into x.
-      if (l == 0) kernels::linear(x0, in, tokens, layer.projection, x, h, {}, pool);
+      if (l == 0) kernels::dense(x0, in, tokens, layer.projection, x, h, {}, pool);
       kernels::layer_norm(input, in, normed, in, tokens, in, layer.attention_norm.gamma.data(),
                           layer.attention_norm.beta.data(), c.layer_norm_eps, pool);
-      kernels::linear(normed, in, tokens, layer.qkv, qkv, 3 * in, {}, pool);
+      kernels::dense(normed, in, tokens, layer.qkv, qkv, 3 * in, {}, pool);
       const kernels::AttentionShape shape{c.heads, in / c.heads, c.attention_scales[l]};
       kernels::attention(qkv, 3 * in, batch.offsets, shape, ctx, in, pool);
-      kernels::linear(ctx, in, tokens, layer.attention_output, x, h, {kernels::Activation::None, x, h}, pool);
+      kernels::dense(ctx, in, tokens, layer.attention_output, x, h, {kernels::Activation::None, x, h}, pool);
       kernels::layer_norm(x, h, normed, h, tokens, h, layer.ffn_norm.gamma.data(), layer.ffn_norm.beta.data(),
                           c.layer_norm_eps, pool);
-      kernels::linear(normed, h, tokens, layer.ffn_in, ffn, c.intermediate, {kernels::Activation::Relu},
-                      pool);
-      kernels::linear(ffn, c.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
-                      pool);
+      kernels::dense(normed, h, tokens, layer.ffn_in, ffn, c.intermediate, {kernels::Activation::Relu}, pool);
+      kernels::dense(ffn, c.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
+                     pool);
     }
   }
   return x;

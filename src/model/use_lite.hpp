@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
+#include "kernels/dense.hpp"
 #include "kernels/gemm.hpp"
+#include "model/embedding_table.hpp"
 #include "model/token_batch.hpp"
 
 namespace warden {
@@ -54,7 +56,7 @@ class UseLiteWorkspace {
   float* get(std::size_t slot, std::size_t floats);
 
  private:
-  AlignedBuffer<float> buffers_[8];
+  AlignedBuffer<float> buffers_[9];  // one per Slot (use_lite.cpp)
 };
 
 class UseLiteModel {
@@ -64,8 +66,15 @@ class UseLiteModel {
 
  public:
   explicit UseLiteModel(Private /*only load() constructs*/) {}
-  // Loads config.json and model.safetensors from a converted folder and packs the weights.
-  static std::unique_ptr<UseLiteModel> load(const std::filesystem::path& dir, ThreadPool* pool);
+  // Loads config.json and model.safetensors from a converted folder and packs the weights:
+  // the dense layers and the embedding table in `precision` (docs/precision.md); the head,
+  // LayerNorms and attention stay float32.
+  static std::unique_ptr<UseLiteModel> load(const std::filesystem::path& dir, ThreadPool* pool,
+                                            kernels::Precision precision = kernels::Precision::Float32);
+
+  [[nodiscard]] kernels::Precision precision() const noexcept { return precision_; }
+  // Bytes of weights held.
+  [[nodiscard]] std::size_t weight_bytes() const noexcept;
 
   [[nodiscard]] const UseLiteConfig& config() const noexcept { return config_; }
   [[nodiscard]] std::size_t dim() const noexcept { return config_.hidden; }
@@ -87,24 +96,25 @@ class UseLiteModel {
     std::vector<float> gamma, beta;
   };
   struct Layer {
-    std::size_t in = 0;                // width the layer reads (256 for layer 0)
-    kernels::PackedLinear projection;  // layer 0's residual projection; empty otherwise
+    std::size_t in = 0;              // width the layer reads (256 for layer 0)
+    kernels::DenseLayer projection;  // layer 0's residual projection; empty otherwise
     Norm attention_norm;
-    kernels::PackedLinear qkv;
-    kernels::PackedLinear attention_output;
+    kernels::DenseLayer qkv;
+    kernels::DenseLayer attention_output;
     Norm ffn_norm;
-    kernels::PackedLinear ffn_in;
-    kernels::PackedLinear ffn_out;
+    kernels::DenseLayer ffn_in;
+    kernels::DenseLayer ffn_out;
   };
 
-  void embed_tokens(const TokenBatch& batch, float* x) const;
+  void embed_tokens(const TokenBatch& batch, float* x, float* scratch) const;
   // Runs the layers: the last states, [tokens x hidden] in `ws` (kState), valid until its
   // next use.
   const float* encode(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool) const;
 
   UseLiteConfig config_;
-  std::vector<float> embeddings_;  // vocab x embedding
-  std::vector<float> timing_;      // max_length x embedding: [sin | cos] per position
+  kernels::Precision precision_ = kernels::Precision::Float32;
+  EmbeddingTable embeddings_;  // vocab x embedding
+  std::vector<float> timing_;  // max_length x embedding: [sin | cos] per position
   std::vector<Layer> layers_;
   kernels::PackedLinear head_;
 };

@@ -114,6 +114,16 @@ const Tensor* ModelWeights::find(std::string_view name) const noexcept {
 }
 
 const Tensor& ModelWeights::require(std::string_view name, std::span<const std::size_t> shape) const {
+  return check(name, shape, false);
+}
+
+const Tensor& ModelWeights::require_weight(std::string_view name,
+                                           std::initializer_list<std::size_t> shape) const {
+  return check(name, std::span<const std::size_t>(shape.begin(), shape.size()), true);
+}
+
+const Tensor& ModelWeights::check(std::string_view name, std::span<const std::size_t> shape,
+                                  bool int8_ok) const {
   const Tensor* t = find(name);
   if (t == nullptr) {
     throw Error(ErrorKind::CorruptFile, fmt::format("{}: missing tensor '{}'", source_.string(), name));
@@ -123,10 +133,12 @@ const Tensor& ModelWeights::require(std::string_view name, std::span<const std::
                 fmt::format("{}: tensor '{}' has shape [{}], the config implies [{}]", source_.string(), name,
                             fmt::join(t->shape, ", "), fmt::join(shape, ", ")));
   }
-  if (t->dtype != Dtype::F32 && t->dtype != Dtype::F16 && t->dtype != Dtype::BF16) {
-    throw Error(ErrorKind::CorruptFile,
-                fmt::format("{}: tensor '{}' has dtype {}; weights must be F32, F16 or BF16",
-                            source_.string(), name, dtype_name(t->dtype)));
+  if (t->dtype != Dtype::F32 && t->dtype != Dtype::F16 && t->dtype != Dtype::BF16 &&
+      !(int8_ok && t->dtype == Dtype::I8)) {
+    throw Error(
+        ErrorKind::CorruptFile,
+        fmt::format("{}: tensor '{}' has dtype {}; weights must be F32, F16 or BF16{}", source_.string(),
+                    name, dtype_name(t->dtype), int8_ok ? " (or I8 with per-row scales)" : ""));
   }
   return *t;
 }

@@ -21,6 +21,9 @@
 
 namespace warden {
 
+// The per-row scales of an I8 weight "X" are the tensor "X_scale" (`warden quantize`).
+inline constexpr std::string_view kInt8ScaleSuffix = "_scale";
+
 class ModelWeights {
  public:
   // model.safetensors in `dir` if present, else model.safetensors.index.json; Error(NotFound)
@@ -38,6 +41,11 @@ class ModelWeights {
     return require(name, std::span<const std::size_t>(shape.begin(), shape.size()));
   }
 
+  // As require(), also accepting I8: the int8 checkpoints `warden quantize` writes, where a
+  // weight "X" [n x k] is I8 with its per-row scales "X_scale" (F32 [n]) beside it.
+  [[nodiscard]] const Tensor& require_weight(std::string_view name,
+                                             std::initializer_list<std::size_t> shape) const;
+
   // Tensor names in byte order.
   [[nodiscard]] std::vector<std::string_view> names() const;
   [[nodiscard]] std::size_t size() const noexcept { return tensors_.size(); }
@@ -47,6 +55,7 @@ class ModelWeights {
 
  private:
   ModelWeights() = default;
+  const Tensor& check(std::string_view name, std::span<const std::size_t> shape, bool int8_ok) const;
   std::filesystem::path source_;
   std::vector<SafetensorsFile> files_;
   // Points into files_' tensor vectors, whose heap storage does not move when files_ grows.

@@ -632,6 +632,7 @@ ModelStatus status_of(const Entry& e) {
   s.semantic = e.spec->semantic;
   s.pinned = e.spec->pinned;
   s.fallback_reason = e.spec->fallback_reason;
+  s.dtype = e.spec->dtype;
   if (e.current) {
     s.state = ModelState::Loaded;
     const LoadedModel& m = *e.current->model;

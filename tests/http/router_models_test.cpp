@@ -69,7 +69,8 @@ struct Fixture {
     ServiceOptions o;
     o.workers = 2;
     o.router.api_key = std::move(api_key);
-    o.router.make_spec = [](const std::string& name, const std::string& source) {
+    o.router.make_spec = [](const std::string& name, const std::string& source,
+                            const std::string& /*dtype*/) {
       if (source != "hashing-ngram-256") throw Error(ErrorKind::NotFound, "no folder " + source);
       return CountingSpec{}.spec(name.empty() ? source : name);
     };

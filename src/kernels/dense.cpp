@@ -1,0 +1,102 @@
+#include "kernels/dense.hpp"
+
+#include <array>
+
+#include "core/error.hpp"
+
+namespace warden::kernels {
+
+namespace {
+
+struct PrecisionName {
+  std::string_view name;
+  Precision precision;
+};
+
+constexpr std::array<PrecisionName, 9> kNames{{
+    {"float32", Precision::Float32},
+    {"fp32", Precision::Float32},
+    {"f32", Precision::Float32},
+    {"bfloat16", Precision::BFloat16},
+    {"bf16", Precision::BFloat16},
+    {"int8", Precision::Int8},
+    {"i8", Precision::Int8},
+    {"qint8", Precision::Int8},
+    {"float", Precision::Float32},
+}};
+
+template <typename... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <typename... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+}  // namespace
+
+std::string_view precision_name(Precision precision) noexcept {
+  switch (precision) {
+    case Precision::Float32:
+      return "float32";
+    case Precision::BFloat16:
+      return "bfloat16";
+    case Precision::Int8:
+      return "int8";
+  }
+  return "float32";
+}
+
+std::optional<Precision> parse_precision(std::string_view name) noexcept {
+  for (const auto& n : kNames) {
+    if (n.name == name) return n.precision;
+  }
+  return std::nullopt;
+}
+
+bool precision_available(Precision precision) noexcept { return precision != Precision::BFloat16; }
+
+Precision fastest_precision() noexcept {
+  const CpuFeatures& cpu = cpu_features();
+  if (active_isa() == Isa::Avx512 && cpu.avx512_vnni) return Precision::Int8;
+  return Precision::Float32;
+}
+
+DenseLayer DenseLayer::make(Precision precision, std::span<const float> weight, std::size_t n, std::size_t k,
+                            std::span<const float> bias, Isa isa) {
+  switch (precision) {
+    case Precision::Float32:
+      return DenseLayer(PackedLinear(weight, n, k, bias, isa));
+    case Precision::Int8:
+      return DenseLayer(QuantizedLinear(weight, n, k, bias, isa));
+    case Precision::BFloat16:
+      break;
+  }
+  throw Error(ErrorKind::Unsupported, "bfloat16 dense layers are not available in this build");
+}
+
+Precision DenseLayer::precision() const noexcept {
+  return visit(Overloaded{[](const PackedLinear&) { return Precision::Float32; },
+                          [](const QuantizedLinear&) { return Precision::Int8; }});
+}
+
+std::size_t DenseLayer::n() const noexcept {
+  return visit([](const auto& l) { return l.n(); });
+}
+
+std::size_t DenseLayer::k() const noexcept {
+  return visit([](const auto& l) { return l.k(); });
+}
+
+std::size_t DenseLayer::bytes() const noexcept {
+  return visit([](const auto& l) { return l.bytes(); });
+}
+
+void dense(const float* a, std::size_t lda, std::size_t m, const DenseLayer& w, float* c, std::size_t ldc,
+           const Epilogue& epilogue, ThreadPool* pool) {
+  w.visit(Overloaded{
+      [&](const PackedLinear& l) { linear(a, lda, m, l, c, ldc, epilogue, pool); },
+      [&](const QuantizedLinear& l) { linear_int8(a, lda, m, l, c, ldc, epilogue, pool); },
+  });
+}
+
+}  // namespace warden::kernels

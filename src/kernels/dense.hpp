@@ -1,0 +1,67 @@
+#pragma once
+// A dense layer in any of the precisions Warden runs (issue 9), so that a model is written
+// once and loaded as float32, bfloat16 or int8:
+//   Float32  PackedLinear     exact float32 (the reference)
+//   Int8     QuantizedLinear  int8 weights per output row, activations per token row, int32 sums
+// Every precision takes float32 activations and writes float32 results with the same fused
+// epilogue (bias, activation, residual): only the products change.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <variant>
+
+#include "kernels/gemm.hpp"
+#include "kernels/gemm_int8.hpp"
+
+namespace warden {
+class ThreadPool;
+}
+
+namespace warden::kernels {
+
+enum class Precision : std::uint8_t { Float32, BFloat16, Int8 };
+
+// "float32", "bfloat16", "int8".
+std::string_view precision_name(Precision precision) noexcept;
+// The names above and the usual aliases (fp32/f32, bf16, i8); nullopt for anything else.
+std::optional<Precision> parse_precision(std::string_view name) noexcept;
+// Whether this build runs `precision` (bfloat16 arrives with its kernel).
+bool precision_available(Precision precision) noexcept;
+// The fastest precision this CPU runs that meets the accuracy bar of docs/precision.md:
+// int8 where it has int8 dot products (AVX-512 VNNI), else float32.
+Precision fastest_precision() noexcept;
+
+class DenseLayer {
+ public:
+  DenseLayer() = default;
+  explicit DenseLayer(PackedLinear layer) : layer_(std::move(layer)) {}
+  explicit DenseLayer(QuantizedLinear layer) : layer_(std::move(layer)) {}
+
+  // W [n x k] row-major (nn.Linear's layout) and its bias (n floats or empty), packed in
+  // `precision`.
+  static DenseLayer make(Precision precision, std::span<const float> weight, std::size_t n, std::size_t k,
+                         std::span<const float> bias, Isa isa = active_isa());
+
+  [[nodiscard]] Precision precision() const noexcept;
+  [[nodiscard]] std::size_t n() const noexcept;
+  [[nodiscard]] std::size_t k() const noexcept;
+  // Resident bytes of the packed weights, scales and bias.
+  [[nodiscard]] std::size_t bytes() const noexcept;
+
+  template <typename Visitor>
+  decltype(auto) visit(Visitor&& visitor) const {
+    return std::visit(std::forward<Visitor>(visitor), layer_);
+  }
+
+ private:
+  std::variant<PackedLinear, QuantizedLinear> layer_;
+};
+
+// C[m x n] = act(A·Wᵀ + b) (+ R) in the layer's precision; the contract of linear().
+void dense(const float* a, std::size_t lda, std::size_t m, const DenseLayer& w, float* c, std::size_t ldc,
+           const Epilogue& epilogue = {}, ThreadPool* pool = nullptr);
+
+}  // namespace warden::kernels

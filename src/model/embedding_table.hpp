@@ -1,0 +1,47 @@
+#pragma once
+// An embedding table read by row (word, position and token-type embeddings), held in the
+// model's precision: float32 (a view into the memory-mapped checkpoint when it holds aligned
+// float32 — no copy, and only the rows used are ever paged in — else an owned copy),
+// bfloat16, or int8 with one scale per row. The reduced forms are widened one row at a time,
+// when a token needs it.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/dense.hpp"
+
+namespace warden::model {
+
+class EmbeddingTable {
+ public:
+  EmbeddingTable() = default;
+  // values: rows*width floats that outlive the table (the mapping).
+  static EmbeddingTable view(std::span<const float> values, std::size_t rows, std::size_t width);
+  // The floats stored in `precision` (float32: owned as given).
+  static EmbeddingTable make(kernels::Precision precision, std::vector<float> values, std::size_t rows,
+                             std::size_t width);
+  // Rows quantised already (an int8 checkpoint).
+  static EmbeddingTable from_int8(kernels::QuantizedRows rows, std::size_t count, std::size_t width);
+
+  [[nodiscard]] std::size_t rows() const noexcept { return rows_; }
+  [[nodiscard]] std::size_t width() const noexcept { return width_; }
+  [[nodiscard]] kernels::Precision precision() const noexcept { return precision_; }
+  [[nodiscard]] std::size_t bytes() const noexcept;
+
+  // Row i as width() floats: a pointer into the table (float32), or `scratch` (width()
+  // floats) filled with the widened row.
+  [[nodiscard]] const float* row(std::size_t i, float* scratch) const noexcept;
+
+ private:
+  std::size_t rows_ = 0;
+  std::size_t width_ = 0;
+  kernels::Precision precision_ = kernels::Precision::Float32;
+  std::vector<float> owned_;
+  std::span<const float> values_;    // float32: into owned_ or the mapping
+  std::vector<std::uint16_t> bf16_;  // bfloat16 bits
+  kernels::QuantizedRows int8_;
+};
+
+}  // namespace warden::model
