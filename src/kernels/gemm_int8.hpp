@@ -109,8 +109,8 @@ void int8_epilogue_avx2(const std::int32_t* acc, std::size_t rows, std::size_t c
 
 // Dynamic quantisation of one row of A (k floats) into kp int8 (zero-padded); returns the
 // row's scale (0 for an all-zero or non-finite row, which is then all zero). All three give
-// the same numbers: round to nearest even of clamp(x · (127 / max|x|), -127, 127), scale
-// max|x| / 127.
+// the same numbers: round to nearest even of clamp(x · inv, -127, 127) with inv = 127 / max|x|
+// (capped at FLT_MAX for rows so tiny that it overflows), scale max|x| / 127.
 float int8_quantize_row_portable(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
 float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
 float int8_quantize_row_avx2(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
