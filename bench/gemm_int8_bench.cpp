@@ -1,12 +1,13 @@
 // fp32 linear() against linear_int8 (issue 9) on the dense shapes of bge-small: ms and
 // GFLOP/s (2·m·n·k per call, int8 counted the same) and the int8 speedup.
-// Usage: gemm_int8_bench [tokens=4096] [threads=2]
+// Usage: gemm_int8_bench [tokens=4096] [threads=2]; WARDEN_ISA=avx2|portable lowers the ISA of both.
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/cpu_features.hpp"
@@ -49,7 +50,12 @@ int main(int argc, char** argv) {
                           {"1536x384", 1536, 384, Activation::None},
                           {"1536x384+gelu", 1536, 384, Activation::Gelu},
                           {"384x1536", 384, 1536, Activation::None}};
-  std::printf("m=%zu threads=%zu vnni=%d\n", m, pool.size(), warden::cpu_features().avx512_vnni ? 1 : 0);
+  // Both layers follow active_isa(): WARDEN_ISA=avx2 (or portable) lowers them together.
+  const char* kernel_names[] = {"portable", "avx2", "avx512-vnni"};
+  const warden::kernels::QuantizedLinear probe(std::vector<float>(1, 1.0F), 1, 1, {});
+  std::printf("m=%zu threads=%zu isa=%s int8 kernel=%s\n", m, pool.size(),
+              std::string(warden::isa_name(warden::active_isa())).c_str(),
+              kernel_names[static_cast<int>(probe.kernel())]);
   std::printf("%-14s %9s %9s %9s %9s %8s\n", "shape", "fp32 ms", "GFLOP/s", "int8 ms", "GFLOP/s", "speedup");
   for (const auto& s : shapes) {
     std::vector<float> a(m * s.k), w(s.n * s.k), bias(s.n), c(m * s.n);

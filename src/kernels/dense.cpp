@@ -56,8 +56,18 @@ std::optional<Precision> parse_precision(std::string_view name) noexcept {
 bool precision_available(Precision precision) noexcept { return precision != Precision::BFloat16; }
 
 Precision fastest_precision() noexcept {
+  // Measured (docs/benchmarks.md): int8 is 2.5-2.9x float32 with VNNI and 1.25-1.5x on
+  // AVX2 alone; on AVX-512 without VNNI the AVX2 int8 tile loses to AVX-512 float32.
   const CpuFeatures& cpu = cpu_features();
-  if (active_isa() == Isa::Avx512 && cpu.avx512_vnni) return Precision::Int8;
+  switch (active_isa()) {
+    case Isa::Avx512:
+      return cpu.avx512_vnni ? Precision::Int8 : Precision::Float32;
+    case Isa::Avx2:
+      return Precision::Int8;
+    case Isa::Portable:
+    case Isa::Neon:
+      break;
+  }
   return Precision::Float32;
 }
 

@@ -31,7 +31,7 @@ std::optional<Precision> parse_precision(std::string_view name) noexcept;
 // Whether this build runs `precision` (bfloat16 arrives with its kernel).
 bool precision_available(Precision precision) noexcept;
 // The fastest precision this CPU runs that meets the accuracy bar of docs/precision.md:
-// int8 where it has int8 dot products (AVX-512 VNNI), else float32.
+// int8 with AVX-512 VNNI or on AVX2-only CPUs (where it is 1.25-1.5x float32), else float32.
 Precision fastest_precision() noexcept;
 
 class DenseLayer {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,8 +29,11 @@ inline std::int8_t quantize(float x, float inv_scale) {
   return static_cast<std::int8_t>(static_cast<int>((v + kMagic) - kMagic));
 }
 
-// Quantises row `src` (k floats) into dst (kp int8, zero-padded); returns its scale.
-float quantize_row(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst) {
+}  // namespace
+
+namespace detail {
+
+float int8_quantize_row_portable(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst) {
   float max_abs = 0.0F;
   bool finite = true;
   for (std::size_t i = 0; i < k; ++i) {
@@ -42,11 +46,17 @@ float quantize_row(const float* src, std::size_t k, std::size_t kp, std::int8_t*
     std::fill_n(dst, kp, std::int8_t{0});
     return 0.0F;
   }
-  const float inv = 127.0F / max_abs;
+  // Capped: below max|x| ~ 3.7e-37, 127 / max|x| is inf and 0 · inf a NaN, which the SIMD
+  // clamps and a float-to-int cast would each treat differently. Every quantiser caps it.
+  const float inv = std::min(127.0F / max_abs, std::numeric_limits<float>::max());
   for (std::size_t i = 0; i < k; ++i) dst[i] = quantize(src[i], inv);
   std::fill(dst + k, dst + kp, std::int8_t{0});
   return max_abs / 127.0F;
 }
+
+}  // namespace detail
+
+namespace {
 
 float activate(float v, Activation act) {
   switch (act) {
@@ -101,7 +111,12 @@ QuantizedLinear::QuantizedLinear(const QuantizedRows& rows, std::size_t n, std::
     throw Error(ErrorKind::Internal, "QuantizedLinear: sizes do not match the layer");
   }
 #if defined(__x86_64__)
-  vnni_ = isa == Isa::Avx512 && cpu_features().avx512 && cpu_features().avx512_vnni;
+  const CpuFeatures& cpu = cpu_features();
+  if (isa == Isa::Avx512 && cpu.avx512 && cpu.avx512_vnni) {
+    kernel_ = Int8Kernel::Avx512Vnni;
+  } else if ((isa == Isa::Avx512 && cpu.avx512) || (isa == Isa::Avx2 && cpu.avx2_fma)) {
+    kernel_ = Int8Kernel::Avx2;
+  }
 #endif
   const std::size_t panels = (n + kNr - 1) / kNr;
   panels_ = AlignedBuffer<std::int8_t>(panels * kp_ * kNr);  // zero: padding rows and columns
@@ -138,8 +153,12 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   const std::size_t kp = w.k_padded();
   TileFn tile = detail::int8_tile_portable;
 #if defined(__x86_64__)
-  if (w.uses_vnni()) tile = detail::int8_tile_avx512_vnni;
-  const bool use_avx512 = active_isa() == Isa::Avx512;
+  if (w.kernel() == Int8Kernel::Avx512Vnni) tile = detail::int8_tile_avx512_vnni;
+  if (w.kernel() == Int8Kernel::Avx2) tile = detail::int8_tile_avx2;
+  // The float code follows the machine, not the layer (see the header).
+  const Isa machine = active_isa();
+  const bool use_avx512 = machine == Isa::Avx512;
+  const bool use_avx2 = machine == Isa::Avx2;
 #endif
 
   // Dynamic per-row quantisation of A (the quantised copy also makes aliasing of A harmless).
@@ -159,8 +178,12 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
         scales_data[r] = detail::int8_quantize_row_avx512(a + r * lda, k, kp, qa_data + r * kp);
         continue;
       }
+      if (use_avx2) {
+        scales_data[r] = detail::int8_quantize_row_avx2(a + r * lda, k, kp, qa_data + r * kp);
+        continue;
+      }
 #endif
-      scales_data[r] = quantize_row(a + r * lda, k, kp, qa_data + r * kp);
+      scales_data[r] = detail::int8_quantize_row_portable(a + r * lda, k, kp, qa_data + r * kp);
     }
   };
   if (pool != nullptr) {
@@ -201,6 +224,11 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
         if (use_avx512) {
           detail::int8_epilogue_avx512(acc, rows, cols, scales_data + r0, col_scale, bias,
                                        epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
+          continue;
+        }
+        if (use_avx2) {
+          detail::int8_epilogue_avx2(acc, rows, cols, scales_data + r0, col_scale, bias, epilogue.activation,
+                                     res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
           continue;
         }
 #endif

@@ -4,7 +4,7 @@
 // W [n x k] is quantised once at construction, symmetrically per output row:
 // scale_j = max|W_j| / 127, q = round(w / scale_j) clamped to [-127, 127]. Each row of A is
 // quantised the same way on every call (one scale per row). The products are summed in
-// int32 (AVX-512 VNNI where the CPU has it, else plain C++), and dequantisation
+// int32 (AVX-512 VNNI where the CPU has it, else AVX2, else plain C++), and dequantisation
 // (row_scale · col_scale), bias, activation and residual happen in one epilogue.
 //
 // Packed layout: column panels of kInt8PanelWidth output rows, k padded with zeros to a
@@ -37,11 +37,20 @@ struct QuantizedRows {
 // clamped to [-127, 127]. Throws Error(CorruptFile) on a non-finite weight.
 QuantizedRows quantize_rows(std::span<const float> weight, std::size_t n, std::size_t k);
 
+// The int32 tile a QuantizedLinear runs (all give the same sums).
+enum class Int8Kernel {
+  Portable,    // plain C++
+  Avx2,        // vpmaddwd on sign-extended int16 (no VNNI)
+  Avx512Vnni,  // vpdpbusd
+};
+
 class QuantizedLinear {
  public:
   QuantizedLinear() = default;
   // weight: n*k floats, row-major [n x k]; bias: n floats or empty (zero bias). isa picks
-  // the int32 kernel: Avx512 uses VNNI when the CPU has it; anything else is portable.
+  // the int32 kernel: Avx512 uses VNNI when the CPU has it, else the AVX2 tile (every
+  // AVX-512 CPU has AVX2); Avx2 uses the AVX2 tile; anything else (or an ISA the CPU lacks)
+  // is portable.
   QuantizedLinear(std::span<const float> weight, std::size_t n, std::size_t k, std::span<const float> bias,
                   Isa isa = active_isa());
   // From weights quantised already (a checkpoint `warden quantize` wrote): bit-identical to
@@ -54,8 +63,10 @@ class QuantizedLinear {
   // k rounded up to a multiple of 4 (the packed depth).
   [[nodiscard]] std::size_t k_padded() const noexcept { return kp_; }
   [[nodiscard]] Isa isa() const noexcept { return isa_; }
-  // Whether linear_int8 runs the AVX-512 VNNI kernel for this layer.
-  [[nodiscard]] bool uses_vnni() const noexcept { return vnni_; }
+  // The int32 tile linear_int8 runs for this layer.
+  [[nodiscard]] Int8Kernel kernel() const noexcept { return kernel_; }
+  // Whether that is the AVX-512 VNNI tile.
+  [[nodiscard]] bool uses_vnni() const noexcept { return kernel_ == Int8Kernel::Avx512Vnni; }
   [[nodiscard]] const std::int8_t* panels() const noexcept { return panels_.data(); }
   [[nodiscard]] const float* scales() const noexcept { return scales_.data(); }     // per column
   [[nodiscard]] const float* bias() const noexcept { return bias_.data(); }         // per column
@@ -71,7 +82,7 @@ class QuantizedLinear {
   std::size_t k_ = 0;
   std::size_t kp_ = 0;
   Isa isa_ = Isa::Portable;
-  bool vnni_ = false;
+  Int8Kernel kernel_ = Int8Kernel::Portable;
   AlignedBuffer<std::int8_t> panels_;  // ceil(n/width) panels of [kp/4][width][4]
   AlignedBuffer<float> scales_;        // padded to a whole panel (padding: 0)
   AlignedBuffer<float> bias_;
@@ -83,8 +94,8 @@ class QuantizedLinear {
 // A has row stride lda, C row stride ldc; C may alias R exactly (same pointer and stride).
 // pool may be null; with one, row blocks x column panels are spread over its threads.
 // The row quantiser and the float epilogue are chosen by the machine (AVX-512 when active_isa() is Avx512,
-// with its vectorised GELU; else plain C++), never by the layer: every int32 kernel's sums go through the
-// same float code, so kernels that agree on the sums agree bit for bit.
+// AVX2 when it is Avx2, each with its vectorised GELU; else plain C++), never by the layer: every int32
+// kernel's sums go through the same float code, so kernels that agree on the sums agree bit for bit.
 void linear_int8(const float* a, std::size_t lda, std::size_t m, const QuantizedLinear& w, float* c,
                  std::size_t ldc, const Epilogue& epilogue = {}, ThreadPool* pool = nullptr);
 
@@ -98,6 +109,8 @@ inline constexpr std::size_t kInt8MR = 6;
 // int8 rows padded with zeros to kp; sums is the panel's Σ_k q (used by the VNNI kernel).
 void int8_tile_portable(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                         std::size_t kp, const std::int32_t* sums, std::int32_t* out);
+void int8_tile_avx2(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
+                    std::size_t kp, const std::int32_t* sums, std::int32_t* out);
 void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                            std::size_t kp, const std::int32_t* sums, std::int32_t* out);
 
@@ -106,11 +119,17 @@ void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t ro
 void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
                           const float* row_scales, const float* col_scales, const float* bias, Activation act,
                           const float* residual, std::size_t ldr, float* c, std::size_t ldc);
+void int8_epilogue_avx2(const std::int32_t* acc, std::size_t rows, std::size_t cols, const float* row_scales,
+                        const float* col_scales, const float* bias, Activation act, const float* residual,
+                        std::size_t ldr, float* c, std::size_t ldc);
 
 // Dynamic quantisation of one row of A (k floats) into kp int8 (zero-padded); returns the
-// row's scale (0 for an all-zero or non-finite row, which is then all zero). The same
-// numbers as the portable quantiser (round to nearest even of clamp(x · 127 / max|x|)).
+// row's scale (0 for an all-zero or non-finite row, which is then all zero). All three give
+// the same numbers: round to nearest even of clamp(x · inv, -127, 127) with inv = 127 / max|x|
+// (capped at FLT_MAX for rows so tiny that it overflows), scale max|x| / 127.
+float int8_quantize_row_portable(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
 float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
+float int8_quantize_row_avx2(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
 
 }  // namespace detail
 

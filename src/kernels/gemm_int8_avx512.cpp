@@ -73,7 +73,7 @@ float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, 
     for (std::size_t i = 0; i < kp; ++i) dst[i] = 0;
     return 0.0F;
   }
-  const float inv = 127.0F / max_abs;
+  const float inv = __builtin_fminf(127.0F / max_abs, __FLT_MAX__);  // capped as the portable one
   const __m512 vinv = _mm512_set1_ps(inv);
   const __m512 lo = _mm512_set1_ps(-127.0F);
   const __m512 hi = _mm512_set1_ps(127.0F);

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "core/aligned_buffer.hpp"
 #include "core/cpu_features.hpp"
 #include "core/thread_pool.hpp"
 #include "kernels/gemm.hpp"
@@ -66,6 +67,136 @@ TEST(GemmInt8Test, VnniEqualsPortableExactly) {
     }
   }
 }
+
+// The AVX2 tile behind a whole layer (both layers run the same quantiser and epilogue, so
+// the floats agree exactly when the int32 sums do).
+TEST(GemmInt8Test, Avx2LayerEqualsPortableExactly) {
+  if (!cpu_features().avx2_fma) GTEST_SKIP() << "CPU lacks AVX2";
+  ThreadPool pool(2);
+  for (const std::size_t m : {1, 5, 6, 7, 29}) {
+    for (const std::size_t n : {1, 15, 33, 384}) {
+      for (const std::size_t k : {1, 7, 64, 100, 385}) {
+        std::mt19937 rng(static_cast<unsigned>(m * 1000 + n * 10 + k));
+        const std::size_t lda = k + 3;
+        const std::size_t ldc = n + 5;
+        const auto a = normal_vector(m * lda, rng);
+        const auto wt = normal_vector(n * k, rng, 0.1F);
+        const auto bias = normal_vector(n, rng);
+        const auto res = normal_vector(m * ldc, rng);
+        const QuantizedLinear portable(wt, n, k, bias, Isa::Portable);
+        const QuantizedLinear avx2(wt, n, k, bias, Isa::Avx2);
+        ASSERT_EQ(portable.kernel(), Int8Kernel::Portable);
+        ASSERT_EQ(avx2.kernel(), Int8Kernel::Avx2);
+        for (const Activation act : {Activation::None, Activation::Gelu, Activation::Tanh}) {
+          const Epilogue ep{act, act == Activation::None ? nullptr : res.data(), ldc};
+          const auto expected = run_int8(portable, a, lda, m, ep, ldc, nullptr);
+          const auto got = run_int8(avx2, a, lda, m, ep, ldc, &pool);
+          ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)), 0)
+              << "m=" << m << " n=" << n << " k=" << k << " act=" << static_cast<int>(act);
+        }
+      }
+    }
+  }
+}
+
+// Which tile a layer runs: VNNI only for Avx512 on a CPU with it; Avx512 without VNNI and
+// Avx2 run the AVX2 tile; an ISA the CPU lacks falls back.
+TEST(GemmInt8Test, KernelDispatch) {
+  const std::vector<float> wt(8, 0.5F);
+  const CpuFeatures& cpu = cpu_features();
+  EXPECT_EQ(QuantizedLinear(wt, 2, 4, {}, Isa::Portable).kernel(), Int8Kernel::Portable);
+  EXPECT_EQ(QuantizedLinear(wt, 2, 4, {}, Isa::Neon).kernel(), Int8Kernel::Portable);
+  EXPECT_EQ(QuantizedLinear(wt, 2, 4, {}, Isa::Avx2).kernel(),
+            cpu.avx2_fma ? Int8Kernel::Avx2 : Int8Kernel::Portable);
+  const QuantizedLinear wide(wt, 2, 4, {}, Isa::Avx512);
+  EXPECT_EQ(wide.kernel(), !cpu.avx512       ? Int8Kernel::Portable
+                           : cpu.avx512_vnni ? Int8Kernel::Avx512Vnni
+                                             : Int8Kernel::Avx2);
+  EXPECT_EQ(wide.uses_vnni(), wide.kernel() == Int8Kernel::Avx512Vnni);
+}
+
+#if defined(__x86_64__)
+// The AVX2 tile alone against the portable one: every row count, depths from one 4-step
+// to past 1536, a row stride that is not a multiple of 4, values up to the ±127 extremes
+// (including all-extreme rows and columns: the largest sums), and rows past `rows` untouched.
+TEST(GemmInt8Test, Avx2TileEqualsPortableTile) {
+  if (!cpu_features().avx2_fma) GTEST_SKIP() << "CPU lacks AVX2";
+  constexpr std::size_t kNr = detail::kInt8PanelWidth;
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int> any(-127, 127);
+  for (const std::size_t kp : {4, 8, 12, 36, 100, 388, 1028, 1540}) {
+    const std::size_t lda = kp + 5;
+    for (std::size_t rows = 1; rows <= detail::kInt8MR; ++rows) {
+      std::vector<std::int8_t> a(rows * lda);
+      AlignedBuffer<std::int8_t> panel(kp * kNr);
+      for (auto& x : a) x = static_cast<std::int8_t>(any(rng));
+      for (std::size_t i = 0; i < kp * kNr; ++i) panel.data()[i] = static_cast<std::int8_t>(any(rng));
+      // Row 0 all +127 against column 3 all -127 and column 30 all +127; the last row alternates.
+      std::fill_n(a.begin(), kp, std::int8_t{127});
+      for (std::size_t t = 0; t < kp; ++t) {
+        panel.data()[(t / 4) * kNr * 4 + 3 * 4 + t % 4] = -127;
+        panel.data()[(t / 4) * kNr * 4 + 30 * 4 + t % 4] = 127;
+        a[(rows - 1) * lda + t] = static_cast<std::int8_t>(t % 2 == 0 ? -127 : 127);
+      }
+      std::vector<std::int32_t> sums(kNr, 0);  // unused by both kernels
+      std::vector<std::int32_t> expected(detail::kInt8MR * kNr, -7);
+      std::vector<std::int32_t> got(detail::kInt8MR * kNr, -7);
+      detail::int8_tile_portable(a.data(), lda, rows, panel.data(), kp, sums.data(), expected.data());
+      detail::int8_tile_avx2(a.data(), lda, rows, panel.data(), kp, sums.data(), got.data());
+      ASSERT_EQ(got, expected) << "kp=" << kp << " rows=" << rows;
+      if (rows == detail::kInt8MR) {
+        EXPECT_EQ(got[3], -127 * 127 * static_cast<std::int32_t>(kp));
+        EXPECT_EQ(got[30], 127 * 127 * static_cast<std::int32_t>(kp));
+      }
+    }
+  }
+}
+
+// Every quantiser the machine has gives the portable one's int8 values and scale exactly:
+// ties at .5 (round to nearest even), values that clamp, padding, lengths around the vector
+// widths, and the rows that quantise to zero (all zero, NaN, inf) or are tiny enough that
+// 127 / max|x| overflows.
+TEST(GemmInt8Test, SimdQuantisersEqualPortable) {
+  using QuantiseFn = float (*)(const float*, std::size_t, std::size_t, std::int8_t*);
+  std::vector<std::pair<const char*, QuantiseFn>> quantisers;
+  if (cpu_features().avx2_fma) quantisers.emplace_back("avx2", detail::int8_quantize_row_avx2);
+  if (cpu_features().avx512) quantisers.emplace_back("avx512", detail::int8_quantize_row_avx512);
+  if (quantisers.empty()) GTEST_SKIP() << "CPU lacks AVX2";
+  std::mt19937 rng(23);
+  std::vector<std::vector<float>> rows;
+  for (const std::size_t k : {1, 3, 7, 8, 9, 16, 31, 32, 33, 63, 64, 65, 100, 384, 1537}) {
+    rows.push_back(normal_vector(k, rng));
+    std::vector<float> ties(k);  // max 127: x · inv == x, so the .5 values are exact ties
+    for (std::size_t i = 0; i < k; ++i) ties[i] = static_cast<float>(static_cast<int>(i % 11) - 5) + 0.5F;
+    ties[k - 1] = -127.0F;
+    rows.push_back(ties);
+    rows.push_back(std::vector<float>(k, 0.0F));
+    auto tiny = normal_vector(k, rng, 1e-38F);
+    for (std::size_t i = 0; i < k; ++i) {  // a zero (0 · inv) and the largest at the end
+      if (i == 0) tiny[i] = 0.0F;
+      if (i + 1 == k) tiny[i] = 2e-38F;
+    }
+    rows.push_back(tiny);
+    auto bad = normal_vector(k, rng);
+    bad[k / 2] = std::numeric_limits<float>::quiet_NaN();
+    rows.push_back(bad);
+    bad[k / 2] = -std::numeric_limits<float>::infinity();
+    rows.push_back(bad);
+  }
+  for (const auto& x : rows) {
+    const std::size_t k = x.size();
+    const std::size_t kp = (k + 3) / 4 * 4;
+    std::vector<std::int8_t> expected(kp, 99);
+    const float expected_scale = detail::int8_quantize_row_portable(x.data(), k, kp, expected.data());
+    for (const auto& [name, fn] : quantisers) {
+      std::vector<std::int8_t> got(kp, 99);
+      const float scale = fn(x.data(), k, kp, got.data());
+      EXPECT_EQ(std::memcmp(&scale, &expected_scale, sizeof(float)), 0) << name << " k=" << k;
+      EXPECT_EQ(got, expected) << name << " k=" << k;
+    }
+  }
+}
+#endif
 
 // The portable int32 sums against a direct dequantised double reference: the kernel, the
 // packing and the epilogue are right (independent of any SIMD path).
