@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct EmbedOptions {
   std::size_t threads = 0;  // 0: from the CPUs available
   std::string format = "jsonl";
   std::string output;  // empty: stdout
+  std::string dtype = "float32";
   std::vector<std::string> texts;
 };
 
@@ -43,11 +45,18 @@ int run_embed(const EmbedOptions& options) {
   if (!options.model.empty() && !options.model_dir.empty()) {
     throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
   }
+  std::optional<kernels::Precision> precision = kernels::parse_precision(options.dtype);
+  if (options.dtype == "auto") precision = kernels::fastest_precision();
+  if (!precision || !kernels::precision_available(*precision)) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--dtype '{}': choose float32, bfloat16, int8 or auto{}", options.dtype,
+                            precision ? " (bfloat16 is not available in this build)" : ""));
+  }
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<Embedder> embedder;
   if (!options.model_dir.empty()) {
     pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get());
+    embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get(), *precision);
   } else {
     std::string name = options.model;
     if (name.empty()) {
@@ -60,7 +69,7 @@ int run_embed(const EmbedOptions& options) {
       }
     }
     if (name != HashingEmbedder::kId) pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = make_builtin_embedder(name, pool.get());
+    embedder = make_builtin_embedder(name, pool.get(), *precision);
   }
   const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
@@ -87,6 +96,10 @@ Command add_embed_command(CLI::App& root) {
   app->add_option("--model-dir", options->model_dir,
                   "A HuggingFace model folder (config.json, model.safetensors, ...)");
   app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");
+  app->add_option(
+         "--dtype", options->dtype,
+         "Precision of the model's dense layers: float32, bfloat16, int8 or auto (docs/precision.md)")
+      ->capture_default_str();
   app->add_option("--format,-f", options->format, "Output format")->check(CLI::IsMember({"jsonl", "npy"}));
   app->add_option("--output,-o", options->output, "Write here instead of stdout");
   app->add_option("texts", options->texts, "Texts to embed; none reads stdin");

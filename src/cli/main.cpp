@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   commands.push_back(warden::cli::add_guard_command(root));
   commands.push_back(warden::cli::add_guard_eval_command(root));
   commands.push_back(warden::cli::add_pull_command(root));
+  commands.push_back(warden::cli::add_quantize_command(root));
 
   try {
     root.parse(argc, argv);
