@@ -1826,6 +1826,11 @@ constexpr std::string_view kOpenApi = R"json(
       "description": "false: the vectors are lexical (hashing), not meaning.",
       "example": false
      },
+     "dtype": {
+      "type": "string",
+      "description": "The precision of the model's dense layers (float32, bfloat16, int8; docs/precision.md); absent for the hashing embedder.",
+      "example": "int8"
+     },
      "max_input_length": {
       "type": "integer",
       "example": 512
@@ -2022,6 +2027,10 @@ constexpr std::string_view kOpenApi = R"json(
       ],
       "description": "Whether the model is in memory now (models load on first use unless --preload)."
      },
+     "dtype": {
+      "type": "string",
+      "description": "The precision the model loads in (float32, bfloat16, int8); absent for the hashing embedder."
+     },
      "fallback": {
       "type": "boolean",
       "description": "Present and true when the hashing embedder stands in for a model that failed at start-up (--on-model-error fallback)."
@@ -2183,6 +2192,18 @@ constexpr std::string_view kOpenApi = R"json(
       "nullable": true,
       "description": "The name requests use; absent: derived from the source. An existing name is replaced (hot swap): requests in flight finish on the old model.",
       "example": "bge"
+     },
+     "dtype": {
+      "type": "string",
+      "nullable": true,
+      "enum": [
+       "float32",
+       "bfloat16",
+       "int8",
+       "auto"
+      ],
+      "description": "Precision of the model's dense layers (docs/precision.md); absent: the server's --dtype. The aliases fp32, f32, bf16, i8 and qint8 are accepted too.",
+      "example": "int8"
      }
     }
    },
@@ -2208,6 +2229,10 @@ constexpr std::string_view kOpenApi = R"json(
      },
      "pinned": {
       "type": "boolean"
+     },
+     "dtype": {
+      "type": "string",
+      "description": "The precision the model loads in (float32, bfloat16, int8); absent for the hashing embedder, which has no weights."
      },
      "state": {
       "type": "string",
