@@ -1,0 +1,77 @@
+// fp32 linear() against linear_bf16 (issue 9), with linear_int8 for reference, on the dense
+// shapes of bge-small: ms and GFLOP/s (2·m·n·k per call, bf16 and int8 counted the same)
+// and the bf16 speedup over fp32.
+// Usage: gemm_bf16_bench [tokens=4096] [threads=2]
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "core/cpu_features.hpp"
+#include "core/thread_pool.hpp"
+#include "kernels/gemm.hpp"
+#include "kernels/gemm_bf16.hpp"
+#include "kernels/gemm_int8.hpp"
+
+namespace {
+
+using warden::kernels::Activation;
+
+template <typename Fn>
+double median_seconds(Fn&& fn) {
+  fn();  // warm-up
+  std::vector<double> times;
+  for (int rep = 0; rep < 9; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    const auto t1 = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t m = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 4096;
+  const std::size_t threads = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 2;
+  warden::ThreadPool pool(threads);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> dist(0.0F, 1.0F);
+  struct Shape {
+    const char* name;
+    std::size_t n, k;
+    Activation act;
+  };
+  const Shape shapes[] = {{"1152x384", 1152, 384, Activation::None},
+                          {"384x384", 384, 384, Activation::None},
+                          {"1536x384", 1536, 384, Activation::None},
+                          {"1536x384+gelu", 1536, 384, Activation::Gelu},
+                          {"384x1536", 384, 1536, Activation::None}};
+  std::printf("m=%zu threads=%zu isa=%s avx512_bf16=%d\n", m, pool.size(),
+              warden::isa_name(warden::active_isa()).data(), warden::cpu_features().avx512_bf16 ? 1 : 0);
+  std::printf("%-14s %9s %9s %9s %9s %8s %9s %9s\n", "shape", "fp32 ms", "GFLOP/s", "bf16 ms", "GFLOP/s",
+              "speedup", "int8 ms", "GFLOP/s");
+  for (const auto& s : shapes) {
+    std::vector<float> a(m * s.k), w(s.n * s.k), bias(s.n), c(m * s.n);
+    for (auto& x : a) x = dist(rng);
+    for (auto& x : w) x = 0.05F * dist(rng);
+    const warden::kernels::PackedLinear fp(w, s.n, s.k, bias);
+    const warden::kernels::Bf16Linear bf(w, s.n, s.k, bias);
+    const warden::kernels::QuantizedLinear q(w, s.n, s.k, bias);
+    const double flops = 2.0 * double(m) * double(s.n) * double(s.k);
+    const double t_fp =
+        median_seconds([&] { warden::kernels::linear(a.data(), s.k, m, fp, c.data(), s.n, {s.act}, &pool); });
+    const double t_bf = median_seconds(
+        [&] { warden::kernels::linear_bf16(a.data(), s.k, m, bf, c.data(), s.n, {s.act}, &pool); });
+    const double t_q = median_seconds(
+        [&] { warden::kernels::linear_int8(a.data(), s.k, m, q, c.data(), s.n, {s.act}, &pool); });
+    std::printf("%-14s %9.3f %9.1f %9.3f %9.1f %8.2f %9.3f %9.1f\n", s.name, t_fp * 1e3, flops / t_fp * 1e-9,
+                t_bf * 1e3, flops / t_bf * 1e-9, t_fp / t_bf, t_q * 1e3, flops / t_q * 1e-9);
+  }
+  return 0;
+}
