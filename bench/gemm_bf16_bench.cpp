@@ -4,6 +4,7 @@
 // Usage: gemm_bf16_bench [tokens=4096] [threads=2]
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,18 +21,30 @@ namespace {
 
 using warden::kernels::Activation;
 
-template <typename Fn>
-double median_seconds(Fn&& fn) {
-  fn();  // warm-up
-  std::vector<double> times;
-  for (int rep = 0; rep < 9; ++rep) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    const auto t1 = std::chrono::steady_clock::now();
-    times.push_back(std::chrono::duration<double>(t1 - t0).count());
+// Median seconds of each of fns, run interleaved (one call of each per round, after a
+// warm-up round): on a shared machine every kernel then sees the same background load, so
+// the ratios hold up even when the absolute figures drift.
+template <typename... Fns>
+std::array<double, sizeof...(Fns)> median_seconds(Fns&&... fns) {
+  constexpr int kRounds = 15;
+  std::array<std::vector<double>, sizeof...(Fns)> times;
+  for (int round = -1; round < kRounds; ++round) {
+    std::size_t i = 0;
+    const auto time_one = [&](auto& fn) {
+      const auto t0 = std::chrono::steady_clock::now();
+      fn();
+      const auto t1 = std::chrono::steady_clock::now();
+      if (round >= 0) times[i].push_back(std::chrono::duration<double>(t1 - t0).count());
+      ++i;
+    };
+    (time_one(fns), ...);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::array<double, sizeof...(Fns)> medians{};
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    std::sort(times[i].begin(), times[i].end());
+    medians[i] = times[i][times[i].size() / 2];
+  }
+  return medians;
 }
 
 }  // namespace
@@ -64,11 +77,9 @@ int main(int argc, char** argv) {
     const warden::kernels::Bf16Linear bf(w, s.n, s.k, bias);
     const warden::kernels::QuantizedLinear q(w, s.n, s.k, bias);
     const double flops = 2.0 * double(m) * double(s.n) * double(s.k);
-    const double t_fp =
-        median_seconds([&] { warden::kernels::linear(a.data(), s.k, m, fp, c.data(), s.n, {s.act}, &pool); });
-    const double t_bf = median_seconds(
-        [&] { warden::kernels::linear_bf16(a.data(), s.k, m, bf, c.data(), s.n, {s.act}, &pool); });
-    const double t_q = median_seconds(
+    const auto [t_fp, t_bf, t_q] = median_seconds(
+        [&] { warden::kernels::linear(a.data(), s.k, m, fp, c.data(), s.n, {s.act}, &pool); },
+        [&] { warden::kernels::linear_bf16(a.data(), s.k, m, bf, c.data(), s.n, {s.act}, &pool); },
         [&] { warden::kernels::linear_int8(a.data(), s.k, m, q, c.data(), s.n, {s.act}, &pool); });
     std::printf("%-14s %9.3f %9.1f %9.3f %9.1f %8.2f %9.3f %9.1f\n", s.name, t_fp * 1e3, flops / t_fp * 1e-9,
                 t_bf * 1e3, flops / t_bf * 1e-9, t_fp / t_bf, t_q * 1e3, flops / t_q * 1e-9);

@@ -119,30 +119,8 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
   const bool use_avx512 = active_isa() == Isa::Avx512;
 #endif
 
-  // A rounded to bf16 once per call (not once per panel), into rows zero-padded to kp; the
-  // copy also halves what the kernel reads per row tile.
-  thread_local std::vector<std::uint16_t> ba;
-  ba.resize(m * kp);
-  std::uint16_t* ba_data = ba.data();
   const std::size_t mc = kMr * kTilesPerBlock;
   const std::size_t mblocks = (m + mc - 1) / mc;
-  auto round_block = [&](std::size_t mb) {
-    const std::size_t end = std::min(m, (mb + 1) * mc);
-    for (std::size_t r = mb * mc; r < end; ++r) {
-#if defined(__x86_64__)
-      if (use_avx512) {
-        detail::bf16_round_row_avx512(a + r * lda, k, kp, ba_data + r * kp);
-        continue;
-      }
-#endif
-      round_row(a + r * lda, k, kp, ba_data + r * kp);
-    }
-  };
-  if (pool != nullptr) {
-    pool->parallel_for(mblocks, round_block);
-  } else {
-    for (std::size_t mb = 0; mb < mblocks; ++mb) round_block(mb);
-  }
 
   const std::size_t panels = (n + kNr - 1) / kNr;
   const detail::TaskGrid grid = detail::task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
@@ -156,18 +134,35 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
     const std::size_t row_end = std::min(m, row_begin + mc);
     const std::size_t p_begin = nb * panels_per_block;
     const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
+    // Each task rounds its own row block to bf16 (rows zero-padded to kp) just before using
+    // it, while it is in cache: a separate pass over all of A would write the copy out to
+    // memory and read it back. With the columns split (few rows) a block is rounded once per
+    // column block, which is cheap at the small m where that happens.
+    thread_local std::vector<std::uint16_t> ba;
+    ba.resize(mc * kp);
+    for (std::size_t r = row_begin; r < row_end; ++r) {
+      std::uint16_t* dst = ba.data() + (r - row_begin) * kp;
+#if defined(__x86_64__)
+      if (use_avx512) {
+        detail::bf16_round_row_avx512(a + r * lda, k, kp, dst);
+        continue;
+      }
+#endif
+      round_row(a + r * lda, k, kp, dst);
+    }
     alignas(64) float acc[kMr * kNr];
-    // Row tile outer: its bf16 rows (kBf16MR x kp x 2 bytes) stay in L1 while the panels
-    // stream from L2.
+    // Row tile outer: its bf16 rows stay in L1 (at k = 384) while the panels stream from L2.
+    // (Splitting k into blocks, or running panel-major with A streaming instead, measured
+    // no faster at the bge-small shapes.)
     for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
       const std::size_t rows = std::min(kMr, row_end - r0);
       for (std::size_t p = p_begin; p < p_end; ++p) {
+        tile(ba.data() + (r0 - row_begin) * kp, kp, rows, w.panels() + p * kp * kNr, kp, acc);
+        // No k-blocking: each element of C is written once, after its residual element is
+        // read, so C may alias R element for element.
         const std::size_t col0 = p * kNr;
         const std::size_t cols = std::min(kNr, n - col0);
         const float* bias = w.bias() + col0;
-        tile(ba_data + r0 * kp, kp, rows, w.panels() + p * kp * kNr, kp, acc);
-        // No k-blocking: each element of C is written once, after its residual element is
-        // read, so C may alias R element for element.
         const float* res0 =
             epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
 #if defined(__x86_64__)

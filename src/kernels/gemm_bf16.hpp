@@ -97,9 +97,9 @@ inline constexpr std::size_t kBf16MR = 12;
 [[nodiscard]] std::uint16_t to_bf16(float x) noexcept;
 [[nodiscard]] float from_bf16(std::uint16_t h) noexcept;
 
-// fp32 sums of one tile: out[r][j] = Σ_k bf16(a[r*lda + k]) · panel[k/2][j][k%2] for
-// r < rows (<= kBf16MR), all kBf16PanelWidth columns, k < kp (even). a holds bf16 rows
-// zero-padded to kp.
+// fp32 sums of one tile: out[r][j] = Σ_k a[r*lda + k] · panel[k/2][j][k%2] for r < rows
+// (<= kBf16MR), all kBf16PanelWidth columns, k < kp (even); a holds bf16 rows zero-padded
+// to kp, panel is 64-byte aligned, out a 64-byte aligned kBf16MR x 32 tile.
 void bf16_tile_portable(const std::uint16_t* a, std::size_t lda, std::size_t rows, const std::uint16_t* panel,
                         std::size_t kp, float* out);
 void bf16_tile_avx512(const std::uint16_t* a, std::size_t lda, std::size_t rows, const std::uint16_t* panel,
