@@ -72,6 +72,8 @@ Bf16Linear::Bf16Linear(std::size_t n, std::size_t k, std::span<const float> bias
 #if defined(__x86_64__)
   if (isa == Isa::Avx512 && cpu_features().avx512) {
     kernel_ = cpu_features().avx512_bf16 ? Kernel::Avx512Bf16 : Kernel::Avx512;
+  } else if (isa == Isa::Avx2 && cpu_features().avx2_fma) {
+    kernel_ = Kernel::Avx2;
   }
 #endif
   const std::size_t panels = (n + kNr - 1) / kNr;
@@ -116,7 +118,9 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
 #if defined(__x86_64__)
   if (w.uses_avx512_bf16()) tile = detail::bf16_tile_avx512_bf16;
   if (w.uses_avx512()) tile = detail::bf16_tile_avx512;
+  if (w.uses_avx2()) tile = detail::bf16_tile_avx2;
   const bool use_avx512 = active_isa() == Isa::Avx512;
+  const bool use_avx2 = active_isa() == Isa::Avx2;
 #endif
 
   const std::size_t mc = kMr * kTilesPerBlock;
@@ -147,6 +151,10 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
         detail::bf16_round_row_avx512(a + r * lda, k, kp, dst);
         continue;
       }
+      if (use_avx2) {
+        detail::bf16_round_row_avx2(a + r * lda, k, kp, dst);
+        continue;
+      }
 #endif
       round_row(a + r * lda, k, kp, dst);
     }
@@ -169,6 +177,11 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
         if (use_avx512) {
           detail::bf16_epilogue_avx512(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
                                        c + r0 * ldc + col0, ldc);
+          continue;
+        }
+        if (use_avx2) {
+          detail::bf16_epilogue_avx2(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
+                                     c + r0 * ldc + col0, ldc);
           continue;
         }
 #endif

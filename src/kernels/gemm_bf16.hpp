@@ -11,7 +11,8 @@
 //
 // Kernels: AVX-512 BF16 (vdpbf16ps, two k-steps per instruction) when the layer's isa is
 // Avx512 and the CPU has avx512_bf16; AVX-512F (bf16 widened to fp32 with shifts, then FMA)
-// when it has AVX-512 without BF16; plain C++ otherwise.
+// when it has AVX-512 without BF16; the same widening with AVX2 + FMA for isa Avx2; plain
+// C++ otherwise.
 //
 // Packed layout: column panels of kBf16PanelWidth output rows, k padded with a zero to an
 // even depth, stored as [k/2][panel width][2] bf16 — one 64-byte line holds 2 k-steps of 16
@@ -54,6 +55,8 @@ class Bf16Linear {
   [[nodiscard]] bool uses_avx512_bf16() const noexcept { return kernel_ == Kernel::Avx512Bf16; }
   // Whether it runs the AVX-512F kernel (the CPU has AVX-512 but not its BF16 extension).
   [[nodiscard]] bool uses_avx512() const noexcept { return kernel_ == Kernel::Avx512; }
+  // Whether it runs the AVX2 kernel (isa Avx2).
+  [[nodiscard]] bool uses_avx2() const noexcept { return kernel_ == Kernel::Avx2; }
   [[nodiscard]] const std::uint16_t* panels() const noexcept { return panels_.data(); }
   [[nodiscard]] const float* bias() const noexcept { return bias_.data(); }  // per column
   // Resident bytes of the packed layer.
@@ -62,7 +65,7 @@ class Bf16Linear {
   }
 
  private:
-  enum class Kernel { Portable, Avx512, Avx512Bf16 };
+  enum class Kernel { Portable, Avx2, Avx512, Avx512Bf16 };
   Bf16Linear(std::size_t n, std::size_t k, std::span<const float> bias, Isa isa);
   void pack(const std::uint16_t* weight);
 
@@ -81,7 +84,7 @@ class Bf16Linear {
 // pool may be null. Non-finite values propagate as IEEE arithmetic has them (a NaN in a row
 // of A makes that row of C NaN); unlike linear_int8 nothing is zeroed. An all-zero row of A
 // gives act(b) (+ R) exactly. The rounding of A and the float epilogue are chosen by the
-// machine (AVX-512 when active_isa() is Avx512, with its vectorised GELU; else plain C++),
+// machine (AVX-512 or AVX2 after active_isa(), with their vectorised GELU; else plain C++),
 // the dot-product kernel by the layer.
 void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linear& w, float* c,
                  std::size_t ldc, const Epilogue& epilogue = {}, ThreadPool* pool = nullptr);
@@ -104,16 +107,21 @@ void bf16_tile_portable(const std::uint16_t* a, std::size_t lda, std::size_t row
                         std::size_t kp, float* out);
 void bf16_tile_avx512(const std::uint16_t* a, std::size_t lda, std::size_t rows, const std::uint16_t* panel,
                       std::size_t kp, float* out);
+void bf16_tile_avx2(const std::uint16_t* a, std::size_t lda, std::size_t rows, const std::uint16_t* panel,
+                    std::size_t kp, float* out);
 void bf16_tile_avx512_bf16(const std::uint16_t* a, std::size_t lda, std::size_t rows,
                            const std::uint16_t* panel, std::size_t kp, float* out);
 
 // One row of A (k floats) to kp bf16 (zero-padded): the same bits as to_bf16.
 void bf16_round_row_avx512(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);
+void bf16_round_row_avx2(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);
 
 // The epilogue of one tile (rows <= kBf16MR, cols <= kBf16PanelWidth; acc as above):
 // c[r][j] = act(acc[r][j] + bias[j]) (+ residual[r][j]).
 void bf16_epilogue_avx512(const float* acc, std::size_t rows, std::size_t cols, const float* bias,
                           Activation act, const float* residual, std::size_t ldr, float* c, std::size_t ldc);
+void bf16_epilogue_avx2(const float* acc, std::size_t rows, std::size_t cols, const float* bias,
+                        Activation act, const float* residual, std::size_t ldr, float* c, std::size_t ldc);
 
 }  // namespace detail
 

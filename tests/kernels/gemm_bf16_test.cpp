@@ -94,9 +94,14 @@ void expect_matches_reference(const std::vector<float>& got, const std::vector<f
   }
 }
 
+// Every kernel this CPU can run (the float epilogue follows active_isa(), so running the
+// suite under WARDEN_ISA=portable|avx2 covers those epilogues too).
 std::vector<Isa> isas_to_test() {
   std::vector<Isa> isas{Isa::Portable};
-  if (active_isa() != Isa::Portable) isas.push_back(active_isa());
+#if defined(__x86_64__)
+  if (cpu_features().avx2_fma) isas.push_back(Isa::Avx2);
+  if (cpu_features().avx512) isas.push_back(Isa::Avx512);
+#endif
   return isas;
 }
 
@@ -244,7 +249,7 @@ TEST(GemmBf16Test, Avx512Bf16CloseToPortable) {
 }
 
 #if defined(__x86_64__)
-// The three tile kernels directly (the AVX-512F one is otherwise reached only on a CPU with
+// The tile kernels directly (the AVX-512F one is otherwise reached only on a CPU with
 // AVX-512 but without its BF16 extension).
 TEST(GemmBf16Test, TileKernelsAgree) {
   if (!cpu_features().avx512) GTEST_SKIP() << "CPU lacks AVX-512";
@@ -264,6 +269,10 @@ TEST(GemmBf16Test, TileKernelsAgree) {
       detail::bf16_tile_portable(a.data(), lda, rows, aligned, kp, expect);
       detail::bf16_tile_avx512(a.data(), lda, rows, aligned, kp, got);
       for (std::size_t i = 0; i < rows * kNr; ++i) ASSERT_NEAR(got[i], expect[i], 1e-5F) << kp << " " << i;
+      if (cpu_features().avx2_fma) {
+        detail::bf16_tile_avx2(a.data(), lda, rows, aligned, kp, got);
+        for (std::size_t i = 0; i < rows * kNr; ++i) ASSERT_NEAR(got[i], expect[i], 1e-5F) << kp << " " << i;
+      }
       if (has_avx512_bf16()) {
         detail::bf16_tile_avx512_bf16(a.data(), lda, rows, aligned, kp, got);
         for (std::size_t i = 0; i < rows * kNr; ++i) ASSERT_NEAR(got[i], expect[i], 1e-5F) << kp << " " << i;
@@ -272,7 +281,7 @@ TEST(GemmBf16Test, TileKernelsAgree) {
   }
 }
 
-TEST(GemmBf16Test, Avx512RowRoundingIsToBf16) {
+TEST(GemmBf16Test, SimdRowRoundingIsToBf16) {
   if (!cpu_features().avx512) GTEST_SKIP() << "CPU lacks AVX-512";
   std::mt19937 rng(5);
   std::uniform_int_distribution<std::uint32_t> any_bits;
@@ -285,12 +294,14 @@ TEST(GemmBf16Test, Avx512RowRoundingIsToBf16) {
       x[2] = std::bit_cast<float>(0x7F800001U);  // NaN with low payload only
     }
     const std::size_t kp = (k + 1) / 2 * 2;
-    std::vector<std::uint16_t> got(kp + 1, 0xABCD);
-    detail::bf16_round_row_avx512(x.data(), k, kp, got.data());
-    for (std::size_t i = 0; i < kp; ++i) {
-      EXPECT_EQ(got[i], i < k ? to_bf16(x[i]) : 0) << "k=" << k << " i=" << i;
+    for (const auto round_row : {detail::bf16_round_row_avx512, detail::bf16_round_row_avx2}) {
+      std::vector<std::uint16_t> got(kp + 1, 0xABCD);
+      round_row(x.data(), k, kp, got.data());
+      for (std::size_t i = 0; i < kp; ++i) {
+        EXPECT_EQ(got[i], i < k ? to_bf16(x[i]) : 0) << "k=" << k << " i=" << i;
+      }
+      EXPECT_EQ(got[kp], 0xABCD);  // nothing past kp
     }
-    EXPECT_EQ(got[kp], 0xABCD);  // nothing past kp
   }
 }
 #endif
@@ -375,6 +386,17 @@ TEST(GemmBf16Test, EmptyDepthGivesActivatedBias) {
       for (std::size_t j = 0; j < n; ++j) EXPECT_EQ(got[i * n + j], std::max(0.0F, bias[j]));
     }
   }
+}
+
+TEST(GemmBf16Test, KernelFollowsIsaAndCpu) {
+  const std::vector<float> wt(6, 1.0F);
+  const Bf16Linear portable(wt, 2, 3, {}, Isa::Portable);
+  EXPECT_FALSE(portable.uses_avx2() || portable.uses_avx512() || portable.uses_avx512_bf16());
+  const Bf16Linear avx2(wt, 2, 3, {}, Isa::Avx2);
+  EXPECT_EQ(avx2.uses_avx2(), cpu_features().avx2_fma);
+  const Bf16Linear avx512(wt, 2, 3, {}, Isa::Avx512);
+  EXPECT_EQ(avx512.uses_avx512_bf16(), has_avx512_bf16());
+  EXPECT_EQ(avx512.uses_avx512(), cpu_features().avx512 && !cpu_features().avx512_bf16);
 }
 
 TEST(GemmBf16Test, RejectsMismatchedSizes) {
