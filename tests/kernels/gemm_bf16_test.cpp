@@ -403,7 +403,7 @@ TEST(GemmBf16Test, RejectsMismatchedSizes) {
   const std::vector<float> wt(10);
   const std::vector<std::uint16_t> raw(10);
   EXPECT_ANY_THROW(Bf16Linear(wt, 3, 4, {}));
-  EXPECT_ANY_THROW(Bf16Linear::from_bf16(raw, 3, 4, {}));
+  EXPECT_ANY_THROW(static_cast<void>(Bf16Linear::from_bf16(raw, 3, 4, {})));
   EXPECT_ANY_THROW(Bf16Linear(wt, 2, 5, std::vector<float>(3)));
 }
 
