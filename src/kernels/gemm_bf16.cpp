@@ -144,9 +144,9 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
     // part of the call bound by memory: at n = 384 it cost about a tenth of the time when
     // done up front. So while the panels of one row tile run, the next tile's rows of A are
     // prefetched, a slice per panel, and the read overlaps the arithmetic.
-    // No k-blocking: the tile kernel alone holds ~510 GFLOP/s (this AMD EPYC VM, one thread) even at
-    // k = 1536 with the panels in L3, and splitting k or running panel-major measured no
-    // faster at the bge-small shapes.
+    // No k-blocking: the tile kernel alone holds ~510 GFLOP/s (one thread of the AMD EPYC
+    // development VM) even at k = 1536 with the panels in L3, and splitting k or running
+    // panel-major measured no faster at the bge-small shapes.
     thread_local std::vector<std::uint16_t> ba;
     ba.resize(kMr * kp);
     const std::size_t lines_per_row = (k * sizeof(float) + 63) / 64;
