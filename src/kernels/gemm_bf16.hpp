@@ -6,7 +6,7 @@
 // NaN), which halves the resident weights and the bytes streamed per call. Each call rounds
 // the rows of A to bf16 the same way, then sums the products in fp32: a product of two bf16
 // values is exact in fp32, so against a float64 reference on the rounded inputs only the
-// summation order differs. Bias, activation and residual are applied in the same epilogue
+// summation order differs (and vdpbf16ps treats denormal bf16 inputs as zero). Bias, activation and residual are applied in the same epilogue
 // as linear().
 //
 // Kernels: AVX-512 BF16 (vdpbf16ps, two k-steps per instruction) when the layer's isa is
