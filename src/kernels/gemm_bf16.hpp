@@ -6,8 +6,8 @@
 // NaN), which halves the resident weights and the bytes streamed per call. Each call rounds
 // the rows of A to bf16 the same way, then sums the products in fp32: a product of two bf16
 // values is exact in fp32, so against a float64 reference on the rounded inputs only the
-// summation order differs (and vdpbf16ps treats denormal bf16 inputs as zero). Bias, activation and residual are applied in the same epilogue
-// as linear().
+// summation order differs (and vdpbf16ps treats denormal bf16 inputs as zero). Bias,
+// activation and residual are applied in the same epilogue as linear().
 //
 // Kernels: AVX-512 BF16 (vdpbf16ps, two k-steps per instruction) when the layer's isa is
 // Avx512 and the CPU has avx512_bf16; AVX-512F (bf16 widened to fp32 with shifts, then FMA)
