@@ -53,7 +53,9 @@ std::optional<Precision> parse_precision(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-bool precision_available(Precision precision) noexcept { return precision != Precision::BFloat16; }
+bool precision_available(Precision /*precision*/) noexcept {
+  return true;
+}
 
 Precision fastest_precision() noexcept {
   // Measured (docs/benchmarks.md): int8 is 2.5-2.9x float32 with VNNI and 1.25-1.5x on
@@ -61,7 +63,8 @@ Precision fastest_precision() noexcept {
   const CpuFeatures& cpu = cpu_features();
   switch (active_isa()) {
     case Isa::Avx512:
-      return cpu.avx512_vnni ? Precision::Int8 : Precision::Float32;
+      if (cpu.avx512_vnni) return Precision::Int8;
+      return cpu.avx512_bf16 ? Precision::BFloat16 : Precision::Float32;
     case Isa::Avx2:
       return Precision::Int8;
     case Isa::Portable:
@@ -79,14 +82,15 @@ DenseLayer DenseLayer::make(Precision precision, std::span<const float> weight, 
     case Precision::Int8:
       return DenseLayer(QuantizedLinear(weight, n, k, bias, isa));
     case Precision::BFloat16:
-      break;
+      return DenseLayer(Bf16Linear(weight, n, k, bias, isa));
   }
-  throw Error(ErrorKind::Unsupported, "bfloat16 dense layers are not available in this build");
+  throw Error(ErrorKind::Internal, "DenseLayer: unknown precision");
 }
 
 Precision DenseLayer::precision() const noexcept {
   return visit(Overloaded{[](const PackedLinear&) { return Precision::Float32; },
-                          [](const QuantizedLinear&) { return Precision::Int8; }});
+                          [](const QuantizedLinear&) { return Precision::Int8; },
+                          [](const Bf16Linear&) { return Precision::BFloat16; }});
 }
 
 std::size_t DenseLayer::n() const noexcept {
@@ -106,6 +110,7 @@ void dense(const float* a, std::size_t lda, std::size_t m, const DenseLayer& w, 
   w.visit(Overloaded{
       [&](const PackedLinear& l) { linear(a, lda, m, l, c, ldc, epilogue, pool); },
       [&](const QuantizedLinear& l) { linear_int8(a, lda, m, l, c, ldc, epilogue, pool); },
+      [&](const Bf16Linear& l) { linear_bf16(a, lda, m, l, c, ldc, epilogue, pool); },
   });
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // A dense layer in any of the precisions Warden runs (issue 9), so that a model is written
 // once and loaded as float32, bfloat16 or int8:
-//   Float32  PackedLinear     exact float32 (the reference)
-//   Int8     QuantizedLinear  int8 weights per output row, activations per token row, int32 sums
+//   Float32   PackedLinear     exact float32 (the reference)
+//   BFloat16  Bf16Linear       bf16 weights and activations, float32 sums (vdpbf16ps)
+//   Int8      QuantizedLinear  int8 weights per output row, activations per token row, int32 sums
 // Every precision takes float32 activations and writes float32 results with the same fused
 // epilogue (bias, activation, residual): only the products change.
 
@@ -14,6 +15,7 @@
 #include <variant>
 
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_bf16.hpp"
 #include "kernels/gemm_int8.hpp"
 
 namespace warden {
@@ -28,10 +30,12 @@ enum class Precision : std::uint8_t { Float32, BFloat16, Int8 };
 std::string_view precision_name(Precision precision) noexcept;
 // The names above and the usual aliases (fp32/f32, bf16, i8); nullopt for anything else.
 std::optional<Precision> parse_precision(std::string_view name) noexcept;
-// Whether this build runs `precision` (bfloat16 arrives with its kernel).
+// Whether this build runs `precision` (every one does, with portable fallbacks; kept so that
+// callers need not change when a precision is added before its kernels).
 bool precision_available(Precision precision) noexcept;
 // The fastest precision this CPU runs that meets the accuracy bar of docs/precision.md:
-// int8 with AVX-512 VNNI or on AVX2-only CPUs (where it is 1.25-1.5x float32), else float32.
+// int8 with AVX-512 VNNI or on AVX2-only CPUs (where it is 1.25-1.5x float32), bfloat16 with
+// AVX-512 BF16 but no VNNI, else float32.
 Precision fastest_precision() noexcept;
 
 class DenseLayer {
@@ -39,6 +43,7 @@ class DenseLayer {
   DenseLayer() = default;
   explicit DenseLayer(PackedLinear layer) : layer_(std::move(layer)) {}
   explicit DenseLayer(QuantizedLinear layer) : layer_(std::move(layer)) {}
+  explicit DenseLayer(Bf16Linear layer) : layer_(std::move(layer)) {}
 
   // W [n x k] row-major (nn.Linear's layout) and its bias (n floats or empty), packed in
   // `precision`.
@@ -57,7 +62,7 @@ class DenseLayer {
   }
 
  private:
-  std::variant<PackedLinear, QuantizedLinear> layer_;
+  std::variant<PackedLinear, QuantizedLinear, Bf16Linear> layer_;
 };
 
 // C[m x n] = act(A·Wᵀ + b) (+ R) in the layer's precision; the contract of linear().
