@@ -49,9 +49,10 @@ Where it may differ:
 * Node and tensor names follow ORT's scheme but are not guaranteed identical; ORT also runs
   shape inference and adds a "pre-process" warning, and for an opset below 11 it would use
   ReduceMin/ReduceMax instead of DynamicQuantizeLinear (the export is opset 14).
-* Older ORT releases (before the base_quantizer split, 1.17) quantised embedding tables
-  symmetrically (zero point 128); newer ones asymmetrically, as here. The difference is a
-  fraction of one uint8 step on the embeddings.
+* The embedding tables follow current ORT (GatherQuant -> quantize_activation: the activation
+  type uint8, asymmetric). Older releases went through quantize_inputs with the weight type
+  (int8, symmetric) or, between the two, quantised uint8 symmetrically (zero point 128); the
+  difference is within one quantisation step on the embeddings.
 * Ops outside this BERT export (Conv, Attention, LSTM, EmbedLayerNormalization, Transpose of a
   quantised tensor, subgraphs) are not handled; the script refuses none of them, it just leaves
   them fp32.
