@@ -4,7 +4,8 @@ per dtype (engine_bench --dtype; lines tagged "dtype") and ONNX Runtime per mode
 (ort_bench.mjs; lines tagged "variant": fp32, int8, int8-per-channel), each with its median
 latency and tokens/s, and its throughput relative to ORT fp32, ORT int8 and Warden float32.
 When a row has several rounds for a point, the round with the median latency is used (as in
-bench/peers/table.py).
+bench/peers/table.py); "best p10 ms" is the lowest 10th-percentile latency over all rounds, a
+figure less swayed by load from elsewhere on a shared machine.
 
     python3 bench/peers/dtype_table.py build/bench-results/dtypes-*.jsonl
 """
@@ -61,12 +62,14 @@ def main():
                     ("Warden float32", ("warden", "float32"))]
             refs = [(n, k) for n, k in refs if k in picked]
             print(f"\n### {title}, batch {b} x seq {s}\n")
-            print("| engine | rounds | median ms | tokens/s | " + " | ".join(f"× {n}" for n, _ in refs) + " |")
-            print("|---|---|---|---|" + "---|" * len(refs))
+            print("| engine | rounds | median ms | best p10 ms | tokens/s | "
+                  + " | ".join(f"× {n}" for n, _ in refs) + " |")
+            print("|---|---|---|---|---|" + "---|" * len(refs))
             for key in sorted(picked, key=rank):
                 r, rounds = picked[key]
                 ratios = [f"{r['tokens_per_s'] / picked[k][0]['tokens_per_s']:.2f}×" for _, k in refs]
-                print(f"| {name(key)} | {rounds} | {r['median_ms']:.1f} | {r['tokens_per_s']:.0f} | "
+                p10 = min((x.get("p10_ms", x["median_ms"]) for x in rows[key]), default=r["median_ms"])
+                print(f"| {name(key)} | {rounds} | {r['median_ms']:.1f} | {p10:.1f} | {r['tokens_per_s']:.0f} | "
                       + " | ".join(ratios) + " |")
 
 
