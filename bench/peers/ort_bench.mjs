@@ -2,8 +2,10 @@
 // engine_bench, printing the same JSON lines. Graph optimisation "all", intra-op threads
 // as given, one inter-op thread, sequential execution.
 //
-//   node bench/peers/ort_bench.mjs MODEL.onnx THREADS BATCHES SEQS MIN_SECONDS
-// (BATCHES and SEQS comma-separated). WARDEN_ORT_DIR names the folder holding
+//   node bench/peers/ort_bench.mjs MODEL.onnx THREADS BATCHES SEQS MIN_SECONDS [VARIANT]
+// (BATCHES and SEQS comma-separated). VARIANT names the model variant in every line's
+// "variant" field: "fp32" (the default, the exported model), "int8" or "int8-per-channel"
+// (bench/peers/quantize_onnx.py's output, ONNX Runtime's dynamic int8 quantisation). WARDEN_ORT_DIR names the folder holding
 // node_modules/onnxruntime-node (scripts/setup-bench installs it there).
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -13,11 +15,12 @@ const ortDir = process.env.WARDEN_ORT_DIR || path.join(os.homedir(), ".cache", "
 const require = createRequire(path.join(ortDir, "package.json"));
 const ort = require("onnxruntime-node");
 
-const [model, threadsArg, batchesArg, seqsArg, minSecondsArg] = process.argv.slice(2);
+const [model, threadsArg, batchesArg, seqsArg, minSecondsArg, variantArg] = process.argv.slice(2);
 const threads = Number(threadsArg || 2);
 const batches = (batchesArg || "1,8,32").split(",").map(Number);
 const seqs = (seqsArg || "16,128,512").split(",").map(Number);
 const minSeconds = Number(minSecondsArg || 1);
+const variant = variantArg || "fp32";
 
 const session = await ort.InferenceSession.create(model, {
   graphOptimizationLevel: "all",
@@ -25,7 +28,7 @@ const session = await ort.InferenceSession.create(model, {
   interOpNumThreads: 1,
   executionMode: "sequential",
 });
-console.log(JSON.stringify({ engine: "onnxruntime", version: ort.env.versions.common, threads }));
+console.log(JSON.stringify({ engine: "onnxruntime", variant, version: ort.env.versions.common, threads }));
 
 let seed = 1;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed);
@@ -51,7 +54,7 @@ for (const seq of seqs) {
     times.sort((a, b) => a - b);
     const med = times[Math.floor(times.length / 2)];
     console.log(JSON.stringify({
-      engine: "onnxruntime", batch, seq,
+      engine: "onnxruntime", variant, batch, seq,
       median_ms: +(med * 1e3).toFixed(3),
       p10_ms: +(times[Math.floor(times.length / 10)] * 1e3).toFixed(3),
       p90_ms: +(times[Math.floor(times.length * 9 / 10)] * 1e3).toFixed(3),

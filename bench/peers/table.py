@@ -19,6 +19,10 @@ def main():
                 peak = r["peak_gflops"]
             if "batch" not in r:
                 continue
+            # The fp32 comparison only: int8 ORT variants and Warden's other dtypes belong to
+            # bench/peers/dtype_table.py.
+            if r.get("variant", "fp32") != "fp32" or r.get("dtype", "float32") != "float32":
+                continue
             rows.setdefault((r["batch"], r["seq"]), {}).setdefault(r["engine"], []).append(r)
         print(f"\n### {name}" + (f" (measured peak {peak:.0f} GFLOP/s)" if peak else "") + "\n")
         print("| batch x seq | Warden ms | ORT ms | PyTorch ms | Warden tok/s | ORT tok/s | PyTorch tok/s "
