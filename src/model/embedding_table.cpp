@@ -27,8 +27,8 @@ EmbeddingTable EmbeddingTable::view(std::span<const float> values, std::size_t r
   return t;
 }
 
-EmbeddingTable EmbeddingTable::make(kernels::Precision precision, std::vector<float> values, std::size_t rows,
-                                    std::size_t width) {
+EmbeddingTable EmbeddingTable::make(kernels::Precision precision, std::span<const float> values,
+                                    std::size_t rows, std::size_t width) {
   if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
   EmbeddingTable t;
   t.rows_ = rows;
@@ -36,7 +36,7 @@ EmbeddingTable EmbeddingTable::make(kernels::Precision precision, std::vector<fl
   t.precision_ = precision;
   switch (precision) {
     case kernels::Precision::Float32:
-      t.owned_ = std::move(values);
+      t.owned_.assign(values.begin(), values.end());
       t.values_ = t.owned_;
       break;
     case kernels::Precision::BFloat16:

@@ -19,8 +19,9 @@ class EmbeddingTable {
   EmbeddingTable() = default;
   // values: rows*width floats that outlive the table (the mapping).
   static EmbeddingTable view(std::span<const float> values, std::size_t rows, std::size_t width);
-  // The floats stored in `precision` (float32: owned as given).
-  static EmbeddingTable make(kernels::Precision precision, std::vector<float> values, std::size_t rows,
+  // The floats stored in `precision` (float32: an owned copy). `values` may be the mapping:
+  // converting from it directly keeps a float copy of the table from ever existing.
+  static EmbeddingTable make(kernels::Precision precision, std::span<const float> values, std::size_t rows,
                              std::size_t width);
   // Rows quantised already (an int8 checkpoint).
   static EmbeddingTable from_int8(kernels::QuantizedRows rows, std::size_t count, std::size_t width);

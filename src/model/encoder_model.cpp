@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <vector>
 
 #include <fmt/format.h>
@@ -88,22 +91,29 @@ class WeightReader {
   EmbeddingTable float_table(std::string_view name, std::size_t rows, std::size_t width) const {
     const Tensor& t = tensor(name, {rows, width});
     if (aligned_f32(t)) return EmbeddingTable::view(as_floats(t), rows, width);
-    return EmbeddingTable::make(kernels::Precision::Float32, to_float32(t), rows, width);
+    return EmbeddingTable::make(kernels::Precision::Float32, to_float32(t), rows, width);  // f16/bf16
   }
 
   // A table in the model's precision (the word embeddings).
   EmbeddingTable table(std::string_view name, std::size_t rows, std::size_t width) const {
     const std::string full = prefix_ + std::string(name);
     const Tensor& t = weights_.require_weight(full, {rows, width});
-    if (t.dtype == Dtype::I8) {
-      kernels::QuantizedRows q = int8_rows(full, t, rows, width);
-      if (precision_ == kernels::Precision::Int8) return EmbeddingTable::from_int8(std::move(q), rows, width);
-      return EmbeddingTable::make(precision_, dequantize(q, width), rows, width);
-    }
     if (precision_ == kernels::Precision::Float32 && aligned_f32(t)) {
       return EmbeddingTable::view(as_floats(t), rows, width);
     }
-    return EmbeddingTable::make(precision_, to_float32(t), rows, width);
+    EmbeddingTable out;
+    if (t.dtype == Dtype::I8) {
+      kernels::QuantizedRows q = int8_rows(full, t, rows, width);
+      out = precision_ == kernels::Precision::Int8
+                ? EmbeddingTable::from_int8(std::move(q), rows, width)
+                : EmbeddingTable::make(precision_, dequantize(q, width), rows, width);
+    } else {
+      std::vector<float> scratch;
+      out = EmbeddingTable::make(precision_, aligned_f32(t) ? as_floats(t) : (scratch = to_float32(t)), rows,
+                                 width);
+    }
+    release_pages(t.data);  // converted: the mapping's copy is no longer read
+    return out;
   }
 
   // LayerNorm parameters; old checkpoints call them gamma/beta.
@@ -433,6 +443,12 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   if (std::filesystem::exists(dir / "config_sentence_transformers.json")) {
     model->st = read_st_config(dir / "config_sentence_transformers.json");
   }
+#if defined(__GLIBC__)
+  // Converting to bf16/int8 frees megabytes of temporaries that glibc keeps in its heaps
+  // (its mmap threshold rises after the first large free); give them back, so that resident
+  // memory is the model's.
+  ::malloc_trim(0);
+#endif
   return model;
 }
 
