@@ -46,7 +46,8 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
         // TEI's fields first, in TEI's shapes (clients parse them), then Warden's own.
         w.key("model_id").value(spec.name);
         w.key("model_sha").value(nullptr);
-        w.key("model_dtype").value("float32");
+        // TEI's field: the precision the model runs in (the hashing embedder computes in float32).
+        w.key("model_dtype").value(spec.dtype.empty() ? std::string("float32") : spec.dtype);
         w.key("model_type").begin_object();
         if (m.embedder != nullptr) {
           w.key("embedding").begin_object().key("pooling").value(m.embedder->pooling()).end_object();
@@ -60,7 +61,6 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
         w.key("dim").value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->dim() : 0));
         if (m.classifier != nullptr) label_list(w, *m.classifier);
         w.key("semantic").value(spec.semantic);
-        if (!spec.dtype.empty()) w.key("dtype").value(spec.dtype);
         w.key("tier").value(spec.tier);
         if (!spec.tier_reason.empty()) w.key("tier_reason").value(spec.tier_reason);
         if (!spec.fallback_reason.empty()) {

@@ -1757,6 +1757,16 @@ constexpr std::string_view kOpenApi = R"json(
       "type": "string",
       "example": "hashing-ngram-256"
      },
+     "model_dtype": {
+      "type": "string",
+      "enum": [
+       "float32",
+       "bfloat16",
+       "int8"
+      ],
+      "description": "The precision the model's dense layers run in (--dtype; docs/precision.md).",
+      "example": "float32"
+     },
      "model_type": {
       "type": "object",
       "description": "TEI's shape: one key, the kind, with its details: {\"embedding\": {\"pooling\": \"mean\"}}, {\"reranker\": {\"id2label\": {...}, \"label2id\": {...}}} or {\"classifier\": {...}}.",
@@ -1825,11 +1835,6 @@ constexpr std::string_view kOpenApi = R"json(
       "type": "boolean",
       "description": "false: the vectors are lexical (hashing), not meaning.",
       "example": false
-     },
-     "dtype": {
-      "type": "string",
-      "description": "The precision of the model's dense layers (float32, bfloat16, int8; docs/precision.md); absent for the hashing embedder.",
-      "example": "int8"
      },
      "max_input_length": {
       "type": "integer",
