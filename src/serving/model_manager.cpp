@@ -1,5 +1,7 @@
 #include "serving/model_manager.hpp"
 
+#include <atomic>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -133,6 +135,10 @@ TimedLoad timed_load(const ModelSpec& spec) {
   try {
     t.model = spec.load();
     if (!t.model) throw Error(ErrorKind::Internal, "loading model '" + spec.name + "' returned nothing");
+    // Process-unique: results cached for one load are never served for another (a reload
+    // after a swap or an eviction gets a new number).
+    static std::atomic<std::uint64_t> next_instance{1};
+    t.model->instance = next_instance.fetch_add(1, std::memory_order_relaxed);
   } catch (...) {
     t.error = std::current_exception();
   }

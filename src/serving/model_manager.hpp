@@ -56,6 +56,9 @@ struct LoadedModel {
   std::unique_ptr<TokenEmbedRunner> token_runner;   // with embedder
   std::unique_ptr<ClassifyRunner> classify_runner;  // with classifier
   std::size_t resident_bytes = 0;                   // an estimate of the memory the model holds
+  // Which load this is, unique in the process (set by the ModelManager; 0 outside one): part
+  // of the result cache's key, so a reloaded or replaced model never meets older results.
+  std::uint64_t instance = 0;
 };
 // Wraps a loaded embedder or classifier with its runners. A unique_ptr converts (ownership
 // moves in); a shared_ptr that owns nothing serves a model the caller keeps alive.
