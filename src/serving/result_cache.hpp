@@ -38,6 +38,13 @@ class CacheKey {
   std::string key_;
 };
 
+// One input's result: its floats (a pooled vector, a tokens x dim matrix, logits) and the
+// tokens it took, which responses report (usage, x-compute-tokens) on a hit too.
+struct CachedResult {
+  std::vector<float> values;
+  std::size_t tokens = 0;
+};
+
 struct ResultCacheOptions {
   std::size_t max_bytes = 0;         // 0: the cache is off (find misses, insert drops)
   std::chrono::milliseconds ttl{0};  // 0: entries never expire
@@ -55,7 +62,7 @@ struct ResultCacheStats {
 
 class ResultCache {
  public:
-  using Value = std::shared_ptr<const std::vector<float>>;
+  using Value = std::shared_ptr<const CachedResult>;
   using Clock = std::chrono::steady_clock;
 
   // metrics may be null; with one, warden_cache_{hits,misses,evictions}_total and
