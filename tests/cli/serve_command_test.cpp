@@ -9,16 +9,19 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cli/run_warden.hpp"
 #include "http/http_client.hpp"
+#include "kernels/dense.hpp"
 #include "support/golden_fixture.hpp"
 
 namespace warden {
@@ -163,6 +166,119 @@ TEST(ServeCommand, GuardModelAnswersGuardWithTheClassifierMethod) {
                                        dir.string() + " --guard-positive-label SAFE");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("BENIGN, INJECTION, JAILBREAK"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
+// The port a started server printed (0 if it printed none).
+std::uint16_t listening_port(const std::string& err) {
+  const std::string marker = "listening=http://127.0.0.1:";
+  const auto at = err.find(marker);
+  return at == std::string::npos ? 0 : static_cast<std::uint16_t>(std::stoi(err.substr(at + marker.size())));
+}
+
+// The "dtype" of the entry of `list` (an array of objects) whose `key` is `name`: nullopt when
+// the entry has none, "<missing>" when there is no such entry.
+std::optional<std::string> dtype_in(const std::string& body, const char* list, const char* key,
+                                    const std::string& name) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(body).get(doc) != simdjson::SUCCESS) return "<not json>";
+  for (const simdjson::dom::element m : doc[list].get_array()) {
+    if (std::string_view(m[key]) != name) continue;
+    std::string_view dtype;
+    if (m["dtype"].get(dtype) != simdjson::SUCCESS) return std::nullopt;
+    return std::string(dtype);
+  }
+  return "<missing>";
+}
+
+// --dtype (issue 9): a plain one sets every model's precision, NAME=DTYPE one model's; /info,
+// /v1/models and /admin/models say which; POST /admin/models takes its own "dtype". The
+// hashing embedder has no weights and shows none.
+TEST(ServeCommand, DtypeAppliesToTheModelsItNamesAndIsShown) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("warden-serve-dtype-" + std::to_string(::getpid()));
+  testing::run_fixture_command("warden-fixture --arch bert --head none --preset tiny --seed 1 --out DIR",
+                               dir);
+  {
+    ServeProcess server({"--model", "a=" + dir.string(), "--model", "b=" + dir.string(), "--model",
+                         "lex=hashing-ngram-256", "--dtype", "a=int8", "--api-key", "sesame"});
+    const std::uint16_t port = listening_port(server.read_until("payload_limit="));
+    ASSERT_NE(port, 0);
+    testing::HttpConnection c(port);
+    const std::string auth = "Authorization: Bearer sesame\r\n";
+
+    auto r = c.request("GET", "/v1/models", {}, "application/json", auth);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(dtype_in(r.body, "data", "id", "a"), "int8") << r.body;
+    EXPECT_EQ(dtype_in(r.body, "data", "id", "b"), "float32") << r.body;
+    EXPECT_EQ(dtype_in(r.body, "data", "id", "lex"), std::nullopt) << r.body;
+
+    r = c.request("GET", "/info", {}, "application/json", auth);  // the default model: a
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("model_id":"a")"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find(R"("dtype":"int8")"), std::string::npos) << r.body;
+    r = c.request("GET", "/models/b/info", {}, "application/json", auth);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("dtype":"float32")"), std::string::npos) << r.body;
+    r = c.request("GET", "/models/lex/info", {}, "application/json", auth);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.body.find(R"("dtype")"), std::string::npos) << r.body;
+
+    // The int8 model answers.
+    EXPECT_EQ(c.request("POST", "/models/a/embed", R"({"inputs": "hello"})", "application/json", auth).status,
+              200);
+
+    // POST /admin/models with a dtype of its own.
+    r = c.request("POST", "/admin/models",
+                  R"({"model": ")" + dir.string() + R"(", "name": "c", "dtype": "int8"})", "application/json",
+                  auth);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("dtype":"int8")"), std::string::npos) << r.body;
+    r = c.request("GET", "/admin/models", {}, "application/json", auth);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(dtype_in(r.body, "models", "name", "c"), "int8") << r.body;
+    EXPECT_EQ(dtype_in(r.body, "models", "name", "b"), "float32") << r.body;
+    EXPECT_EQ(dtype_in(r.body, "models", "name", "lex"), std::nullopt) << r.body;
+    // Without one it gets the server's (float32 here).
+    r = c.request("POST", "/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "d"})",
+                  "application/json", auth);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("dtype":"float32")"), std::string::npos) << r.body;
+    // A dtype that is not one is the request's error, on the field.
+    r = c.request("POST", "/admin/models",
+                  R"({"model": ")" + dir.string() + R"(", "name": "e", "dtype": "fp64"})", "application/json",
+                  auth);
+    EXPECT_EQ(r.status, 422) << r.body;
+    EXPECT_NE(r.body.find("`dtype`"), std::string::npos) << r.body;
+    EXPECT_EQ(server.terminate(), 0);
+  }
+  {
+    // A plain --dtype: every model's precision.
+    ServeProcess server({"--model", dir.string(), "--dtype", "int8"});
+    const std::uint16_t port = listening_port(server.read_until("payload_limit="));
+    ASSERT_NE(port, 0);
+    testing::HttpConnection c(port);
+    auto r = c.request("GET", "/info");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("dtype":"int8")"), std::string::npos) << r.body;
+    r = c.request("GET", "/v1/models");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(dtype_in(r.body, "data", "id", dir.filename().string()), "int8") << r.body;
+    EXPECT_EQ(server.terminate(), 0);
+  }
+  {
+    // auto: the fastest precision this CPU runs, shown by its name.
+    ServeProcess server({"--model", dir.string(), "--dtype", "auto"});
+    const std::uint16_t port = listening_port(server.read_until("payload_limit="));
+    ASSERT_NE(port, 0);
+    const auto r = testing::HttpConnection(port).request("GET", "/v1/models");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(dtype_in(r.body, "data", "id", dir.filename().string()),
+              std::string(kernels::precision_name(kernels::fastest_precision())))
+        << r.body;
+    EXPECT_EQ(server.terminate(), 0);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -473,5 +473,24 @@ TEST(Predict, Errors) {
   expect_error(p, R"({"inputs": "a", "truncate": "no"})", 422, "truncate");
 }
 
+// POST /admin/models (issue 9): an optional "dtype", checked here so that a wrong one is the
+// request's 422 on that field; empty means the server's --dtype.
+TEST(AdminModel, Dtype) {
+  AdminModelRequest r = parse_admin_model(R"({"model": "hashing-ngram-256"})");
+  EXPECT_EQ(r.source, "hashing-ngram-256");
+  EXPECT_EQ(r.dtype, "");
+  EXPECT_EQ(parse_admin_model(R"({"model": "m", "dtype": null})").dtype, "");
+  for (const std::string dtype : {"float32", "fp32", "bfloat16", "bf16", "int8", "i8", "auto"}) {
+    r = parse_admin_model(R"({"model": "m", "name": "n", "dtype": ")" + dtype + R"("})");
+    EXPECT_EQ(r.dtype, dtype);
+    EXPECT_EQ(r.name, "n");
+  }
+  const auto p = parse_admin_model;
+  expect_error(p, R"({"model": "m", "dtype": "fp64"})", 422, "dtype", "`dtype` must be one of");
+  expect_error(p, R"({"model": "m", "dtype": "INT8"})", 422, "dtype");
+  expect_error(p, R"({"model": "m", "dtype": 8})", 422, "dtype");
+  expect_error(p, R"({"model": "m", "dtype": ["int8"]})", 422, "dtype");
+}
+
 }  // namespace
 }  // namespace warden::http

@@ -17,15 +17,18 @@
 #include <thread>
 #include <vector>
 
+#include "catalog/model_catalog.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "http/service.hpp"
+#include "kernels/dense.hpp"
 #include "serving/metrics.hpp"
 #include "serving/model_manager.hpp"
 #include "support/classifier_goldens.hpp"
 #include "support/gated_embedder.hpp"
+#include "support/golden_fixture.hpp"
 #include "support/handler_client.hpp"
 
 namespace warden::http {
@@ -384,6 +387,60 @@ TEST(RouterModels, HotSwapLetsARequestInFlightFinishOnTheOldModel) {
   // New requests run on the new instance (the gate no longer matters: it is not asked).
   EXPECT_EQ(f.post("/embed", R"({"inputs": "hello"})").status, 200);
   EXPECT_TRUE(gated.use_count() >= 1);
+}
+
+// POST /admin/models with "dtype" (issue 9), through the catalog as `warden serve` wires it:
+// the model loads in that precision and its status says so; a name that is not a dtype is
+// the request's 422, and so is one this build cannot run. The hashing embedder has no dtype.
+TEST(RouterModels, AdminLoadsAModelInTheDtypeAsked) {
+  const fs::path dir = fs::temp_directory_path() / ("warden-router-dtype-" + std::to_string(::getpid()));
+  warden::testing::run_fixture_command(
+      "warden-fixture --arch bert --head none --preset tiny --seed 1 --out DIR", dir);
+  ThreadPool pool(1);
+  {
+    Fixture f;
+    f.options.router.make_spec = [&pool](const std::string& name, const std::string& source,
+                                         const std::string& dtype) {
+      catalog::CatalogOptions o;
+      o.pool = &pool;
+      return catalog::make_model_spec(catalog::ModelArg{name, source, dtype}, o).spec;
+    };
+    f.start();
+    HandlerAnswer r =
+        f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "q", "dtype": "int8"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("dtype":"int8")"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find(R"("state":"loaded")"), std::string::npos) << r.body;
+    ASSERT_TRUE(f.models.status("q").has_value());
+    EXPECT_EQ(f.models.status("q")->dtype, "int8");
+    EXPECT_EQ(f.post("/models/q/embed", R"({"inputs": "x"})").status, 200);
+
+    // No dtype: CatalogOptions' default (float32).
+    r = f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "p"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(f.models.status("p")->dtype, "float32");
+    // Hot swap to int8 under the same name.
+    r = f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "p", "dtype": "i8"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(f.models.status("p")->dtype, "int8");
+
+    r = f.post("/admin/models", R"({"model": "hashing-ngram-256", "name": "lex", "dtype": "int8"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.body.find(R"("dtype")"), std::string::npos) << r.body;
+    EXPECT_EQ(f.models.status("lex")->dtype, "");
+
+    r = f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "z", "dtype": "fp64"})");
+    EXPECT_EQ(r.status, 422) << r.body;
+    EXPECT_NE(r.body.find("`dtype`"), std::string::npos) << r.body;
+    if (!kernels::precision_available(kernels::Precision::BFloat16)) {
+      r = f.post("/admin/models",
+                 R"({"model": ")" + dir.string() + R"(", "name": "z", "dtype": "bfloat16"})");
+      EXPECT_EQ(r.status, 422) << r.body;
+      EXPECT_NE(r.body.find("bfloat16 is not available"), std::string::npos) << r.body;
+    }
+    EXPECT_FALSE(f.models.status("z").has_value());
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace
