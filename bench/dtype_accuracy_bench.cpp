@@ -74,7 +74,6 @@ int run_folder(const std::string& dir, std::size_t sequences, unsigned seed, war
   std::size_t f32_bytes = 0;
   warden::model::TokenBatch batch;
   for (const Precision p : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
-    if (!warden::kernels::precision_available(p)) continue;
     const auto model = warden::model::load_encoder_model(dir, &pool, warden::active_isa(), p);
     const auto& d = model->encoder.dims();
     if (batch.sequences() == 0) {
@@ -134,7 +133,6 @@ int run_use_lite(const std::string& dir, const std::string& texts_file, warden::
   std::vector<float> ref;
   std::size_t dim = 0;
   for (const Precision p : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
-    if (!warden::kernels::precision_available(p)) continue;
     const warden::UseLiteEmbedder e(dir, &pool, p);
     const warden::Embeddings v = e.embed(views);
     dim = e.dim();

@@ -230,10 +230,6 @@ kernels::Precision resolve_precision(std::string_view dtype) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("unknown dtype '{}'; choose float32, bfloat16, int8 or auto", dtype));
   }
-  if (!kernels::precision_available(*p)) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("dtype {} is not available in this build", kernels::precision_name(*p)));
-  }
   return *p;
 }
 

@@ -47,7 +47,7 @@ struct CatalogOptions {
 
 // "float32", "bfloat16", "int8" (or their aliases) or "auto" (the fastest this CPU runs
 // within the accuracy bar) -> the precision models load in. Error(InvalidArgument) naming
-// the choices for anything else, and for bfloat16 where this build cannot run it.
+// the choices for anything else.
 kernels::Precision resolve_precision(std::string_view dtype);
 
 // A resolved model: its spec, and what start-up sizing needs before any model is loaded.

@@ -47,10 +47,9 @@ int run_embed(const EmbedOptions& options) {
   }
   std::optional<kernels::Precision> precision = kernels::parse_precision(options.dtype);
   if (options.dtype == "auto") precision = kernels::fastest_precision();
-  if (!precision || !kernels::precision_available(*precision)) {
+  if (!precision) {
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("--dtype '{}': choose float32, bfloat16, int8 or auto{}", options.dtype,
-                            precision ? " (bfloat16 is not available in this build)" : ""));
+                fmt::format("--dtype '{}': choose float32, bfloat16, int8 or auto", options.dtype));
   }
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<Embedder> embedder;

@@ -53,10 +53,6 @@ std::optional<Precision> parse_precision(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-bool precision_available(Precision /*precision*/) noexcept {
-  return true;
-}
-
 Precision fastest_precision() noexcept {
   // Measured (docs/benchmarks.md): int8 is 2.5-2.9x float32 with VNNI and 1.25-1.5x on
   // AVX2 alone; on AVX-512 without VNNI the AVX2 int8 tile loses to AVX-512 float32.

@@ -30,9 +30,6 @@ enum class Precision : std::uint8_t { Float32, BFloat16, Int8 };
 std::string_view precision_name(Precision precision) noexcept;
 // The names above and the usual aliases (fp32/f32, bf16, i8); nullopt for anything else.
 std::optional<Precision> parse_precision(std::string_view name) noexcept;
-// Whether this build runs `precision` (every one does, with portable fallbacks; kept so that
-// callers need not change when a precision is added before its kernels).
-bool precision_available(Precision precision) noexcept;
 // The fastest precision this CPU runs that meets the accuracy bar of docs/precision.md:
 // int8 with AVX-512 VNNI or on AVX2-only CPUs (where it is 1.25-1.5x float32), bfloat16 with
 // AVX-512 BF16 but no VNNI, else float32.

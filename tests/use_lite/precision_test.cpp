@@ -27,15 +27,18 @@ struct Shared {
   ThreadPool pool{2};
   UseLiteEmbedder f32{test::use_lite_test_model(), &pool, Precision::Float32};
   UseLiteEmbedder int8{test::use_lite_test_model(), &pool, Precision::Int8};
+  UseLiteEmbedder bf16{test::use_lite_test_model(), &pool, Precision::BFloat16};
   std::vector<test::UseLiteCase> cases = test::load_use_lite_cases("use-lite-reference.jsonl");
   std::vector<std::string_view> texts;
   Embeddings f32_vectors;
   Embeddings int8_vectors;
+  Embeddings bf16_vectors;
 
   Shared() {
     for (const auto& c : cases) texts.emplace_back(c.text);
     f32_vectors = f32.embed(texts);
     int8_vectors = int8.embed(texts);
+    bf16_vectors = bf16.embed(texts);
   }
 };
 
@@ -125,6 +128,26 @@ TEST(UseLitePrecision, Int8IsWithinTheAccuracyBarOfFloat32AndTfJs) {
   EXPECT_GE(vs_f32.min, 0.98);
   EXPECT_GE(vs_tfjs.mean, 0.99);
   EXPECT_GE(vs_tfjs.min, 0.98);
+}
+
+// bfloat16's bar (the issue): mean cosine to float32 >= 0.999. Measured: mean 0.99997, min
+// 0.99991; every nearest neighbour is the same as in float32.
+TEST(UseLitePrecision, Bfloat16IsWithinItsAccuracyBar) {
+  const auto& s = shared();
+  EXPECT_EQ(s.bf16.model().precision(), Precision::BFloat16);
+  const Agreement a =
+      agreement(s.bf16_vectors, s.cases.size(), [&](std::size_t i) { return s.f32_vectors.row(i); });
+  std::printf("use-lite bfloat16 vs float32: mean cosine %.6f, min %.6f (%s)\n", a.mean, a.min,
+              s.cases[a.worst].text.substr(0, 60).c_str());
+  EXPECT_GE(a.mean, 0.999);
+  EXPECT_GE(a.min, 0.999);
+  for (std::size_t i = 0; i < s.cases.size(); ++i) {
+    EXPECT_EQ(nearest(s.bf16_vectors, i), nearest(s.f32_vectors, i)) << s.cases[i].text;
+  }
+  const double ratio =
+      static_cast<double>(s.bf16.model().weight_bytes()) / static_cast<double>(s.f32.model().weight_bytes());
+  std::printf("use-lite weight bytes: bfloat16 %.3fx float32\n", ratio);
+  EXPECT_LE(ratio, 0.55);
 }
 
 // Similarity search answers the same: each reference sentence's nearest neighbour among the

@@ -54,9 +54,6 @@ class UseLiteQuality : public ::testing::TestWithParam<kernels::Precision> {
     pool_.reset();
   }
   void SetUp() override {
-    if (!kernels::precision_available(GetParam())) {
-      GTEST_SKIP() << kernels::precision_name(GetParam()) << " is not available in this build";
-    }
     Loaded& l = loaded_[GetParam()];
     if (!l.embedder) {
       l.embedder = std::make_unique<UseLiteEmbedder>(test::use_lite_test_model(), pool_.get(), GetParam());
