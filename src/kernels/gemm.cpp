@@ -1,6 +1,7 @@
 #include "kernels/gemm.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/error.hpp"
@@ -146,96 +147,102 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
   const std::size_t mr = kernel.mr;
   const std::size_t mc = mr * kTilesPerBlock;
   const std::size_t panels = (n + nr - 1) / nr;
-  const std::size_t mblocks = (m + mc - 1) / mc;
 
-  const detail::TaskGrid grid = detail::task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
-  const std::size_t nblocks = grid.nblocks;
-  const std::size_t panels_per_block = grid.panels_per_block;
-
-  auto run_task = [&](std::size_t task) {
-    const std::size_t mb = task / nblocks;
-    const std::size_t nb = task % nblocks;
-    const std::size_t row0 = mb * mc;
-    const std::size_t rows = std::min(mc, m - row0);
-    const std::size_t p_begin = nb * panels_per_block;
-    const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
-    float* apack = a_workspace();
-    // C may alias R (x = x + f(x)·Wᵀ). With more than one k-block the first block's partial
-    // sums overwrite C before the last block adds R, so the task sets its slice of R aside
-    // first; the result is then the same as with a separate R.
-    const float* residual = epilogue.residual;
-    std::size_t ldr = epilogue.ldr;
-    std::size_t res_col0 = 0;  // column of C that residual[row][0] belongs to
-    std::size_t res_row0 = 0;
-    if (residual != nullptr && residual == c && k > kKc) {
-      thread_local std::vector<float> saved;
-      const std::size_t col_begin = p_begin * nr;
-      const std::size_t width = std::min(n, p_end * nr) - std::min(n, col_begin);
-      saved.resize(rows * width);
-      for (std::size_t r = 0; r < rows; ++r) {
-        std::copy_n(epilogue.residual + (row0 + r) * epilogue.ldr + col_begin, width,
-                    saved.data() + r * width);
-      }
-      residual = saved.data();
-      ldr = width;
-      res_col0 = col_begin;
-      res_row0 = row0;
-    }
-    auto residual_at = [&](std::size_t row, std::size_t col) -> const float* {
-      return residual != nullptr ? residual + (row - res_row0) * ldr + (col - res_col0) : nullptr;
-    };
-    if (k == 0) {  // degenerate: C = act(b) (+ R); run one empty k-block
-      for (std::size_t p = p_begin; p < p_end; ++p) {
-        for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
-          const detail::Tile t{apack,
-                               mr,
-                               w.panels(),
-                               0,
-                               c + (row0 + r0) * ldc + p * nr,
-                               ldc,
-                               std::min(mr, rows - r0),
-                               std::min(nr, n - p * nr),
-                               false,
-                               true,
-                               w.bias() + p * nr,
-                               epilogue.activation,
-                               residual_at(row0 + r0, p * nr),
-                               ldr};
-          kernel.tile(t);
+  detail::for_each_block(
+      m, mc, panels, pool,
+      [&](std::size_t row0, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
+        const std::size_t rows = row_end - row0;
+        float* apack = a_workspace();
+        // C may alias R (x = x + f(x)·Wᵀ). With more than one k-block the first block's partial
+        // sums overwrite C before the last block adds R, so the task sets its slice of R aside
+        // first; the result is then the same as with a separate R.
+        const float* residual = epilogue.residual;
+        std::size_t ldr = epilogue.ldr;
+        std::size_t res_col0 = 0;  // column of C that residual[row][0] belongs to
+        std::size_t res_row0 = 0;
+        if (residual != nullptr && residual == c && k > kKc) {
+          thread_local std::vector<float> saved;
+          const std::size_t col_begin = p_begin * nr;
+          const std::size_t width = std::min(n, p_end * nr) - std::min(n, col_begin);
+          saved.resize(rows * width);
+          for (std::size_t r = 0; r < rows; ++r) {
+            std::copy_n(epilogue.residual + (row0 + r) * epilogue.ldr + col_begin, width,
+                        saved.data() + r * width);
+          }
+          residual = saved.data();
+          ldr = width;
+          res_col0 = col_begin;
+          res_row0 = row0;
         }
-      }
-      return;
-    }
-    for (std::size_t k0 = 0; k0 < k; k0 += kKc) {
-      const std::size_t kc = std::min(kKc, k - k0);
+        auto residual_at = [&](std::size_t row, std::size_t col) -> const float* {
+          return residual != nullptr ? residual + (row - res_row0) * ldr + (col - res_col0) : nullptr;
+        };
+        if (k == 0) {  // degenerate: C = act(b) (+ R); run one empty k-block
+          for (std::size_t p = p_begin; p < p_end; ++p) {
+            for (std::size_t r0 = 0; r0 < rows; r0 += mr) {
+              const detail::Tile t{apack,
+                                   mr,
+                                   w.panels(),
+                                   0,
+                                   c + (row0 + r0) * ldc + p * nr,
+                                   ldc,
+                                   std::min(mr, rows - r0),
+                                   std::min(nr, n - p * nr),
+                                   false,
+                                   true,
+                                   w.bias() + p * nr,
+                                   epilogue.activation,
+                                   residual_at(row0 + r0, p * nr),
+                                   ldr};
+              kernel.tile(t);
+            }
+          }
+          return;
+        }
+        for (std::size_t k0 = 0; k0 < k; k0 += kKc) {
+          const std::size_t kc = std::min(kKc, k - k0);
 #if defined(__x86_64__)
-      if (w.isa() == Isa::Avx512) {
-        detail::pack_a_avx512(a + row0 * lda + k0, lda, rows, kc, apack);
-      } else {
-        pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);
-      }
+          if (w.isa() == Isa::Avx512) {
+            detail::pack_a_avx512(a + row0 * lda + k0, lda, rows, kc, apack);
+          } else {
+            pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);
+          }
 #else
-      pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);
+          pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);
 #endif
-      const bool first = k0 == 0;
-      const bool last = k0 + kc == k;
-      for (std::size_t p = p_begin; p < p_end; ++p) {
-        const float* panel = w.panels() + p * k * nr + k0 * nr;
-        const std::size_t col0 = p * nr;
-        const std::size_t cols = std::min(nr, n - col0);
-        for (std::size_t r0 = 0, tile = 0; r0 < rows; r0 += mr, ++tile) {
-          const std::size_t row = row0 + r0;
-          const detail::Tile t{
-              apack + tile * kc * mr,  mr,   panel,  kc,   c + row * ldc + col0, ldc,
-              std::min(mr, rows - r0), cols, !first, last, w.bias() + col0,      epilogue.activation,
-              residual_at(row, col0),  ldr};
-          kernel.tile(t);
+          const bool first = k0 == 0;
+          const bool last = k0 + kc == k;
+          for (std::size_t p = p_begin; p < p_end; ++p) {
+            const float* panel = w.panels() + p * k * nr + k0 * nr;
+            const std::size_t col0 = p * nr;
+            const std::size_t cols = std::min(nr, n - col0);
+            for (std::size_t r0 = 0, tile = 0; r0 < rows; r0 += mr, ++tile) {
+              const std::size_t row = row0 + r0;
+              const detail::Tile t{
+                  apack + tile * kc * mr,  mr,   panel,  kc,   c + row * ldc + col0, ldc,
+                  std::min(mr, rows - r0), cols, !first, last, w.bias() + col0,      epilogue.activation,
+                  residual_at(row, col0),  ldr};
+              kernel.tile(t);
+            }
+          }
         }
-      }
-    }
-  };
+      });
+}
 
-  const std::size_t tasks = mblocks * nblocks;
+namespace detail {
+
+void for_each_block(std::size_t m, std::size_t mc, std::size_t panels, ThreadPool* pool,
+                    const BlockFn& body) {
+  const std::size_t mblocks = (m + mc - 1) / mc;
+  const TaskGrid grid = task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
+  auto run_task = [&](std::size_t task) {
+    const std::size_t row_begin = task / grid.nblocks * mc;
+    const std::size_t p_begin = task % grid.nblocks * grid.panels_per_block;
+    const std::size_t p_end = std::min(panels, p_begin + grid.panels_per_block);
+    if (p_begin >= p_end) return;  // the column split can leave the last blocks empty
+    body(row_begin, std::min(m, row_begin + mc), p_begin, p_end);
+  };
+  const std::size_t tasks = mblocks * grid.nblocks;
   if (pool != nullptr) {
     pool->parallel_for(tasks, run_task);
   } else {
@@ -243,7 +250,19 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
   }
 }
 
-namespace detail {
+float activate(float v, Activation act) noexcept {
+  switch (act) {
+    case Activation::None:
+      return v;
+    case Activation::Gelu:
+      return 0.5F * v * (1.0F + std::erf(v * 0.70710678118654752F));
+    case Activation::Relu:
+      return v > 0.0F ? v : 0.0F;
+    case Activation::Tanh:
+      return std::tanh(v);
+  }
+  return v;
+}
 
 TaskGrid task_grid(std::size_t mblocks, std::size_t panels, std::size_t threads) {
   // Enough tasks for every thread to have work: split the columns when rows are few.

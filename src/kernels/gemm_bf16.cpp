@@ -17,20 +17,6 @@ constexpr std::size_t kNr = detail::kBf16PanelWidth;
 constexpr std::size_t kMr = detail::kBf16MR;
 constexpr std::size_t kTilesPerBlock = 8;  // rows per task block, in row tiles
 
-float activate(float v, Activation act) {
-  switch (act) {
-    case Activation::None:
-      return v;
-    case Activation::Gelu:
-      return 0.5F * v * (1.0F + std::erf(v * 0.70710678118654752F));
-    case Activation::Relu:
-      return v > 0.0F ? v : 0.0F;
-    case Activation::Tanh:
-      return std::tanh(v);
-  }
-  return v;
-}
-
 void round_row(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst) {
   for (std::size_t i = 0; i < k; ++i) dst[i] = detail::to_bf16(src[i]);
   std::fill(dst + k, dst + kp, std::uint16_t{0});
@@ -124,96 +110,79 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
 #endif
 
   const std::size_t mc = kMr * kTilesPerBlock;
-  const std::size_t mblocks = (m + mc - 1) / mc;
-
   const std::size_t panels = (n + kNr - 1) / kNr;
-  const detail::TaskGrid grid = detail::task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
-  const std::size_t nblocks = grid.nblocks;
-  const std::size_t panels_per_block = grid.panels_per_block;
-
-  auto run_task = [&](std::size_t task) {
-    const std::size_t mb = task / nblocks;
-    const std::size_t nb = task % nblocks;
-    const std::size_t row_begin = mb * mc;
-    const std::size_t row_end = std::min(m, row_begin + mc);
-    const std::size_t p_begin = nb * panels_per_block;
-    const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
-    if (p_begin >= p_end) return;  // the column split can leave the last blocks empty
-    // Each row tile of A is rounded to bf16 (rows zero-padded to kp) just before its panels
-    // run, into a small buffer (9 KB at k = 384) that stays in cache. Reading A is the one
-    // part of the call bound by memory: at n = 384 it cost about a tenth of the time when
-    // done up front. So while the panels of one row tile run, the next tile's rows of A are
-    // prefetched, a slice per panel, and the read overlaps the arithmetic.
-    // No k-blocking: the tile kernel alone holds ~510 GFLOP/s (one thread of the AMD EPYC
-    // development VM) even at k = 1536 with the panels in L3, and splitting k or running
-    // panel-major measured no faster at the bge-small shapes.
-    thread_local std::vector<std::uint16_t> ba;
-    ba.resize(kMr * kp);
-    const std::size_t lines_per_row = (k * sizeof(float) + 63) / 64;
-    const std::size_t npanels = p_end - p_begin;
-    alignas(64) float acc[kMr * kNr];
-    for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
-      const std::size_t rows = std::min(kMr, row_end - r0);
-      for (std::size_t r = 0; r < rows; ++r) {
+  detail::for_each_block(
+      m, mc, panels, pool,
+      [&](std::size_t row_begin, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
+        // Each row tile of A is rounded to bf16 (rows zero-padded to kp) just before its panels
+        // run, into a small buffer (9 KB at k = 384) that stays in cache. Reading A is the one
+        // part of the call bound by memory: at n = 384 it cost about a tenth of the time when
+        // done up front. So while the panels of one row tile run, the next tile's rows of A are
+        // prefetched, a slice per panel, and the read overlaps the arithmetic.
+        // No k-blocking: the tile kernel alone holds ~510 GFLOP/s (one thread of the AMD EPYC
+        // development VM) even at k = 1536 with the panels in L3, and splitting k or running
+        // panel-major measured no faster at the bge-small shapes.
+        thread_local std::vector<std::uint16_t> ba;
+        ba.resize(kMr * kp);
+        const std::size_t lines_per_row = (k * sizeof(float) + 63) / 64;
+        const std::size_t npanels = p_end - p_begin;
+        alignas(64) float acc[kMr * kNr];
+        for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
+          const std::size_t rows = std::min(kMr, row_end - r0);
+          for (std::size_t r = 0; r < rows; ++r) {
 #if defined(__x86_64__)
-        if (use_avx512) {
-          detail::bf16_round_row_avx512(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
-          continue;
-        }
-        if (use_avx2) {
-          detail::bf16_round_row_avx2(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
-          continue;
-        }
+            if (use_avx512) {
+              detail::bf16_round_row_avx512(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
+              continue;
+            }
+            if (use_avx2) {
+              detail::bf16_round_row_avx2(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
+              continue;
+            }
 #endif
-        round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
-      }
-      const std::size_t next_rows = r0 + kMr < row_end ? std::min(kMr, row_end - r0 - kMr) : 0;
-      const std::size_t next_lines = next_rows * lines_per_row;
-      for (std::size_t p = p_begin; p < p_end; ++p) {
-        // This panel's share of the next row tile's lines of A.
-        const std::size_t i = p - p_begin;
-        for (std::size_t l = i * next_lines / npanels; l < (i + 1) * next_lines / npanels; ++l) {
-          const std::size_t row = r0 + kMr + l / lines_per_row;
-          __builtin_prefetch(a + row * lda + (l % lines_per_row) * 16);
-        }
-        tile(ba.data(), kp, rows, w.panels() + p * kp * kNr, kp, acc);
-        // No k-blocking: each element of C is written once, after its residual element is
-        // read, so C may alias R element for element.
-        const std::size_t col0 = p * kNr;
-        const std::size_t cols = std::min(kNr, n - col0);
-        const float* bias = w.bias() + col0;
-        const float* res0 =
-            epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
+            round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
+          }
+          const std::size_t next_rows = r0 + kMr < row_end ? std::min(kMr, row_end - r0 - kMr) : 0;
+          const std::size_t next_lines = next_rows * lines_per_row;
+          for (std::size_t p = p_begin; p < p_end; ++p) {
+            // This panel's share of the next row tile's lines of A.
+            const std::size_t i = p - p_begin;
+            for (std::size_t l = i * next_lines / npanels; l < (i + 1) * next_lines / npanels; ++l) {
+              const std::size_t row = r0 + kMr + l / lines_per_row;
+              __builtin_prefetch(a + row * lda + (l % lines_per_row) * 16);
+            }
+            tile(ba.data(), kp, rows, w.panels() + p * kp * kNr, kp, acc);
+            // No k-blocking: each element of C is written once, after its residual element is
+            // read, so C may alias R element for element.
+            const std::size_t col0 = p * kNr;
+            const std::size_t cols = std::min(kNr, n - col0);
+            const float* bias = w.bias() + col0;
+            const float* res0 =
+                epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
 #if defined(__x86_64__)
-        if (use_avx512) {
-          detail::bf16_epilogue_avx512(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
-                                       c + r0 * ldc + col0, ldc);
-          continue;
-        }
-        if (use_avx2) {
-          detail::bf16_epilogue_avx2(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
-                                     c + r0 * ldc + col0, ldc);
-          continue;
-        }
+            if (use_avx512) {
+              detail::bf16_epilogue_avx512(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
+                                           c + r0 * ldc + col0, ldc);
+              continue;
+            }
+            if (use_avx2) {
+              detail::bf16_epilogue_avx2(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
+                                         c + r0 * ldc + col0, ldc);
+              continue;
+            }
 #endif
-        for (std::size_t r = 0; r < rows; ++r) {
-          float* out = c + (r0 + r) * ldc + col0;
-          const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;
-          for (std::size_t j = 0; j < cols; ++j) {
-            float v = activate(acc[r * kNr + j] + bias[j], epilogue.activation);
-            if (res != nullptr) v += res[j];
-            out[j] = v;
+            for (std::size_t r = 0; r < rows; ++r) {
+              float* out = c + (r0 + r) * ldc + col0;
+              const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;
+              for (std::size_t j = 0; j < cols; ++j) {
+                float v = detail::activate(acc[r * kNr + j] + bias[j], epilogue.activation);
+                if (res != nullptr) v += res[j];
+                out[j] = v;
+              }
+            }
           }
         }
-      }
-    }
-  };
-  const std::size_t tasks = mblocks * nblocks;
-  if (pool != nullptr) {
-    pool->parallel_for(tasks, run_task);
-  } else {
-    for (std::size_t t = 0; t < tasks; ++t) run_task(t);
-  }
+      });
 }
 
 namespace detail {

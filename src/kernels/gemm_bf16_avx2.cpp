@@ -125,18 +125,8 @@ void bf16_epilogue_avx2(const float* acc, std::size_t rows, std::size_t cols, co
     for (std::size_t j = 0; j < cols; j += 8) {
       const int left = static_cast<int>(cols - j);
       const __m256i m = lane_mask(left);
-      __m256 v = _mm256_add_ps(_mm256_load_ps(acc + r * 32 + j), _mm256_maskload_ps(bias + j, m));
-      if (act == Activation::Gelu) {
-        v = avx2::gelu_ps(v);
-      } else if (act == Activation::Relu) {
-        v = _mm256_max_ps(v, _mm256_setzero_ps());
-      } else if (act == Activation::Tanh) {
-        // Classifier heads only (one row per sequence): scalar is fine.
-        alignas(32) float tmp[8];
-        _mm256_store_ps(tmp, v);
-        for (float& x : tmp) x = ::tanhf(x);
-        v = _mm256_load_ps(tmp);
-      }
+      __m256 v = avx2::activate_ps(
+          _mm256_add_ps(_mm256_load_ps(acc + r * 32 + j), _mm256_maskload_ps(bias + j, m)), act);
       if (res != nullptr) v = _mm256_add_ps(v, _mm256_maskload_ps(res + j, m));
       _mm256_maskstore_ps(out + j, m, v);
     }

@@ -58,20 +58,6 @@ float int8_quantize_row_portable(const float* src, std::size_t k, std::size_t kp
 
 namespace {
 
-float activate(float v, Activation act) {
-  switch (act) {
-    case Activation::None:
-      return v;
-    case Activation::Gelu:
-      return 0.5F * v * (1.0F + std::erf(v * 0.70710678118654752F));
-    case Activation::Relu:
-      return v > 0.0F ? v : 0.0F;
-    case Activation::Tanh:
-      return std::tanh(v);
-  }
-  return v;
-}
-
 using TileFn = void (*)(const std::int8_t*, std::size_t, std::size_t, const std::int8_t*, std::size_t,
                         const std::int32_t*, std::int32_t*);
 
@@ -193,65 +179,51 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   }
 
   const std::size_t panels = (n + kNr - 1) / kNr;
-  const detail::TaskGrid grid = detail::task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
-  const std::size_t nblocks = grid.nblocks;
-  const std::size_t panels_per_block = grid.panels_per_block;
-
-  auto run_task = [&](std::size_t task) {
-    const std::size_t mb = task / nblocks;
-    const std::size_t nb = task % nblocks;
-    const std::size_t row_begin = mb * mc;
-    const std::size_t row_end = std::min(m, row_begin + mc);
-    const std::size_t p_begin = nb * panels_per_block;
-    const std::size_t p_end = std::min(panels, p_begin + panels_per_block);
-    alignas(64) std::int32_t acc[kMr * kNr];
-    // Row tile outer: its quantised A (kInt8MR x kp bytes) stays in L1 while the panels
-    // stream from L2.
-    for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
-      const std::size_t rows = std::min(kMr, row_end - r0);
-      for (std::size_t p = p_begin; p < p_end; ++p) {
-        const std::int8_t* panel = w.panels() + p * kp * kNr;
-        const std::size_t col0 = p * kNr;
-        const std::size_t cols = std::min(kNr, n - col0);
-        const float* col_scale = w.scales() + col0;
-        const float* bias = w.bias() + col0;
-        tile(qa_data + r0 * kp, kp, rows, panel, kp, w.sums() + col0, acc);
-        // Epilogue, shared by every kernel (so all of them give the same floats): dequantise,
-        // bias, activation, residual. C may alias R element for element.
-        const float* res0 =
-            epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
+  detail::for_each_block(
+      m, mc, panels, pool,
+      [&](std::size_t row_begin, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
+        alignas(64) std::int32_t acc[kMr * kNr];
+        // Row tile outer: its quantised A (kInt8MR x kp bytes) stays in L1 while the panels
+        // stream from L2.
+        for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
+          const std::size_t rows = std::min(kMr, row_end - r0);
+          for (std::size_t p = p_begin; p < p_end; ++p) {
+            const std::int8_t* panel = w.panels() + p * kp * kNr;
+            const std::size_t col0 = p * kNr;
+            const std::size_t cols = std::min(kNr, n - col0);
+            const float* col_scale = w.scales() + col0;
+            const float* bias = w.bias() + col0;
+            tile(qa_data + r0 * kp, kp, rows, panel, kp, w.sums() + col0, acc);
+            // Epilogue, shared by every kernel (so all of them give the same floats): dequantise,
+            // bias, activation, residual. C may alias R element for element.
+            const float* res0 =
+                epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
 #if defined(__x86_64__)
-        if (use_avx512) {
-          detail::int8_epilogue_avx512(acc, rows, cols, scales_data + r0, col_scale, bias,
-                                       epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
-          continue;
-        }
-        if (use_avx2) {
-          detail::int8_epilogue_avx2(acc, rows, cols, scales_data + r0, col_scale, bias, epilogue.activation,
-                                     res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
-          continue;
-        }
+            if (use_avx512) {
+              detail::int8_epilogue_avx512(acc, rows, cols, scales_data + r0, col_scale, bias,
+                                           epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
+              continue;
+            }
+            if (use_avx2) {
+              detail::int8_epilogue_avx2(acc, rows, cols, scales_data + r0, col_scale, bias,
+                                         epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
+              continue;
+            }
 #endif
-        for (std::size_t r = 0; r < rows; ++r) {
-          const float rs = scales_data[r0 + r];
-          float* out = c + (r0 + r) * ldc + col0;
-          const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;
-          for (std::size_t j = 0; j < cols; ++j) {
-            float v = static_cast<float>(acc[r * kNr + j]) * (rs * col_scale[j]) + bias[j];
-            v = activate(v, epilogue.activation);
-            if (res != nullptr) v += res[j];
-            out[j] = v;
+            for (std::size_t r = 0; r < rows; ++r) {
+              const float rs = scales_data[r0 + r];
+              float* out = c + (r0 + r) * ldc + col0;
+              const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;
+              for (std::size_t j = 0; j < cols; ++j) {
+                float v = static_cast<float>(acc[r * kNr + j]) * (rs * col_scale[j]) + bias[j];
+                v = detail::activate(v, epilogue.activation);
+                if (res != nullptr) v += res[j];
+                out[j] = v;
+              }
+            }
           }
         }
-      }
-    }
-  };
-  const std::size_t tasks = mblocks * nblocks;
-  if (pool != nullptr) {
-    pool->parallel_for(tasks, run_task);
-  } else {
-    for (std::size_t t = 0; t < tasks; ++t) run_task(t);
-  }
+      });
 }
 
 namespace detail {

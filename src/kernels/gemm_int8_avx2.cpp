@@ -178,19 +178,7 @@ void int8_epilogue_avx2(const std::int32_t* acc, std::size_t rows, std::size_t c
     __m256 v[4];
     for (int q = 0; q < 4; ++q) {
       const __m256i s = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + r * 32 + 8 * q));
-      v[q] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(rs, cs[q]), b[q]);
-      if (act == Activation::Gelu) {
-        v[q] = avx2::gelu_ps(v[q]);
-      } else if (act == Activation::Relu) {
-        v[q] = _mm256_max_ps(v[q], _mm256_setzero_ps());
-      }
-    }
-    if (act == Activation::Tanh) {
-      // Classifier heads only (one row per sequence): scalar is fine.
-      alignas(32) float tmp[32];
-      for (int q = 0; q < 4; ++q) _mm256_store_ps(tmp + 8 * q, v[q]);
-      for (std::size_t j = 0; j < cols; ++j) out[j] = ::tanhf(tmp[j]) + (res != nullptr ? res[j] : 0.0F);
-      continue;
+      v[q] = avx2::activate_ps(_mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(rs, cs[q]), b[q]), act);
     }
     for (int q = 0; q < 4; ++q) {
       if (res != nullptr) v[q] = _mm256_add_ps(v[q], _mm256_maskload_ps(res + 8 * q, mask[q]));

@@ -106,23 +106,10 @@ void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t
         _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(acc + r * 32)), _mm512_mul_ps(rs, cs0), b0);
     __m512 v1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(acc + r * 32 + 16)),
                                 _mm512_mul_ps(rs, cs1), b1);
-    if (act == Activation::Gelu) {
-      v0 = avx512::gelu_ps(v0);
-      v1 = avx512::gelu_ps(v1);
-    } else if (act == Activation::Relu) {
-      v0 = _mm512_max_ps(v0, _mm512_setzero_ps());
-      v1 = _mm512_max_ps(v1, _mm512_setzero_ps());
-    }
+    v0 = avx512::activate_ps(v0, act);
+    v1 = avx512::activate_ps(v1, act);
     float* out = c + r * ldc;
     const float* res = residual != nullptr ? residual + r * ldr : nullptr;
-    if (act == Activation::Tanh) {
-      // Classifier heads only (one row per sequence): scalar is fine.
-      alignas(64) float tmp[32];
-      _mm512_store_ps(tmp, v0);
-      _mm512_store_ps(tmp + 16, v1);
-      for (std::size_t j = 0; j < cols; ++j) out[j] = ::tanhf(tmp[j]) + (res != nullptr ? res[j] : 0.0F);
-      continue;
-    }
     if (res != nullptr) {
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, res));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, res + 16));

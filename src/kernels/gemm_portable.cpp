@@ -25,19 +25,7 @@ void tile_portable(const Tile& t) {
       if (t.accumulate) v += c[j];
       if (t.finish) {
         v += t.bias[j];
-        switch (t.activation) {
-          case Activation::None:
-            break;
-          case Activation::Gelu:
-            v = 0.5F * v * (1.0F + std::erf(v * 0.70710678118654752F));
-            break;
-          case Activation::Relu:
-            v = v > 0.0F ? v : 0.0F;
-            break;
-          case Activation::Tanh:
-            v = std::tanh(v);
-            break;
-        }
+        v = activate(v, t.activation);
         if (t.residual != nullptr) v += t.residual[r * t.ldr + j];
       }
       c[j] = v;

@@ -5,8 +5,13 @@
 // instructions into code that runs on any CPU.
 
 #include <cstddef>
+#include <functional>
 
 #include "kernels/activation.hpp"
+
+namespace warden {
+class ThreadPool;
+}
 
 namespace warden::kernels::detail {
 
@@ -51,5 +56,15 @@ struct TaskGrid {
   std::size_t panels_per_block = 0;
 };
 TaskGrid task_grid(std::size_t mblocks, std::size_t panels, std::size_t threads);
+
+// The driver loop every dense layer shares (float32, bf16, int8): m rows in blocks of mc x
+// `panels` column panels, cut by task_grid, run on the pool when there is one; body gets
+// each non-empty task's [row_begin, row_end) x [panel_begin, panel_end).
+using BlockFn = std::function<void(std::size_t row_begin, std::size_t row_end, std::size_t panel_begin,
+                                   std::size_t panel_end)>;
+void for_each_block(std::size_t m, std::size_t mc, std::size_t panels, ThreadPool* pool, const BlockFn& body);
+
+// The scalar activation of the portable epilogues (exact erf GELU).
+float activate(float v, Activation act) noexcept;
 
 }  // namespace warden::kernels::detail

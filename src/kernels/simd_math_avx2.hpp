@@ -4,6 +4,10 @@
 
 #include <immintrin.h>
 
+#include <cmath>
+
+#include "kernels/activation.hpp"
+
 namespace warden::kernels::avx2 {
 namespace {
 
@@ -48,6 +52,26 @@ inline __m256 erf_ps(__m256 x) {
 inline __m256 gelu_ps(__m256 x) {
   const __m256 e = erf_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.70710678118654752F)));
   return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5F)), _mm256_add_ps(e, _mm256_set1_ps(1.0F)));
+}
+
+// A dense layer's activation on 8 lanes, as the epilogues apply it. Tanh (classification
+// heads only: one row per sequence) goes through the scalar tanhf.
+inline __m256 activate_ps(__m256 v, Activation act) {
+  switch (act) {
+    case Activation::Gelu:
+      return gelu_ps(v);
+    case Activation::Relu:
+      return _mm256_max_ps(v, _mm256_setzero_ps());
+    case Activation::Tanh: {
+      float lanes[8];
+      _mm256_storeu_ps(lanes, v);
+      for (float& x : lanes) x = ::tanhf(x);
+      return _mm256_loadu_ps(lanes);
+    }
+    case Activation::None:
+      break;
+  }
+  return v;
 }
 
 inline float hsum_ps(__m256 v) {

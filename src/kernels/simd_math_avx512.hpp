@@ -5,6 +5,10 @@
 
 #include <immintrin.h>
 
+#include <cmath>
+
+#include "kernels/activation.hpp"
+
 namespace warden::kernels::avx512 {
 namespace {
 
@@ -53,6 +57,26 @@ inline __m512 erf_ps(__m512 x) {
 inline __m512 gelu_ps(__m512 x) {
   const __m512 e = erf_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752F)));
   return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5F)), _mm512_add_ps(e, _mm512_set1_ps(1.0F)));
+}
+
+// A dense layer's activation on 16 lanes, as the epilogues apply it. Tanh (classification
+// heads only: one row per sequence) goes through the scalar tanhf.
+inline __m512 activate_ps(__m512 v, Activation act) {
+  switch (act) {
+    case Activation::Gelu:
+      return gelu_ps(v);
+    case Activation::Relu:
+      return _mm512_max_ps(v, _mm512_setzero_ps());
+    case Activation::Tanh: {
+      float lanes[16];
+      _mm512_storeu_ps(lanes, v);
+      for (float& x : lanes) x = ::tanhf(x);
+      return _mm512_loadu_ps(lanes);
+    }
+    case Activation::None:
+      break;
+  }
+  return v;
 }
 
 // Horizontal sum / max by folding halves (GCC 12's _mm512_reduce_* trip -Wuninitialized).
