@@ -12,21 +12,31 @@
 
 namespace warden::serving {
 
+// Each field starts with a tag byte for its type, so that fields of different types with
+// the same bytes (the text "" and the integer 0, eight characters and their length followed
+// by an integer) never give one key.
+void CacheKey::append(std::uint64_t value) {
+  char bytes[sizeof value];
+  std::memcpy(bytes, &value, sizeof value);
+  key_.append(bytes, sizeof bytes);
+}
+
 CacheKey& CacheKey::add(std::string_view field) {
-  add(static_cast<std::uint64_t>(field.size()));
+  key_.push_back('s');
+  append(static_cast<std::uint64_t>(field.size()));
   key_.append(field);
   return *this;
 }
 
 CacheKey& CacheKey::add(std::uint64_t value) {
-  char bytes[sizeof value];
-  std::memcpy(bytes, &value, sizeof value);
-  key_.append(bytes, sizeof bytes);
+  key_.push_back('u');
+  append(value);
   return *this;
 }
 
 CacheKey& CacheKey::add(std::span<const std::uint32_t> ids) {
-  add(static_cast<std::uint64_t>(ids.size()));
+  key_.push_back('i');
+  append(static_cast<std::uint64_t>(ids.size()));
   key_.append(reinterpret_cast<const char*>(ids.data()), ids.size_bytes());
   return *this;
 }

@@ -24,8 +24,9 @@ namespace warden::serving {
 class MetricsRegistry;
 class Counter;
 
-// Appends length-prefixed fields, so that two different field lists never give one key
-// ("ab" + "c" differs from "a" + "bc").
+// Appends typed, length-prefixed fields, so that two different field lists never give one
+// key ("ab" + "c" differs from "a" + "bc"; the text "" differs from no ids and from 0). A key
+// built from a list's first fields is a prefix of the whole list's key (erase_prefix).
 class CacheKey {
  public:
   CacheKey& add(std::string_view field);
@@ -35,6 +36,7 @@ class CacheKey {
   [[nodiscard]] std::string take() noexcept { return std::move(key_); }
 
  private:
+  void append(std::uint64_t value);
   std::string key_;
 };
 
