@@ -68,7 +68,9 @@ class ResultCache {
   using Clock = std::chrono::steady_clock;
 
   // metrics may be null; with one, warden_cache_{hits,misses,evictions}_total and
-  // warden_cache_{bytes,entries} are registered (it must outlive the cache).
+  // warden_cache_{bytes,entries} are registered (it must outlive the cache). They are plain
+  // series, not callbacks into the cache: the registry may keep being scraped after the
+  // cache is gone (its entries leave the gauges), and several caches on one registry add up.
   explicit ResultCache(ResultCacheOptions options, MetricsRegistry* metrics = nullptr);
   ~ResultCache();
   ResultCache(const ResultCache&) = delete;
