@@ -197,6 +197,7 @@ TEST(ResultCache, DisabledCacheStoresNothing) {
   EXPECT_EQ(s.entries, 0U);
   EXPECT_EQ(s.bytes, 0U);
   EXPECT_EQ(s.hits, 0U);
+  EXPECT_EQ(s.misses, 0U);  // off is not a miss: nothing is counted
   EXPECT_EQ(s.evictions, 0U);
   cache.erase_prefix("k");
   cache.clear();
