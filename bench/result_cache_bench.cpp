@@ -3,7 +3,7 @@
 // would) and inserts/s of a stream of unique inputs (the cache full, every insert evicting),
 // with 1 and 2 threads, 16 shards against 1. Keys are ~40 bytes (CacheKey: model instance,
 // options, a short text), values 384 floats (a pooled bge-small vector). The median of
-// several runs; docs/benchmarks.md records the figures.
+// several runs.
 //
 //   result_cache_bench [--runs N] [--ops N (per thread)] [--mb N (the bound)]
 
