@@ -43,6 +43,14 @@ ResultCacheOptions options(std::size_t max_bytes, std::size_t shards = 1,
   return o;
 }
 
+// prefix followed by n. (Not `"k" + std::to_string(n)`: GCC 12 at -O3 warns, wrongly, that
+// that operator+ overlaps its copies (-Wrestrict).)
+std::string numbered(std::string_view prefix, std::uint64_t n) {
+  std::string s(prefix);
+  s += std::to_string(n);
+  return s;
+}
+
 // The value of the first sample line that starts with `prefix` (name and labels).
 double sample_value(const std::string& text, const std::string& prefix) {
   std::size_t pos = 0;
@@ -213,7 +221,7 @@ TEST(ResultCache, StreamOfUniqueInputsStaysWithinTheBound) {
   const auto value = make_value(32);
   std::size_t max_seen = 0;
   for (std::size_t i = 0; i < kInputs; ++i) {
-    cache.insert(CacheKey().add(std::uint64_t{1}).add("input " + std::to_string(i)).take(), value);
+    cache.insert(CacheKey().add(std::uint64_t{1}).add(numbered("input ", i)).take(), value);
     const auto s = cache.stats();
     max_seen = std::max(max_seen, s.bytes);
     ASSERT_LE(s.bytes, kMaxBytes) << "after " << i + 1 << " inputs";
@@ -347,8 +355,8 @@ TEST(ResultCache, ErasePrefixDropsOneModelsEntries) {
   ResultCache cache(options(1 << 20, 8));
   const std::string model1 = CacheKey().add(std::uint64_t{1}).str();
   for (int i = 0; i < 50; ++i) {
-    cache.insert(CacheKey().add(std::uint64_t{1}).add("text " + std::to_string(i)).take(), make_value(8));
-    cache.insert(CacheKey().add(std::uint64_t{2}).add("text " + std::to_string(i)).take(), make_value(16));
+    cache.insert(CacheKey().add(std::uint64_t{1}).add(numbered("text ", i)).take(), make_value(8));
+    cache.insert(CacheKey().add(std::uint64_t{2}).add(numbered("text ", i)).take(), make_value(16));
   }
   ASSERT_EQ(cache.stats().entries, 100U);
   cache.erase_prefix(model1);
@@ -357,8 +365,8 @@ TEST(ResultCache, ErasePrefixDropsOneModelsEntries) {
   EXPECT_EQ(s.evictions, 0U);  // invalidation is not eviction
   std::size_t expected_bytes = 0;
   for (int i = 0; i < 50; ++i) {
-    const std::string k1 = CacheKey().add(std::uint64_t{1}).add("text " + std::to_string(i)).take();
-    const std::string k2 = CacheKey().add(std::uint64_t{2}).add("text " + std::to_string(i)).take();
+    const std::string k1 = CacheKey().add(std::uint64_t{1}).add(numbered("text ", i)).take();
+    const std::string k2 = CacheKey().add(std::uint64_t{2}).add(numbered("text ", i)).take();
     EXPECT_EQ(cache.find(k1), nullptr) << i;
     EXPECT_NE(cache.find(k2), nullptr) << i;
     expected_bytes += ResultCache::entry_bytes(k2.size(), 16);
@@ -375,7 +383,7 @@ TEST(ResultCache, ErasePrefixDropsOneModelsEntries) {
 
 TEST(ResultCache, ClearEmptiesTheCacheWhichStaysUsable) {
   ResultCache cache(options(1 << 20, 4));
-  for (int i = 0; i < 20; ++i) cache.insert("k" + std::to_string(i), make_value(8));
+  for (int i = 0; i < 20; ++i) cache.insert(numbered("k", i), make_value(8));
   ASSERT_NE(cache.find("k3"), nullptr);
   cache.clear();
   auto s = cache.stats();
@@ -486,7 +494,7 @@ void concurrent_mix(std::chrono::milliseconds ttl) {
   for (std::uint64_t m = 0; m < kModels; ++m) {
     prefixes.push_back(CacheKey().add(m).str());
     for (std::uint64_t id = 0; id < kIds; ++id) {
-      keys[m].push_back(CacheKey().add(m).add("query number " + std::to_string(id)).take());
+      keys[m].push_back(CacheKey().add(m).add(numbered("query number ", id)).take());
     }
   }
 
