@@ -5,7 +5,10 @@
 // options, a short text), values 384 floats (a pooled bge-small vector). The median of
 // several runs.
 //
-//   result_cache_bench [--runs N] [--ops N (per thread)] [--mb N (the bound)]
+//   result_cache_bench [--runs N] [--ops N (per thread)] [--mb N (the bound)] [--metrics]
+//
+// --metrics gives the caches a MetricsRegistry (warden_cache_* counters and gauges), as the
+// server does.
 
 #include <algorithm>
 #include <atomic>
@@ -19,12 +22,14 @@
 #include <thread>
 #include <vector>
 
+#include "serving/metrics.hpp"
 #include "serving/result_cache.hpp"
 
 namespace {
 
 using warden::serving::CachedResult;
 using warden::serving::CacheKey;
+using warden::serving::MetricsRegistry;
 using warden::serving::ResultCache;
 using warden::serving::ResultCacheOptions;
 
@@ -72,7 +77,7 @@ struct Figures {
 };
 
 Figures run_once(std::size_t shards, int threads, std::size_t ops, std::size_t max_bytes, int run,
-                 const std::vector<ResultCache::Value>& values) {
+                 const std::vector<ResultCache::Value>& values, MetricsRegistry* metrics) {
   ResultCacheOptions options;
   options.max_bytes = max_bytes;
   options.shards = shards;
@@ -81,7 +86,7 @@ Figures run_once(std::size_t shards, int threads, std::size_t ops, std::size_t m
   // Hit-heavy: the hot keys are in the cache; 80 % of the lookups repeat one of them, 20 % are
   // new inputs, which miss and are inserted.
   {
-    ResultCache cache(options);
+    ResultCache cache(options, metrics);
     std::vector<std::string> hot;
     for (std::size_t i = 0; i < kHotKeys; ++i) {
       hot.push_back(make_key(0, i));
@@ -113,7 +118,7 @@ Figures run_once(std::size_t shards, int threads, std::size_t ops, std::size_t m
 
   // Inserts: unique inputs, the cache full after the first few tens of thousands.
   {
-    ResultCache cache(options);
+    ResultCache cache(options, metrics);
     std::vector<std::vector<std::string>> keys(static_cast<std::size_t>(threads));
     for (int t = 0; t < threads; ++t) {
       keys[t].reserve(ops);
@@ -135,6 +140,7 @@ int main(int argc, char** argv) {
   int runs = 5;
   std::size_t ops = 400'000;
   std::size_t mb = 64;
+  bool with_metrics = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
@@ -142,8 +148,10 @@ int main(int argc, char** argv) {
       ops = static_cast<std::size_t>(std::max(1000, std::atoi(argv[++i])));
     } else if (std::strcmp(argv[i], "--mb") == 0 && i + 1 < argc) {
       mb = static_cast<std::size_t>(std::max(1, std::atoi(argv[++i])));
+    } else if (std::strcmp(argv[i], "--metrics") == 0) {
+      with_metrics = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--ops N per thread] [--mb N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--runs N] [--ops N per thread] [--mb N] [--metrics]\n", argv[0]);
       return 2;
     }
   }
@@ -157,16 +165,19 @@ int main(int argc, char** argv) {
   const std::size_t key_bytes = make_key(1, 123456).size();
   std::printf(
       "keys ~%zu bytes, values %zu floats, entry %zu bytes, bound %zu MiB (~%zu entries), "
-      "%zu ops per thread, median of %d runs\n",
+      "%zu ops per thread, median of %d runs%s\n",
       key_bytes, kFloats, ResultCache::entry_bytes(key_bytes, kFloats), mb,
-      (mb << 20) / ResultCache::entry_bytes(key_bytes, kFloats), ops, runs);
+      (mb << 20) / ResultCache::entry_bytes(key_bytes, kFloats), ops, runs,
+      with_metrics ? ", with metrics" : "");
+  MetricsRegistry registry;
   std::printf("%-7s %-8s %18s %9s %15s\n", "shards", "threads", "hit-heavy lookups/s", "hit rate",
               "inserts/s");
   for (const std::size_t shards : {std::size_t{16}, std::size_t{1}}) {
     for (const int threads : {1, 2}) {
       std::vector<double> lookups, hits, inserts;
       for (int r = 0; r < runs; ++r) {
-        const Figures f = run_once(shards, threads, ops, mb << 20, r, values);
+        const Figures f =
+            run_once(shards, threads, ops, mb << 20, r, values, with_metrics ? &registry : nullptr);
         lookups.push_back(f.lookups_per_s);
         hits.push_back(f.hit_rate);
         inserts.push_back(f.inserts_per_s);
