@@ -12,21 +12,31 @@
 
 namespace warden::serving {
 
+// Each field starts with a tag byte for its type, so that fields of different types with
+// the same bytes (the text "" and the integer 0, eight characters and their length followed
+// by an integer) never give one key.
+void CacheKey::append(std::uint64_t value) {
+  char bytes[sizeof value];
+  std::memcpy(bytes, &value, sizeof value);
+  key_.append(bytes, sizeof bytes);
+}
+
 CacheKey& CacheKey::add(std::string_view field) {
-  add(static_cast<std::uint64_t>(field.size()));
+  key_.push_back('s');
+  append(static_cast<std::uint64_t>(field.size()));
   key_.append(field);
   return *this;
 }
 
 CacheKey& CacheKey::add(std::uint64_t value) {
-  char bytes[sizeof value];
-  std::memcpy(bytes, &value, sizeof value);
-  key_.append(bytes, sizeof bytes);
+  key_.push_back('u');
+  append(value);
   return *this;
 }
 
 CacheKey& CacheKey::add(std::span<const std::uint32_t> ids) {
-  add(static_cast<std::uint64_t>(ids.size()));
+  key_.push_back('i');
+  append(static_cast<std::uint64_t>(ids.size()));
   key_.append(reinterpret_cast<const char*>(ids.data()), ids.size_bytes());
   return *this;
 }
@@ -54,11 +64,25 @@ struct ResultCache::Shard {
   std::unordered_map<std::string_view, std::list<Entry>::iterator, KeyHash, std::equal_to<>> index;
   std::size_t bytes = 0;
   std::uint64_t hits = 0, misses = 0, evictions = 0, expirations = 0;
+  Gauge* bytes_gauge = nullptr;  // the registry's, shared by every shard (and cache); may be null
+  Gauge* entries_gauge = nullptr;
 
   void erase(std::list<Entry>::iterator it) {
     bytes -= it->bytes;
+    moved(-static_cast<double>(it->bytes), -1);
     index.erase(std::string_view(it->key));
     lru.erase(it);
+  }
+  void erase_all() {
+    moved(-static_cast<double>(bytes), -static_cast<double>(lru.size()));
+    index.clear();
+    lru.clear();
+    bytes = 0;
+  }
+  // Keeps the gauges in step with bytes and lru.size().
+  void moved(double delta_bytes, double delta_entries) const noexcept {
+    if (bytes_gauge != nullptr) bytes_gauge->add(delta_bytes);
+    if (entries_gauge != nullptr) entries_gauge->add(delta_entries);
   }
 };
 
@@ -78,15 +102,22 @@ ResultCache::ResultCache(ResultCacheOptions options, MetricsRegistry* metrics) :
     misses_ = &metrics->counter("warden_cache_misses_total", "Result cache lookups that had to compute");
     evictions_ = &metrics->counter("warden_cache_evictions_total",
                                    "Result cache entries dropped to stay within the bound");
-    metrics->gauge_callback("warden_cache_bytes",
-                            "Memory held by the result cache (keys, values, bookkeeping)",
-                            [this] { return static_cast<double>(stats().bytes); });
-    metrics->gauge_callback("warden_cache_entries", "Entries in the result cache",
-                            [this] { return static_cast<double>(stats().entries); });
+    // Gauges moved by each change rather than callbacks into the cache: a callback must stay
+    // callable for the registry's lifetime, which is longer than the cache's, and a second
+    // cache on the registry could not register its own.
+    Gauge& bytes =
+        metrics->gauge("warden_cache_bytes", "Memory held by the result cache (keys, values, bookkeeping)");
+    Gauge& entries = metrics->gauge("warden_cache_entries", "Entries in the result cache");
+    for (const auto& s : shards_) {
+      s->bytes_gauge = &bytes;
+      s->entries_gauge = &entries;
+    }
   }
 }
 
-ResultCache::~ResultCache() = default;
+ResultCache::~ResultCache() {
+  clear();
+}
 
 ResultCache::Shard& ResultCache::shard_for(std::string_view key) const noexcept {
   // The top bits: the low ones also pick the bucket inside the shard's own table.
@@ -134,6 +165,7 @@ void ResultCache::insert(std::string key, Value value) {
     s.lru.push_front(Entry{std::move(key), std::move(value), Clock::now(), bytes});
     s.index.emplace(std::string_view(s.lru.front().key), s.lru.begin());
     s.bytes += bytes;
+    s.moved(static_cast<double>(bytes), 1);
     s.evictions += evicted;
   }
   if (evicted > 0 && evictions_ != nullptr) evictions_->inc(static_cast<double>(evicted));
@@ -153,9 +185,7 @@ void ResultCache::erase_prefix(std::string_view prefix) {
 void ResultCache::clear() {
   for (const auto& s : shards_) {
     const std::lock_guard lock(s->mutex);
-    s->index.clear();
-    s->lru.clear();
-    s->bytes = 0;
+    s->erase_all();
   }
 }
 

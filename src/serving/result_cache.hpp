@@ -24,8 +24,9 @@ namespace warden::serving {
 class MetricsRegistry;
 class Counter;
 
-// Appends length-prefixed fields, so that two different field lists never give one key
-// ("ab" + "c" differs from "a" + "bc").
+// Appends typed, length-prefixed fields, so that two different field lists never give one
+// key ("ab" + "c" differs from "a" + "bc"; the text "" differs from no ids and from 0). A key
+// built from a list's first fields is a prefix of the whole list's key (erase_prefix).
 class CacheKey {
  public:
   CacheKey& add(std::string_view field);
@@ -35,6 +36,7 @@ class CacheKey {
   [[nodiscard]] std::string take() noexcept { return std::move(key_); }
 
  private:
+  void append(std::uint64_t value);
   std::string key_;
 };
 
@@ -66,7 +68,9 @@ class ResultCache {
   using Clock = std::chrono::steady_clock;
 
   // metrics may be null; with one, warden_cache_{hits,misses,evictions}_total and
-  // warden_cache_{bytes,entries} are registered (it must outlive the cache).
+  // warden_cache_{bytes,entries} are registered (it must outlive the cache). They are plain
+  // series, not callbacks into the cache: the registry may keep being scraped after the
+  // cache is gone (its entries leave the gauges), and several caches on one registry add up.
   explicit ResultCache(ResultCacheOptions options, MetricsRegistry* metrics = nullptr);
   ~ResultCache();
   ResultCache(const ResultCache&) = delete;
