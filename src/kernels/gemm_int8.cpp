@@ -75,8 +75,10 @@ QuantizedRows quantize_rows(std::span<const float> weight, std::size_t n, std::s
       finite = finite && std::isfinite(row[i]);
     }
     if (!finite) throw Error(ErrorKind::CorruptFile, fmt::format("weight row {} is not finite", j));
-    if (max_abs == 0.0F) continue;  // scale 0, values 0
     const float scale = max_abs / 127.0F;
+    // All zero, or so small (below ~1.6e-43) that the scale underflows to 0 and w / scale
+    // would be NaN: scale 0, values 0 (found by warden-fuzz-model).
+    if (!(scale > 0.0F)) continue;
     std::int8_t* q = out.values.data() + j * k;
     for (std::size_t i = 0; i < k; ++i) {
       q[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(row[i] / scale), -127.0F, 127.0F));

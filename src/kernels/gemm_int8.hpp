@@ -33,8 +33,8 @@ struct QuantizedRows {
   std::vector<float> scales;
 };
 
-// scale_j = max|W_j| / 127 (0 for an all-zero row), q = round-half-even(w / scale_j)
-// clamped to [-127, 127]. Throws Error(CorruptFile) on a non-finite weight.
+// scale_j = max|W_j| / 127 (0 for an all-zero row, or one so small that it underflows),
+// q = round-half-even(w / scale_j) clamped to [-127, 127]. Throws Error(CorruptFile) on a non-finite weight.
 QuantizedRows quantize_rows(std::span<const float> weight, std::size_t n, std::size_t k);
 
 // The int32 tile a QuantizedLinear runs (all give the same sums).

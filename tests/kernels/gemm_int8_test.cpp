@@ -346,3 +346,27 @@ TEST(GemmInt8Test, RejectsMismatchedSizes) {
 
 }  // namespace
 }  // namespace warden::kernels
+
+namespace warden::kernels {
+namespace {
+
+// Weights so small that max|w| / 127 underflows to zero (denormals a fuzzed checkpoint
+// held) quantise to a zero row with scale 0, not to NaN casts (found by warden-fuzz-model).
+TEST(QuantizeRows, RowsWhoseScaleUnderflowsAreZero) {
+  const float tiny = 1e-44F;  // a denormal: tiny / 127 rounds to 0
+  const std::vector<float> w{tiny, -tiny, 0.0F, tiny, 0.5F, -1.0F, 0.25F, 0.0F};
+  const QuantizedRows q = quantize_rows(w, 2, 4);
+  EXPECT_EQ(q.scales[0], 0.0F);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(q.values[i], 0) << i;
+  EXPECT_FLOAT_EQ(q.scales[1], 1.0F / 127.0F);
+  EXPECT_EQ(q.values[5], -127);
+  const QuantizedLinear layer(w, 2, 4, {});
+  const std::vector<float> a{1.0F, 2.0F, 3.0F, 4.0F};
+  std::vector<float> c(2);
+  linear_int8(a.data(), 4, 1, layer, c.data(), 2);
+  EXPECT_EQ(c[0], 0.0F);
+  EXPECT_TRUE(std::isfinite(c[1]));
+}
+
+}  // namespace
+}  // namespace warden::kernels
