@@ -4,6 +4,7 @@
 // still fails; a hot swap and an eviction + reload invalidate; memory stays bounded under
 // unique inputs; many clients at once (run under ThreadSanitizer in CI); the metrics.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <unistd.h>
@@ -237,8 +238,8 @@ TEST_F(CachedNeuralRouter, CacheControlNoCacheAndNoStore) {
 TEST_F(CachedNeuralRouter, ALongInputWithTruncateFalseStillFails) {
   std::string text;
   for (int i = 0; i < 700; ++i) text += "word ";
-  const std::string strict = R"({"inputs": )" + json_string(text) + R"(, "truncate": false})";
-  const std::string lenient = R"({"inputs": )" + json_string(text) + R"(, "truncate": true})";
+  const std::string strict = fmt::format(R"({{"inputs": {}, "truncate": false}})", json_string(text));
+  const std::string lenient = fmt::format(R"({{"inputs": {}, "truncate": true}})", json_string(text));
   const Answer reference = post(off(), "/embed", strict);
   ASSERT_EQ(reference.status, 422) << reference.body;
   EXPECT_EQ(post(on(), "/embed", lenient).status, 200);  // cached, truncated
@@ -249,7 +250,8 @@ TEST_F(CachedNeuralRouter, ALongInputWithTruncateFalseStillFails) {
     EXPECT_EQ(a.header("x-cache"), "<absent>");
   }
   // In a batch with an input the cache holds, the error names the same index.
-  const std::string mixed = R"({"inputs": ["hello world", )" + json_string(text) + R"(], "truncate": false})";
+  const std::string mixed =
+      fmt::format(R"({{"inputs": ["hello world", {}], "truncate": false}})", json_string(text));
   post(on(), "/embed", R"({"inputs": "hello world", "truncate": false})");
   EXPECT_EQ(post(on(), "/embed", mixed).body, post(off(), "/embed", mixed).body);
 }
@@ -361,8 +363,8 @@ struct ManagedFixture {
     service = std::make_unique<Service>(models, nullptr, o, &metrics);
   }
   Answer embed(const std::string& model) {
-    return post(service->handler(), "/embed", R"({"inputs": "swap me", "model": ")" + model + "\"}", {},
-                kKey);
+    return post(service->handler(), "/embed", fmt::format(R"({{"inputs": "swap me", "model": "{}"}})", model),
+                {}, kKey);
   }
   std::shared_ptr<std::atomic<int>> loads = std::make_shared<std::atomic<int>>(0);
   serving::MetricsRegistry metrics;
@@ -420,8 +422,10 @@ TEST(RouterCache, StaysWithinItsBoundUnderAStreamOfUniqueInputs) {
   Service on(embedder, service_options(kBound), &metrics);
   for (int r = 0; r < 40; ++r) {
     std::string body = R"({"inputs": [)";
-    for (int i = 0; i < 50; ++i)
-      body += (i == 0 ? "" : ",") + json_string("unique " + std::to_string(r * 50 + i));
+    for (int i = 0; i < 50; ++i) {
+      if (i > 0) body += ',';
+      body += json_string(fmt::format("unique {}", r * 50 + i));
+    }
     body += "]}";
     const Answer a = post(on.handler(), "/embed", body);
     ASSERT_EQ(a.status, 200) << a.body;
@@ -443,8 +447,8 @@ TEST(RouterCache, ConcurrentClientsGetTheirOwnAnswers) {
   Service on(embedder, service_options(kBound), &metrics);
   constexpr int kTexts = 24;
   auto body_of = [](int a, int b) {
-    return R"({"inputs": [)" + json_string("text " + std::to_string(a)) + "," +
-           json_string("text " + std::to_string(b)) + "]}";
+    return fmt::format(R"({{"inputs": [{}, {}]}})", json_string(fmt::format("text {}", a)),
+                       json_string(fmt::format("text {}", b)));
   };
   std::map<std::pair<int, int>, std::string> expected;
   for (int a = 0; a < kTexts; ++a) {
