@@ -308,6 +308,11 @@ TEST_F(CachedClassifierRouter, RerankAndPredictAreBitIdenticalWithAndWithoutTheC
   Service coff(ServedModel{nullptr, &classifier}, service_options(0), nullptr);
   Service con(ServedModel{nullptr, &classifier}, service_options(1 << 20), nullptr);
   expect_identical(coff.handler(), con.handler(), "/predict", R"({"inputs": ["i love it", "i hate it"]})");
+  // (A list of two strings is one pair, as in TEI; raw scores come from the same entry.)
+  expect_identical(coff.handler(), con.handler(), "/predict",
+                   R"({"inputs": ["i love it", "i hate it"], "raw_scores": true})", "hit");
+  expect_identical(coff.handler(), con.handler(), "/predict",
+                   R"({"inputs": [["i love it"], ["i hate it"]]})");
   expect_identical(coff.handler(), con.handler(), "/predict",
                    R"({"inputs": "i love it", "raw_scores": true})", "hit");
 }
