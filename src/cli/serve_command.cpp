@@ -172,10 +172,15 @@ void warm_up(http::Handler& handler, const std::vector<std::string>& texts, cons
     request.authorization = authorization;
     request.body = body;
     request.request_id = "warmup";
-    std::promise<http::Response> answer;
-    handler.handle(request, std::make_shared<Cancellation>(),
-                   [&answer](http::Response r) { answer.set_value(std::move(r)); });
-    const http::Response r = answer.get_future().get();
+    http::Response r;
+    // A 503 is a model load that outlasted the request's wait (the load goes on): try again.
+    for (int attempt = 0; attempt < 60; ++attempt) {
+      std::promise<http::Response> answer;
+      handler.handle(request, std::make_shared<Cancellation>(),
+                     [&answer](http::Response response) { answer.set_value(std::move(response)); });
+      r = answer.get_future().get();
+      if (r.status != 503) break;
+    }
     if (r.status != 200) {
       throw Error(ErrorKind::InvalidArgument,
                   fmt::format("--warmup-file: embedding texts {}..{} failed ({}): {}", begin + 1,
