@@ -442,6 +442,18 @@ TEST(RouterCache, StaysWithinItsBoundUnderAStreamOfUniqueInputs) {
   EXPECT_GT(metric(text, "warden_cache_entries"), 0);
 }
 
+TEST(RouterCache, EntriesExpireAfterTheTtl) {
+  const HashingEmbedder embedder;
+  ServiceOptions o = service_options(1 << 20);
+  o.router.cache.ttl = 300ms;
+  Service on(embedder, o, nullptr);
+  const std::string body = R"({"inputs": "short lived"})";
+  EXPECT_EQ(post(on.handler(), "/embed", body).header("x-cache"), "miss");
+  EXPECT_EQ(post(on.handler(), "/embed", body).header("x-cache"), "hit");
+  std::this_thread::sleep_for(400ms);
+  EXPECT_EQ(post(on.handler(), "/embed", body).header("x-cache"), "miss");
+}
+
 TEST(RouterCache, ConcurrentClientsGetTheirOwnAnswers) {
   // 8 clients over overlapping texts, a cache small enough to evict all the while: every
   // answer equals the one computed without the cache. ThreadSanitizer checks the sharing.
