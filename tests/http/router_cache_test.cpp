@@ -412,6 +412,9 @@ TEST(RouterCacheModels, AnEvictedThenReloadedModelStartsCold) {
   f.start();
   EXPECT_EQ(f.embed("alpha").header("x-cache"), "miss");
   EXPECT_EQ(f.embed("alpha").header("x-cache"), "hit");
+  // A request's lease ends a moment after its answer; a lease still alive when beta loads
+  // would keep alpha resident (the manager never evicts the model whose lease just ended).
+  for (int i = 0; i < 500 && f.models.status("alpha")->in_flight != 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(f.embed("beta").header("x-cache"), "miss");  // evicts alpha
   ASSERT_EQ(settled_state(f.models, "alpha", serving::ModelState::Unloaded), serving::ModelState::Unloaded);
   const Answer reloaded = f.embed("alpha");
