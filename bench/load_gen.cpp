@@ -4,7 +4,11 @@
 //
 //   warden-load --url http://127.0.0.1:8080/embed [--connections 50] [--duration 20] [--warmup 3]
 //               [--body FILE | --bodies FILE.jsonl] [--header 'K: V']... [--rate R] [--timeout 30]
-//               [--threads 1] [--json]
+//               [--threads 1] [--json] [--repeat P [--unique-template JSON]]
+//
+// --repeat P (the result cache's workload, issue 10): each request's body is, with
+// probability P, one of the --bodies drawn at random (the hot set), else a body no request
+// has sent before: --unique-template with {n} replaced by a number unique to this run.
 //
 // Closed loop (default): each of --connections clients sends its next request when the answer
 // to the previous one has arrived, so the offered load is whatever the server sustains.
@@ -26,6 +30,7 @@
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -37,6 +42,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,6 +78,8 @@ struct Options {
   double timeout_s = 30;
   std::size_t threads = 1;
   bool json = false;
+  double repeat = -1;  // < 0: rotate the bodies; else the hot-set probability
+  std::string unique_template = R"({"inputs": "a text seen once, number {n}"})";
 };
 
 struct Target {
@@ -159,6 +167,8 @@ struct Shared {
   tcp::resolver::results_type endpoints;
   std::vector<std::string> bodies;
   std::vector<std::pair<std::string, std::string>> headers;
+  mutable std::atomic<std::uint64_t> unique{0};  // --repeat: the next unique body's number
+  std::uint64_t run_id = 0;              // --repeat: makes unique bodies unique across runs too
   Clock::time_point start;          // connections open
   Clock::time_point measure_start;  // warm-up over
   Clock::time_point end;
@@ -169,7 +179,7 @@ class Worker;
 class Connection {
  public:
   Connection(Worker& worker, asio::io_context& io, std::size_t index)
-      : worker_(worker), socket_(io), timer_(io), retry_timer_(io), next_body_(index) {}
+      : worker_(worker), socket_(io), timer_(io), retry_timer_(io), next_body_(index), rng_(index * 7919 + 17) {}
 
   void start() { connect(); }
   void stop() {
@@ -197,6 +207,7 @@ class Connection {
   http::request<http::string_body> request_;
   std::optional<http::response_parser<http::string_body>> parser_;
   std::size_t next_body_;
+  std::mt19937_64 rng_;  // --repeat's draws
   Clock::time_point origin_;
   bool in_flight_ = false;
   // Bumped per request and per connection attempt, so that a late timer or a late completion
@@ -335,8 +346,21 @@ void Connection::send(Clock::time_point origin) {
     request_.method(http::verb::get);
   } else {
     request_.method(http::verb::post);
-    // Rotated per connection, starting at its index, so concurrent requests differ.
-    request_.body() = s.bodies[next_body_++ % s.bodies.size()];
+    if (s.options.repeat >= 0) {
+      std::uniform_real_distribution<double> coin(0.0, 1.0);
+      if (coin(rng_) < s.options.repeat) {
+        request_.body() = s.bodies[std::uniform_int_distribution<std::size_t>(0, s.bodies.size() - 1)(rng_)];
+      } else {
+        std::string body = s.options.unique_template;
+        const std::size_t at = body.find("{n}");
+        const std::string n = fmt::format("{}-{}", s.run_id, s.unique.fetch_add(1));
+        if (at != std::string::npos) body.replace(at, 3, n);
+        request_.body() = std::move(body);
+      }
+    } else {
+      // Rotated per connection, starting at its index, so concurrent requests differ.
+      request_.body() = s.bodies[next_body_++ % s.bodies.size()];
+    }
   }
   request_.keep_alive(true);
   request_.prepare_payload();
@@ -436,6 +460,8 @@ int run(const Options& o) {
   s.options = o;
   s.target = parse_url(o.url);
   s.bodies = load_bodies(o);
+  if (o.repeat >= 0 && s.bodies.empty()) throw std::runtime_error("--repeat needs --bodies (the hot set)");
+  s.run_id = std::random_device{}();
   bool has_content_type = false;
   for (const auto& h : o.headers) {
     const std::size_t colon = h.find(':');
@@ -557,6 +583,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--threads", o.threads, "Event-loop threads")->capture_default_str();
   app.add_flag("--json", o.json, "One JSON object instead of text");
+  app.add_option("--repeat", o.repeat,
+                 "Probability that a request repeats a --bodies body drawn at random (else a unique body)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--unique-template", o.unique_template, "--repeat's unique body; {n} becomes a unique number")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (o.connections == 0 || o.duration_s <= 0 || o.warmup_s < 0 || o.timeout_s <= 0 || o.rate < 0) {
     std::fprintf(stderr, "warden-load: --connections, --duration and --timeout must be positive\n");

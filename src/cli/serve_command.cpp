@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +22,7 @@
 #include "catalog/model_catalog.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
+#include "core/json_writer.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
@@ -62,6 +67,9 @@ struct ServeOptions {
   std::optional<float> guard_threshold;
   std::string guard_model;
   std::string guard_positive_label;
+  std::string cache_bytes;  // the result cache's bound ("0": off, "64MiB", ...)
+  double cache_ttl = 0;     // seconds; 0: entries never expire
+  std::string warmup_file;  // one text per line, embedded into the cache before listening
 };
 
 // The guard over the served embedder (POST /guard). Fitting it embeds the bank's train
@@ -107,7 +115,7 @@ std::unique_ptr<guard::Guard> make_classifier_guard(const ServeOptions& options,
 
 // "1073741824", "512MiB", "2G", "1.5GB": bytes (K/M/G/T binary with or without "iB"/"B",
 // as memory sizes usually are meant); "0" or "": no budget.
-std::size_t parse_bytes(const std::string& text) {
+std::size_t parse_bytes(const std::string& text, std::string_view flag = "--memory-budget") {
   if (text.empty()) return 0;
   std::size_t pos = 0;
   double value = 0;
@@ -126,9 +134,59 @@ std::size_t parse_bytes(const std::string& text) {
   if (unit == "T" || unit == "TB" || unit == "TIB") scale = 1024.0 * 1024 * 1024 * 1024;
   if (pos == 0 || scale < 0 || !(value >= 0) || value * scale > 1e18) {
     throw Error(ErrorKind::InvalidArgument,
-                fmt::format("--memory-budget '{}': expected a size such as 2GiB, 512M or 1073741824", text));
+                fmt::format("{} '{}': expected a size such as 2GiB, 512M or 1073741824", flag, text));
   }
   return static_cast<std::size_t>(value * scale);
+}
+
+// --warmup-file: its texts, one a line (blank lines skipped, a trailing \r dropped).
+std::vector<std::string> read_warmup_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::InvalidArgument, fmt::format("--warmup-file {}: cannot be read", path));
+  std::vector<std::string> texts;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) texts.push_back(std::move(line));
+  }
+  if (in.bad()) throw Error(ErrorKind::InvalidArgument, fmt::format("--warmup-file {}: read error", path));
+  return texts;
+}
+
+// Embeds the warm-up texts through the router, as POST /embed requests with the default
+// embedding model and options would, so that the result cache holds them before the server
+// listens. Throws Error(InvalidArgument) when a request fails (no embedding model, a bad text).
+void warm_up(http::Handler& handler, const std::vector<std::string>& texts, const std::string& api_key) {
+  constexpr std::size_t kChunk = 32;  // texts per request: batches like a client's
+  const std::string authorization = api_key.empty() ? std::string() : "Bearer " + api_key;
+  for (std::size_t begin = 0; begin < texts.size(); begin += kChunk) {
+    JsonWriter w;
+    w.begin_object().key("inputs").begin_array();
+    for (std::size_t i = begin; i < std::min(texts.size(), begin + kChunk); ++i) w.value(texts[i]);
+    w.end_array().end_object();
+    const std::string body = w.take();
+    http::Request request;
+    request.method = "POST";
+    request.target = "/embed";
+    request.content_type = "application/json";
+    request.authorization = authorization;
+    request.body = body;
+    request.request_id = "warmup";
+    http::Response r;
+    // A 503 is a model load that outlasted the request's wait (the load goes on): try again.
+    for (int attempt = 0; attempt < 60; ++attempt) {
+      std::promise<http::Response> answer;
+      handler.handle(request, std::make_shared<Cancellation>(),
+                     [&answer](http::Response response) { answer.set_value(std::move(response)); });
+      r = answer.get_future().get();
+      if (r.status != 503) break;
+    }
+    if (r.status != 200) {
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("--warmup-file: embedding texts {}..{} failed ({}): {}", begin + 1,
+                              std::min(texts.size(), begin + kChunk), r.status, r.body));
+    }
+  }
 }
 
 // Every model the server answers for, resolved and checked (hub ids fetched) before it
@@ -202,6 +260,15 @@ int run_serve(ServeOptions options) {
   }
   if (!options.guard_positive_label.empty() && options.guard_model.empty()) {
     throw Error(ErrorKind::InvalidArgument, "--guard-positive-label needs --guard-model");
+  }
+  const std::size_t cache_bytes = parse_bytes(options.cache_bytes, "--cache-bytes");
+  if (!(options.cache_ttl >= 0) || options.cache_ttl > 1e9) {
+    throw Error(ErrorKind::InvalidArgument, "--cache-ttl must be a number of seconds, 0 or more");
+  }
+  std::vector<std::string> warmup_texts;
+  if (!options.warmup_file.empty()) {
+    if (cache_bytes == 0) throw Error(ErrorKind::InvalidArgument, "--warmup-file needs --cache-bytes");
+    warmup_texts = read_warmup_file(options.warmup_file);
   }
   if (options.on_model_error != "exit" && options.on_model_error != "fallback") {
     throw Error(ErrorKind::InvalidArgument, "--on-model-error must be exit or fallback");
@@ -295,6 +362,9 @@ int run_serve(ServeOptions options) {
   service.workers = options.tokenization_workers.value_or(sizing.tokenization_workers);
   service.router = options.router;
   service.router.guard_model = guard_model_name;
+  service.router.cache.max_bytes = cache_bytes;
+  service.router.cache.ttl =
+      std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(options.cache_ttl * 1000.0)));
   // POST /admin/models: the same resolution as --model, but a bad source is the caller's
   // error, never a silent fallback.
   service.router.make_spec = [catalog_options](const std::string& name, const std::string& source,
@@ -311,6 +381,19 @@ int run_serve(ServeOptions options) {
   options.server.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
 
   http::Service app(models, guard.get(), service, &metrics);
+  if (!options.warmup_file.empty()) {
+    // Before the server listens: /health is not ready until the cache holds these.
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      warm_up(app.handler(), warmup_texts, service.router.api_key);
+    } catch (const Error& e) {
+      fmt::print(stderr, "warden serve: error: {}\n", e.what());
+      return kExitUsage;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(stderr, "warden serve: warmed the result cache with {} texts from {} in {:.3f} s\n",
+               warmup_texts.size(), options.warmup_file, seconds);
+  }
   http::Server server(options.server, app.handler());
   metrics.gauge_callback("warden_open_connections", "HTTP connections open now",
                          [&server] { return static_cast<double>(server.open_connections()); });
@@ -338,6 +421,7 @@ int run_serve(ServeOptions options) {
       options.queue_timeout_ms, service.router.max_client_batch_size, service.router.auto_truncate,
       options.server.payload_limit, options.server.header_limit, options.request_timeout_ms,
       options.idle_timeout_ms, server.max_connections(), service.router.api_key.empty() ? "off" : "on");
+  fmt::print(stderr, "warden serve: cache_bytes={} cache_ttl_s={}\n", cache_bytes, options.cache_ttl);
   std::fflush(stderr);
   server.run();
   // The server has stopped accepting and drained its connections; answer what is queued.
@@ -469,6 +553,15 @@ Command add_serve_command(CLI::App& root) {
                   "The --guard-model label whose probability is the score (default: the first naming "
                   "INJECTION, ATTACK, JAILBREAK or UNSAFE)")
       ->envname("WARDEN_GUARD_POSITIVE_LABEL");
+  app->add_option("--cache-bytes", o->cache_bytes,
+                  "Result cache bound (e.g. 64MiB): repeated inputs are answered from memory; 0: off")
+      ->envname("WARDEN_CACHE_BYTES");
+  app->add_option("--cache-ttl", o->cache_ttl, "Seconds a cached result lives (0: until evicted)")
+      ->envname("WARDEN_CACHE_TTL");
+  app->add_option("--warmup-file", o->warmup_file,
+                  "Texts (one a line) embedded into the result cache before the server listens; needs "
+                  "--cache-bytes")
+      ->envname("WARDEN_WARMUP_FILE");
   return {app, [o] { return run_serve(*o); }};
 }
 

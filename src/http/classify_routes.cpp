@@ -99,24 +99,25 @@ void Router::Impl::run_classify_job(std::shared_ptr<Call> call, serving::Classif
 
 namespace {
 
-// Prepares (query, passage) pairs on a worker, naming the passage at fault.
-std::vector<PreparedInput> prepare_pairs(const SequenceClassifier& c, const std::string& query,
-                                         const std::vector<std::string>& passages, const InputOptions& o,
-                                         std::string_view param) {
-  std::vector<PreparedInput> inputs;
-  inputs.reserve(passages.size());
-  for (std::size_t i = 0; i < passages.size(); ++i) {
-    try {
-      inputs.push_back(c.prepare(query, passages[i], o));
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-      throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, i, e.what()), std::string(param));
-    }
+// Prepares the (query, passage) pair i on a worker, naming the passage at fault.
+PreparedInput prepare_pair(const SequenceClassifier& c, const std::string& query, const std::string& passage,
+                           const InputOptions& o, std::size_t i, std::string_view param) {
+  try {
+    return c.prepare(query, passage, o);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+    throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, i, e.what()), std::string(param));
   }
-  return inputs;
 }
 
 }  // namespace
+
+std::string pair_key(const std::string& prefix, std::string_view text, const std::string* pair) {
+  serving::CacheKey k;
+  k.add(pair != nullptr ? "pair" : "single").add(text);
+  if (pair != nullptr) k.add(*pair);
+  return prefix + k.str();
+}
 
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
@@ -128,24 +129,34 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
         classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
     const std::size_t query_chars = code_points(request->query);
     for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
-    auto prepare = [&c, request, o] { return prepare_pairs(c, request->query, request->texts, o, "texts"); };
-    run_classify_job(call, std::move(prepare), [request](ClassifyResult& r) {
-      std::vector<float> scores = r.logits;  // one label: one logit per text
-      if (!request->raw_scores) {
-        for (float& s : scores) s = sigmoid(s);
-      }
-      JsonWriter w;
-      w.begin_array();
-      for (const std::size_t i : by_score(scores)) {
-        w.begin_object();
-        w.key("index").value(static_cast<std::uint64_t>(i));
-        w.key("score").value(scores[i]);
-        if (request->return_text) w.key("text").value(request->texts[i]);
-        w.end_object();
-      }
-      w.end_array();
-      return json_response(200, w.take());
-    });
+    auto prepare = [&c, request, o](std::size_t i) {
+      return prepare_pair(c, request->query, request->texts[i], o, i, "texts");
+    };
+    KeyOf key_of;
+    if (caching()) {
+      key_of = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
+        return pair_key(prefix, request->query, &request->texts[i]);
+      };
+    }
+    const serving::LoadedModel& m = call->lease->model();
+    run_classify(call, *m.classify_runner, c.labels().size(), request->texts.size(), std::move(prepare),
+                 std::move(key_of), false, [request](ClassifyResult& r) {
+                   std::vector<float> scores = r.logits;  // one label: one logit per text
+                   if (!request->raw_scores) {
+                     for (float& s : scores) s = sigmoid(s);
+                   }
+                   JsonWriter w;
+                   w.begin_array();
+                   for (const std::size_t i : by_score(scores)) {
+                     w.begin_object();
+                     w.key("index").value(static_cast<std::uint64_t>(i));
+                     w.key("score").value(scores[i]);
+                     if (request->return_text) w.key("text").value(request->texts[i]);
+                     w.end_object();
+                   }
+                   w.end_array();
+                   return json_response(200, w.take());
+                 });
   });
 }
 
@@ -158,41 +169,49 @@ void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) 
     const InputOptions o = classify_options(std::nullopt, false);
     const std::size_t query_chars = code_points(request->query);
     for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
-    auto prepare = [&c, request, o] {
-      return prepare_pairs(c, request->query, request->documents, o, "documents");
+    auto prepare = [&c, request, o](std::size_t i) {
+      return prepare_pair(c, request->query, request->documents[i], o, i, "documents");
     };
+    KeyOf key_of;
+    if (caching()) {
+      key_of = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
+        return pair_key(prefix, request->query, &request->documents[i]);
+      };
+    }
     const std::string model_id = call->lease->spec().name;
-    run_classify_job(call, std::move(prepare), [request, model_id](ClassifyResult& r) {
-      // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
-      std::vector<float> scores = r.logits;
-      for (float& s : scores) s = sigmoid(s);
-      std::vector<std::size_t> order = by_score(scores);
-      if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
-      std::size_t tokens = 0;
-      for (const std::size_t t : r.tokens) tokens += t;
-      JsonWriter w;
-      w.begin_object();
-      // The response names the model that answered: the name it is served under.
-      w.key("model").value(model_id);
-      w.key("results").begin_array();
-      for (const std::size_t i : order) {
-        w.begin_object();
-        w.key("index").value(static_cast<std::uint64_t>(i));
-        w.key("relevance_score").value(scores[i]);
-        if (request->return_documents) {
-          w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
-        }
-        w.end_object();
-      }
-      w.end_array();
-      w.key("usage")
-          .begin_object()
-          .key("total_tokens")
-          .value(static_cast<std::uint64_t>(tokens))
-          .end_object();
-      w.end_object();
-      return json_response(200, w.take());
-    });
+    const serving::LoadedModel& m = call->lease->model();
+    run_classify(call, *m.classify_runner, c.labels().size(), request->documents.size(), std::move(prepare),
+                 std::move(key_of), false, [request, model_id](ClassifyResult& r) {
+                   // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
+                   std::vector<float> scores = r.logits;
+                   for (float& s : scores) s = sigmoid(s);
+                   std::vector<std::size_t> order = by_score(scores);
+                   if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
+                   std::size_t tokens = 0;
+                   for (const std::size_t t : r.tokens) tokens += t;
+                   JsonWriter w;
+                   w.begin_object();
+                   // The response names the model that answered: the name it is served under.
+                   w.key("model").value(model_id);
+                   w.key("results").begin_array();
+                   for (const std::size_t i : order) {
+                     w.begin_object();
+                     w.key("index").value(static_cast<std::uint64_t>(i));
+                     w.key("relevance_score").value(scores[i]);
+                     if (request->return_documents) {
+                       w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
+                     }
+                     w.end_object();
+                   }
+                   w.end_array();
+                   w.key("usage")
+                       .begin_object()
+                       .key("total_tokens")
+                       .value(static_cast<std::uint64_t>(tokens))
+                       .end_object();
+                   w.end_object();
+                   return json_response(200, w.take());
+                 });
   });
 }
 
@@ -208,45 +227,55 @@ void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
         for (const PredictInput& in : request->inputs) {
           call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
         }
-        auto prepare = [&c, request, o] {
-          std::vector<PreparedInput> inputs;
-          inputs.reserve(request->inputs.size());
-          for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-            const PredictInput& in = request->inputs[i];
-            try {
-              inputs.push_back(c.prepare(
-                  in.text, in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o));
-            } catch (const Error& e) {
-              if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-              throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
-            }
+        auto prepare = [&c, request, o](std::size_t i) {
+          const PredictInput& in = request->inputs[i];
+          try {
+            return c.prepare(in.text,
+                             in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o);
+          } catch (const Error& e) {
+            if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+            throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
           }
-          return inputs;
         };
+        KeyOf key_of;
+        if (caching()) {
+          key_of = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
+            const PredictInput& in = request->inputs[i];
+            return pair_key(prefix, in.text, in.text_pair ? &*in.text_pair : nullptr);
+          };
+        }
         const std::vector<std::string>* labels = &c.labels();
-        run_classify_job(call, std::move(prepare), [request, labels](ClassifyResult& r) {
-          JsonWriter w;
-          if (!request->single) w.begin_array();
-          for (std::size_t i = 0; i < r.tokens.size(); ++i) {
-            const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
-            // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on request.
-            std::vector<float> scores(row.begin(), row.end());
-            if (!request->raw_scores) {
-              if (r.labels == 1) {
-                scores[0] = sigmoid(scores[0]);
-              } else {
-                scores = softmax(row);
-              }
-            }
-            w.begin_array();
-            for (const std::size_t k : by_score(scores)) {
-              w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
-            }
-            w.end_array();
-          }
-          if (!request->single) w.end_array();
-          return json_response(200, w.take());
-        });
+        const serving::LoadedModel& m = call->lease->model();
+        run_classify(call, *m.classify_runner, labels->size(), request->inputs.size(), std::move(prepare),
+                     std::move(key_of), false, [request, labels](ClassifyResult& r) {
+                       JsonWriter w;
+                       if (!request->single) w.begin_array();
+                       for (std::size_t i = 0; i < r.tokens.size(); ++i) {
+                         const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
+                         // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on
+                         // request.
+                         std::vector<float> scores(row.begin(), row.end());
+                         if (!request->raw_scores) {
+                           if (r.labels == 1) {
+                             scores[0] = sigmoid(scores[0]);
+                           } else {
+                             scores = softmax(row);
+                           }
+                         }
+                         w.begin_array();
+                         for (const std::size_t k : by_score(scores)) {
+                           w.begin_object()
+                               .key("score")
+                               .value(scores[k])
+                               .key("label")
+                               .value((*labels)[k])
+                               .end_object();
+                         }
+                         w.end_array();
+                       }
+                       if (!request->single) w.end_array();
+                       return json_response(200, w.take());
+                     });
       });
 }
 

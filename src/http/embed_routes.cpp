@@ -61,6 +61,29 @@ void write_row(JsonWriter& w, std::span<const float> row) {
 
 }  // namespace
 
+std::string text_key(const std::string& prefix, std::string_view text) {
+  serving::CacheKey k;
+  k.add("text").add(text);
+  return prefix + k.str();
+}
+
+std::string input_key(const std::string& prefix, const Input& in) {
+  if (!in.is_ids) return text_key(prefix, in.text);
+  serving::CacheKey k;
+  k.add("ids").add(std::span<const std::uint32_t>(in.ids));
+  return prefix + k.str();
+}
+
+namespace {
+
+Router::Impl::KeyOf input_keys(std::string prefix, std::shared_ptr<const EmbedRequest> request) {
+  return [prefix = std::move(prefix), request = std::move(request)](std::size_t i) {
+    return input_key(prefix, request->inputs[i]);
+  };
+}
+
+}  // namespace
+
 void Router::Impl::check_batch_size(std::size_t n, std::string_view param) const {
   if (n > options.max_client_batch_size) {
     // TEI's wording, so clients that match on it keep working.
@@ -225,37 +248,38 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
         input_options(e, request->truncate, request->truncation_direction == TruncationDirection::Left,
                       request->prompt_name);
     for (const Input& in : request->inputs) call->characters += code_points(in.text);
-    auto prepare = [&e, request, o] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(request->inputs.size());
-      for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-        const Input& in = request->inputs[i];
-        inputs.push_back(prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "inputs"));
-      }
-      return inputs;
+    auto prepare = [&e, request, o](std::size_t i) {
+      const Input& in = request->inputs[i];
+      return prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "inputs");
     };
+    KeyOf key_of;
+    if (caching()) key_of = input_keys(cache_prefix(*call, all ? "tokens" : "pooled", o), request);
+    const std::size_t n = request->inputs.size();
     if (all) {
-      return run_job(call, *m.token_runner, std::move(prepare), [](EmbedResult& r) {
-        JsonWriter w;
-        w.begin_array();
-        for (const Embeddings& tokens : r.per_token) {
-          w.begin_array();
-          for (std::size_t t = 0; t < tokens.rows(); ++t) write_row(w, tokens.row(t));
-          w.end_array();
-        }
-        w.end_array();
-        return json_response(200, w.take());
-      });
+      return run_embed(call, *m.token_runner, n, std::move(prepare), std::move(key_of), false,
+                       [](EmbedResult& r) {
+                         JsonWriter w;
+                         w.begin_array();
+                         for (const Embeddings& tokens : r.per_token) {
+                           w.begin_array();
+                           for (std::size_t t = 0; t < tokens.rows(); ++t) write_row(w, tokens.row(t));
+                           w.end_array();
+                         }
+                         w.end_array();
+                         return json_response(200, w.take());
+                       });
     }
     const bool unit = e.unit_vectors();
-    run_job(call, *m.embed_runner, std::move(prepare), [request, unit](EmbedResult& r) {
-      const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, request->normalize, unit);
-      JsonWriter w;
-      w.begin_array();
-      for (std::size_t i = 0; i < rows.rows(); ++i) write_row(w, rows.row(i));
-      w.end_array();
-      return json_response(200, w.take());
-    });
+    run_embed(call, *m.embed_runner, n, std::move(prepare), std::move(key_of), false,
+              [request, unit](EmbedResult& r) {
+                const Embeddings rows =
+                    finish_rows(std::move(r.pooled), request->dimensions, request->normalize, unit);
+                JsonWriter w;
+                w.begin_array();
+                for (std::size_t i = 0; i < rows.rows(); ++i) write_row(w, rows.row(i));
+                w.end_array();
+                return json_response(200, w.take());
+              });
   });
 }
 
@@ -268,43 +292,44 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
     check_dimensions(request->dimensions, e.dim());
     const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
     for (const Input& in : request->input) call->characters += code_points(in.text);
-    auto prepare = [&e, request, o] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(request->input.size());
-      for (std::size_t i = 0; i < request->input.size(); ++i) {
-        const Input& in = request->input[i];
-        inputs.push_back(prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "input"));
-      }
-      return inputs;
+    auto prepare = [&e, request, o](std::size_t i) {
+      const Input& in = request->input[i];
+      return prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "input");
     };
+    KeyOf key_of;
+    if (caching()) {
+      key_of = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
+        return input_key(prefix, request->input[i]);
+      };
+    }
     // The response names the model that answered: the name it is served under.
     const std::string model_name = call->lease->spec().name;
     const bool unit = e.unit_vectors();
-    run_job(call, *call->lease->model().embed_runner, std::move(prepare),
-            [request, model_name, unit](EmbedResult& r) {
-              // OpenAI's vectors are unit length, also when shortened with `dimensions`.
-              const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true, unit);
-              std::size_t tokens = 0;
-              for (const std::size_t t : r.tokens) tokens += t;
-              JsonWriter w;
-              w.begin_object().key("object").value("list").key("data").begin_array();
-              for (std::size_t i = 0; i < rows.rows(); ++i) {
-                w.begin_object().key("object").value("embedding").key("embedding");
-                if (request->base64) {
-                  w.value(base64_floats(rows.row(i)));
-                } else {
-                  write_row(w, rows.row(i));
+    run_embed(call, *call->lease->model().embed_runner, request->input.size(), std::move(prepare),
+              std::move(key_of), false, [request, model_name, unit](EmbedResult& r) {
+                // OpenAI's vectors are unit length, also when shortened with `dimensions`.
+                const Embeddings rows = finish_rows(std::move(r.pooled), request->dimensions, true, unit);
+                std::size_t tokens = 0;
+                for (const std::size_t t : r.tokens) tokens += t;
+                JsonWriter w;
+                w.begin_object().key("object").value("list").key("data").begin_array();
+                for (std::size_t i = 0; i < rows.rows(); ++i) {
+                  w.begin_object().key("object").value("embedding").key("embedding");
+                  if (request->base64) {
+                    w.value(base64_floats(rows.row(i)));
+                  } else {
+                    write_row(w, rows.row(i));
+                  }
+                  w.key("index").value(static_cast<std::uint64_t>(i)).end_object();
                 }
-                w.key("index").value(static_cast<std::uint64_t>(i)).end_object();
-              }
-              w.end_array();
-              w.key("model").value(model_name);
-              w.key("usage").begin_object();
-              w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
-              w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
-              w.end_object().end_object();
-              return json_response(200, w.take());
-            });
+                w.end_array();
+                w.key("model").value(model_name);
+                w.key("usage").begin_object();
+                w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
+                w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
+                w.end_object().end_object();
+                return json_response(200, w.take());
+              });
   });
 }
 
@@ -327,32 +352,35 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
                       request->prompt_name);
     call->characters += code_points(request->source_sentence);
     for (const std::string& s : request->sentences) call->characters += code_points(s);
-    auto prepare = [&e, request, o] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(request->sentences.size() + 1);
-      inputs.push_back(prepare_one(e, request->source_sentence, nullptr, o, 0, "source_sentence"));
-      for (std::size_t i = 0; i < request->sentences.size(); ++i) {
-        inputs.push_back(prepare_one(e, request->sentences[i], nullptr, o, i, "sentences"));
-      }
-      return inputs;
+    // Input 0 is the source, input i the sentence i - 1.
+    auto prepare = [&e, request, o](std::size_t i) {
+      if (i == 0) return prepare_one(e, request->source_sentence, nullptr, o, 0, "source_sentence");
+      return prepare_one(e, request->sentences[i - 1], nullptr, o, i - 1, "sentences");
     };
+    KeyOf key_of;
+    if (caching()) {
+      key_of = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
+        return text_key(prefix, i == 0 ? request->source_sentence : request->sentences[i - 1]);
+      };
+    }
     const bool unit = e.unit_vectors();
-    run_job(call, *call->lease->model().embed_runner, std::move(prepare), [unit](EmbedResult& r) {
-      // Cosine similarity of the source with each sentence: dot products of unit vectors.
-      const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true, unit);
-      const std::span<const float> source = rows.row(0);
-      JsonWriter w;
-      w.begin_array();
-      for (std::size_t i = 1; i < rows.rows(); ++i) {
-        const std::span<const float> s = rows.row(i);
-        double dot = 0.0;
-        for (std::size_t k = 0; k < s.size(); ++k)
-          dot += static_cast<double>(source[k]) * static_cast<double>(s[k]);
-        w.value(static_cast<float>(dot));
-      }
-      w.end_array();
-      return json_response(200, w.take());
-    });
+    run_embed(call, *call->lease->model().embed_runner, request->sentences.size() + 1, std::move(prepare),
+              std::move(key_of), false, [unit](EmbedResult& r) {
+                // Cosine similarity of the source with each sentence: dot products of unit vectors.
+                const Embeddings rows = finish_rows(std::move(r.pooled), std::nullopt, true, unit);
+                const std::span<const float> source = rows.row(0);
+                JsonWriter w;
+                w.begin_array();
+                for (std::size_t i = 1; i < rows.rows(); ++i) {
+                  const std::span<const float> s = rows.row(i);
+                  double dot = 0.0;
+                  for (std::size_t k = 0; k < s.size(); ++k)
+                    dot += static_cast<double>(source[k]) * static_cast<double>(s[k]);
+                  w.value(static_cast<float>(dot));
+                }
+                w.end_array();
+                return json_response(200, w.take());
+              });
   });
 }
 

@@ -34,24 +34,29 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
     const Embedder& e = embedder(*call);
     for (const std::string& text : request->inputs) call->characters += code_points(text);
     const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
-    auto prepare = [&e, request, o] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(request->inputs.size());
-      for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-        inputs.push_back(prepare_one(e, request->inputs[i], nullptr, o, i, "inputs"));
-      }
-      return inputs;
+    auto prepare = [&e, request, o](std::size_t i) {
+      return prepare_one(e, request->inputs[i], nullptr, o, i, "inputs");
     };
-    run_job(call, *call->lease->model().embed_runner, std::move(prepare), [request, g](EmbedResult& r) {
-      JsonWriter w;
-      w.begin_array();
-      for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-        // The text goes along: the unknown-token rule weighs the characters unknown tokens cover.
-        w.raw(g->decide(r.pooled.row(i), r.prepared[i], request->inputs[i]).to_json());
-      }
-      w.end_array();
-      return json_response(200, w.take());
-    });
+    // The probe's vectors are the pooled vectors /embed computes with default options: they
+    // share cache entries. Every input is prepared (decide reads its tokens); only the
+    // vectors the cache does not hold are computed.
+    KeyOf key_of;
+    if (caching()) {
+      key_of = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
+        return text_key(prefix, request->inputs[i]);
+      };
+    }
+    run_embed(call, *call->lease->model().embed_runner, request->inputs.size(), std::move(prepare),
+              std::move(key_of), true, [request, g](EmbedResult& r) {
+                JsonWriter w;
+                w.begin_array();
+                for (std::size_t i = 0; i < r.prepared.size(); ++i) {
+                  // The text goes along: the unknown-token rule weighs the characters unknown tokens cover.
+                  w.raw(g->decide(r.pooled.row(i), r.prepared[i], request->inputs[i]).to_json());
+                }
+                w.end_array();
+                return json_response(200, w.take());
+              });
   });
 }
 
@@ -60,30 +65,37 @@ void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<co
   const SequenceClassifier& c = *g->classifier();
   // The server's truncation default applies as on every route; the guard takes no options.
   const InputOptions o = classify_options(std::nullopt, false);
-  auto prepare = [request, &c, o] {
-    std::vector<PreparedInput> inputs;
-    inputs.reserve(request->inputs.size());
-    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-      try {
-        inputs.push_back(c.prepare(request->inputs[i], std::nullopt, o));
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-        throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
-      }
+  auto prepare = [request, &c, o](std::size_t i) {
+    try {
+      return c.prepare(request->inputs[i], std::nullopt, o);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+      throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
     }
-    return inputs;
   };
-  run_classify_job(std::move(call), *guard_runner, c.labels().size(), std::move(prepare),
-                   [request, g](ClassifyResult& r) {
-                     JsonWriter w;
-                     w.begin_array();
-                     for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-                       const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
-                       w.raw(g->decide_logits(row, r.prepared[i], request->inputs[i]).to_json());
-                     }
-                     w.end_array();
-                     return json_response(200, w.take());
-                   });
+  // The guard's classifier is no managed model (it lives as long as the server): its keys
+  // carry their own tag and its id. Every input is prepared (decide_logits reads its tokens).
+  KeyOf key_of;
+  if (caching()) {
+    serving::CacheKey k;
+    k.add("guard-classifier").add(c.id()).add(std::uint64_t{o.truncate ? 1U : 0U});
+    k.add(std::uint64_t{o.side == TruncationSide::Left ? 1U : 0U});
+    key_of = [prefix = k.take(), request](std::size_t i) {
+      return pair_key(prefix, request->inputs[i], nullptr);
+    };
+  }
+  const std::size_t n = request->inputs.size();
+  run_classify(std::move(call), *guard_runner, c.labels().size(), n, std::move(prepare), std::move(key_of),
+               true, [request, g](ClassifyResult& r) {
+                 JsonWriter w;
+                 w.begin_array();
+                 for (std::size_t i = 0; i < r.prepared.size(); ++i) {
+                   const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
+                   w.raw(g->decide_logits(row, r.prepared[i], request->inputs[i]).to_json());
+                 }
+                 w.end_array();
+                 return json_response(200, w.take());
+               });
 }
 
 }  // namespace warden::http

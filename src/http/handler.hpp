@@ -24,6 +24,7 @@ struct Request {
   std::string_view body;
   std::string_view request_id;  // the X-Request-ID the response will carry
   std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
+  std::string_view cache_control;  // the Cache-Control header, "" when absent (the result cache)
 };
 
 struct Response {

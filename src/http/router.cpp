@@ -124,6 +124,21 @@ bool constant_time_equals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
+// Whether a comma-separated header value (Cache-Control) lists `token`, in any case.
+bool has_directive(std::string_view value, std::string_view token) {
+  while (!value.empty()) {
+    const std::size_t comma = value.find(',');
+    std::string_view item = value.substr(0, comma);
+    item = item.substr(0, item.find('='));
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (iequals(item, token)) return true;
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 bool authorized(std::string_view header, std::string_view key) {
   constexpr std::string_view kScheme = "bearer ";
   if (header.size() < kScheme.size() || !iequals(header.substr(0, kScheme.size()), kScheme)) return false;
@@ -171,6 +186,7 @@ Router::Impl::Impl(serving::ModelManager& m, const guard::Guard* g, serving::Sch
       created_unix(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count()) {
+  if (options.cache.max_bytes > 0) cache = std::make_unique<serving::ResultCache>(options.cache, reg);
   if (guard_ptr != nullptr && guard_ptr->classifier() != nullptr) {
     guard_runner = std::make_unique<serving::ClassifyRunner>(*guard_ptr->classifier());
   }
@@ -268,6 +284,9 @@ void Router::Impl::finish(Call& call, Response response) const {
     response.headers.emplace_back("X-Warden-Semantic", spec.semantic ? "true" : "false");
     if (!spec.fallback_reason.empty())
       response.headers.emplace_back("X-Warden-Fallback", "hashing-ngram-256");
+  }
+  if (call.cache_state != nullptr && response.status == 200) {
+    response.headers.emplace_back("x-cache", call.cache_state);
   }
   if (call.computed) {
     // TEI's timing headers, in milliseconds. compute = tokenization + queue + inference.
@@ -401,6 +420,10 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
   call->respond = std::move(respond);
   call->cancelled = std::move(cancelled);
   call->received = request.received;
+  // A client may bypass the result cache: no-cache computes afresh (and stores), no-store
+  // does not store what it computed.
+  call->cache_lookup = !has_directive(request.cache_control, "no-cache");
+  call->cache_store = !has_directive(request.cache_control, "no-store");
   Impl& impl = *impl_;
   try {
     std::string_view path = path_of(request.target);

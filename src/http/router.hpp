@@ -21,6 +21,7 @@
 #include "embed/sequence_classifier.hpp"
 #include "http/handler.hpp"
 #include "serving/model_manager.hpp"
+#include "serving/result_cache.hpp"
 
 namespace warden::serving {
 class Scheduler;
@@ -48,6 +49,9 @@ struct RouterOptions {
   std::function<serving::ModelSpec(const std::string& name, const std::string& source,
                                    const std::string& dtype)>
       make_spec;
+  // The result cache (issue 10): final results of repeated inputs, per model. max_bytes 0
+  // (the default): off, and no x-cache header.
+  serving::ResultCacheOptions cache;
 };
 
 // The one model a router serves: exactly one of the two is set. An embedder answers the

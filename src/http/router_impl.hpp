@@ -41,6 +41,11 @@ struct Call {
   serving::JobTimings job;
   std::size_t tokens = 0;
   std::size_t characters = 0;
+  // The result cache: Cache-Control no-cache skips lookups, no-store skips inserts. state:
+  // what x-cache says ("hit", "miss", "partial"); null on routes the cache does not serve.
+  bool cache_lookup = true;
+  bool cache_store = true;
+  const char* cache_state = nullptr;
 };
 
 // TEI's x-compute-characters counts characters: code points, not bytes (texts are valid
@@ -69,6 +74,13 @@ struct ClassifyResult {
 
 struct RouterMetrics;
 struct GuardRequest;
+struct Input;
+
+// A result cache key: `prefix` (Router::Impl::cache_prefix) and the input, a text or ids.
+std::string text_key(const std::string& prefix, std::string_view text);
+std::string input_key(const std::string& prefix, const Input& in);
+// ... and a classifier's input: a text, or a pair (pair non-null).
+std::string pair_key(const std::string& prefix, std::string_view text, const std::string* pair);
 
 struct Router::Impl {
   Impl(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& s,
@@ -87,6 +99,8 @@ struct Router::Impl {
   // share the scheduler but never a batch with a served model's: batches hold one runner's jobs.
   std::unique_ptr<serving::ClassifyRunner> guard_runner;
   std::unique_ptr<RouterMetrics> metrics;
+  // Null when the cache is off (RouterOptions::cache.max_bytes 0).
+  std::unique_ptr<serving::ResultCache> cache;
   std::int64_t created_unix = 0;  // /v1/models' "created"
   // POST /admin/models runs the spec factory (which may download) on threads of its own;
   // joined when the router goes.
@@ -131,6 +145,28 @@ struct Router::Impl {
   // ... on `runner`, whose model has `labels` labels (the guard's classifier).
   void run_classify_job(std::shared_ptr<Call> call, serving::ClassifyRunner& runner, std::size_t labels,
                         Prepare prepare, ClassifyFormat format);
+  // The cached pipelines (result_cache routes): `prepare_input(i)` prepares input i of n (on
+  // a worker; may throw like Prepare), `key_of(i)` is its cache key. Inputs found in the
+  // cache are not prepared (unless prepare_all: the guard reads every prepared input) and
+  // not computed; the rest run as one job; the results are merged in order, the new ones
+  // stored, and `format` sees exactly what the uncached pipeline gives it. Without a cache
+  // (or key_of empty) these are run_job / run_classify_job.
+  using PrepareInput = std::function<PreparedInput(std::size_t)>;
+  using KeyOf = std::function<std::string(std::size_t)>;
+  void run_embed(std::shared_ptr<Call> call, serving::BatchRunner& runner, std::size_t n,
+                 PrepareInput prepare_input, KeyOf key_of, bool prepare_all, Format format);
+  void run_classify(std::shared_ptr<Call> call, serving::ClassifyRunner& runner, std::size_t labels,
+                    std::size_t n, PrepareInput prepare_input, KeyOf key_of, bool prepare_all,
+                    ClassifyFormat format);
+  // True when the cache serves this call (it is on); the key of a model's results of one
+  // kind ("pooled", "tokens", "logits") under the options that change tokenization: the
+  // model's load instance (a reload or swap invalidates), served name and dtype.
+  [[nodiscard]] bool caching() const noexcept { return cache != nullptr; }
+  [[nodiscard]] static std::string cache_prefix(const Call& call, std::string_view kind,
+                                                const InputOptions& o);
+  // Builds the answer on this thread (a worker), mapping what `make` throws.
+  void respond_here(Call& call, const std::function<Response()>& make) const;
+
   // Answers a job that ended without results (429, 504, 499, 503, or its failure); false
   // for Outcome::Done, which the caller answers.
   bool fail_outcome(Call& call, const serving::Job& job, serving::Outcome outcome) const;
