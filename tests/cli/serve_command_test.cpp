@@ -282,56 +282,57 @@ TEST(ServeCommand, DtypeAppliesToTheModelsItNamesAndIsShown) {
     EXPECT_EQ(server.terminate(), 0);
   }
   std::filesystem::remove_all(dir);
+}
 
-  // The result cache (issue 10): --warmup-file embeds its texts before the server listens, so
-  // that the first request for one of them is already a hit; bad cache flags exit 2.
-  TEST(ServeCommand, WarmupFileMakesTheFirstRequestAHit) {
-    const std::filesystem::path file = std::filesystem::temp_directory_path() /
-                                       ("warden-serve-warmup-" + std::to_string(::getpid()) + ".txt");
-    write_file_atomic(file, "how do I reset my password?\r\n\nopening hours\n");
-    {
-      ServeProcess server({"--model", "hashing-ngram-256", "--cache-bytes", "1MiB", "--cache-ttl", "60",
-                           "--warmup-file", file.string()});
-      const std::string err = server.read_until("cache_bytes=");
-      ASSERT_NE(err.find("warmed the result cache with 2 texts"), std::string::npos) << err;
-      ASSERT_NE(err.find("cache_bytes=1048576 cache_ttl_s=60"), std::string::npos) << err;
-      const std::string marker = "listening=http://127.0.0.1:";
-      const auto at = err.find(marker);
-      ASSERT_NE(at, std::string::npos) << err;
-      const auto port = static_cast<std::uint16_t>(std::stoi(err.substr(at + marker.size())));
-      testing::HttpConnection c(port);
-      auto r = c.request("POST", "/embed", R"({"inputs": ["opening hours", "how do I reset my password?"]})");
-      EXPECT_EQ(r.status, 200) << r.body;
-      EXPECT_EQ(r.headers["x-cache"], "hit");
-      r = c.request("POST", "/embed", R"({"inputs": "never seen"})");
-      EXPECT_EQ(r.headers["x-cache"], "miss");
-      r = c.request("POST", "/embed", R"({"inputs": "opening hours"})", "application/json",
-                    "Cache-Control: no-cache\r\n");
-      EXPECT_EQ(r.headers["x-cache"], "miss");
-      EXPECT_EQ(server.terminate(), 0);
-    }
-    std::filesystem::remove(file);
+// The result cache (issue 10): --warmup-file embeds its texts before the server listens, so
+// that the first request for one of them is already a hit; bad cache flags exit 2.
+TEST(ServeCommand, WarmupFileMakesTheFirstRequestAHit) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("warden-serve-warmup-" + std::to_string(::getpid()) + ".txt");
+  write_file_atomic(file, "how do I reset my password?\r\n\nopening hours\n");
+  {
+    ServeProcess server({"--model", "hashing-ngram-256", "--cache-bytes", "1MiB", "--cache-ttl", "60",
+                         "--warmup-file", file.string()});
+    const std::string err = server.read_until("cache_bytes=");
+    ASSERT_NE(err.find("warmed the result cache with 2 texts"), std::string::npos) << err;
+    ASSERT_NE(err.find("cache_bytes=1048576 cache_ttl_s=60"), std::string::npos) << err;
+    const std::string marker = "listening=http://127.0.0.1:";
+    const auto at = err.find(marker);
+    ASSERT_NE(at, std::string::npos) << err;
+    const auto port = static_cast<std::uint16_t>(std::stoi(err.substr(at + marker.size())));
+    testing::HttpConnection c(port);
+    auto r = c.request("POST", "/embed", R"({"inputs": ["opening hours", "how do I reset my password?"]})");
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.headers["x-cache"], "hit");
+    r = c.request("POST", "/embed", R"({"inputs": "never seen"})");
+    EXPECT_EQ(r.headers["x-cache"], "miss");
+    r = c.request("POST", "/embed", R"({"inputs": "opening hours"})", "application/json",
+                  "Cache-Control: no-cache\r\n");
+    EXPECT_EQ(r.headers["x-cache"], "miss");
+    EXPECT_EQ(server.terminate(), 0);
   }
+  std::filesystem::remove(file);
+}
 
-  TEST(ServeCommand, BadCacheFlagsExit2) {
-    auto r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --warmup-file /dev/null");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("--warmup-file needs --cache-bytes"), std::string::npos) << r.err;
-    r = testing::run_warden(
-        "serve --model hashing-ngram-256 --port 0 --cache-bytes 1MiB --warmup-file /no/such/file");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("/no/such/file"), std::string::npos) << r.err;
-    r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --cache-bytes lots");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("--cache-bytes 'lots'"), std::string::npos) << r.err;
-    r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --cache-bytes 1MiB --cache-ttl -1");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("--cache-ttl"), std::string::npos) << r.err;
-    // The env vars set them too.
-    r = testing::run_warden("serve --model hashing-ngram-256 --port 0", "", "WARDEN_WARMUP_FILE=/dev/null");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("--warmup-file needs --cache-bytes"), std::string::npos) << r.err;
-  }
+TEST(ServeCommand, BadCacheFlagsExit2) {
+  auto r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --warmup-file /dev/null");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--warmup-file needs --cache-bytes"), std::string::npos) << r.err;
+  r = testing::run_warden(
+      "serve --model hashing-ngram-256 --port 0 --cache-bytes 1MiB --warmup-file /no/such/file");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/no/such/file"), std::string::npos) << r.err;
+  r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --cache-bytes lots");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cache-bytes 'lots'"), std::string::npos) << r.err;
+  r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --cache-bytes 1MiB --cache-ttl -1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cache-ttl"), std::string::npos) << r.err;
+  // The env vars set them too.
+  r = testing::run_warden("serve --model hashing-ngram-256 --port 0", "", "WARDEN_WARMUP_FILE=/dev/null");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--warmup-file needs --cache-bytes"), std::string::npos) << r.err;
+}
 
 }  // namespace
 }  // namespace warden
