@@ -218,7 +218,12 @@ TEST(RouterModels, EvictsTheLeastRecentlyUsedAndReloadsIt) {
   f.start();
   const HandlerAnswer first = f.post("/embed", R"({"inputs": "same text", "model": "alpha"})");
   ASSERT_EQ(first.status, 200);
+  // A lease ends just after its answer is sent; while it lives alpha is busy and cannot be
+  // unloaded (and the manager never unloads the model whose lease just ended), so beta is
+  // asked for only once alpha is idle.
+  for (int i = 0; i < 500 && f.models.status("alpha")->in_flight != 0; ++i) std::this_thread::sleep_for(10ms);
   ASSERT_EQ(f.post("/embed", R"({"inputs": "x", "model": "beta"})").status, 200);
+  for (int i = 0; i < 500 && f.models.status("beta")->in_flight != 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(settled_state(f.models, "alpha", serving::ModelState::Unloaded), serving::ModelState::Unloaded);
   const HandlerAnswer again = f.post("/embed", R"({"inputs": "same text", "model": "alpha"})");
   ASSERT_EQ(again.status, 200);
