@@ -149,41 +149,38 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   const bool use_avx2 = machine == Isa::Avx2;
 #endif
 
-  // Dynamic per-row quantisation of A (the quantised copy also makes aliasing of A harmless).
-  thread_local std::vector<std::int8_t> qa;
-  thread_local std::vector<float> row_scales;
-  qa.resize(m * kp);
-  row_scales.resize(m);
-  std::int8_t* qa_data = qa.data();
-  float* scales_data = row_scales.data();
   const std::size_t mc = kMr * kTilesPerBlock;
-  const std::size_t mblocks = (m + mc - 1) / mc;
-  auto quantize_block = [&](std::size_t mb) {
-    const std::size_t end = std::min(m, (mb + 1) * mc);
-    for (std::size_t r = mb * mc; r < end; ++r) {
+  // Dynamic per-row quantisation of A, by each task for its own rows just before it uses
+  // them: the int8 rows and scales are still in cache when the tiles read them, and no
+  // separate pass (nor its barrier) is needed. With the columns split too (few rows), the
+  // tasks sharing a row block each quantise it: rows are few then, and the result identical.
+  auto quantize_rows_of = [&](std::size_t row_begin, std::size_t row_end, std::int8_t* qa, float* scales) {
+    for (std::size_t r = row_begin; r < row_end; ++r) {
+      std::int8_t* dst = qa + (r - row_begin) * kp;
+      float& scale = scales[r - row_begin];
 #if defined(__x86_64__)
       if (use_avx512) {
-        scales_data[r] = detail::int8_quantize_row_avx512(a + r * lda, k, kp, qa_data + r * kp);
+        scale = detail::int8_quantize_row_avx512(a + r * lda, k, kp, dst);
         continue;
       }
       if (use_avx2) {
-        scales_data[r] = detail::int8_quantize_row_avx2(a + r * lda, k, kp, qa_data + r * kp);
+        scale = detail::int8_quantize_row_avx2(a + r * lda, k, kp, dst);
         continue;
       }
 #endif
-      scales_data[r] = detail::int8_quantize_row_portable(a + r * lda, k, kp, qa_data + r * kp);
+      scale = detail::int8_quantize_row_portable(a + r * lda, k, kp, dst);
     }
   };
-  if (pool != nullptr) {
-    pool->parallel_for(mblocks, quantize_block);
-  } else {
-    for (std::size_t mb = 0; mb < mblocks; ++mb) quantize_block(mb);
-  }
 
   const std::size_t panels = (n + kNr - 1) / kNr;
   detail::for_each_block(
       m, mc, panels, pool,
       [&](std::size_t row_begin, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
+        thread_local std::vector<std::int8_t> qa;
+        thread_local std::vector<float> row_scales;
+        qa.resize(mc * kp);
+        row_scales.resize(mc);
+        quantize_rows_of(row_begin, row_end, qa.data(), row_scales.data());
         alignas(64) std::int32_t acc[kMr * kNr];
         // Row tile outer: its quantised A (kInt8MR x kp bytes) stays in L1 while the panels
         // stream from L2.
@@ -195,25 +192,26 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
             const std::size_t cols = std::min(kNr, n - col0);
             const float* col_scale = w.scales() + col0;
             const float* bias = w.bias() + col0;
-            tile(qa_data + r0 * kp, kp, rows, panel, kp, w.sums() + col0, acc);
+            const std::size_t local = r0 - row_begin;  // the tile's first row in this block
+            tile(qa.data() + local * kp, kp, rows, panel, kp, w.sums() + col0, acc);
             // Epilogue, shared by every kernel (so all of them give the same floats): dequantise,
             // bias, activation, residual. C may alias R element for element.
             const float* res0 =
                 epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
 #if defined(__x86_64__)
             if (use_avx512) {
-              detail::int8_epilogue_avx512(acc, rows, cols, scales_data + r0, col_scale, bias,
+              detail::int8_epilogue_avx512(acc, rows, cols, row_scales.data() + local, col_scale, bias,
                                            epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
               continue;
             }
             if (use_avx2) {
-              detail::int8_epilogue_avx2(acc, rows, cols, scales_data + r0, col_scale, bias,
+              detail::int8_epilogue_avx2(acc, rows, cols, row_scales.data() + local, col_scale, bias,
                                          epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
               continue;
             }
 #endif
             for (std::size_t r = 0; r < rows; ++r) {
-              const float rs = scales_data[r0 + r];
+              const float rs = row_scales[local + r];
               float* out = c + (r0 + r) * ldc + col0;
               const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;
               for (std::size_t j = 0; j < cols; ++j) {
