@@ -51,6 +51,29 @@ Lookup look_up(serving::ResultCache& cache, const Call& call, std::size_t n,
   return l;
 }
 
+// Prepares inputs [0, n) in order: all of them, or (with `skip`) only those the cache did
+// not find.
+Router::Impl::Prepare prepare_inputs(std::size_t n, Router::Impl::PrepareInput prepare_input,
+                                     std::shared_ptr<const Lookup> skip = nullptr) {
+  return [n, prepare_input = std::move(prepare_input), skip = std::move(skip)] {
+    std::vector<PreparedInput> inputs;
+    inputs.reserve(skip ? skip->missing : n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!skip || !skip->found[i]) inputs.push_back(prepare_input(i));
+    }
+    return inputs;
+  };
+}
+
+// The inputs the cache did not find, in order: what the job computes.
+std::shared_ptr<std::vector<std::size_t>> missing_inputs(const Lookup& hits) {
+  auto missing = std::make_shared<std::vector<std::size_t>>();
+  for (std::size_t i = 0; i < hits.found.size(); ++i) {
+    if (!hits.found[i]) missing->push_back(i);
+  }
+  return missing;
+}
+
 }  // namespace
 
 std::string Router::Impl::cache_prefix(const Call& call, std::string_view kind, const InputOptions& o) {
@@ -74,12 +97,7 @@ void Router::Impl::respond_here(Call& call, const std::function<Response()>& mak
 void Router::Impl::run_embed(std::shared_ptr<Call> call, serving::BatchRunner& runner, std::size_t n,
                              PrepareInput prepare_input, KeyOf key_of, bool prepare_all, Format format) {
   if (!caching() || !key_of) {
-    Prepare all = [n, prepare_input = std::move(prepare_input)] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(n);
-      for (std::size_t i = 0; i < n; ++i) inputs.push_back(prepare_input(i));
-      return inputs;
-    };
+    Prepare all = prepare_inputs(n, std::move(prepare_input));
     return run_job(std::move(call), runner, std::move(all), std::move(format));
   }
   workers.post([this, call, &runner, n, prepare_input = std::move(prepare_input), key_of = std::move(key_of),
@@ -92,19 +110,8 @@ void Router::Impl::run_embed(std::shared_ptr<Call> call, serving::BatchRunner& r
       return pooled ? floats == dim : dim > 0 && floats % dim == 0;
     }));
     if (hits->missing > 0 && refuse_if_saturated(*call)) return;
-    // Which inputs go to the model, in order.
-    auto missing = std::make_shared<std::vector<std::size_t>>();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!hits->found[i]) missing->push_back(i);
-    }
-    const Prepare prepare = [&] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(prepare_all ? n : missing->size());
-      for (std::size_t i = 0; i < n; ++i) {
-        if (prepare_all || !hits->found[i]) inputs.push_back(prepare_input(i));
-      }
-      return inputs;
-    };
+    const auto missing = missing_inputs(*hits);
+    const Prepare prepare = prepare_inputs(n, prepare_input, prepare_all ? nullptr : hits);
     std::optional<std::vector<PreparedInput>> prepared = prepare_timed(*call, prepare);
     if (!prepared) return;
     if (!prepare_all) {
@@ -205,12 +212,7 @@ void Router::Impl::run_classify(std::shared_ptr<Call> call, serving::ClassifyRun
                                 std::size_t labels, std::size_t n, PrepareInput prepare_input, KeyOf key_of,
                                 bool prepare_all, ClassifyFormat format) {
   if (!caching() || !key_of) {
-    Prepare all = [n, prepare_input = std::move(prepare_input)] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(n);
-      for (std::size_t i = 0; i < n; ++i) inputs.push_back(prepare_input(i));
-      return inputs;
-    };
+    Prepare all = prepare_inputs(n, std::move(prepare_input));
     return run_classify_job(std::move(call), runner, labels, std::move(all), std::move(format));
   }
   workers.post([this, call, &runner, labels, n, prepare_input = std::move(prepare_input),
@@ -219,18 +221,8 @@ void Router::Impl::run_classify(std::shared_ptr<Call> call, serving::ClassifyRun
     auto hits = std::make_shared<Lookup>(
         look_up(*cache, *call, n, key_of, *keys, [labels](std::size_t floats) { return floats == labels; }));
     if (hits->missing > 0 && refuse_if_saturated(*call)) return;
-    auto missing = std::make_shared<std::vector<std::size_t>>();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!hits->found[i]) missing->push_back(i);
-    }
-    const Prepare prepare = [&] {
-      std::vector<PreparedInput> inputs;
-      inputs.reserve(prepare_all ? n : missing->size());
-      for (std::size_t i = 0; i < n; ++i) {
-        if (prepare_all || !hits->found[i]) inputs.push_back(prepare_input(i));
-      }
-      return inputs;
-    };
+    const auto missing = missing_inputs(*hits);
+    const Prepare prepare = prepare_inputs(n, prepare_input, prepare_all ? nullptr : hits);
     std::optional<std::vector<PreparedInput>> prepared = prepare_timed(*call, prepare);
     if (!prepared) return;
     if (!prepare_all) {
