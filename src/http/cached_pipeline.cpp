@@ -74,6 +74,39 @@ std::shared_ptr<std::vector<std::size_t>> missing_inputs(const Lookup& hits) {
   return missing;
 }
 
+// What a partly cached request hands to its job. With prepare_all every input was prepared:
+// the cached ones stay in `kept` (by input index) for format, the missing ones go to the job;
+// otherwise the prepared inputs are exactly the missing ones.
+struct JobInputs {
+  std::shared_ptr<std::vector<PreparedInput>> kept = std::make_shared<std::vector<PreparedInput>>();
+  std::vector<PreparedInput> job;
+};
+JobInputs split_prepared(std::vector<PreparedInput>& prepared, const Lookup& hits,
+                         const std::vector<std::size_t>& missing, bool prepare_all) {
+  JobInputs out;
+  if (!prepare_all) {
+    out.job = std::move(prepared);
+    return out;
+  }
+  out.kept->resize(prepared.size());
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    if (hits.found[i]) (*out.kept)[i] = std::move(prepared[i]);
+  }
+  for (const std::size_t i : missing) out.job.push_back(std::move(prepared[i]));
+  return out;
+}
+
+// The job's inputs put back among the kept ones, in input order (empty without prepare_all).
+std::vector<PreparedInput> rejoin(bool prepare_all, std::vector<PreparedInput>& kept,
+                                  const std::vector<std::size_t>& missing,
+                                  std::vector<PreparedInput>& computed) {
+  std::vector<PreparedInput> all;
+  if (!prepare_all) return all;
+  all = std::move(kept);
+  for (std::size_t j = 0; j < missing.size(); ++j) all[missing[j]] = std::move(computed[j]);
+  return all;
+}
+
 }  // namespace
 
 std::string Router::Impl::cache_prefix(const Call& call, std::string_view kind, const InputOptions& o) {
@@ -170,17 +203,9 @@ void Router::Impl::run_embed(std::shared_ptr<Call> call, serving::BatchRunner& r
     }
     call->cache_state = missing->size() == n ? "miss" : "partial";
     // The job computes the missing inputs; with prepare_all the others stay here for format.
-    auto kept = std::make_shared<std::vector<PreparedInput>>();
-    std::vector<PreparedInput> job_inputs;
-    if (prepare_all) {
-      kept->resize(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (hits->found[i]) (*kept)[i] = std::move((*prepared)[i]);
-      }
-      for (const std::size_t i : *missing) job_inputs.push_back(std::move((*prepared)[i]));
-    } else {
-      job_inputs = std::move(*prepared);
-    }
+    JobInputs split = split_prepared(*prepared, *hits, *missing, prepare_all);
+    auto kept = split.kept;
+    std::vector<PreparedInput> job_inputs = std::move(split.job);
     auto job = std::make_shared<serving::EmbedJob>(
         runner, std::move(job_inputs), pooled ? dim : 0, call->cancelled,
         [this, call, prepare_all, missing, kept, merge = std::move(merge), format = std::move(format)](
@@ -194,11 +219,7 @@ void Router::Impl::run_embed(std::shared_ptr<Call> call, serving::BatchRunner& r
           for (const PreparedInput& in : done.prepared()) counts->push_back(in.tokens);
           auto inputs = std::make_shared<std::vector<PreparedInput>>(done.take_prepared());
           respond_on_worker(call, [=, merge = std::move(merge), format = std::move(format)] {
-            std::vector<PreparedInput> all;
-            if (prepare_all) {
-              all = std::move(*kept);
-              for (std::size_t j = 0; j < missing->size(); ++j) all[(*missing)[j]] = std::move((*inputs)[j]);
-            }
+            std::vector<PreparedInput> all = rejoin(prepare_all, *kept, *missing, *inputs);
             auto r = merge(std::move(*computed_pooled), std::move(*computed_tokens), std::move(*counts),
                            std::move(all));
             return format(*r);
@@ -261,17 +282,9 @@ void Router::Impl::run_classify(std::shared_ptr<Call> call, serving::ClassifyRun
       return respond_here(*call, [&] { return format(*r); });
     }
     call->cache_state = missing->size() == n ? "miss" : "partial";
-    auto kept = std::make_shared<std::vector<PreparedInput>>();
-    std::vector<PreparedInput> job_inputs;
-    if (prepare_all) {
-      kept->resize(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (hits->found[i]) (*kept)[i] = std::move((*prepared)[i]);
-      }
-      for (const std::size_t i : *missing) job_inputs.push_back(std::move((*prepared)[i]));
-    } else {
-      job_inputs = std::move(*prepared);
-    }
+    JobInputs split = split_prepared(*prepared, *hits, *missing, prepare_all);
+    auto kept = split.kept;
+    std::vector<PreparedInput> job_inputs = std::move(split.job);
     auto job = std::make_shared<serving::ClassifyJob>(
         runner, std::move(job_inputs), labels, call->cancelled,
         [this, call, prepare_all, missing, kept, merge = std::move(merge), format = std::move(format)](
@@ -284,11 +297,7 @@ void Router::Impl::run_classify(std::shared_ptr<Call> call, serving::ClassifyRun
           for (const PreparedInput& in : done.prepared()) counts->push_back(in.tokens);
           auto inputs = std::make_shared<std::vector<PreparedInput>>(done.take_prepared());
           respond_on_worker(call, [=, merge = std::move(merge), format = std::move(format)] {
-            std::vector<PreparedInput> all;
-            if (prepare_all) {
-              all = std::move(*kept);
-              for (std::size_t j = 0; j < missing->size(); ++j) all[(*missing)[j]] = std::move((*inputs)[j]);
-            }
+            std::vector<PreparedInput> all = rejoin(prepare_all, *kept, *missing, *inputs);
             auto r = merge(*logits, *counts, std::move(all));
             return format(*r);
           });
