@@ -398,7 +398,7 @@ def tokenizer_section(tok, charts):
         "set ylabel 'throughput (MB of text/s, higher is better)'",
         "set yrange [0:*]",
         "set offsets 0, 0, graph 0.12, 0",
-        "set key top right box opaque",
+        "set key top right box opaque reverse Left",
         f"plot {q(d)} using 2:xtic(1) title 'Warden' lc rgb '{COLORS['warden']}', \\",
         f"  '' using 3 title 'HF tokenizers (npm binding)' lc rgb '{COLORS['hf']}', \\",
         "  '' using ($0):($2):(sprintf('%.1f×', $2/$3)) with labels offset 0,1 notitle",
@@ -440,7 +440,7 @@ def load_section(load, charts):
                 "set y2tics",
                 "set y2range [0:*]",
                 "set ytics nomirror",
-                "set key top left box opaque",
+                "set key top left box opaque reverse Left",
                 f"plot {q(data)} using 1:2 with linespoints lw 2 pt 7 lc rgb '{COLORS['p50']}' title 'p50 latency', \\",
                 f"  '' using 1:3 with linespoints lw 2 pt 5 lc rgb '{COLORS['p99']}' title 'p99 latency', \\",
                 f"  '' using 1:4 axes x1y2 with linespoints lw 2 dt 2 pt 6 lc rgb '{COLORS['rps']}' title 'requests/s (right axis)'",
@@ -496,7 +496,7 @@ def cache_section(cache, charts):
         "set logscale y 10",
         "set yrange [0.05:*]",
         "set ylabel 'latency (ms, log scale, lower is better)'",
-        "set key top right box opaque",
+        "set key top right box opaque reverse Left",
         f"plot {q(d2)} using 2:xtic(1) title 'p50' lc rgb '{COLORS['p50']}', '' using 3 title 'p99' lc rgb '{COLORS['p99']}'",
         "unset multiplot",
     ]), multiplot="1,2")
@@ -573,6 +573,9 @@ def render(args):
     profiles = {s["profile"] for s in stages.values()}
     quick = "quick" in profiles
     dates = sorted(s["date"] for s in stages.values())
+    by_date = sorted(stages.values(), key=lambda s: s["date"])
+    invocations = list(dict.fromkeys(s["invocation"] for s in by_date)) or ["bench/run"]
+    commits = list(dict.fromkeys(s["commit"] for s in by_date))
     subtitle = machine_line(m, short=True) + (" · --quick run" if quick else "") + (f" · {dates[-1][:10]}" if dates else "")
     docs_dir = os.path.dirname(os.path.abspath(args.docs))
     readme_dir = os.path.dirname(os.path.abspath(args.readme))
@@ -613,17 +616,18 @@ def render(args):
                 f"| RAM | {m.get('ram_gib', '?')} GiB |",
                 f"| OS | {m.get('os', '?')} |",
                 f"| compiler | {m.get('compiler', '?')} ({m.get('build_type', '?')}, build/bench) |",
-                f"| commit | {m.get('commit', '?')} |",
+                f"| commit | {', '.join(commits) or '?'} |",
                 f"| date | {', '.join(sorted(set(d[:10] for d in dates))) or '?'} |", "",
-                "**Command**: `" + (next(iter({s['invocation'] for s in stages.values()})) if len({s['invocation'] for s in stages.values()}) == 1
-                                     else "bench/run") + "` (full profile: `bench/run`; `bench/run --help` lists each stage's command).", "",
-                "| stage | command | profile | status | wall time | measured |", "|---|---|---|---|---:|---|"]
+                "**Command**: " + ", then ".join(f"`{i}`" for i in invocations) +
+                " (the full profile is plain `bench/run`; `bench/run --help` lists each stage's command and expected time).", "",
+                "| stage | command | profile | status | wall time | measured | commit |", "|---|---|---|---|---:|---|---|"]
         for s in STAGES:
             st = stages.get(s)
             if st:
-                doc.append(f"| {s} | `{st['command']}` | {st['profile']} | {st['status']} | {st['seconds']} s | {st['date']} |")
+                doc.append(f"| {s} | `{st['command']}` | {st['profile']} | {st['status']} | {st['seconds']} s | {st['date']} "
+                           f"| {st['commit']} |")
             else:
-                doc.append(f"| {s} | — | not run | — | — | — |")
+                doc.append(f"| {s} | — | not run | — | — | — | — |")
         doc.append("")
         for s in STAGES:
             if sections[s]:
