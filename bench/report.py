@@ -88,7 +88,9 @@ def machine(threads):
         if build_type:
             info["build_type"] = build_type.group(1).strip() or "Release (default)"
     commit = run(["git", "rev-parse", "--short=12", "HEAD"])
-    if commit and run(["git", "status", "--porcelain", "--untracked-files=no"]):
+    # What bench/report.py itself rewrites does not count as a change to the measured code.
+    if commit and run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!README.md",
+                       ":!docs/benchmarks.md", ":!docs/bench"]):
         commit += " (with uncommitted changes)"
     info["commit"] = commit or "unknown"
     return info
@@ -646,11 +648,14 @@ def render(args):
             _, table, preset, seq = eng
             st = stages.get("engine", {})
             img = image(charts, "engine-throughput.png", "throughput vs batch size", readme_dir)
-            head = [HEAD_BEGIN] + ([img.rstrip("\n"), ""] if img else []) + [
+            quick_note = (["> Figures from a `bench/run --quick` run (short timings on a busy, shared machine): they show "
+                           "the pipeline works, not Warden's speed; the full `bench/run` replaces them.", ""]
+                          if st.get("profile") == "quick" else [])
+            head = [HEAD_BEGIN] + quick_note + ([img.rstrip("\n"), ""] if img else []) + [
                     f"{preset}-shaped encoder, fp32, sequence length {seq}, sequences/s (higher is better); the same weights "
                     "in Warden, ONNX Runtime and PyTorch eager on the same threads:", "", table.rstrip("\n"), "",
                     f"Measured on {machine_line(m)}; commit {st.get('commit', m.get('commit', '?'))}, {st.get('date', '?')[:10]}, "
-                    f"`{st.get('invocation', 'bench/run')}`" + (" (a quick run: short timings on a busy machine)" if st.get("profile") == "quick" else "")
+                    f"`{st.get('invocation', 'bench/run')}`"
                     + ". More (tokenizer, server latency, cache, int8/bf16): "
                     f"[docs/benchmarks.md]({os.path.relpath(os.path.abspath(args.docs), readme_dir)}).", HEAD_END]
             block = "\n".join(head)
