@@ -610,7 +610,7 @@ def render(args):
         if quick:
             doc += ["> **Figures from a `bench/run --quick` run** (one round, short timings, on a shared and busy "
                     "2-core machine): they show that the pipeline works end to end, not the reference figures. "
-                    "`bench/run` (the full profile, ~15 minutes on a quiet machine) replaces them.", ""]
+                    "`bench/run` (the full profile, ~14 minutes on a quiet machine) replaces them.", ""]
         doc += ["**Machine**", "", "| | |", "|---|---|",
                 f"| CPU | {m.get('cpu', '?')}{' (' + m['hypervisor'] + ' guest)' if m.get('hypervisor') else ''} |",
                 f"| cores | {m.get('cores', '?')} online, {m.get('threads', '?')} threads used by every engine |",
