@@ -357,7 +357,7 @@ def engine_section(engine, charts):
         "set xlabel 'batch size (sequences per call)'",
         "set ylabel 'throughput (sequences/s, higher is better)'",
         "set yrange [0:*]",
-        "set key top left box opaque reverse Left",
+        "set key bottom right box opaque reverse Left",
         "plot " + ", \\\n  ".join(plots),
     ]))
     head = ("| batch | Warden seq/s | ONNX Runtime seq/s | PyTorch seq/s | Warden ÷ ORT | Warden ÷ PyTorch "
