@@ -26,5 +26,6 @@ Command add_guard_command(CLI::App& root);
 Command add_guard_eval_command(CLI::App& root);
 Command add_pull_command(CLI::App& root);
 Command add_quantize_command(CLI::App& root);
+Command add_rerank_command(CLI::App& root);
 
 }  // namespace warden::cli

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "bulk/score_writer.hpp"
 #include "core/file.hpp"
 
 namespace warden::bulk {
@@ -161,6 +162,20 @@ TEST(VectorSink, JsonlPrintsFloatsRoundTrip) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(text);
   EXPECT_EQ(static_cast<float>(double(doc["embedding"].at(1))), 1.0F / 3.0F);
+}
+
+TEST(ScoreSink, OneLinePerPair) {
+  const TempDir dir;
+  ScoreSinkOptions o;
+  o.path = dir.path() / "scores.jsonl";
+  o.query_ids = {"\"q1\"", "2"};
+  auto sink = make_score_sink(o);
+  const float scores[2] = {0.5F, 0.25F};
+  sink->write(record("\"p\""), scores);
+  sink->finish();
+  EXPECT_EQ(
+      read_file(o.path),
+      "{\"id\":\"p\",\"query_id\":\"q1\",\"score\":0.5}\n{\"id\":\"p\",\"query_id\":2,\"score\":0.25}\n");
 }
 
 }  // namespace

@@ -152,6 +152,54 @@ TEST_F(BulkCommand, ModelDirBulkEqualsPlainEmbed) {
   }
 }
 
+TEST_F(BulkCommand, RerankPairsQueryAndQueries) {
+  const std::string model = path("reranker");
+  testing::run_fixture_command("warden-fixture --arch bert --head reranker --preset tiny --seed 1 --out DIR",
+                               model);
+  write_file_atomic(path("pairs.jsonl"),
+                    "{\"id\": \"p1\", \"query\": \"what is it\", \"query_id\": 7, \"text\": \"a thing\"}\n"
+                    "{\"id\": \"p2\", \"query\": \"who\", \"text\": \"a person\"}\n");
+  const auto pairs =
+      run_warden("rerank --model-dir " + model + " --input " + path("pairs.jsonl") + " --progress none");
+  ASSERT_EQ(pairs.exit_code, 0) << pairs.err;
+  simdjson::dom::parser parser;
+  const std::string first = pairs.out.substr(0, pairs.out.find('\n'));
+  EXPECT_EQ(first.rfind("{\"id\":\"p1\",\"query_id\":7,\"score\":", 0), 0U) << first;
+  const std::string second = pairs.out.substr(pairs.out.find('\n') + 1);
+  EXPECT_EQ(second.rfind("{\"id\":\"p2\",\"score\":", 0), 0U) << second;
+
+  // Raw logits: the score is their sigmoid.
+  const auto raw = run_warden("rerank --raw-scores --model-dir " + model + " --input " + path("pairs.jsonl") +
+                              " --progress none");
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  const double score = double(parser.parse(first)["score"]);
+  const double logit = double(parser.parse(raw.out.substr(0, raw.out.find('\n')))["score"]);
+  EXPECT_NEAR(score, 1.0 / (1.0 + std::exp(-logit)), 1e-6);
+
+  // One --query: the same score as the pair with that query.
+  write_file_atomic(path("passages.txt"), "a thing\na person\n");
+  const auto one = run_warden("rerank --model-dir " + model + " --query 'what is it' --input " +
+                              path("passages.txt") + " --output " + path("one.jsonl") + " --progress none");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const std::string one_out = read_file(path("one.jsonl"));
+  EXPECT_EQ(one_out.rfind("{\"id\":0,\"score\":", 0), 0U) << one_out;
+  EXPECT_EQ(double(parser.parse(one_out.substr(0, one_out.find('\n')))["score"]), score);
+
+  // --queries: every query against every passage, with the queries' ids.
+  write_file_atomic(path("queries.csv"), "id,text\nq1,what is it\nq2,who\n");
+  const auto many = run_warden("rerank --model-dir " + model + " --queries " + path("queries.csv") +
+                               " --input " + path("passages.txt") + " --progress none");
+  ASSERT_EQ(many.exit_code, 0) << many.err;
+  EXPECT_EQ(std::count(many.out.begin(), many.out.end(), '\n'), 4);
+  EXPECT_EQ(many.out.rfind("{\"id\":0,\"query_id\":\"q1\",\"score\":", 0), 0U) << many.out;
+  EXPECT_NE(many.out.find("{\"id\":1,\"query_id\":\"q2\",\"score\":"), std::string::npos) << many.out;
+
+  // A pairs input without queries is a data error naming the line.
+  const auto missing = run_warden("rerank --model-dir " + model + " --input " + path("passages.txt") +
+                                  " --input-format jsonl --progress none");
+  EXPECT_EQ(missing.exit_code, 1);
+}
+
 // SIGINT: the job finishes its batch, checkpoints, says how to resume and exits 130; the
 // resumed output is byte-identical to an uninterrupted run.
 TEST_F(BulkCommand, SigintStopsResumablyAndResumeIsByteIdentical) {
