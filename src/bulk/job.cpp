@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <numeric>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/thread_pool.hpp"
 
 namespace warden::bulk {
 
@@ -73,15 +75,7 @@ class Runner {
   // False when stopped part-way (after checkpointing what was done).
   bool compute_chunk() {
     const std::size_t n = chunk_.size();
-    prepared_.assign(n * units_, PreparedInput{});
-    for (std::size_t i = 0; i < n; ++i) {
-      try {
-        scorer_.prepare(chunk_[i], std::span(prepared_).subspan(i * units_, units_));
-      } catch (const Error& e) {
-        throw Error(e.kind(), fmt::format("{}: line {} (record {}): {}", reader_.name(), chunk_[i].line,
-                                          chunk_[i].index, e.what()));
-      }
-    }
+    prepare_chunk();
     // Similar lengths together: a batch pads to its longest input.
     order_.resize(prepared_.size());
     std::iota(order_.begin(), order_.end(), std::size_t{0});
@@ -117,6 +111,35 @@ class Runner {
     write_done();
     checkpoint();
     return true;
+  }
+
+  // Tokenizes the chunk, on the pool when there is one; the first bad record (in input
+  // order) is the error, named by file, line and record.
+  void prepare_chunk() {
+    const std::size_t n = chunk_.size();
+    prepared_.assign(n * units_, PreparedInput{});
+    failures_.assign(n, nullptr);
+    auto one = [&](std::size_t i) {
+      try {
+        scorer_.prepare(chunk_[i], std::span(prepared_).subspan(i * units_, units_));
+      } catch (...) {
+        failures_[i] = std::current_exception();
+      }
+    };
+    if (options_.pool != nullptr && n > 1) {
+      options_.pool->parallel_for(n, one);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) one(i);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!failures_[i]) continue;
+      try {
+        std::rethrow_exception(failures_[i]);
+      } catch (const Error& e) {
+        throw Error(e.kind(), fmt::format("{}: line {} (record {}): {}", reader_.name(), chunk_[i].line,
+                                          chunk_[i].index, e.what()));
+      }
+    }
   }
 
   [[nodiscard]] std::uint64_t computed_in_chunk(std::size_t units_done) const noexcept {
@@ -175,6 +198,7 @@ class Runner {
 
   std::vector<Record> chunk_;
   std::vector<PreparedInput> prepared_;
+  std::vector<std::exception_ptr> failures_;
   std::vector<std::size_t> order_;
   std::vector<float> raw_;
   std::vector<std::size_t> pending_;

@@ -19,6 +19,10 @@
 #include "bulk/vector_writer.hpp"
 #include "embed/embedder.hpp"
 
+namespace warden {
+class ThreadPool;
+}
+
 namespace warden::bulk {
 
 // What a job computes: each record becomes units_per_record() model inputs, each giving
@@ -42,6 +46,7 @@ struct JobOptions {
   double checkpoint_seconds = 5.0;
   const std::atomic<bool>* stop = nullptr;  // set (by a signal handler): stop after this batch
   std::function<double()> clock;            // monotonic seconds; default steady_clock
+  ThreadPool* pool = nullptr;               // prepares (tokenizes) a chunk's records in parallel
 };
 
 // Where and what to checkpoint; absent for outputs that cannot be resumed (stdout).

@@ -88,6 +88,8 @@ int run_bulk(const BulkFlags& flags, const bulk::ReaderOptions& reader_opts, con
   const bool from_stdin = flags.input == "-";
   if (from_stdin && flags.resume) throw Error(ErrorKind::InvalidArgument, "--resume cannot read stdin");
 
+  // From before the outputs are touched: a signal from now on stops the job cleanly.
+  const StopSignals signals;
   std::optional<bulk::Checkpointing> checkpointing;
   std::optional<bulk::Checkpoint> resumed;
   if (!to_stdout) {
@@ -115,10 +117,10 @@ int run_bulk(const BulkFlags& flags, const bulk::ReaderOptions& reader_opts, con
                           records, start.offset);
   if (resumed) fmt::print(stderr, "warden: resuming after {} records\n", records);
 
-  const StopSignals signals;
   bulk::JobOptions options;
   options.batch_size = flags.batch_size;
   options.stop = &g_stop;
+  options.pool = job.pool;
   const bulk::JobResult result =
       bulk::run_job(reader, scorer, *sink, options, checkpointing, &progress, records);
   if (result.interrupted) {

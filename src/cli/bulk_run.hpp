@@ -43,6 +43,7 @@ struct BulkJob {
   std::vector<std::filesystem::path> files;  // every file the sink writes
   // Creates the sink: fresh, or to resume with `rows` records already written.
   std::function<std::unique_ptr<bulk::Sink>(bool resume, std::uint64_t rows)> make_sink;
+  ThreadPool* pool = nullptr;  // the model's pool, lent to tokenization between forward passes
 };
 
 // Runs the job; returns the exit code (0, or 130 when interrupted by SIGINT/SIGTERM).

@@ -47,7 +47,7 @@ std::vector<std::string> read_stdin_lines() {
 }
 
 // `warden embed --input FILE --output FILE`: the corpus through the bulk runner.
-int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder) {
+int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder, ThreadPool* pool) {
   if (!options.texts.empty()) throw Error(ErrorKind::InvalidArgument, "give texts or --input, not both");
   const bulk::OutputFormat format = options.format.empty() ? bulk::detect_output_format(options.output)
                                                            : *bulk::parse_output_format(options.format);
@@ -73,6 +73,7 @@ int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder) {
     sink.rows = rows;
     return bulk::make_vector_sink(sink);
   };
+  job.pool = pool;
   const bulk::EmbedScorer scorer(embedder);
   return run_bulk(options.bulk, reader_options(options.bulk), job, scorer);
 }
@@ -106,7 +107,7 @@ int run_embed(const EmbedOptions& options) {
     if (name != HashingEmbedder::kId) pool = std::make_unique<ThreadPool>(options.threads);
     embedder = make_builtin_embedder(name, pool.get(), *precision);
   }
-  if (!options.bulk.input.empty()) return run_bulk_embed(options, *embedder);
+  if (!options.bulk.input.empty()) return run_bulk_embed(options, *embedder, pool.get());
   if (options.format == "float32" || options.format == "float16") {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("--format {} needs a bulk job (--input)", options.format));

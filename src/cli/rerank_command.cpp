@@ -107,6 +107,7 @@ int run_rerank(const RerankOptions& options) {
 
   sink.path = job.output.empty() ? std::filesystem::path("-") : std::filesystem::path(job.output);
   job.files = {sink.path};
+  job.pool = &pool;
   job.make_sink = [sink](bool resume, std::uint64_t /*rows*/) mutable {
     sink.resume = resume;
     return bulk::make_score_sink(sink);

@@ -10,6 +10,7 @@
 #include "bulk/scorers.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
 
 namespace warden::bulk {
@@ -85,6 +86,7 @@ class BulkJob : public ::testing::Test {
     options.chunk_units = 64;
     options.checkpoint_seconds = 1e9;
     options.stop = stop;
+    options.pool = pool_;
     return run_job(reader, scorer, *sink, options, Checkpointing{state, fingerprint}, nullptr,
                    resumed ? resumed->records : 0);
   }
@@ -94,6 +96,7 @@ class BulkJob : public ::testing::Test {
   }
 
   HashingEmbedder embedder_;
+  ThreadPool* pool_ = nullptr;
   fs::path dir_, input_;
   std::vector<std::string> texts_;
 };
@@ -184,6 +187,28 @@ TEST_F(BulkJob, InterruptFinishesTheBatchCheckpointsAndResumesByteIdentical) {
   EXPECT_FALSE(second.interrupted);
   EXPECT_EQ(second.records, 300U);
   EXPECT_EQ(all_bytes(out), all_bytes(reference));
+}
+
+TEST_F(BulkJob, PreparingOnAPoolChangesNothing) {
+  HookedScorer plain(embedder_);
+  run(dir_ / "serial.npy", OutputFormat::Npy, false, plain);
+  ThreadPool pool(3);
+  pool_ = &pool;
+  HookedScorer pooled(embedder_);
+  run(dir_ / "pooled.npy", OutputFormat::Npy, false, pooled);
+  EXPECT_EQ(all_bytes(dir_ / "pooled.npy"), all_bytes(dir_ / "serial.npy"));
+  // The first bad record in input order is the one named, whichever thread saw it first.
+  std::string text;
+  for (int i = 0; i < 50; ++i)
+    text += i == 20 || i == 40 ? "{\"text\": \"poison\"}\n" : "{\"text\": \"ok\"}\n";
+  write_file_atomic(input_, text);
+  HookedScorer failing(embedder_);
+  try {
+    run(dir_ / "failing.jsonl", OutputFormat::Jsonl, false, failing);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("line 21 (record 20): poisoned"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(BulkJob, BadRecordNamesFileLineAndRecord) {
