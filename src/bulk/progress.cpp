@@ -89,15 +89,24 @@ void Progress::finish(std::uint64_t records, std::uint64_t bytes, bool interrupt
   if (mode_ == ProgressMode::Bar) output_("\n");
   const double rate =
       state_.elapsed > 0 ? static_cast<double>(records - state_.records_at_start) / state_.elapsed : 0.0;
-  output_(fmt::format("warden: {} {} records in {} ({:.1f} records/s)\n",
-                      interrupted ? "stopped after" : "done:", records - state_.records_at_start,
+  const std::uint64_t this_run = records - state_.records_at_start;
+  const std::string resumed =
+      state_.records_at_start > 0 ? fmt::format(" ({} in this run)", this_run) : std::string();
+  output_(fmt::format("warden: {} {} records{} in {} ({:.1f} records/s)\n",
+                      interrupted ? "stopped after" : "done:", records, resumed,
                       format_duration(state_.elapsed), rate));
 }
 
 void Progress::draw(bool final) {
   if (mode_ == ProgressMode::Bar) {
     // \r back to the start, the line, then erase what a longer previous line left.
-    output_(fmt::format("\r{}\x1b[K", format_progress(state_)));
+    std::string gauge;
+    if (state_.total_bytes && *state_.total_bytes > 0) {
+      const auto filled = static_cast<std::size_t>(
+          20 * std::min<std::uint64_t>(state_.bytes, *state_.total_bytes) / *state_.total_bytes);
+      gauge = fmt::format("[{}{}] ", std::string(filled, '#'), std::string(20 - filled, ' '));
+    }
+    output_(fmt::format("\r{}{}\x1b[K", gauge, format_progress(state_)));
   } else if (!final) {
     output_(fmt::format("warden: {}\n", format_progress(state_)));
   }

@@ -101,6 +101,10 @@ int run_rerank(const RerankOptions& options) {
     job.fingerprint.emplace_back("query_field", options.query_field);
   }
 
+  if (!options.output.empty() && bulk::detect_output_format(options.output) != bulk::OutputFormat::Jsonl) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--output {}: rerank writes JSON lines (.jsonl)", options.output));
+  }
   ThreadPool pool(options.threads);
   const NeuralClassifier classifier(options.model_dir, &pool, *precision);
   const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores);

@@ -59,6 +59,16 @@ TEST(Progress, LinesModeWritesEveryIntervalAndASummary) {
   EXPECT_EQ(out[1], "warden: done: 400 records in 0:20 (20.0 records/s)\n");
 }
 
+TEST(Progress, TheSummaryOfAResumedRunSaysWhatThisRunDid) {
+  double now = 0.0;
+  std::string out;
+  Progress p(
+      ProgressMode::Lines, 1000, 10.0, 100, 500, [&] { return now; }, [&](std::string_view s) { out += s; });
+  now = 4;
+  p.finish(140, 1000, false);
+  EXPECT_EQ(out, "warden: done: 140 records (40 in this run) in 0:04 (10.0 records/s)\n");
+}
+
 TEST(Progress, BarRedrawsInPlaceAtMostTenTimesASecond) {
   double now = 0.0;
   std::vector<std::string> out;
@@ -79,6 +89,18 @@ TEST(Progress, BarRedrawsInPlaceAtMostTenTimesASecond) {
   ASSERT_EQ(out.size(), 4U);
   EXPECT_EQ(out[2], "\n");
   EXPECT_NE(out[3].find("stopped after 3 records"), std::string::npos);
+}
+
+TEST(Progress, TheBarHasAGaugeWhenTheSizeIsKnown) {
+  double now = 0.0;
+  std::vector<std::string> out;
+  Progress p(
+      ProgressMode::Bar, 1000, 10.0, 0, 0, [&] { return now; },
+      [&](std::string_view s) { out.emplace_back(s); });
+  now = 1;
+  p.update(10, 500);
+  ASSERT_EQ(out.size(), 1U);
+  EXPECT_EQ(out[0], "\r[##########          ]  50.0% 10 records 10.0 rec/s elapsed 0:01 ETA 0:01\x1b[K");
 }
 
 TEST(Progress, NoneIsSilent) {

@@ -194,17 +194,23 @@ TEST_F(BulkCommand, RerankPairsQueryAndQueries) {
   EXPECT_EQ(many.out.rfind("{\"id\":0,\"query_id\":\"q1\",\"score\":", 0), 0U) << many.out;
   EXPECT_NE(many.out.find("{\"id\":1,\"query_id\":\"q2\",\"score\":"), std::string::npos) << many.out;
 
+  // Scores are JSON lines only.
+  const auto npy = run_warden("rerank --model-dir " + model + " --query q --input " + path("passages.txt") +
+                              " --output " + path("scores.npy"));
+  EXPECT_EQ(npy.exit_code, 2);
+  EXPECT_NE(npy.err.find("rerank writes JSON lines"), std::string::npos) << npy.err;
   // A pairs input without queries is a data error naming the line.
   const auto missing = run_warden("rerank --model-dir " + model + " --input " + path("passages.txt") +
                                   " --input-format jsonl --progress none");
   EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("passages.txt: line 1: invalid JSON"), std::string::npos) << missing.err;
 }
 
 // SIGINT: the job finishes its batch, checkpoints, says how to resume and exits 130; the
 // resumed output is byte-identical to an uninterrupted run.
 TEST_F(BulkCommand, SigintStopsResumablyAndResumeIsByteIdentical) {
   std::string corpus;
-  for (int i = 0; i < 200000; ++i) corpus += "line " + std::to_string(i * 7919 % 100003) + " of the corpus\n";
+  for (int i = 0; i < 100000; ++i) corpus += "line " + std::to_string(i * 7919 % 100003) + " of the corpus\n";
   write_file_atomic(path("in.txt"), corpus);
   const std::string out = path("out.npy");
   const std::string state = out + ".progress.json";
