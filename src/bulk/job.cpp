@@ -106,7 +106,10 @@ class Runner {
         write_done();
         checkpoint();
       }
-      if (progress_ != nullptr) progress_->update(records_ + computed_in_chunk(end), approximate_offset(end));
+      if (progress_ != nullptr) {
+        // records_ already counts the chunk's records written by a timed checkpoint.
+        progress_->update(records_ - written_ + end / units_, approximate_offset(end));
+      }
     }
     write_done();
     checkpoint();
@@ -140,10 +143,6 @@ class Runner {
                                           chunk_[i].index, e.what()));
       }
     }
-  }
-
-  [[nodiscard]] std::uint64_t computed_in_chunk(std::size_t units_done) const noexcept {
-    return units_done / units_;
   }
 
   [[nodiscard]] std::uint64_t approximate_offset(std::size_t units_done) const noexcept {

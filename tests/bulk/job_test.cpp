@@ -84,10 +84,11 @@ class BulkJob : public ::testing::Test {
     JobOptions options;
     options.batch_size = 8;
     options.chunk_units = 64;
-    options.checkpoint_seconds = 1e9;
+    options.checkpoint_seconds = checkpoint_seconds_;
+    options.clock = clock_;
     options.stop = stop;
     options.pool = pool_;
-    return run_job(reader, scorer, *sink, options, Checkpointing{state, fingerprint}, nullptr,
+    return run_job(reader, scorer, *sink, options, Checkpointing{state, fingerprint}, progress_,
                    resumed ? resumed->records : 0);
   }
 
@@ -97,6 +98,9 @@ class BulkJob : public ::testing::Test {
 
   HashingEmbedder embedder_;
   ThreadPool* pool_ = nullptr;
+  Progress* progress_ = nullptr;
+  double checkpoint_seconds_ = 1e9;
+  std::function<double()> clock_;
   fs::path dir_, input_;
   std::vector<std::string> texts_;
 };
@@ -209,6 +213,33 @@ TEST_F(BulkJob, PreparingOnAPoolChangesNothing) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("line 21 (record 20): poisoned"), std::string::npos) << e.what();
   }
+}
+
+// Timed checkpoints inside a chunk (a fake clock ticking a second per call) change nothing in
+// the output, and progress counts every record once.
+TEST_F(BulkJob, TimedCheckpointsAndProgressCountEachRecordOnce) {
+  HookedScorer plain(embedder_);
+  run(dir_ / "reference.npy", OutputFormat::Npy, false, plain);
+  double now = 0;
+  clock_ = [&] { return now += 1.0; };
+  checkpoint_seconds_ = 3;
+  std::vector<std::uint64_t> reported;
+  Progress progress(
+      ProgressMode::Lines, fs::file_size(input_), 0.0, 0, 0, [&] { return now; },
+      [&](std::string_view line) {
+        if (line.find(" records ") != std::string_view::npos && line.find("done") == std::string_view::npos) {
+          const std::size_t end = line.find(" records ");
+          const std::size_t begin = line.rfind(' ', end - 1) + 1;
+          reported.push_back(std::stoull(std::string(line.substr(begin, end - begin))));
+        }
+      });
+  progress_ = &progress;
+  HookedScorer timed(embedder_);
+  run(dir_ / "timed.npy", OutputFormat::Npy, false, timed);
+  EXPECT_EQ(all_bytes(dir_ / "timed.npy"), all_bytes(dir_ / "reference.npy"));
+  ASSERT_FALSE(reported.empty());
+  EXPECT_TRUE(std::is_sorted(reported.begin(), reported.end()));
+  EXPECT_EQ(reported.back(), 300U);
 }
 
 TEST_F(BulkJob, BadRecordNamesFileLineAndRecord) {
