@@ -103,7 +103,13 @@ RecordReader::RecordReader(const std::string& path, ReaderOptions options, Reade
     if (::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode))
       size_ = static_cast<std::uint64_t>(st.st_size);
   }
-  open_at(start);
+  try {
+    open_at(start);
+  } catch (...) {
+    // No destructor runs for a constructor that throws.
+    if (owns_file_) std::fclose(file_);
+    throw;
+  }
 }
 
 RecordReader::RecordReader(std::string_view data, std::string name, ReaderOptions options,

@@ -86,7 +86,9 @@ OutputStream::OutputStream(const std::filesystem::path& path, bool append) {
   owned_ = true;
   if (append) {
     if (std::fseek(file_, 0, SEEK_END) != 0) {
-      throw Error(ErrorKind::Io, fmt::format("cannot seek {}: {}", name_, std::strerror(errno)));
+      const int error = errno;
+      std::fclose(file_);  // no destructor runs for a constructor that throws
+      throw Error(ErrorKind::Io, fmt::format("cannot seek {}: {}", name_, std::strerror(error)));
     }
     length_ = static_cast<std::uint64_t>(std::ftell(file_));
   }
