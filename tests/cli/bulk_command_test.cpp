@@ -115,6 +115,25 @@ TEST_F(BulkCommand, UsageAndDataErrors) {
       << other.err;
 }
 
+TEST_F(BulkCommand, StdinInputStreamsButCannotResume) {
+  const auto r = run_warden("embed --model hashing-ngram-256 --input - --input-format csv --progress none",
+                            "text,id\nhello,h1\nworld,w2\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto b = rows(r.out);
+  ASSERT_EQ(b.size(), 2U);
+  EXPECT_EQ(b[1].first, "\"w2\"");
+  const auto resume =
+      run_warden("embed --model hashing-ngram-256 --input - --output " + path("o.npy") + " --resume", "a\n");
+  EXPECT_EQ(resume.exit_code, 2);
+  EXPECT_NE(resume.err.find("--resume cannot read stdin"), std::string::npos) << resume.err;
+  // To a file: written whole, but no state is kept (nothing to resume from).
+  const auto to_file = run_warden(
+      "embed --model hashing-ngram-256 --input - --output " + path("o.npy") + " --progress none", "a\nb\n");
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_NE(read_file(path("o.npy")).find("'shape': (2, 256)"), std::string::npos);
+  EXPECT_FALSE(fs::exists(path("o.npy.progress.json")));
+}
+
 TEST_F(BulkCommand, ProgressLinesWhenNotATerminal) {
   write_file_atomic(path("in.txt"), "a\nb\n");
   const auto r =
