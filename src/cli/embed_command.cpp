@@ -130,7 +130,8 @@ int run_embed(const EmbedOptions& options) {
 
 Command add_embed_command(CLI::App& root) {
   auto options = std::make_shared<EmbedOptions>();
-  CLI::App* app = root.add_subcommand("embed", "Embed texts (arguments, or stdin one per line)");
+  CLI::App* app = root.add_subcommand(
+      "embed", "Embed texts (arguments, or stdin one per line), or a corpus with --input (docs/bulk.md)");
   app->add_option("--model,-m", options->model,
                   "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
                   "hashing-ngram-256)");
