@@ -225,6 +225,22 @@ TEST_F(BulkCommand, RerankPairsQueryAndQueries) {
   EXPECT_NE(missing.err.find("passages.txt: line 1: invalid JSON"), std::string::npos) << missing.err;
 }
 
+TEST_F(BulkCommand, RerankRefusesTooManyQueriesAndBothQueryFlags) {
+  std::string queries;
+  for (int i = 0; i <= 10000; ++i) queries += "query " + std::to_string(i) + "\n";
+  write_file_atomic(path("queries.txt"), queries);
+  write_file_atomic(path("passages.txt"), "p\n");
+  // The queries are read before the model is loaded, so no model is needed to see it.
+  const auto many = run_warden("rerank --model-dir /nonexistent --queries " + path("queries.txt") +
+                               " --input " + path("passages.txt"));
+  EXPECT_EQ(many.exit_code, 2);
+  EXPECT_NE(many.err.find("more than 10000 queries"), std::string::npos) << many.err;
+  const auto both = run_warden("rerank --model-dir /nonexistent --query q --queries " + path("queries.txt") +
+                               " --input " + path("passages.txt"));
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("give --query or --queries, not both"), std::string::npos) << both.err;
+}
+
 // SIGINT: the job finishes its batch, checkpoints, says how to resume and exits 130; the
 // resumed output is byte-identical to an uninterrupted run.
 TEST_F(BulkCommand, SigintStopsResumablyAndResumeIsByteIdentical) {
