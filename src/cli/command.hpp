@@ -15,8 +15,9 @@ struct Command {
 
 // Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // the work failed (bad input data, I/O)
-inline constexpr int kExitUsage = 2;    // the command line was wrong (flags, unknown model)
+inline constexpr int kExitFailure = 1;        // the work failed (bad input data, I/O)
+inline constexpr int kExitUsage = 2;          // the command line was wrong (flags, unknown model)
+inline constexpr int kExitInterrupted = 130;  // a bulk job stopped by SIGINT/SIGTERM (resumable)
 
 Command add_embed_command(CLI::App& root);
 Command add_convert_use_command(CLI::App& root);
@@ -25,5 +26,6 @@ Command add_guard_command(CLI::App& root);
 Command add_guard_eval_command(CLI::App& root);
 Command add_pull_command(CLI::App& root);
 Command add_quantize_command(CLI::App& root);
+Command add_rerank_command(CLI::App& root);
 
 }  // namespace warden::cli

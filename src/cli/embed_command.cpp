@@ -1,4 +1,5 @@
-// `warden embed`: texts from arguments or stdin (one per line) to JSON lines or .npy.
+// `warden embed`: texts from arguments or stdin (one per line) to JSON lines or .npy; with
+// --input, a bulk job over a whole corpus (docs/bulk.md).
 
 #include <cstdio>
 #include <iostream>
@@ -9,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "bulk/scorers.hpp"
+#include "bulk/vector_writer.hpp"
+#include "cli/bulk_run.hpp"
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
@@ -25,10 +29,11 @@ struct EmbedOptions {
   std::string model;
   std::string model_dir;
   std::size_t threads = 0;  // 0: from the CPUs available
-  std::string format = "jsonl";
-  std::string output;  // empty: stdout
+  std::string format;       // "": jsonl, or by the output's extension in a bulk job
+  std::string output;       // empty: stdout
   std::string dtype = "float32";
   std::vector<std::string> texts;
+  BulkFlags bulk;
 };
 
 std::vector<std::string> read_stdin_lines() {
@@ -39,6 +44,38 @@ std::vector<std::string> read_stdin_lines() {
     lines.push_back(std::move(line));
   }
   return lines;
+}
+
+// `warden embed --input FILE --output FILE`: the corpus through the bulk runner.
+int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder, ThreadPool* pool) {
+  if (!options.texts.empty()) throw Error(ErrorKind::InvalidArgument, "give texts or --input, not both");
+  const bulk::OutputFormat format = options.format.empty() ? bulk::detect_output_format(options.output)
+                                                           : *bulk::parse_output_format(options.format);
+  const std::string model = options.model_dir.empty()
+                                ? std::string(embedder.id())
+                                : std::filesystem::absolute(options.model_dir).lexically_normal().string();
+  BulkJob job;
+  job.output = options.output;
+  job.binary = format != bulk::OutputFormat::Jsonl;
+  job.fingerprint = {{"command", "embed"},
+                     {"model", model},
+                     {"dim", std::to_string(embedder.dim())},
+                     {"dtype", options.dtype},
+                     {"format", std::string(bulk::output_format_name(format))}};
+  bulk::SinkOptions sink;
+  sink.path = job.output.empty() ? std::filesystem::path("-") : std::filesystem::path(job.output);
+  sink.format = format;
+  sink.dim = embedder.dim();
+  sink.model = model;
+  job.files = bulk::sink_files(sink);
+  job.make_sink = [sink](bool resume, std::uint64_t rows) mutable {
+    sink.resume = resume;
+    sink.rows = rows;
+    return bulk::make_vector_sink(sink);
+  };
+  job.pool = pool;
+  const bulk::EmbedScorer scorer(embedder);
+  return run_bulk(options.bulk, reader_options(options.bulk), job, scorer);
 }
 
 int run_embed(const EmbedOptions& options) {
@@ -70,6 +107,11 @@ int run_embed(const EmbedOptions& options) {
     if (name != HashingEmbedder::kId) pool = std::make_unique<ThreadPool>(options.threads);
     embedder = make_builtin_embedder(name, pool.get(), *precision);
   }
+  if (!options.bulk.input.empty()) return run_bulk_embed(options, *embedder, pool.get());
+  if (options.format == "float32" || options.format == "float16") {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--format {} needs a bulk job (--input)", options.format));
+  }
   const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
 
@@ -88,7 +130,8 @@ int run_embed(const EmbedOptions& options) {
 
 Command add_embed_command(CLI::App& root) {
   auto options = std::make_shared<EmbedOptions>();
-  CLI::App* app = root.add_subcommand("embed", "Embed texts (arguments, or stdin one per line)");
+  CLI::App* app = root.add_subcommand(
+      "embed", "Embed texts (arguments, or stdin one per line), or a corpus with --input (docs/bulk.md)");
   app->add_option("--model,-m", options->model,
                   "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
                   "hashing-ngram-256)");
@@ -99,8 +142,12 @@ Command add_embed_command(CLI::App& root) {
          "--dtype", options->dtype,
          "Precision of the model's dense layers: float32, bfloat16, int8 or auto (docs/precision.md)")
       ->capture_default_str();
-  app->add_option("--format,-f", options->format, "Output format")->check(CLI::IsMember({"jsonl", "npy"}));
+  app->add_option("--format,-f", options->format,
+                  "Output format: jsonl or npy; a bulk job also float32 or float16 (default: jsonl, or by "
+                  "the --output extension in a bulk job)")
+      ->check(CLI::IsMember({"jsonl", "npy", "float32", "float16"}));
   app->add_option("--output,-o", options->output, "Write here instead of stdout");
+  add_bulk_flags(*app, options->bulk);
   app->add_option("texts", options->texts, "Texts to embed; none reads stdin");
   return {app, [options] { return run_embed(*options); }};
 }

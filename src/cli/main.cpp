@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   commands.push_back(warden::cli::add_guard_eval_command(root));
   commands.push_back(warden::cli::add_pull_command(root));
   commands.push_back(warden::cli::add_quantize_command(root));
+  commands.push_back(warden::cli::add_rerank_command(root));
 
   try {
     root.parse(argc, argv);

@@ -49,8 +49,12 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts) const {
   Embeddings out(texts.size(), dim());
   if (texts.empty()) return out;
   embed_prepared(inputs, out.values());
-  if (!unit_vectors()) model::l2_normalize(out.values(), dim());
+  normalize_rows(out.values());
   return out;
+}
+
+void Embedder::normalize_rows(std::span<float> rows) const {
+  if (!unit_vectors()) model::l2_normalize(rows, dim());
 }
 
 }  // namespace warden

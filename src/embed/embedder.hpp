@@ -129,6 +129,10 @@ class Embedder {
   // The prompt applied when a request names none, if the model sets one.
   [[nodiscard]] virtual std::optional<std::string> default_prompt_name() const { return std::nullopt; }
 
+  // What embed() does to embed_prepared()'s rows: L2-normalises each dim()-wide row in
+  // place, unless unit_vectors() (then they are left exactly as they are).
+  void normalize_rows(std::span<float> rows) const;
+
   // prepare() with default options, embed_prepared(), then L2 normalisation (unless
   // unit_vectors()): one unit vector per text, in order. Throws Error(InvalidInput) naming
   // the index of a bad text; nothing is returned for the batch in that case.

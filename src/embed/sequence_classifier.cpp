@@ -1,5 +1,7 @@
 #include "embed/sequence_classifier.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -11,6 +13,10 @@ namespace warden {
 
 std::string_view classifier_kind_name(ClassifierKind kind) noexcept {
   return kind == ClassifierKind::Reranker ? "reranker" : "classifier";
+}
+
+float sigmoid(float logit) noexcept {
+  return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(logit))));
 }
 
 bool has_classification_head(const std::filesystem::path& dir) {

@@ -34,6 +34,10 @@ enum class ClassifierKind {
 
 std::string_view classifier_kind_name(ClassifierKind kind) noexcept;
 
+// A reranker's relevance score from its logit, 1 / (1 + e^-x) in double: what TEI's /rerank,
+// /v1/rerank and `warden rerank` report unless raw scores are asked for.
+float sigmoid(float logit) noexcept;
+
 class SequenceClassifier {
  public:
   virtual ~SequenceClassifier() = default;

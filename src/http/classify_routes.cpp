@@ -21,10 +21,6 @@ namespace warden::http {
 
 namespace {
 
-float sigmoid(float x) {
-  return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x))));
-}
-
 // Softmax of one row of logits, in double (the shift by the largest keeps exp in range).
 std::vector<float> softmax(std::span<const float> logits) {
   const float top = *std::max_element(logits.begin(), logits.end());

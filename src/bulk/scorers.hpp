@@ -1,0 +1,50 @@
+#pragma once
+// The Scorers of the bulk commands: embeddings (warden embed --input) and reranker scores
+// (warden rerank). Both give exactly what their one-shot counterparts give: an embedding
+// row equals Embedder::embed's, a score equals /rerank's.
+
+#include <string>
+#include <vector>
+
+#include "bulk/job.hpp"
+#include "embed/embedder.hpp"
+#include "embed/sequence_classifier.hpp"
+
+namespace warden::bulk {
+
+// One unit vector per record (Embedder::embed's prepare, embed_prepared and normalisation).
+class EmbedScorer final : public Scorer {
+ public:
+  explicit EmbedScorer(const Embedder& embedder) : embedder_(embedder) {}
+  [[nodiscard]] std::size_t units_per_record() const noexcept override { return 1; }
+  [[nodiscard]] std::size_t unit_width() const noexcept override { return embedder_.dim(); }
+  void prepare(const Record& record, std::span<PreparedInput> out) const override;
+  void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  void finish(std::span<float> row) const override;
+
+ private:
+  const Embedder& embedder_;
+};
+
+// Relevance of (query, passage) pairs to a one-label cross-encoder: the sigmoid of its
+// logit (TEI's /rerank) or, with raw, the logit. The passage is the record's text; the
+// query is the record's pair text when `queries` is empty, else each of `queries` in turn.
+class RerankScorer final : public Scorer {
+ public:
+  // Error(Unsupported) unless the classifier has exactly one label.
+  RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw);
+  [[nodiscard]] std::size_t units_per_record() const noexcept override {
+    return queries_.empty() ? 1 : queries_.size();
+  }
+  [[nodiscard]] std::size_t unit_width() const noexcept override { return 1; }
+  void prepare(const Record& record, std::span<PreparedInput> out) const override;
+  void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  void finish(std::span<float> row) const override;
+
+ private:
+  const SequenceClassifier& classifier_;
+  std::vector<std::string> queries_;
+  bool raw_;
+};
+
+}  // namespace warden::bulk

@@ -1,0 +1,145 @@
+// `warden rerank`: a cross-encoder's relevance scores over a whole corpus (docs/bulk.md),
+// for (query, passage) pairs in the input, one --query against every passage, or every
+// query of a --queries file against every passage. A bulk job: streaming and resumable.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bulk/record_reader.hpp"
+#include "bulk/score_writer.hpp"
+#include "bulk/scorers.hpp"
+#include "cli/bulk_run.hpp"
+#include "cli/command.hpp"
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "embed/sequence_classifier.hpp"
+
+namespace warden::cli {
+
+namespace {
+
+constexpr std::size_t kMaxQueries = 10000;
+
+struct RerankOptions {
+  std::string model_dir;
+  std::string dtype = "float32";
+  std::size_t threads = 0;
+  std::string output;
+  std::string query;
+  std::string queries;
+  std::string query_field = "query";
+  bool raw_scores = false;
+  BulkFlags bulk;
+};
+
+struct Queries {
+  std::vector<std::string> texts;
+  std::vector<std::string> ids;  // as JSON
+};
+
+// The --queries file, whole: JSONL ("text", "id"), CSV/TSV (same columns) or lines.
+Queries read_queries(const std::string& path) {
+  bulk::ReaderOptions options;
+  options.format = bulk::detect_input_format(path);
+  bulk::RecordReader reader(path, options);
+  Queries q;
+  bulk::Record r;
+  while (reader.next(r)) {
+    if (q.texts.size() == kMaxQueries) {
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("{}: more than {} queries; split the job", path, kMaxQueries));
+    }
+    q.texts.push_back(std::move(r.text));
+    q.ids.push_back(std::move(r.id));
+  }
+  if (q.texts.empty()) throw Error(ErrorKind::InvalidArgument, fmt::format("{}: no queries", path));
+  return q;
+}
+
+int run_rerank(const RerankOptions& options) {
+  if (options.bulk.input.empty()) throw Error(ErrorKind::InvalidArgument, "--input is required");
+  if (!options.query.empty() && !options.queries.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "give --query or --queries, not both");
+  }
+  std::optional<kernels::Precision> precision = kernels::parse_precision(options.dtype);
+  if (options.dtype == "auto") precision = kernels::fastest_precision();
+  if (!precision) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--dtype '{}': choose float32, bfloat16, int8 or auto", options.dtype));
+  }
+  bulk::ReaderOptions reader = reader_options(options.bulk);
+  BulkJob job;
+  job.output = options.output;
+  const std::string model = std::filesystem::absolute(options.model_dir).lexically_normal().string();
+  job.fingerprint = {{"command", "rerank"},
+                     {"model", model},
+                     {"dtype", options.dtype},
+                     {"raw_scores", options.raw_scores ? "true" : "false"}};
+  Queries queries;
+  bulk::ScoreSinkOptions sink;
+  if (!options.queries.empty()) {
+    queries = read_queries(options.queries);
+    job.fingerprint.emplace_back("mode", "queries");
+    bulk::add_input_identity(job.fingerprint, options.queries);
+    // The queries file's identity, under names of their own.
+    for (std::size_t i = job.fingerprint.size() - 3; i < job.fingerprint.size(); ++i)
+      job.fingerprint[i].first = "queries_" + job.fingerprint[i].first;
+    sink.query_ids = queries.ids;
+  } else if (!options.query.empty()) {
+    queries.texts.push_back(options.query);
+    job.fingerprint.emplace_back("mode", "query");
+    job.fingerprint.emplace_back("query", options.query);
+    sink.query_ids = {""};
+  } else {
+    reader.pair_field = options.query_field;
+    reader.pair_id_field = "query_id";
+    job.fingerprint.emplace_back("mode", "pairs");
+    job.fingerprint.emplace_back("query_field", options.query_field);
+  }
+
+  if (!options.output.empty() && bulk::detect_output_format(options.output) != bulk::OutputFormat::Jsonl) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--output {}: rerank writes JSON lines (.jsonl)", options.output));
+  }
+  ThreadPool pool(options.threads);
+  const NeuralClassifier classifier(options.model_dir, &pool, *precision);
+  const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores);
+
+  sink.path = job.output.empty() ? std::filesystem::path("-") : std::filesystem::path(job.output);
+  job.files = {sink.path};
+  job.pool = &pool;
+  job.make_sink = [sink](bool resume, std::uint64_t /*rows*/) mutable {
+    sink.resume = resume;
+    return bulk::make_score_sink(sink);
+  };
+  return run_bulk(options.bulk, reader, job, scorer);
+}
+
+}  // namespace
+
+Command add_rerank_command(CLI::App& root) {
+  auto options = std::make_shared<RerankOptions>();
+  CLI::App* app =
+      root.add_subcommand("rerank", "Score (query, passage) pairs of a corpus with a cross-encoder");
+  app->add_option("--model-dir", options->model_dir, "A *ForSequenceClassification folder (one label)")
+      ->required();
+  app->add_option("--dtype", options->dtype, "float32, bfloat16, int8 or auto (docs/precision.md)")
+      ->capture_default_str();
+  app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");
+  app->add_option("--output,-o", options->output, "JSON lines output (default: stdout, not resumable)");
+  app->add_option("--query", options->query, "Score this query against every record");
+  app->add_option("--queries", options->queries,
+                  "Score every query of this file (JSONL/CSV/TSV with text and id, or lines; at most 10000) "
+                  "against every record");
+  app->add_option("--query-field", options->query_field, "Pairs mode: the field holding each record's query")
+      ->capture_default_str();
+  app->add_flag("--raw-scores", options->raw_scores, "Report logits instead of sigmoid scores");
+  add_bulk_flags(*app, options->bulk);
+  return {app, [options] { return run_rerank(*options); }};
+}
+
+}  // namespace warden::cli
