@@ -1,8 +1,6 @@
 #include "bulk/checkpoint.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -17,21 +15,6 @@
 namespace warden::bulk {
 
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  int release() noexcept { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 [[noreturn]] void io_error(std::string_view what, const std::filesystem::path& path) {
   throw Error(ErrorKind::Io, fmt::format("cannot {} {}: {}", what, path.string(), std::strerror(errno)));
@@ -81,27 +64,7 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
   std::string text = json.take();
   text.push_back('\n');
 
-  auto tmp = path;
-  tmp += ".tmp";
-  {
-    const Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.get() < 0) io_error("create", tmp);
-    std::string_view rest = text;
-    while (!rest.empty()) {
-      const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        io_error("write", tmp);
-      }
-      rest.remove_prefix(static_cast<std::size_t>(n));
-    }
-    if (::fsync(fd.get()) != 0) io_error("sync", tmp);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) io_error("rename", tmp);
-  // The rename itself is durable once the folder is synced.
-  const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-  const Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() >= 0) (void)::fsync(dir_fd.get());
+  write_file_atomic(path, text);
 }
 
 std::optional<Checkpoint> load_checkpoint(const std::filesystem::path& path) {

@@ -5,6 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string_view>
+
+#include "kernels/dense.hpp"
 
 namespace warden::cli {
 
@@ -26,6 +29,10 @@ Command add_guard_command(CLI::App& root);
 Command add_guard_eval_command(CLI::App& root);
 Command add_pull_command(CLI::App& root);
 Command add_quantize_command(CLI::App& root);
+
+// --dtype for commands that load their own model: float32, bfloat16, int8 or auto (the
+// fastest on this CPU), as `warden serve` reads it; Error(InvalidArgument) naming the flag.
+kernels::Precision parse_dtype_flag(std::string_view dtype);
 Command add_rerank_command(CLI::App& root);
 
 }  // namespace warden::cli

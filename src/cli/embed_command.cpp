@@ -82,17 +82,12 @@ int run_embed(const EmbedOptions& options) {
   if (!options.model.empty() && !options.model_dir.empty()) {
     throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
   }
-  std::optional<kernels::Precision> precision = kernels::parse_precision(options.dtype);
-  if (options.dtype == "auto") precision = kernels::fastest_precision();
-  if (!precision) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("--dtype '{}': choose float32, bfloat16, int8 or auto", options.dtype));
-  }
+  const kernels::Precision precision = parse_dtype_flag(options.dtype);
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<Embedder> embedder;
   if (!options.model_dir.empty()) {
     pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get(), *precision);
+    embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get(), precision);
   } else {
     std::string name = options.model;
     if (name.empty()) {
@@ -105,7 +100,7 @@ int run_embed(const EmbedOptions& options) {
       }
     }
     if (name != HashingEmbedder::kId) pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = make_builtin_embedder(name, pool.get(), *precision);
+    embedder = make_builtin_embedder(name, pool.get(), precision);
   }
   if (!options.bulk.input.empty()) return run_bulk_embed(options, *embedder, pool.get());
   if (options.format == "float32" || options.format == "float16") {

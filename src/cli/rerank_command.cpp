@@ -65,12 +65,7 @@ int run_rerank(const RerankOptions& options) {
   if (!options.query.empty() && !options.queries.empty()) {
     throw Error(ErrorKind::InvalidArgument, "give --query or --queries, not both");
   }
-  std::optional<kernels::Precision> precision = kernels::parse_precision(options.dtype);
-  if (options.dtype == "auto") precision = kernels::fastest_precision();
-  if (!precision) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("--dtype '{}': choose float32, bfloat16, int8 or auto", options.dtype));
-  }
+  const kernels::Precision precision = parse_dtype_flag(options.dtype);
   bulk::ReaderOptions reader = reader_options(options.bulk);
   BulkJob job;
   job.output = options.output;
@@ -106,7 +101,7 @@ int run_rerank(const RerankOptions& options) {
                 fmt::format("--output {}: rerank writes JSON lines (.jsonl)", options.output));
   }
   ThreadPool pool(options.threads);
-  const NeuralClassifier classifier(options.model_dir, &pool, *precision);
+  const NeuralClassifier classifier(options.model_dir, &pool, precision);
   const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores);
 
   sink.path = job.output.empty() ? std::filesystem::path("-") : std::filesystem::path(job.output);

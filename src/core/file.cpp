@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <utility>
 
 #include <fmt/format.h>
@@ -75,19 +74,33 @@ std::string read_file(const std::filesystem::path& path) {
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
   auto tmp = path;
   tmp += fmt::format(".tmp{}", ::getpid());
+  const auto fail = [&tmp](std::string_view what) {
+    const int err = errno;
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw Error(ErrorKind::Io, fmt::format("cannot {} {}: {}", what, tmp.string(), std::strerror(err)));
+  };
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(ErrorKind::Io, fmt::format("cannot create {}", tmp.string()));
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) throw Error(ErrorKind::Io, fmt::format("cannot write {}", tmp.string()));
+    const FdGuard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd.get() < 0) fail("create");
+    std::string_view rest = bytes;
+    while (!rest.empty()) {
+      const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail("write");
+      }
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    // The data reaches the disk before the rename can make it visible under the real name.
+    if (::fsync(fd.get()) != 0) fail("sync");
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error(ErrorKind::Io, fmt::format("cannot rename {} to {}", tmp.string(), path.string()));
-  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
+  // ... and the rename itself is durable once the folder is synced (best effort: some file
+  // systems refuse to open or sync a directory, and the file is already complete).
+  const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  const FdGuard dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() >= 0) (void)::fsync(dir_fd.get());
 }
 
 void release_pages(std::span<const std::byte> range) noexcept {

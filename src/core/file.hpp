@@ -19,7 +19,9 @@ std::string read_file(const std::filesystem::path& path);
 std::optional<std::string> try_read_file(const std::filesystem::path& path);
 
 // Writes a whole file through a temporary in the same folder and a rename, so a reader
-// never sees half a file. Throws Error(Io).
+// never sees half a file; durable: the temporary is fsynced before the rename and the
+// folder after it, so after a crash the path holds the old bytes or the new ones, never a
+// torn or empty file (bulk checkpoints rely on this). Throws Error(Io).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
 // Tells the kernel the pages wholly inside `range` (part of a read-only file mapping) are
