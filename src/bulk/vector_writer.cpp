@@ -176,26 +176,16 @@ void append_raw(std::string& out, const void* data, std::size_t bytes) {
   out.append(static_cast<const char*>(data), bytes);
 }
 
-class JsonlSink final : public Sink {
+class JsonlSink final : public JsonLinesSink {
  public:
-  explicit JsonlSink(const SinkOptions& options) : out_(options.path, options.resume) {}
+  explicit JsonlSink(const SinkOptions& options) : JsonLinesSink(options.path, options.resume) {}
   void write(const Record& record, std::span<const float> row) override {
     JsonWriter json;
     json.begin_object().key("id").raw(record.id).key("embedding").begin_array();
     for (const float v : row) json.value(v);
     json.end_array().end_object();
-    line_ = json.take();
-    line_.push_back('\n');
-    out_.write(line_);
+    write_line(json.take());
   }
-  void sync() override { out_.sync(); }
-  void finish() override { out_.close(); }
-  [[nodiscard]] std::vector<std::filesystem::path> files() const override { return {out_.name()}; }
-  [[nodiscard]] std::vector<std::uint64_t> lengths() const override { return {out_.length()}; }
-
- private:
-  OutputStream out_;
-  std::string line_;
 };
 
 // The binary formats: rows of float32 (.npy, raw) or float16 (raw), and the ids file.

@@ -68,6 +68,27 @@ class Sink {
   [[nodiscard]] virtual std::vector<std::uint64_t> lengths() const = 0;
 };
 
+// A sink of JSON lines in one file (the JSONL vectors, the rerank scores): it owns the file;
+// a subclass's write() builds each line and hands it to write_line().
+class JsonLinesSink : public Sink {
+ public:
+  JsonLinesSink(const std::filesystem::path& path, bool resume) : out_(path, resume) {}
+  void sync() override { out_.sync(); }
+  void finish() override { out_.close(); }
+  [[nodiscard]] std::vector<std::filesystem::path> files() const override { return {out_.name()}; }
+  [[nodiscard]] std::vector<std::uint64_t> lengths() const override { return {out_.length()}; }
+
+ protected:
+  // Appends `line` and a newline.
+  void write_line(std::string line) {
+    line.push_back('\n');
+    out_.write(line);
+  }
+
+ private:
+  OutputStream out_;
+};
+
 struct SinkOptions {
   std::filesystem::path path;  // "-": stdout (JSON lines only)
   OutputFormat format = OutputFormat::Jsonl;

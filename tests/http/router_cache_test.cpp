@@ -31,6 +31,7 @@
 #include "serving/model_manager.hpp"
 #include "support/classifier_goldens.hpp"
 #include "support/golden_fixture.hpp"
+#include "support/handler_client.hpp"
 
 namespace warden::http {
 namespace {
@@ -38,41 +39,12 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-struct Answer {
-  int status = 0;
-  std::string body;
-  std::map<std::string, std::string> headers;
-  [[nodiscard]] std::string header(const std::string& name) const {
-    const auto it = headers.find(name);
-    return it == headers.end() ? "<absent>" : it->second;
-  }
-};
+using Answer = warden::testing::HandlerAnswer;
 
 std::future<Answer> send(Handler& handler, const std::string& target, std::string body,
                          std::string cache_control = {}, std::string authorization = {}) {
-  struct State {
-    std::string target, body, cache_control, authorization;
-    std::promise<Answer> promise;
-  };
-  auto state = std::make_shared<State>();
-  state->target = target;
-  state->body = std::move(body);
-  state->cache_control = std::move(cache_control);
-  state->authorization = std::move(authorization);
-  auto future = state->promise.get_future();
-  Request r;
-  r.method = "POST";
-  r.target = state->target;
-  r.content_type = "application/json";
-  r.body = state->body;
-  r.authorization = state->authorization;
-  r.cache_control = state->cache_control;
-  handler.handle(r, std::make_shared<Cancellation>(), [state](Response response) {
-    Answer a{response.status, std::move(response.body), {}};
-    for (auto& [name, value] : response.headers) a.headers[name] = value;
-    state->promise.set_value(std::move(a));
-  });
-  return future;
+  return warden::testing::send_to(handler, "POST", target, std::move(body), std::move(authorization), nullptr,
+                                  std::move(cache_control));
 }
 
 Answer post(Handler& handler, const std::string& target, std::string body, std::string cache_control = {},
@@ -83,21 +55,9 @@ Answer post(Handler& handler, const std::string& target, std::string body, std::
 }
 
 Answer get(Handler& handler, const std::string& target) {
-  struct State {
-    std::string target;
-    std::promise<Answer> promise;
-  };
-  auto state = std::make_shared<State>();
-  state->target = target;
-  auto future = state->promise.get_future();
-  Request r;
-  r.method = "GET";
-  r.target = state->target;
-  handler.handle(r, std::make_shared<Cancellation>(), [state](Response response) {
-    state->promise.set_value({response.status, std::move(response.body), {}});
-  });
-  EXPECT_EQ(future.wait_for(20s), std::future_status::ready);
-  return future.get();
+  auto f = warden::testing::send_to(handler, "GET", target);
+  EXPECT_EQ(f.wait_for(20s), std::future_status::ready);
+  return f.get();
 }
 
 std::string json_string(std::string_view s) {

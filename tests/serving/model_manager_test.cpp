@@ -22,9 +22,12 @@
 #include "core/error.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "serving/metrics.hpp"
+#include "support/metrics_text.hpp"
 
 namespace warden::serving {
 namespace {
+
+using warden::testing::sample_value;
 
 using namespace std::chrono_literals;
 
@@ -101,19 +104,6 @@ void drain_loader(ModelManager& m, const std::string& sentinel) {
   auto f = done.get_future();
   ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
   ASSERT_EQ(f.get(), nullptr);
-}
-
-double metric_value(const std::string& text, const std::string& series) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = text.find('\n', pos);
-    const std::string line = text.substr(pos, end - pos);
-    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
-  ADD_FAILURE() << "no sample " << series << " in:\n" << text;
-  return std::nan("");
 }
 
 TEST(ModelManager, LoadsLazilyOnFirstAcquireAndHitsAfterwards) {
@@ -493,24 +483,24 @@ TEST(ModelManager, MetricsCountLoadsHitsMissesFailuresAndEvictions) {
   (void)m.acquire_sync("c");  // miss, load, evicts a (the least recent) to fit 150
 
   const std::string text = registry.render();
-  EXPECT_EQ(metric_value(text, "warden_model_loads_total{model=\"a\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_loads_total{model=\"b\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_requests_total{model=\"a\",result=\"hit\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_requests_total{model=\"a\",result=\"miss\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_requests_total{model=\"b\",result=\"miss\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_evictions_total{model=\"a\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_requests_total{model=\"c\",result=\"miss\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_evictions_total{model=\"b\"}"), 0);
-  EXPECT_EQ(metric_value(text, "warden_model_load_failures_total{model=\"bad\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_load_failures_total{model=\"a\"}"), 0);
-  EXPECT_EQ(metric_value(text, "warden_model_loaded{model=\"a\"}"), 0);
-  EXPECT_EQ(metric_value(text, "warden_model_loaded{model=\"b\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_resident_bytes{model=\"a\"}"), 0);
-  EXPECT_EQ(metric_value(text, "warden_model_resident_bytes{model=\"b\"}"), 40);
-  EXPECT_EQ(metric_value(text, "warden_model_resident_bytes{model=\"c\"}"), 100);
-  EXPECT_EQ(metric_value(text, "warden_models_resident_bytes"), 140);
-  EXPECT_EQ(metric_value(text, "warden_model_load_seconds_count{model=\"a\"}"), 1);
-  EXPECT_EQ(metric_value(text, "warden_model_load_seconds_bucket{model=\"a\",le=\"+Inf\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_loads_total{model=\"a\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_loads_total{model=\"b\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_requests_total{model=\"a\",result=\"hit\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_requests_total{model=\"a\",result=\"miss\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_requests_total{model=\"b\",result=\"miss\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_evictions_total{model=\"a\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_requests_total{model=\"c\",result=\"miss\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_evictions_total{model=\"b\"}"), 0);
+  EXPECT_EQ(sample_value(text, "warden_model_load_failures_total{model=\"bad\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_load_failures_total{model=\"a\"}"), 0);
+  EXPECT_EQ(sample_value(text, "warden_model_loaded{model=\"a\"}"), 0);
+  EXPECT_EQ(sample_value(text, "warden_model_loaded{model=\"b\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_resident_bytes{model=\"a\"}"), 0);
+  EXPECT_EQ(sample_value(text, "warden_model_resident_bytes{model=\"b\"}"), 40);
+  EXPECT_EQ(sample_value(text, "warden_model_resident_bytes{model=\"c\"}"), 100);
+  EXPECT_EQ(sample_value(text, "warden_models_resident_bytes"), 140);
+  EXPECT_EQ(sample_value(text, "warden_model_load_seconds_count{model=\"a\"}"), 1);
+  EXPECT_EQ(sample_value(text, "warden_model_load_seconds_bucket{model=\"a\",le=\"+Inf\"}"), 1);
 }
 
 TEST(ModelManager, DestroyingTheManagerFailsPendingWaiters) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "serving/metrics.hpp"
+#include "support/metrics_text.hpp"
 
 namespace warden::serving {
 namespace {
@@ -51,19 +52,7 @@ std::string numbered(std::string_view prefix, std::uint64_t n) {
   return s;
 }
 
-// The value of the first sample line that starts with `prefix` (name and labels).
-double sample_value(const std::string& text, const std::string& prefix) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = text.find('\n', pos);
-    const std::string line = text.substr(pos, end - pos);
-    if (line.rfind(prefix + " ", 0) == 0) return std::stod(line.substr(prefix.size() + 1));
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
-  ADD_FAILURE() << "no sample " << prefix << " in:\n" << text;
-  return std::nan("");
-}
+using warden::testing::sample_value;
 
 // ---- CacheKey
 

@@ -17,13 +17,19 @@ struct HandlerAnswer {
   std::string body;
   std::string content_type;
   std::map<std::string, std::string> headers;
+  // A header's value, or "<absent>" (so a failed expectation shows which).
+  [[nodiscard]] std::string header(const std::string& name) const {
+    const auto it = headers.find(name);
+    return it == headers.end() ? "<absent>" : it->second;
+  }
 };
 
 inline std::future<HandlerAnswer> send_to(http::Handler& handler, std::string method, std::string target,
                                           std::string body = {}, std::string authorization = {},
-                                          std::shared_ptr<Cancellation> cancel = nullptr) {
+                                          std::shared_ptr<Cancellation> cancel = nullptr,
+                                          std::string cache_control = {}) {
   struct State {
-    std::string method, target, body, authorization;
+    std::string method, target, body, authorization, cache_control;
     std::promise<HandlerAnswer> promise;
   };
   auto state = std::make_shared<State>();
@@ -31,12 +37,14 @@ inline std::future<HandlerAnswer> send_to(http::Handler& handler, std::string me
   state->target = std::move(target);
   state->body = std::move(body);
   state->authorization = std::move(authorization);
+  state->cache_control = std::move(cache_control);
   auto future = state->promise.get_future();
   http::Request r;
   r.method = state->method;
   r.target = state->target;
   r.content_type = "application/json";
   r.authorization = state->authorization;
+  r.cache_control = state->cache_control;
   r.body = state->body;
   r.request_id = "test";
   if (!cancel) cancel = std::make_shared<Cancellation>();
