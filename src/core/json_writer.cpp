@@ -30,6 +30,19 @@ void append_json_string(std::string& out, std::string_view s, bool ensure_ascii)
       }
       continue;
     }
+    // U+0085, U+2028 and U+2029 are valid raw in JSON strings but are line breaks to
+    // JavaScript and to line-based readers (JSON lines, log shippers): always escaped.
+    if (c == 0xC2U && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x85U) {
+      u_escape(0x85U);
+      i += 2;
+      continue;
+    }
+    if (c == 0xE2U && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80U &&
+        (static_cast<unsigned char>(s[i + 2]) == 0xA8U || static_cast<unsigned char>(s[i + 2]) == 0xA9U)) {
+      u_escape(0x2000U + static_cast<unsigned char>(s[i + 2]) - 0x80U);
+      i += 3;
+      continue;
+    }
     ++i;
     switch (c) {
       case '"':

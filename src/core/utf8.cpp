@@ -123,4 +123,11 @@ void append(std::string& out, char32_t cp) {
   }
 }
 
+bool is_blank(std::string_view text) noexcept {
+  for (std::size_t pos = 0; pos < text.size();) {
+    if (!is_white_space(next(text, pos))) return false;
+  }
+  return true;
+}
+
 }  // namespace warden::utf8

@@ -27,4 +27,14 @@ void append(std::string& out, char32_t cp);
 // is valid UTF-8 and pos is at a sequence boundary.
 char32_t next(std::string_view text, std::size_t& pos) noexcept;
 
+// The Unicode White_Space property (Rust's char::is_whitespace, which HF tokenizers use).
+constexpr bool is_white_space(char32_t c) noexcept {
+  if (c < 0x80) return c == ' ' || (c >= 0x09 && c <= 0x0D);
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+// True when valid UTF-8 `text` is empty or holds only White_Space: nothing to judge or embed.
+bool is_blank(std::string_view text) noexcept;
+
 }  // namespace warden::utf8

@@ -431,7 +431,7 @@ bool mostly_unknown(std::optional<std::uint32_t> unk, const PreparedInput& input
 }  // namespace
 
 GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input,
-                          std::string_view text) const {
+                          std::optional<std::string_view> given_text) const {
   if (embedder_ == nullptr) {
     throw Error(ErrorKind::Internal, "guard: decide() on a classifier guard (use decide_logits)");
   }
@@ -447,6 +447,12 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
   if (row.size() != embedder.dim()) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("guard: a row of {} values for a {}-d embedder", row.size(), embedder.dim()));
+  }
+  const std::string_view text = given_text.value_or(std::string_view{});
+  if (given_text && utf8::is_blank(text)) {
+    r.method = "abstained";
+    r.reason = std::string(kBlankReason);
+    return r;
   }
   if (mostly_unknown(embedder.unknown_token_id(), input, text,
                      [&](std::string_view t) { return embedder.tokenize(t, InputOptions{}); })) {
@@ -477,7 +483,7 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
 }
 
 GuardResult Guard::decide_logits(std::span<const float> logits, const PreparedInput& input,
-                                 std::string_view text) const {
+                                 std::optional<std::string_view> given_text) const {
   if (classifier_ == nullptr) {
     throw Error(ErrorKind::Internal, "guard: decide_logits() on a probe guard (use decide)");
   }
@@ -490,6 +496,12 @@ GuardResult Guard::decide_logits(std::span<const float> logits, const PreparedIn
   GuardResult r;
   r.embedder = std::string(c.id());
   r.semantic = true;  // a trained classifier reads meaning; only its vocabulary can fail it
+  const std::string_view text = given_text.value_or(std::string_view{});
+  if (given_text && utf8::is_blank(text)) {
+    r.method = "abstained";
+    r.reason = std::string(kBlankReason);
+    return r;
+  }
   if (mostly_unknown(c.unknown_token_id(), input, text, [&](std::string_view t) { return c.tokenize(t); })) {
     r.method = "abstained";
     r.reason = std::string(kUnknownReason);

@@ -9,9 +9,10 @@
 //               train split embedded with the guard's embedder; score = its probability,
 //               flagged = score >= threshold;
 //   abstained   (either method) the embedder is lexical (semantic() == false: it cannot judge paraphrased
-//               attacks), or more than half of the input's tokens, or of the characters
-//               they cover, are the unknown token (text the model cannot read). flagged
-//               and score are then empty.
+//               attacks), the text is empty or only white space (nothing to judge: an
+//               empty prompt is no attack, and no score is made up for it), or more than half of the input's
+//               tokens, or of the characters they cover, are the unknown token (text the model cannot read).
+//               flagged and score are then empty.
 //
 // The server calls decide(row, prepared) (probe) or decide_logits(logits, prepared)
 // (classifier) with rows its own batches produced; the CLI and tests call decide_texts(). The fitted probe is
@@ -85,13 +86,14 @@ class Guard {
   // pass the input's `text` too where there is one, because a tokenizer that merges a run
   // of unknown characters into one token (use-lite does) hides how much of the text it
   // could not read: with the text, the rule also weighs the characters each unknown token
-  // covers against the text's non-space characters. Error(Internal) on a classifier guard.
+  // covers against the text's non-space characters, and a blank text abstains.
+  // Error(Internal) on a classifier guard.
   [[nodiscard]] GuardResult decide(std::span<const float> row, const PreparedInput& input,
-                                   std::string_view text = {}) const;
+                                   std::optional<std::string_view> text = std::nullopt) const;
   // The classifier method: `logits` is the classifier's raw row (labels().size() values) for
   // `input`, what classifier()->prepare(text) made of `text`. Error(Internal) on a probe guard.
   [[nodiscard]] GuardResult decide_logits(std::span<const float> logits, const PreparedInput& input,
-                                          std::string_view text = {}) const;
+                                          std::optional<std::string_view> text = std::nullopt) const;
   // Prepares and embeds (or classifies) the texts itself (Error(InvalidInput) naming the index of a bad one).
   [[nodiscard]] std::vector<GuardResult> decide_texts(std::span<const std::string_view> texts) const;
 
@@ -117,6 +119,8 @@ class Guard {
   static constexpr std::string_view kLexicalReason =
       "the embedder is lexical (semantic = false): it matches words, not meaning, so it cannot judge "
       "paraphrased attacks";
+  static constexpr std::string_view kBlankReason =
+      "the input is empty or only white space: there is no text to judge";
   static constexpr std::string_view kUnknownReason =
       "more than half of the input is the unknown token (its tokens, or the characters they cover): the "
       "text lies outside the embedder's vocabulary, so it cannot be judged";

@@ -18,6 +18,13 @@ namespace warden::http {
 void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<GuardRequest>(parse_guard(body));
   check_batch_size(request->inputs.size(), "inputs");
+  // As /embed: an empty text is refused. (A text of only white space is judged, and the
+  // guard abstains on it: neither is ever an attack verdict.)
+  for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+    if (request->inputs[i].empty()) {
+      throw ApiError(400, "Empty", fmt::format("`inputs[{}]` cannot be empty", i), "inputs");
+    }
+  }
   const guard::Guard* g = guard_ptr;
   if (g != nullptr && g->classifier() != nullptr) {
     for (const std::string& text : request->inputs) call->characters += code_points(text);

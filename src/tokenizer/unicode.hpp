@@ -5,15 +5,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/utf8.hpp"
 #include "tokenizer/internal.hpp"
 
 namespace warden::tokenizer_detail::uni {
 
 // Rust char::is_whitespace (the White_Space property).
 inline bool is_whitespace(char32_t c) noexcept {
-  if (c < 0x80) return c == ' ' || (c >= 0x09 && c <= 0x0D);
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+  return utf8::is_white_space(c);
 }
 
 int category(char32_t c) noexcept;  // utf8proc_category_t

@@ -66,5 +66,19 @@ TEST(JsonWriter, EscapesStrings) {
   EXPECT_EQ(out, "\"\\u00e9\\ud83d\\ude42\"");
 }
 
+// Line breaks that are not ASCII would cut a JSON line in two for line-based readers.
+TEST(JsonWriter, EscapesUnicodeLineBreaks) {
+  std::string out;
+  append_json_string(out,
+                     "a\xE2\x80\xA8"
+                     "b\xE2\x80\xA9"
+                     "c\xC2\x85"
+                     "d\xE2\x80\xA6\xC2\xA0");
+  EXPECT_EQ(out, "\"a\\u2028b\\u2029c\\u0085d\xE2\x80\xA6\xC2\xA0\"");
+  out.clear();
+  append_json_string(out, "\xE2\x80\xA8", /*ensure_ascii=*/true);
+  EXPECT_EQ(out, "\"\\u2028\"");
+}
+
 }  // namespace
 }  // namespace warden

@@ -96,6 +96,22 @@ TEST(GuardRoute, ClassifierMethodDecidesThroughTheScheduler) {
     EXPECT_TRUE(a.headers.contains("x-inference-time"));
     EXPECT_EQ(call_handler(service->handler(), "POST", "/guard", R"({"inputs": 7})").status, 422);
   }
+  // Nothing to judge is never an attack: an empty text is refused as /embed refuses it, and
+  // white space alone abstains, saying why.
+  const auto empty = call_handler(on_embedder.handler(), "POST", "/guard", R"({"inputs": ["hello", ""]})");
+  EXPECT_EQ(empty.status, 400) << empty.body;
+  EXPECT_NE(empty.body.find("inputs[1]"), std::string::npos) << empty.body;
+  const auto blank =
+      call_handler(on_embedder.handler(), "POST", "/guard", R"({"inputs": [" ", "\t\n  ", "\u3000\u00a0"]})");
+  ASSERT_EQ(blank.status, 200) << blank.body;
+  simdjson::dom::parser bp;
+  const simdjson::dom::array blank_results = bp.parse(blank.body).get_array().value();
+  for (const auto r : blank_results) {
+    EXPECT_EQ(std::string_view(r["method"]), "abstained");
+    EXPECT_TRUE(r["flagged"].is_null());
+    EXPECT_TRUE(r["score"].is_null());
+    EXPECT_EQ(std::string_view(r["reason"]), guard::Guard::kBlankReason);
+  }
   // A single string is one input too.
   const auto one = call_handler(on_embedder.handler(), "POST", "/guard", R"({"inputs": "hello"})");
   ASSERT_EQ(one.status, 200) << one.body;

@@ -36,6 +36,16 @@ TEST(UseLiteGuardRoute, ProbeDecidesAndUnknownTextAbstains) {
   EXPECT_FALSE(bool(r.at(1)["flagged"]));
   EXPECT_EQ(std::string_view(r.at(2)["method"]), "abstained");
   EXPECT_TRUE(r.at(2)["flagged"].is_null());
+  // White space alone is no attack: the probe abstains rather than score the empty sequence.
+  const auto blank =
+      testing::call_handler(service.handler(), "POST", "/guard", R"({"inputs": ["  ", "\n"]})");
+  ASSERT_EQ(blank.status, 200) << blank.body;
+  const simdjson::dom::array blank_results = p.parse(blank.body).get_array().value();
+  for (const auto b : blank_results) {
+    EXPECT_EQ(std::string_view(b["method"]), "abstained") << blank.body;
+    EXPECT_TRUE(b["flagged"].is_null());
+  }
+  EXPECT_EQ(testing::call_handler(service.handler(), "POST", "/guard", R"({"inputs": [""]})").status, 400);
 }
 
 }  // namespace
