@@ -572,6 +572,10 @@ bool ModelManager::remove(std::string_view name) {
 }
 
 void ModelManager::acquire(std::string_view name, Acquired done) {
+  acquire(name, std::move(done), state_->options.load_wait);
+}
+
+void ModelManager::acquire(std::string_view name, Acquired done, std::chrono::milliseconds wait) {
   std::exception_ptr error;
   LeasePtr lease;
   {
@@ -590,7 +594,7 @@ void ModelManager::acquire(std::string_view name, Acquired done) {
       state_->touch(*entry);
       if (state_->metrics != nullptr) entry->metrics.misses->inc();
       Waiter waiter{std::move(done), std::nullopt};
-      if (state_->options.load_wait.count() > 0) waiter.deadline = Clock::now() + state_->options.load_wait;
+      if (wait.count() > 0) waiter.deadline = Clock::now() + wait;
       const bool timed = waiter.deadline.has_value();
       entry->waiters.push_back(std::move(waiter));
       if (!entry->loading) {  // one load for any number of waiters
@@ -607,13 +611,16 @@ void ModelManager::acquire(std::string_view name, Acquired done) {
 LeasePtr ModelManager::acquire_sync(std::string_view name) {
   std::promise<LeasePtr> promise;
   auto future = promise.get_future();
-  acquire(name, [&promise](LeasePtr lease, std::exception_ptr error) {
-    if (error) {
-      promise.set_exception(std::move(error));
-    } else {
-      promise.set_value(std::move(lease));
-    }
-  });
+  acquire(
+      name,
+      [&promise](LeasePtr lease, std::exception_ptr error) {
+        if (error) {
+          promise.set_exception(std::move(error));
+        } else {
+          promise.set_value(std::move(lease));
+        }
+      },
+      std::chrono::milliseconds{0});
   return future.get();
 }
 

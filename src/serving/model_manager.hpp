@@ -153,10 +153,11 @@ class ModelManager {
   // otherwise on the loader thread or the timeout thread. done must not throw.
   using Acquired = std::function<void(LeasePtr, std::exception_ptr)>;
   void acquire(std::string_view name, Acquired done);
-  // Blocking form (start-up, tests): the lease, or throws what acquire would pass.
+  // Blocking form (start-up, tests): the lease, or throws what acquire would pass. It waits
+  // for the load however long it takes: load_wait bounds what a request waits, not start-up.
   LeasePtr acquire_sync(std::string_view name);
 
-  // Loads every named model now (blocking), in order; throws the first failure.
+  // Loads every named model now (blocking, with no time limit), in order; throws the first failure.
   void preload(const std::vector<std::string>& names);
 
   // The first registered model whose kind is one of `kinds`, in registration order.
@@ -167,6 +168,9 @@ class ModelManager {
   [[nodiscard]] std::size_t resident_bytes() const;
 
  private:
+  // acquire with a wait of its own: 0, no limit.
+  void acquire(std::string_view name, Acquired done, std::chrono::milliseconds wait);
+
   struct State;
   std::shared_ptr<State> state_;
 };

@@ -193,6 +193,25 @@ std::optional<std::string> dtype_in(const std::string& body, const char* list, c
   return "<missing>";
 }
 
+// --queue-timeout-ms bounds how long a request waits, not how long start-up may take to
+// load the models it preloads (the guard's embedder, everything with --preload).
+TEST(ServeCommand, AShortQueueTimeoutIsNotTheStartUpLoadBudget) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("warden-serve-qt-" + std::to_string(::getpid()));
+  testing::run_fixture_command("warden-fixture --arch bert --head none --preset tiny --seed 1 --out DIR",
+                               dir);
+  {
+    ServeProcess server({"--model", dir.string(), "--preload", "--queue-timeout-ms", "1"});
+    const std::string err = server.read_until("payload_limit=");
+    const std::uint16_t port = listening_port(err);
+    ASSERT_NE(port, 0) << err;
+    EXPECT_EQ(err.find("still loading"), std::string::npos) << err;
+    EXPECT_EQ(testing::HttpConnection(port).request("POST", "/embed", R"({"inputs": "hi"})").status, 200);
+    EXPECT_EQ(server.terminate(), 0);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // --dtype (issue 9): a plain one sets every model's precision, NAME=DTYPE one model's; /info,
 // /v1/models and /admin/models say which; POST /admin/models takes its own "dtype". The
 // hashing embedder has no weights and shows none.

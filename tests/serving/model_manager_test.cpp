@@ -347,6 +347,22 @@ TEST(ModelManager, LoadWaitTimesOutTheWaiterWhileTheLoadGoesOn) {
   EXPECT_EQ(m.status("a")->hits, 1U);
 }
 
+// load_wait bounds a request's wait; start-up (acquire_sync, preload) waits for the load.
+TEST(ModelManager, AcquireSyncAndPreloadIgnoreLoadWait) {
+  auto l = std::make_shared<FakeLoader>();
+  l->close();
+  ModelManager m({.load_wait = 1ms});
+  m.add(fake_spec("a", l));
+  std::thread opener([&l] {
+    std::this_thread::sleep_for(100ms);
+    l->open();
+  });
+  EXPECT_NO_THROW(m.preload({"a"}));
+  opener.join();
+  expect_works(m.acquire_sync("a"));
+  EXPECT_EQ(l->loads, 1);
+}
+
 TEST(ModelManager, AnUnknownNameIsNotFoundAndListsTheServedNames) {
   auto l = std::make_shared<FakeLoader>();
   ModelManager m({});
