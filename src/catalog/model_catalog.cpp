@@ -15,22 +15,13 @@
 #include "model/config.hpp"
 #include "model/encoder_model.hpp"
 #include "model/use_lite_format.hpp"
+#include "serving/model_name.hpp"
 
 namespace warden::catalog {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool alias_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '-' || c == '/' || c == ':';
-}
-
-bool valid_alias(std::string_view a) {
-  if (a.empty() || a.size() > 200 || a.front() == '/' || a.front() == '.') return false;
-  return std::all_of(a.begin(), a.end(), alias_char);
-}
 
 // Bytes of the regular files directly in `dir` (and one level down: 1_Pooling/ etc.).
 std::size_t folder_bytes(const fs::path& dir) {
@@ -236,8 +227,17 @@ kernels::Precision resolve_precision(std::string_view dtype) {
 ModelArg parse_model_arg(std::string_view text) {
   ModelArg arg;
   const auto eq = text.find('=');
-  if (eq != std::string_view::npos && valid_alias(text.substr(0, eq))) {
-    arg.alias = std::string(text.substr(0, eq));
+  const std::string_view before = text.substr(0, eq);
+  // A folder or an HF id may hold a '=' too: what comes before one is an alias only when it
+  // has no '/' and does not start like a path.
+  const bool alias = eq != std::string_view::npos && before.find('/') == std::string_view::npos &&
+                     !before.starts_with('.') && !before.starts_with('~');
+  if (alias) {
+    if (!serving::is_valid_alias(before)) {
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("--model {}=...: a model name is {}", before, serving::kAliasRule));
+    }
+    arg.alias = std::string(before);
     arg.source = std::string(text.substr(eq + 1));
   } else {
     arg.source = std::string(text);
@@ -249,6 +249,9 @@ ModelArg parse_model_arg(std::string_view text) {
 }
 
 CatalogModel make_model_spec(const ModelArg& arg, const CatalogOptions& options) {
+  if (!arg.alias.empty() && !serving::is_valid_alias(arg.alias)) {
+    throw Error(ErrorKind::InvalidArgument, fmt::format("a model name is {}", serving::kAliasRule));
+  }
   try {
     return resolve(arg, options);
   } catch (const Error& e) {

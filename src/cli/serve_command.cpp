@@ -346,7 +346,7 @@ int run_serve(ServeOptions options) {
     }
     width = std::max(width, guard_classifier->hidden_size());
   } else if (!guard_model_name.empty()) {
-    guard_lease = models.acquire_sync(guard_model_name);
+    guard_lease = models.hold(guard_model_name);
     guard = make_guard(options, *guard_lease->model().embedder, bank);
   }
 
@@ -512,8 +512,12 @@ Command add_serve_command(CLI::App& root) {
       ->capture_default_str()
       ->envname("WARDEN_AUTO_TRUNCATE");
   app->add_option("--api-key", o->router.api_key,
-                  "Require Authorization: Bearer <key> on every route but /health and /metrics")
+                  "Require Authorization: Bearer <key> on every route but /health (and /metrics with "
+                  "--public-metrics)")
       ->envname("WARDEN_API_KEY");
+  app->add_flag("--public-metrics", o->router.public_metrics,
+                "With --api-key: /metrics answers without the key (a scraper that cannot send one)")
+      ->envname("WARDEN_PUBLIC_METRICS");
   app->add_option("--shutdown-grace-ms", o->shutdown_grace_ms,
                   "On SIGTERM/SIGINT, how long requests in flight and queued work may still finish")
       ->capture_default_str()

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "http/api_error.hpp"
 #include "kernels/dense.hpp"
+#include "serving/model_name.hpp"
 
 namespace warden::http {
 
@@ -101,7 +104,11 @@ std::string required_string(object obj, std::string_view name) {
 
 // Every body's `model` (empty when absent: the route's default model answers).
 std::string model_field(object obj) {
-  return optional_string(obj, "model").value_or("");
+  std::string name = optional_string(obj, "model").value_or("");
+  if (const std::string problem = serving::lookup_name_problem(name); !problem.empty()) {
+    throw validation(fmt::format("`model`: {}", problem), "model");
+  }
+  return name;
 }
 
 // A count such as `dimensions` or `top_n`: an integer >= 1 (not 2.0, not true).
@@ -475,16 +482,16 @@ AdminModelRequest parse_admin_model(std::string_view body) {
   AdminModelRequest request;
   request.source = required_string(obj, "model");
   request.name = optional_string(obj, "name").value_or("");
-  for (const std::string* s : {&request.source, &request.name}) {
-    const std::string_view field = s == &request.source ? "model" : "name";
-    if (s->size() > 200) throw validation(ticked(field) + " is longer than 200 bytes", std::string(field));
-    for (const char c : *s) {
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-        throw validation(ticked(field) + " contains a control character", std::string(field));
-      }
+  if (request.source.size() > 200) throw validation("`model` is longer than 200 bytes", "model");
+  for (const char c : request.source) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      throw validation("`model` contains a control character", "model");
     }
   }
   if (request.source.empty()) throw validation("`model` cannot be empty", "model");
+  if (!request.name.empty() && !serving::is_valid_alias(request.name)) {
+    throw validation(fmt::format("`name` must be {}", serving::kAliasRule), "name");
+  }
   request.dtype = optional_string(obj, "dtype").value_or("");
   if (!request.dtype.empty() && request.dtype != "auto" && !kernels::parse_precision(request.dtype)) {
     throw validation("`dtype` must be one of float32, bfloat16, int8, auto", "dtype");

@@ -14,6 +14,7 @@
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
+#include "serving/model_name.hpp"
 
 namespace warden::http {
 
@@ -28,7 +29,9 @@ bool is_openai(std::string_view target) {
   return path_of(target).starts_with("/v1/");
 }
 
-enum class Access { Open, Key };  // Open: /health and /metrics answer without the API key
+// Open: answers without the API key (/health, for probes). Metrics: open only with
+// --public-metrics (its series name the served models). Key: the API key when one is set.
+enum class Access { Open, Metrics, Key };
 
 struct RouteEntry {
   std::string_view path;
@@ -36,7 +39,7 @@ struct RouteEntry {
   Access access;
 };
 constexpr std::array kRoutes = {
-    RouteEntry{"/health", "GET", Access::Open},     RouteEntry{"/metrics", "GET", Access::Open},
+    RouteEntry{"/health", "GET", Access::Open},     RouteEntry{"/metrics", "GET", Access::Metrics},
     RouteEntry{"/info", "GET", Access::Key},        RouteEntry{"/openapi.json", "GET", Access::Key},
     RouteEntry{"/embed", "POST", Access::Key},      RouteEntry{"/embed_all", "POST", Access::Key},
     RouteEntry{"/similarity", "POST", Access::Key}, RouteEntry{"/tokenize", "POST", Access::Key},
@@ -74,6 +77,17 @@ std::string percent_decoded(std::string_view s) {
   return out;
 }
 
+// A model name from a path (/models/{name}/..., /admin/models/{name}): percent-decoded the
+// same way everywhere, and refused (404: no model can have it) when it could not be a name,
+// before any message repeats it.
+std::string path_model_name(std::string_view raw) {
+  std::string name = percent_decoded(raw);
+  if (const std::string problem = serving::lookup_name_problem(name); !problem.empty()) {
+    throw ApiError(404, "NotFound", fmt::format("no such model: {}", problem), "model");
+  }
+  return name;
+}
+
 // Splits /models/{name}/{route} (the name may contain '/', as HF ids do) into name and
 // route, trying each route as the suffix; false when the path is not of that shape.
 bool split_model_path(std::string_view path, std::string& name, std::string_view& route) {
@@ -88,7 +102,7 @@ bool split_model_path(std::string_view path, std::string& name, std::string_view
     if (best == nullptr || e.path.size() > best->path.size()) best = &e;
   }
   if (best == nullptr) return false;
-  name = percent_decoded(rest.substr(0, rest.size() - best->path.size()));
+  name = path_model_name(rest.substr(0, rest.size() - best->path.size()));
   route = best->path;
   return true;
 }
@@ -438,8 +452,9 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
       if (!authorized(request.authorization, impl.options.api_key)) {
         throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
       }
-      std::string_view name = path.substr(kAdmin.size());
-      if (!name.empty()) name.remove_prefix(1);  // the '/'
+      std::string_view raw_name = path.substr(kAdmin.size());
+      if (!raw_name.empty()) raw_name.remove_prefix(1);  // the '/'
+      const std::string name = path_model_name(raw_name);
       if (request.method == "POST" && !is_json(request.content_type)) {
         throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json");
       }
@@ -459,7 +474,9 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     if (request.method != entry->method) {
       throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, entry->method));
     }
-    if (entry->access == Access::Key && !impl.options.api_key.empty() &&
+    const bool needs_key =
+        entry->access == Access::Key || (entry->access == Access::Metrics && !impl.options.public_metrics);
+    if (needs_key && !impl.options.api_key.empty() &&
         !authorized(request.authorization, impl.options.api_key)) {
       throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
     }

@@ -36,7 +36,8 @@ class Guard;
 namespace warden::http {
 
 struct RouterOptions {
-  std::string api_key;                       // non-empty: every route but /health and /metrics needs it
+  std::string api_key;  // non-empty: every route but /health (and /metrics with public_metrics) needs it
+  bool public_metrics = false;  // /metrics answers without the API key (it lists the served models)
   std::size_t max_client_batch_size = 1024;  // inputs in one request; more is 422
   bool auto_truncate = true;                 // a request's default for `truncate`
   std::string tier;                          // single-model constructors: what /info reports

@@ -58,6 +58,7 @@ struct Instance {
   std::shared_ptr<LoadedModel> model;
   std::shared_ptr<const ModelSpec> spec;
   std::size_t in_flight = 0;  // under State::mutex
+  std::size_t held = 0;       // of those, holds (ModelManager::hold): not requests, not shown
 };
 
 // The series of one model; null pointers when the manager has no registry.
@@ -175,9 +176,32 @@ struct ModelManager::State : std::enable_shared_from_this<ModelManager::State> {
     Lease& operator=(const Lease&) = delete;
     [[nodiscard]] const LoadedModel& model() const noexcept override { return *instance_->model; }
     [[nodiscard]] const ModelSpec& spec() const noexcept override { return *instance_->spec; }
+    [[nodiscard]] const std::shared_ptr<Instance>& instance() const noexcept { return instance_; }
 
    private:
     std::shared_ptr<Instance> instance_;
+    std::shared_ptr<State> state_;
+  };
+
+  // A lease that keeps a model for a component of the server rather than for a request.
+  class Hold final : public ModelLease {
+   public:
+    Hold(std::shared_ptr<const Lease> lease, std::shared_ptr<State> state)
+        : lease_(std::move(lease)), state_(std::move(state)) {
+      const std::lock_guard lock(state_->mutex);
+      ++lease_->instance()->held;
+    }
+    ~Hold() override {
+      const std::lock_guard lock(state_->mutex);
+      --lease_->instance()->held;
+    }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    [[nodiscard]] const LoadedModel& model() const noexcept override { return lease_->model(); }
+    [[nodiscard]] const ModelSpec& spec() const noexcept override { return lease_->spec(); }
+
+   private:
+    std::shared_ptr<const Lease> lease_;
     std::shared_ptr<State> state_;
   };
 
@@ -624,6 +648,11 @@ LeasePtr ModelManager::acquire_sync(std::string_view name) {
   return future.get();
 }
 
+LeasePtr ModelManager::hold(std::string_view name) {
+  auto lease = std::static_pointer_cast<const State::Lease>(acquire_sync(name));
+  return std::make_shared<const State::Hold>(std::move(lease), state_);
+}
+
 void ModelManager::preload(const std::vector<std::string>& names) {
   for (const std::string& name : names) (void)acquire_sync(name);
 }
@@ -650,7 +679,7 @@ ModelStatus status_of(const Entry& e) {
     s.state = ModelState::Loaded;
     const LoadedModel& m = *e.current->model;
     s.resident_bytes = m.resident_bytes;
-    s.in_flight = e.current->in_flight;
+    s.in_flight = e.current->in_flight - e.current->held;
     if (m.embedder) s.dim = m.embedder->dim();
     if (m.classifier) s.labels = m.classifier->labels();
   } else if (e.loading) {

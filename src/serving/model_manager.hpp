@@ -157,6 +157,11 @@ class ModelManager {
   // for the load however long it takes: load_wait bounds what a request waits, not start-up.
   LeasePtr acquire_sync(std::string_view name);
 
+  // acquire_sync for a part of the server that keeps a model for as long as it runs (the
+  // guard's embedder): the model stays in memory, and its status' in_flight counts requests
+  // only, so an idle server shows 0.
+  LeasePtr hold(std::string_view name);
+
   // Loads every named model now (blocking, with no time limit), in order; throws the first failure.
   void preload(const std::vector<std::string>& names);
 

@@ -260,6 +260,9 @@ TEST(ServeCommand, DtypeAppliesToTheModelsItNamesAndIsShown) {
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(dtype_in(r.body, "models", "name", "c"), "int8") << r.body;
     EXPECT_EQ(dtype_in(r.body, "models", "name", "b"), "float32") << r.body;
+    // Model a is the guard's embedder, held for the server's lifetime: no request is in flight.
+    EXPECT_NE(r.body.find(R"("name":"a")"), std::string::npos) << r.body;
+    EXPECT_EQ(r.body.find(R"("in_flight":1)"), std::string::npos) << r.body;
     EXPECT_EQ(dtype_in(r.body, "models", "name", "lex"), std::nullopt) << r.body;
     // Without one it gets the server's (float32 here).
     r = c.request("POST", "/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "d"})",

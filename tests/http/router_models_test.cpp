@@ -369,6 +369,40 @@ TEST(RouterModels, AdminAddsRemovesAndRefusesBadSources) {
   EXPECT_EQ(call_handler(f.service->handler(), "DELETE", "/admin/models/gamma", {}, kKey).status, 404);
 }
 
+// Names an operator gives come from a safe alphabet; a name a request looks up never holds a
+// control character; a path's name is percent-decoded the same way on every route; and no
+// error repeats a name cut short at a NUL.
+TEST(RouterModels, ModelNamesAreCheckedAndDecodedAlikeEverywhere) {
+  Fixture f;
+  CountingSpec a;
+  f.models.add(a.spec("alpha"));
+  f.models.add(a.spec("org/beta"));
+  f.start();
+  for (const char* bad : {"../x", "a/b", "a..b", ".hidden", "x\\u0000y", "new\\nline", "-x", "sp ace"}) {
+    const HandlerAnswer r =
+        f.post("/admin/models", std::string(R"({"model": "hashing-ngram-256", "name": ")") + bad + R"("})");
+    EXPECT_EQ(r.status, 422) << bad << " " << r.body;
+    EXPECT_NE(r.body.find("A-Z a-z 0-9"), std::string::npos) << r.body;
+  }
+  EXPECT_EQ(f.post("/admin/models", R"({"model": "hashing-ngram-256", "name": "ok-name_1.2:x"})").status,
+            200);
+
+  HandlerAnswer r = f.post("/embed", R"({"inputs": "x", "model": "alpha\u0000tail"})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_NE(r.body.find("control characters"), std::string::npos) << r.body;
+  r = f.post("/models/alpha%00tail/embed", R"({"inputs": "x"})");
+  EXPECT_EQ(r.status, 404) << r.body;
+  EXPECT_NE(r.body.find("control characters"), std::string::npos) << r.body;
+  r = f.post("/models/alpha%0d%0aX-Injected:%201/embed", R"({"inputs": "x"})");
+  EXPECT_EQ(r.status, 404) << r.body;
+
+  // DELETE decodes its name as the /models/{name}/ prefix does.
+  r = call_handler(f.service->handler(), "DELETE", "/admin/models/org%2Fbeta", {}, kKey);
+  EXPECT_EQ(r.status, 200) << r.body;
+  r = call_handler(f.service->handler(), "DELETE", "/admin/models/x%00y", {}, kKey);
+  EXPECT_EQ(r.status, 404) << r.body;
+}
+
 TEST(RouterModels, HotSwapLetsARequestInFlightFinishOnTheOldModel) {
   Fixture f;
   auto gated = std::make_shared<testing::GatedEmbedder>();

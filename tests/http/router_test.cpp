@@ -247,9 +247,11 @@ class AuthRouter : public RouterTest {
   AuthRouter() : RouterTest(keyed()) {}
 };
 
-TEST_F(AuthRouter, KeyIsRequiredExceptOnHealthAndMetrics) {
+// /metrics names the served models: it needs the key too, unless --public-metrics.
+TEST_F(AuthRouter, KeyIsRequiredExceptOnHealth) {
   EXPECT_EQ(call(handler(), "GET", "/health").status, 200);
-  EXPECT_EQ(call(handler(), "GET", "/metrics").status, 200);
+  EXPECT_EQ(call(handler(), "GET", "/metrics").status, 401);
+  EXPECT_EQ(call(handler(), "GET", "/metrics", {}, "Bearer s3cret").status, 200);
   const Answer unauthorized = call(handler(), "POST", "/embed", R"({"inputs": "a"})");
   EXPECT_EQ(unauthorized.status, 401);
   EXPECT_EQ(unauthorized.headers.at("WWW-Authenticate"), "Bearer");
@@ -259,6 +261,17 @@ TEST_F(AuthRouter, KeyIsRequiredExceptOnHealthAndMetrics) {
   const Answer v1 = call(handler(), "POST", "/v1/embeddings", R"({"input": "a"})", "Bearer s3cretx");
   EXPECT_EQ(v1.status, 401);
   EXPECT_NE(v1.body.find("invalid_api_key"), std::string::npos);
+}
+
+TEST(PublicMetrics, MetricsAnswerWithoutTheKeyAndNothingElseDoes) {
+  const HashingEmbedder embedder;
+  ServiceOptions o;
+  o.router.api_key = "s3cret";
+  o.router.public_metrics = true;
+  Service service(embedder, o, nullptr);
+  EXPECT_EQ(call(service.handler(), "GET", "/metrics").status, 200);
+  EXPECT_EQ(call(service.handler(), "GET", "/info").status, 401);
+  EXPECT_EQ(call(service.handler(), "POST", "/embed", R"({"inputs": "a"})").status, 401);
 }
 
 using warden::testing::GatedEmbedder;

@@ -165,8 +165,13 @@ TEST(ModelArg, SplitsAnAliasOnlyWhenItLooksLikeOne) {
   arg = catalog::parse_model_arg("/models/a=b");
   EXPECT_EQ(arg.alias, "");
   EXPECT_EQ(arg.source, "/models/a=b");
+  // An alias is a plain name (no '/'): before a '/', the '=' belongs to the source.
   arg = catalog::parse_model_arg("org/name=x");
-  EXPECT_EQ(arg.alias, "org/name");
+  EXPECT_EQ(arg.alias, "");
+  EXPECT_EQ(arg.source, "org/name=x");
+  for (const char* bad : {"a..b=x", "bad name=x", "-a=x", "a\x01=x", "a%2F=x"}) {
+    EXPECT_THROW((void)catalog::parse_model_arg(bad), Error) << bad;
+  }
   arg = catalog::parse_model_arg("use-lite");
   EXPECT_EQ(arg.alias, "");
   EXPECT_EQ(arg.source, "use-lite");

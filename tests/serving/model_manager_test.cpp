@@ -363,6 +363,22 @@ TEST(ModelManager, AcquireSyncAndPreloadIgnoreLoadWait) {
   EXPECT_EQ(l->loads, 1);
 }
 
+// A hold keeps the model for a part of the server (the guard) without counting as a request.
+TEST(ModelManager, AHoldIsNotARequestInFlight) {
+  auto l = std::make_shared<FakeLoader>();
+  ModelManager m({});
+  m.add(fake_spec("a", l));
+  const LeasePtr held = m.hold("a");
+  expect_works(held);
+  EXPECT_EQ(m.status("a")->in_flight, 0U);
+  {
+    const LeasePtr request = m.acquire_sync("a");
+    EXPECT_EQ(m.status("a")->in_flight, 1U);
+  }
+  EXPECT_EQ(m.status("a")->in_flight, 0U);
+  EXPECT_EQ(m.status("a")->state, ModelState::Loaded);
+}
+
 TEST(ModelManager, AnUnknownNameIsNotFoundAndListsTheServedNames) {
   auto l = std::make_shared<FakeLoader>();
   ModelManager m({});
