@@ -57,6 +57,7 @@ struct ServeOptions {
   std::optional<std::size_t> max_queue;
   std::size_t queue_timeout_ms = 10'000;
   std::size_t shutdown_grace_ms = 10'000;
+  std::size_t header_timeout_ms = 10'000;
   std::size_t request_timeout_ms = 30'000;
   std::size_t idle_timeout_ms = 75'000;
   http::RouterOptions router;
@@ -376,6 +377,7 @@ int run_serve(ServeOptions options) {
   };
   options.server.io_threads = options.io_threads.value_or(sizing.io_threads);
   options.server.handle_signals = true;
+  options.server.header_timeout = std::chrono::milliseconds(options.header_timeout_ms);
   options.server.request_timeout = std::chrono::milliseconds(options.request_timeout_ms);
   options.server.idle_timeout = std::chrono::milliseconds(options.idle_timeout_ms);
   options.server.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
@@ -414,13 +416,14 @@ int run_serve(ServeOptions options) {
       stderr,
       "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
       "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
-      "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} request_timeout_ms={} "
-      "idle_timeout_ms={} max_connections={} api_key={}\n",
+      "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} header_timeout_ms={} "
+      "request_timeout_ms={} idle_timeout_ms={} max_connections={} api_key={}\n",
       pool->size(), options.server.io_threads, service.workers, service.scheduler.max_batch_tokens,
       service.scheduler.max_batch_inputs, service.scheduler.max_concurrent, service.scheduler.max_queue,
       options.queue_timeout_ms, service.router.max_client_batch_size, service.router.auto_truncate,
-      options.server.payload_limit, options.server.header_limit, options.request_timeout_ms,
-      options.idle_timeout_ms, server.max_connections(), service.router.api_key.empty() ? "off" : "on");
+      options.server.payload_limit, options.server.header_limit, options.header_timeout_ms,
+      options.request_timeout_ms, options.idle_timeout_ms, server.max_connections(),
+      service.router.api_key.empty() ? "off" : "on");
   fmt::print(stderr, "warden serve: cache_bytes={} cache_ttl_s={}\n", cache_bytes, options.cache_ttl);
   std::fflush(stderr);
   server.run();
@@ -526,6 +529,10 @@ Command add_serve_command(CLI::App& root) {
                   "Largest request line + headers, bytes (more: 431)")
       ->capture_default_str()
       ->envname("WARDEN_HEADER_LIMIT");
+  app->add_option("--header-timeout-ms", o->header_timeout_ms,
+                  "A request's head must arrive within this (a new connection's first one: from the connect)")
+      ->capture_default_str()
+      ->envname("WARDEN_HEADER_TIMEOUT_MS");
   app->add_option("--request-timeout-ms", o->request_timeout_ms,
                   "A started request must arrive whole within this (slow clients are cut off)")
       ->capture_default_str()

@@ -119,10 +119,32 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// application/json, with no charset or UTF-8's (RFC 8259 §8.1: JSON between systems is
+// UTF-8; a body declared in another charset would be read as what it is not).
 bool is_json(std::string_view content_type) {
-  std::string_view mime = content_type.substr(0, content_type.find(';'));
-  while (!mime.empty() && mime.back() == ' ') mime.remove_suffix(1);
-  return iequals(mime, "application/json");
+  const std::size_t semicolon = content_type.find(';');
+  if (!iequals(trim(content_type.substr(0, semicolon)), "application/json")) return false;
+  std::string_view params = semicolon == std::string_view::npos ? "" : content_type.substr(semicolon + 1);
+  while (!params.empty()) {
+    const std::size_t next = params.find(';');
+    const std::string_view param = params.substr(0, next);
+    const std::size_t eq = param.find('=');
+    if (eq != std::string_view::npos && iequals(trim(param.substr(0, eq)), "charset")) {
+      std::string_view value = trim(param.substr(eq + 1));
+      if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+        value = value.substr(1, value.size() - 2);
+      if (!iequals(value, "utf-8") && !iequals(value, "utf8")) return false;
+    }
+    if (next == std::string_view::npos) break;
+    params.remove_prefix(next + 1);
+  }
+  return true;
 }
 
 // Compares in time that depends only on the lengths, so that a client cannot find the key
@@ -456,7 +478,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
       if (!raw_name.empty()) raw_name.remove_prefix(1);  // the '/'
       const std::string name = path_model_name(raw_name);
       if (request.method == "POST" && !is_json(request.content_type)) {
-        throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json");
+        throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json (charset UTF-8)");
       }
       return impl.admin(call, request.method, name, request.body);
     }
@@ -471,7 +493,9 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     }
     if (entry == nullptr) throw ApiError(404, "NotFound", fmt::format("no route {}", path));
     call->route = std::string(entry->path);
-    if (request.method != entry->method) {
+    // HEAD is GET without the body (the server drops it, keeping Content-Length).
+    const bool head_of_get = request.method == "HEAD" && entry->method == "GET";
+    if (request.method != entry->method && !head_of_get) {
       throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, entry->method));
     }
     const bool needs_key =
@@ -481,7 +505,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
       throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
     }
     if (request.method == "POST" && !is_json(request.content_type)) {
-      throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json");
+      throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json (charset UTF-8)");
     }
     if (path == "/health") return impl.finish(*call, json_response(200, "{}"));
     if (path == "/metrics") return impl.finish(*call, impl.metrics_text());

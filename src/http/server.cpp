@@ -34,6 +34,7 @@
 
 #include "core/error.hpp"
 #include "http/handler.hpp"
+#include "http/request_parser.hpp"
 
 namespace warden::http {
 
@@ -49,6 +50,9 @@ namespace {
 // long before closing. Closing with unread bytes would make the kernel send a reset, and a
 // reset can destroy the answer before the client has read it (the "lingering close").
 constexpr std::chrono::seconds kLingerTimeout{2};
+// The most one read asks of the socket.
+constexpr std::size_t kReadChunk = 64 * 1024;
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // accept() failing (EMFILE, ENFILE, ENOBUFS) is retried after this.
 constexpr std::chrono::milliseconds kAcceptRetry{50};
 // File descriptors kept for everything that is not a connection (model files, logs, the
@@ -116,6 +120,32 @@ std::string_view raw_target(std::string_view raw) {
   return raw;
 }
 
+// RFC 9112 §3.2.2: a server must accept a request target in absolute form
+// ("http://host/path"); routes only look at the path, so the scheme and authority go.
+std::string_view origin_form(std::string_view target) noexcept {
+  std::size_t skip = 0;
+  for (const std::string_view scheme : {std::string_view("http://"), std::string_view("https://")}) {
+    if (target.size() >= scheme.size() &&
+        std::equal(scheme.begin(), scheme.end(), target.begin(), [](char a, char b) {
+          return a == (b >= 'A' && b <= 'Z' ? static_cast<char>(b - 'A' + 'a') : b);
+        })) {
+      skip = scheme.size();
+    }
+  }
+  if (skip == 0) return target;
+  const std::size_t slash = target.find('/', skip);
+  return slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
+}
+
+// A chunk line (size, extensions) must end in CRLF; Beast waits for one forever when a
+// client ends it with a bare LF. `pending` starts where the next chunk line is expected
+// (after the CRLF that ends the previous chunk's data, which may still be there).
+bool bare_lf_in_chunk_line(std::string_view pending) noexcept {
+  if (pending.starts_with("\r\n")) pending.remove_prefix(2);
+  const std::size_t lf = pending.find('\n');
+  return lf != std::string_view::npos && (lf == 0 || pending[lf - 1] != '\r');
+}
+
 template <typename Header>
 std::string request_id_of(const Header& header) {
   const auto it = header.find("X-Request-ID");
@@ -129,7 +159,7 @@ std::string request_id_of(const Header& header) {
 // request's bytes (which `Request` views) stay valid for as long as the handler may read
 // them, even after the connection itself has gone.
 struct Exchange {
-  bhttp::request<bhttp::string_body> message;
+  RequestParser::Message message;
   std::string request_id;
   std::shared_ptr<Cancellation> cancellation = std::make_shared<Cancellation>();
   std::atomic<bool> responded{false};  // respond is honoured once
@@ -195,7 +225,13 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   using Registration = std::list<std::shared_ptr<Session>>::iterator;
 
-  Session(tcp::socket socket, Server::Impl& server) : stream_(std::move(socket)), server_(server) {}
+  Session(tcp::socket socket, Server::Impl& server)
+      : stream_(std::move(socket)),
+        server_(server),
+        // What a read may leave unparsed: a whole head, or one chunk line or trailer section,
+        // plus one read's worth. The parser counts the bytes exactly; this bounds the memory.
+        buffer_(std::max<std::size_t>(server.options.header_limit, 8 * 1024) + kReadChunk),
+        accepted_(std::chrono::steady_clock::now()) {}
 
   void start(Registration registration) {
     registration_ = registration;
@@ -217,13 +253,19 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   enum class Phase { Idle, Reading, Handling, Writing, Lingering, Closed };
 
-  // Idle: no byte of the next request yet, so the idle timeout applies. A request already
+  // Idle: no byte of the next request yet. A new connection must send its first request's
+  // head within the header timeout (a connect() that never sends must not hold a slot for
+  // the keep-alive timeout); between requests the idle timeout applies. A request already
   // in the buffer (pipelined) skips this.
   void wait() {
     if (server_.stopping) return close();
     phase_ = Phase::Idle;
     if (buffer_.size() > 0) return read_request();
-    stream_.expires_after(server_.options.idle_timeout);
+    if (sequence_ == 0) {
+      stream_.expires_at(accepted_ + server_.options.header_timeout);
+    } else {
+      stream_.expires_after(server_.options.idle_timeout);
+    }
     stream_.async_read_some(buffer_.prepare(beast::read_size(buffer_, 4096)),
                             beast::bind_front_handler(&Session::on_first_bytes, shared_from_this()));
   }
@@ -234,25 +276,83 @@ class Session : public std::enable_shared_from_this<Session> {
     read_request();
   }
 
-  // Reading: from the first byte, the whole request must arrive within request_timeout.
+  // Reading: the head must be whole within the header timeout (from the connection's start
+  // for its first request, else from the request's first byte), and the whole request within
+  // request_timeout of its first byte. The parser is fed by hand rather than by
+  // http::async_read, so that 100 Continue can be sent between head and body and a bare-LF
+  // chunk line is refused at once.
   void read_request() {
     phase_ = Phase::Reading;
-    parser_.emplace();
-    parser_->body_limit(server_.options.payload_limit);
-    parser_->header_limit(static_cast<std::uint32_t>(
-        std::min<std::size_t>(server_.options.header_limit, std::numeric_limits<std::uint32_t>::max())));
-    stream_.expires_after(server_.options.request_timeout);
-    bhttp::async_read(stream_, buffer_, *parser_,
-                      beast::bind_front_handler(&Session::on_read, shared_from_this()));
+    const auto now = std::chrono::steady_clock::now();
+    head_deadline_ = (sequence_ == 0 ? accepted_ : now) + server_.options.header_timeout;
+    request_deadline_ = now + server_.options.request_timeout;
+    parser_.emplace(server_.options.header_limit, server_.options.payload_limit);
+    continue_sent_ = false;
+    parse_buffered();
   }
 
-  void on_read(beast::error_code ec, std::size_t /*bytes*/) {
+  void parse_buffered() {
+    beast::error_code ec = bhttp::error::need_more;
+    if (buffer_.size() > 0) {
+      const std::size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (!ec && !parser_->is_done()) ec = bhttp::error::need_more;  // it took every byte there was
+    }
+    if (ec == bhttp::error::need_more) return need_more();
+    if (ec) return on_parse_error(ec);
+    on_request_read();
+  }
+
+  void need_more() {
+    if (parser_->awaiting_chunk_line() && bare_lf_in_chunk_line(buffered())) {
+      return answer_error(error_target(), request_id_of(parser_->get()), 400,
+                          "malformed HTTP request: a chunk line must end in CRLF, not a bare LF");
+    }
+    if (parser_->is_header_done() && parser_->expects_continue() && !continue_sent_) {
+      // The client waits for this before it sends the body (RFC 9110 §10.1.1).
+      continue_sent_ = true;
+      stream_.expires_at(request_deadline_);
+      asio::async_write(stream_, asio::buffer(kContinue),
+                        [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                          if (ec) return self->close();
+                          self->need_more();
+                        });
+      return;
+    }
+    if (buffer_.size() >= buffer_.max_size()) {
+      // Only a head, a chunk line or a trailer section over the limits leaves this much unparsed.
+      if (!parser_->is_header_done()) {
+        return answer_error(error_target(), new_request_id(), 431,
+                            fmt::format("request headers are larger than the limit of {} bytes",
+                                        server_.options.header_limit));
+      }
+      return answer_error(error_target(), request_id_of(parser_->get()), 400,
+                          "malformed HTTP request: a chunk line or the trailer fields are too long");
+    }
+    stream_.expires_at(parser_->is_header_done() ? request_deadline_
+                                                 : std::min(head_deadline_, request_deadline_));
+    const std::size_t room = std::min(kReadChunk, buffer_.max_size() - buffer_.size());
+    stream_.async_read_some(buffer_.prepare(room),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+                              self->buffer_.commit(bytes);
+                              // The client left mid-request, a timeout passed, or the socket failed: nobody
+                              // to answer.
+                              if (ec) return self->close();
+                              self->parse_buffered();
+                            });
+  }
+
+  void on_parse_error(const beast::error_code& ec) {
+    if (const auto& refusal = parser_->refusal()) {
+      const auto& header = parser_->get();
+      const std::string request_id = parser_->is_header_done() ? request_id_of(header) : new_request_id();
+      return answer_error(error_target(), request_id, refusal->status, refusal->message);
+    }
     if (ec == bhttp::error::body_limit) {
       // The headers were read, so the target says which API's error body to send. The rest
       // of the body is unread: answer and close.
-      const auto& header = parser_->get();
       return answer_error(
-          sv(header.target()), request_id_of(header), 413,
+          error_target(), request_id_of(parser_->get()), 413,
           fmt::format("request body is larger than the limit of {} bytes", server_.options.payload_limit));
     }
     if (ec == bhttp::error::header_limit) {
@@ -264,21 +364,26 @@ class Session : public std::enable_shared_from_this<Session> {
       return answer_error(error_target(), new_request_id(), 400,
                           fmt::format("malformed HTTP request: {}", ec.message()));
     }
-    // The client left (before or in the middle of a request), the request timeout passed,
-    // or the socket failed: there is nobody to answer.
-    if (ec) return close();
+    close();
+  }
 
+  void on_request_read() {
     auto exchange = std::make_shared<Exchange>();
     exchange->message = parser_->release();
     parser_.reset();
-    exchange->request_id = request_id_of(exchange->message);
-    version_ = exchange->message.version();
-    keep_alive_ = exchange->message.keep_alive();
+    auto& m = exchange->message;
+    const std::string_view target = sv(m.target());
+    if (const std::string_view path = origin_form(target); path.size() != target.size()) {
+      m.target(std::string(path));
+    }
+    exchange->request_id = request_id_of(m);
+    version_ = m.version();
+    keep_alive_ = m.keep_alive();
+    head_ = m.method() == bhttp::verb::head;
     if (server_.stopping) {
       keep_alive_ = false;
-      return send(
-          server_.handler.error(sv(exchange->message.target()), 503, "Unhealthy", "server is shutting down"),
-          exchange->request_id);
+      return send(server_.handler.error(sv(m.target()), 503, "Unhealthy", "server is shutting down"),
+                  exchange->request_id);
     }
     handle(std::move(exchange));
   }
@@ -364,6 +469,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void answer_error(std::string_view target, const std::string& request_id, int status,
                     const std::string& message) {
     version_ = 11;
+    head_ = false;
     keep_alive_ = false;
     unread_input_ = true;
     send(server_.handler.error(target, status, "Validation", message), request_id);
@@ -380,6 +486,8 @@ class Session : public std::enable_shared_from_this<Session> {
     response_->keep_alive(keep_alive_ && !server_.stopping);
     response_->body() = std::move(response.body);
     response_->prepare_payload();
+    // HEAD: the GET answer's headers, Content-Length included, and no body.
+    if (head_) response_->body().clear();
     stream_.expires_after(server_.options.write_timeout);
     bhttp::async_write(stream_, *response_,
                        beast::bind_front_handler(&Session::on_write, shared_from_this()));
@@ -443,7 +551,12 @@ class Session : public std::enable_shared_from_this<Session> {
   Server::Impl& server_;
   Registration registration_;
   beast::flat_buffer buffer_;
-  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::optional<RequestParser> parser_;
+  std::chrono::steady_clock::time_point accepted_;
+  std::chrono::steady_clock::time_point head_deadline_;
+  std::chrono::steady_clock::time_point request_deadline_;
+  bool continue_sent_ = false;
+  bool head_ = false;                   // the request being answered is a HEAD
   std::shared_ptr<Exchange> exchange_;  // the request with the handler, or being answered
   std::optional<bhttp::response<bhttp::string_body>> response_;
   Phase phase_ = Phase::Idle;

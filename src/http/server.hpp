@@ -4,8 +4,10 @@
 // the connection's strand, so I/O threads never block on inference. Beast stays inside
 // server.cpp (pimpl): it is heavy to compile, and no other file needs it.
 //
-// The socket layer owns what no route can decide: malformed HTTP (400), headers over the
-// limit (431), bodies over the limit (413), timeouts, keep-alive, client disconnects (the
+// The socket layer owns what no route can decide: malformed or ambiguous HTTP (400, the
+// rules in request_parser.hpp), headers, chunk extensions and trailers over the limit
+// (431/400), bodies over the limit (413), Expect (100 Continue, 417), HEAD (the GET answer
+// without its body), absolute-form targets, timeouts, keep-alive, client disconnects (the
 // request's Cancellation is set), the connection limit and graceful shutdown (503).
 
 #include <chrono>
@@ -26,6 +28,10 @@ struct ServerOptions {
   // With more than one thread each connection runs on its own strand, and
   // Handler::handle is called concurrently from several threads.
   std::size_t io_threads = 1;
+  // A request's head (request line and headers) must arrive within this: from the connection's
+  // start for its first request (a connect() that never sends is closed after it), from
+  // the request's first byte for later ones on a keep-alive connection.
+  std::chrono::milliseconds header_timeout{10'000};
   // Once the first byte of a request has arrived, the whole request (headers and body) must
   // arrive within this: a slow-loris client trickling bytes is cut off.
   std::chrono::milliseconds request_timeout{30'000};

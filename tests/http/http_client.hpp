@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -90,8 +91,8 @@ class HttpConnection {
     return read_response();
   }
 
-  // Reads one response (headers, then Content-Length bytes of body).
-  HttpResponse read_response() {
+  // Reads one response (headers, then Content-Length bytes of body; no body for a HEAD).
+  HttpResponse read_response(bool head_request = false) {
     std::size_t header_end;
     while ((header_end = buffer_.find("\r\n\r\n")) == std::string::npos) fill();
     HttpResponse r;
@@ -112,7 +113,7 @@ class HttpConnection {
       }
       pos = next;
     }
-    const std::size_t length = std::stoul(r.headers.at("content-length"));
+    const std::size_t length = head_request ? 0 : std::stoul(r.headers.at("content-length"));
     while (buffer_.size() < header_end + 4 + length) fill();
     r.body = buffer_.substr(header_end + 4, length);
     buffer_.erase(0, header_end + 4 + length);
@@ -129,6 +130,23 @@ class HttpConnection {
 
   int fd_ = -1;
   std::string buffer_;
+
+ public:
+  // Bytes received and not yet read as a response (an interim 100 Continue, stray body bytes).
+  std::string take_buffered(std::size_t at_least, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (buffer_.size() < at_least && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      char chunk[4096];
+      const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+      if (n <= 0) break;
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+    std::string out = buffer_.substr(0, std::min(at_least, buffer_.size()));
+    buffer_.erase(0, out.size());
+    return out;
+  }
 };
 
 }  // namespace warden::testing

@@ -179,6 +179,36 @@ TEST_F(ServerTest, OpenAiErrorBody) {
   expect_healthy();
 }
 
+// JSON travels as UTF-8 (RFC 8259 §8.1): a body declared in another charset is refused
+// rather than read as UTF-8.
+TEST_F(ServerTest, JsonInACharsetOtherThanUtf8Is415) {
+  const std::string body = R"({"inputs": "hi"})";
+  for (const char* type : {"application/json; charset=utf-8", "application/json;charset=UTF-8",
+                           "Application/JSON; charset=\"utf-8\"", "application/json; foo=bar"}) {
+    EXPECT_EQ(post("/embed", body, type).status, 200) << type;
+  }
+  for (const char* type : {"application/json; charset=latin1", "application/json; charset=utf-16",
+                           "application/json;charset=iso-8859-1; foo=bar", "text/plain"}) {
+    expect_tei_error(post("/embed", body, type), 415, "UnsupportedMediaType");
+  }
+  expect_healthy();
+}
+
+// HEAD on a GET route: the GET answer's status and headers, no body.
+TEST_F(ServerTest, HeadOnGetRoutes) {
+  HttpConnection c(server_->port());
+  for (const char* target : {"/health", "/info", "/v1/models", "/openapi.json"}) {
+    const HttpResponse get_answer = HttpConnection(server_->port()).request("GET", target);
+    c.send_raw(std::string("HEAD ") + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    const HttpResponse r = c.read_response(/*head=*/true);
+    EXPECT_EQ(r.status, 200) << target;
+    EXPECT_EQ(r.headers.at("content-length"), std::to_string(get_answer.body.size())) << target;
+  }
+  EXPECT_EQ(c.request("GET", "/health").body, "{}");  // nothing stray on the connection
+  c.send_raw("HEAD /embed HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(c.read_response(/*head=*/true).status, 405);
+}
+
 TEST_F(ServerTest, StopEndsIdleKeepAliveConnections) {
   // An idle keep-alive connection must not hold shutdown up: TearDown joins the server.
   HttpConnection idle(server_->port());
