@@ -412,18 +412,19 @@ int run_serve(ServeOptions options) {
              "listening=http://{}:{}\n",
              manager_options.max_loaded, manager_options.memory_budget, options.preload,
              options.on_model_error, options.server.hostname, server.port());
-  fmt::print(
-      stderr,
-      "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
-      "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
-      "max_client_batch_size={} auto_truncate={} payload_limit={} header_limit={} header_timeout_ms={} "
-      "request_timeout_ms={} idle_timeout_ms={} max_connections={} api_key={}\n",
-      pool->size(), options.server.io_threads, service.workers, service.scheduler.max_batch_tokens,
-      service.scheduler.max_batch_inputs, service.scheduler.max_concurrent, service.scheduler.max_queue,
-      options.queue_timeout_ms, service.router.max_client_batch_size, service.router.auto_truncate,
-      options.server.payload_limit, options.server.header_limit, options.header_timeout_ms,
-      options.request_timeout_ms, options.idle_timeout_ms, server.max_connections(),
-      service.router.api_key.empty() ? "off" : "on");
+  fmt::print(stderr,
+             "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
+             "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
+             "max_client_batch_size={} max_response_floats={} auto_truncate={} payload_limit={} "
+             "header_limit={} header_timeout_ms={} "
+             "request_timeout_ms={} idle_timeout_ms={} max_connections={} api_key={}\n",
+             pool->size(), options.server.io_threads, service.workers, service.scheduler.max_batch_tokens,
+             service.scheduler.max_batch_inputs, service.scheduler.max_concurrent,
+             service.scheduler.max_queue, options.queue_timeout_ms, service.router.max_client_batch_size,
+             service.router.max_response_floats, service.router.auto_truncate, options.server.payload_limit,
+             options.server.header_limit, options.header_timeout_ms, options.request_timeout_ms,
+             options.idle_timeout_ms, server.max_connections(),
+             service.router.api_key.empty() ? "off" : "on");
   fmt::print(stderr, "warden serve: cache_bytes={} cache_ttl_s={}\n", cache_bytes, options.cache_ttl);
   std::fflush(stderr);
   server.run();
@@ -506,6 +507,11 @@ Command add_serve_command(CLI::App& root) {
                   "A request not started within this gets 504 without being computed (0: no limit)")
       ->capture_default_str()
       ->envname("WARDEN_QUEUE_TIMEOUT_MS");
+  app->add_option(
+         "--max-response-floats", o->router.max_response_floats,
+         "Most vector values one answer may hold (/embed_all: tokens x dim); more: 413 before computing")
+      ->capture_default_str()
+      ->envname("WARDEN_MAX_RESPONSE_FLOATS");
   app->add_option("--max-client-batch-size", o->router.max_client_batch_size,
                   "Most inputs in one request (more: 422)")
       ->capture_default_str()

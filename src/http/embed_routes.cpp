@@ -5,6 +5,8 @@
 #include <cmath>
 #include <exception>
 
+#include <atomic>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -91,6 +93,16 @@ void Router::Impl::check_batch_size(std::size_t n, std::string_view param) const
         422, "Validation",
         fmt::format("batch size {} > maximum allowed batch size {}", n, options.max_client_batch_size),
         std::string(param));
+  }
+}
+
+void Router::Impl::check_response_floats(std::size_t floats, std::string_view param) const {
+  if (floats > options.max_response_floats) {
+    throw ApiError(413, "Validation",
+                   fmt::format("the answer would hold {} vector values, more than the limit of {} "
+                               "(--max-response-floats): send fewer or shorter inputs",
+                               floats, options.max_response_floats),
+                   std::string(param));
   }
 }
 
@@ -248,16 +260,28 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
         input_options(e, request->truncate, request->truncation_direction == TruncationDirection::Left,
                       request->prompt_name);
     for (const Input& in : request->inputs) call->characters += code_points(in.text);
-    auto prepare = [&e, request, o](std::size_t i) {
+    const std::size_t n = request->inputs.size();
+    if (!all) check_response_floats(n * request->dimensions.value_or(e.dim()), "inputs");
+    // /embed_all answers tokens x dim values: counted as the inputs are tokenized, so that an
+    // answer over the limit is refused before anything is computed.
+    auto token_floats = std::make_shared<std::atomic<std::size_t>>(0);
+    auto prepare = [this, &e, request, o, all, token_floats](std::size_t i) {
       const Input& in = request->inputs[i];
-      return prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "inputs");
+      PreparedInput p = prepare_one(e, in.text, in.is_ids ? &in.ids : nullptr, o, i, "inputs");
+      if (all)
+        check_response_floats(token_floats->fetch_add(p.tokens * e.dim()) + p.tokens * e.dim(), "inputs");
+      return p;
     };
     KeyOf key_of;
     if (caching()) key_of = input_keys(cache_prefix(*call, all ? "tokens" : "pooled", o), request);
-    const std::size_t n = request->inputs.size();
     if (all) {
       return run_embed(call, *m.token_runner, n, std::move(prepare), std::move(key_of), false,
-                       [](EmbedResult& r) {
+                       [this](EmbedResult& r) {
+                         // Inputs found in the result cache were not tokenized: the whole answer
+                         // is counted again before it is written.
+                         std::size_t floats = 0;
+                         for (const Embeddings& tokens : r.per_token) floats += tokens.values().size();
+                         check_response_floats(floats, "inputs");
                          JsonWriter w;
                          w.begin_array();
                          for (const Embeddings& tokens : r.per_token) {
@@ -291,6 +315,7 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
     const Embedder& e = embedder(*call);
     check_dimensions(request->dimensions, e.dim());
     const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
+    check_response_floats(request->input.size() * request->dimensions.value_or(e.dim()), "input");
     for (const Input& in : request->input) call->characters += code_points(in.text);
     auto prepare = [&e, request, o](std::size_t i) {
       const Input& in = request->input[i];

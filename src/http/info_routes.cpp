@@ -78,6 +78,7 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
         w.key("max_queue").value(static_cast<std::uint64_t>(s.max_queue));
         w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
         w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
+        w.key("max_response_floats").value(static_cast<std::uint64_t>(options.max_response_floats));
         w.key("tokenization_workers").value(static_cast<std::uint64_t>(workers.size()));
         w.key("prompts").begin_array();
         if (m.embedder != nullptr) {

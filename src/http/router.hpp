@@ -39,9 +39,13 @@ struct RouterOptions {
   std::string api_key;  // non-empty: every route but /health (and /metrics with public_metrics) needs it
   bool public_metrics = false;  // /metrics answers without the API key (it lists the served models)
   std::size_t max_client_batch_size = 1024;  // inputs in one request; more is 422
-  bool auto_truncate = true;                 // a request's default for `truncate`
-  std::string tier;                          // single-model constructors: what /info reports
-  std::string tier_reason;                   // ... and why that tier (e.g. why the fallback runs)
+  // Vector values one answer may carry (/embed_all's tokens x dim, /embed's inputs x dim);
+  // more is 413, refused before computing. 8 Mi floats: 32 MiB of floats, about 100 MB of
+  // JSON at most.
+  std::size_t max_response_floats = std::size_t{8} << 20;
+  bool auto_truncate = true;  // a request's default for `truncate`
+  std::string tier;           // single-model constructors: what /info reports
+  std::string tier_reason;    // ... and why that tier (e.g. why the fallback runs)
   // The model /guard's probe embeds with (a pinned name in the manager); empty: the default
   // embedding model.
   std::string guard_model;

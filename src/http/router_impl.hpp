@@ -189,6 +189,8 @@ struct Router::Impl {
                                                  const InputOptions& options, std::size_t index,
                                                  std::string_view param);
   void check_batch_size(std::size_t n, std::string_view param) const;
+  // 413 when an answer of `floats` vector values would pass max_response_floats.
+  void check_response_floats(std::size_t floats, std::string_view param) const;
 
   // Routes.
   void embed(std::shared_ptr<Call> call, std::string_view body, bool all);
