@@ -28,7 +28,7 @@ int exit_code_for(warden::ErrorKind kind) {
 int main(int argc, char** argv) {
   CLI::App root{"Warden: embeddings, reranking and guarding on the CPU", "warden"};
   root.require_subcommand(1);
-  root.set_version_flag("--version", "warden 0.1.0");
+  root.set_version_flag("--version", "warden " WARDEN_VERSION);
   std::vector<warden::cli::Command> commands;
   commands.push_back(warden::cli::add_embed_command(root));
   commands.push_back(warden::cli::add_convert_use_command(root));

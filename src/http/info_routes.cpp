@@ -4,9 +4,7 @@
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
 
-#ifndef WARDEN_VERSION
-#define WARDEN_VERSION "0.1.0"
-#endif
+// WARDEN_VERSION: the project's version, defined by src/CMakeLists.txt.
 
 namespace warden::http {
 
