@@ -48,11 +48,19 @@ function(warden_isa_sources var)
 endfunction()
 
 # Compiles a text file into TARGET as `extern const std::string_view warden::embedded::NAME`
-# (declared by whoever uses it). @PROJECT_VERSION@ in the text becomes the project's version.
-# The file is read when CMake configures, and editing it configures again.
+# (declared by whoever uses it). @PROJECT_VERSION@ in the text becomes the project's version,
+# and each REPLACE FROM TO pair is applied. The file is read when CMake configures, and
+# editing it configures again.
 function(warden_embed_text target file name out)
+  cmake_parse_arguments(E "" "" "REPLACE" ${ARGN})
   file(READ ${file} text)
   string(REPLACE "@PROJECT_VERSION@" "${PROJECT_VERSION}" text "${text}")
+  list(LENGTH E_REPLACE n)
+  while(n GREATER 1)
+    list(POP_FRONT E_REPLACE from to)
+    string(REPLACE "${from}" "${to}" text "${text}")
+    list(LENGTH E_REPLACE n)
+  endwhile()
   if(text MATCHES "\\)embedded\"")
     message(FATAL_ERROR "${file} contains the raw-string delimiter )embedded\"")
   endif()

@@ -524,6 +524,10 @@ Command add_serve_command(CLI::App& root) {
                   "Require Authorization: Bearer <key> on every route but /health (and /metrics with "
                   "--public-metrics)")
       ->envname("WARDEN_API_KEY");
+  app->add_flag("--strict-model-names", o->router.strict_model_names,
+                "A request's `model` that no served model has is 404 (default: the route's default model "
+                "answers, and X-Warden-Requested-Model names what was asked)")
+      ->envname("WARDEN_STRICT_MODEL_NAMES");
   app->add_flag("--public-metrics", o->router.public_metrics,
                 "With --api-key: /metrics answers without the key (a scraper that cannot send one)")
       ->envname("WARDEN_PUBLIC_METRICS");

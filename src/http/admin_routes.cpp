@@ -44,33 +44,29 @@ constexpr std::size_t kMaxAdminLoads = 4;
 
 }  // namespace
 
-void Router::Impl::admin(std::shared_ptr<Call> call, std::string_view method, std::string_view name,
-                         std::string_view body) {
-  if (method == "GET" && name.empty()) {
-    JsonWriter w;
-    w.begin_object().key("models").begin_array();
-    for (const serving::ModelStatus& st : models.list()) write_status(w, st);
-    w.end_array();
-    w.key("resident_bytes").value(static_cast<std::uint64_t>(models.resident_bytes()));
-    w.end_object();
-    return finish(*call, json_response(200, w.take()));
+void Router::Impl::admin_list(std::shared_ptr<Call> call) {
+  JsonWriter w;
+  w.begin_object().key("models").begin_array();
+  for (const serving::ModelStatus& st : models.list()) write_status(w, st);
+  w.end_array();
+  w.key("resident_bytes").value(static_cast<std::uint64_t>(models.resident_bytes()));
+  w.end_object();
+  finish(*call, json_response(200, w.take()));
+}
+
+void Router::Impl::admin_remove(std::shared_ptr<Call> call, const std::string& n) {
+  if (n == options.guard_model && guard_ptr != nullptr) {
+    throw ApiError(409, "Conflict", fmt::format("model {} is the guard's model and cannot be removed", n));
   }
-  if (method == "DELETE" && !name.empty()) {
-    const std::string n(name);
-    if (n == options.guard_model && guard_ptr != nullptr) {
-      throw ApiError(409, "Conflict", fmt::format("model {} is the guard's model and cannot be removed", n));
-    }
-    if (!models.remove(n)) {
-      throw ApiError(404, "NotFound", fmt::format("model '{}' is not served", n), "name");
-    }
-    JsonWriter w;
-    w.begin_object().key("removed").value(n).end_object();
-    return finish(*call, json_response(200, w.take()));
+  if (!models.remove(n)) {
+    throw ApiError(404, "NotFound", fmt::format("model '{}' is not served", n), "name");
   }
-  if (method != "POST" || !name.empty()) {
-    throw ApiError(405, "MethodNotAllowed",
-                   "/admin/models accepts GET and POST; /admin/models/{name} accepts DELETE");
-  }
+  JsonWriter w;
+  w.begin_object().key("removed").value(n).end_object();
+  finish(*call, json_response(200, w.take()));
+}
+
+void Router::Impl::admin_put(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<AdminModelRequest>(parse_admin_model(body));
   if (!options.make_spec) throw ApiError(501, "NotImplemented", "this server cannot load models at run time");
   if (!request->name.empty() && request->name == options.guard_model && guard_ptr != nullptr) {

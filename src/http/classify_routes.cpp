@@ -156,17 +156,17 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   });
 }
 
-void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) {
-  auto request = std::make_shared<OpenAiRerankRequest>(parse_v1_rerank(body));
-  check_batch_size(request->documents.size(), "documents");
-  with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request] {
+void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view body, int version) {
+  auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
+  check_batch_size(request->documents.size(), request->documents_field);
+  with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request, version] {
     const SequenceClassifier& c = classifier(*call);
     require_reranker(c, call->route);
     const InputOptions o = classify_options(std::nullopt, false);
     const std::size_t query_chars = code_points(request->query);
     for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
     auto prepare = [&c, request, o](std::size_t i) {
-      return prepare_pair(c, request->query, request->documents[i], o, i, "documents");
+      return prepare_pair(c, request->query, request->documents[i], o, i, request->documents_field);
     };
     KeyOf key_of;
     if (caching()) {
@@ -176,38 +176,52 @@ void Router::Impl::v1_rerank(std::shared_ptr<Call> call, std::string_view body) 
     }
     const std::string model_id = call->lease->spec().name;
     const serving::LoadedModel& m = call->lease->model();
-    run_classify(call, *m.classify_runner, c.labels().size(), request->documents.size(), std::move(prepare),
-                 std::move(key_of), false, [request, model_id](ClassifyResult& r) {
-                   // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
-                   std::vector<float> scores = r.logits;
-                   for (float& s : scores) s = sigmoid(s);
-                   std::vector<std::size_t> order = by_score(scores);
-                   if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
-                   std::size_t tokens = 0;
-                   for (const std::size_t t : r.tokens) tokens += t;
-                   JsonWriter w;
-                   w.begin_object();
-                   // The response names the model that answered: the name it is served under.
-                   w.key("model").value(model_id);
-                   w.key("results").begin_array();
-                   for (const std::size_t i : order) {
-                     w.begin_object();
-                     w.key("index").value(static_cast<std::uint64_t>(i));
-                     w.key("relevance_score").value(scores[i]);
-                     if (request->return_documents) {
-                       w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
-                     }
-                     w.end_object();
-                   }
-                   w.end_array();
-                   w.key("usage")
-                       .begin_object()
-                       .key("total_tokens")
-                       .value(static_cast<std::uint64_t>(tokens))
-                       .end_object();
-                   w.end_object();
-                   return json_response(200, w.take());
-                 });
+    run_classify(
+        call, *m.classify_runner, c.labels().size(), request->documents.size(), std::move(prepare),
+        std::move(key_of), false, [request, model_id, version](ClassifyResult& r) {
+          // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
+          std::vector<float> scores = r.logits;
+          for (float& s : scores) s = sigmoid(s);
+          std::vector<std::size_t> order = by_score(scores);
+          if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
+          std::size_t tokens = 0;
+          for (const std::size_t t : r.tokens) tokens += t;
+          auto write_results = [&](JsonWriter& w) {
+            w.begin_array();
+            for (const std::size_t i : order) {
+              w.begin_object();
+              w.key("index").value(static_cast<std::uint64_t>(i));
+              w.key("relevance_score").value(scores[i]);
+              if (request->return_documents) {
+                w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
+              }
+              w.end_object();
+            }
+            w.end_array();
+          };
+          // One answer for every dialect: Cohere's id, results and meta; Jina's and
+          // vLLM's usage; `data`, the same list, for the clients that read that name.
+          JsonWriter w;
+          w.begin_object();
+          w.key("id").value(response_id());
+          // The response names the model that answered: the name it is served under.
+          w.key("model").value(model_id);
+          w.key("results");
+          write_results(w);
+          w.key("data");
+          write_results(w);
+          w.key("meta").begin_object();
+          w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
+          w.key("billed_units").begin_object().key("search_units").value(1).end_object();
+          w.end_object();
+          w.key("usage").begin_object();
+          w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
+          w.key("completion_tokens").value(0);
+          w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
+          w.end_object();
+          w.end_object();
+          return json_response(200, w.take());
+        });
   });
 }
 

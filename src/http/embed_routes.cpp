@@ -13,55 +13,12 @@
 #include "core/json_writer.hpp"
 #include "http/api_error.hpp"
 #include "http/base64.hpp"
+#include "http/embed_rows.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
 
 namespace warden::http {
-
-namespace {
-
-void l2_normalize(std::span<float> v) {
-  double sum = 0.0;
-  for (const float x : v) sum += static_cast<double>(x) * static_cast<double>(x);
-  if (sum == 0.0) return;
-  const auto inv = static_cast<float>(1.0 / std::sqrt(sum));
-  for (float& x : v) x *= inv;
-}
-
-// Matryoshka truncation then (optionally) normalisation, per row: the order
-// sentence-transformers uses (truncate_dim, then normalize). Rows that are unit vectors
-// already (unit = the embedder says so) are left bit-exact unless truncated.
-Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, bool normalize, bool unit) {
-  if (unit && !(dimensions && *dimensions < rows.dim())) return rows;
-  if (dimensions && *dimensions < rows.dim()) {
-    Embeddings cut(rows.rows(), *dimensions);
-    for (std::size_t i = 0; i < rows.rows(); ++i) {
-      std::copy_n(rows.row(i).data(), *dimensions, cut.row(i).data());
-    }
-    rows = std::move(cut);
-  }
-  if (normalize) {
-    for (std::size_t i = 0; i < rows.rows(); ++i) l2_normalize(rows.row(i));
-  }
-  return rows;
-}
-
-void check_dimensions(std::optional<std::size_t> dimensions, std::size_t dim) {
-  if (dimensions && (*dimensions == 0 || *dimensions > dim)) {
-    throw ApiError(422, "Validation",
-                   fmt::format("`dimensions` must be between 1 and the model's {}, got {}", dim, *dimensions),
-                   "dimensions");
-  }
-}
-
-void write_row(JsonWriter& w, std::span<const float> row) {
-  w.begin_array();
-  for (const float x : row) w.value(x);
-  w.end_array();
-}
-
-}  // namespace
 
 std::string text_key(const std::string& prefix, std::string_view text) {
   serving::CacheKey k;

@@ -1,6 +1,9 @@
 // The descriptive routes: /info (TEI), /v1/models (OpenAI), /metrics (Prometheus).
 
+#include <fmt/format.h>
+
 #include "core/json_writer.hpp"
+#include "http/api_error.hpp"
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
 
@@ -96,32 +99,48 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
       });
 }
 
+namespace {
+
+// One OpenAI model object, with what Warden knows of it: loaded or not (describing a model
+// must not load it), its kind and semantic flag from the spec, dim and labels once loaded.
+void write_model(JsonWriter& w, const serving::ModelStatus& st, std::int64_t created) {
+  w.begin_object();
+  w.key("id").value(st.name);
+  w.key("object").value("model");
+  w.key("created").value(created);
+  w.key("owned_by").value("warden");
+  w.key("kind").value(model::model_kind_name(st.kind));
+  if (st.dim != 0) w.key("dim").value(static_cast<std::uint64_t>(st.dim));
+  if (!st.labels.empty()) {
+    w.key("labels").begin_array();
+    for (const std::string& l : st.labels) w.value(l);
+    w.end_array();
+  }
+  w.key("semantic").value(st.semantic);
+  if (!st.dtype.empty()) w.key("dtype").value(st.dtype);
+  w.key("state").value(serving::model_state_name(st.state));
+  if (!st.fallback_reason.empty()) w.key("fallback").value(true);
+  w.end_object();
+}
+
+}  // namespace
+
 Response Router::Impl::list_models() const {
-  // Every model, loaded or not: describing one must not load it. What is known before
-  // loading (kind, semantic) is in the spec; dim and labels once it has been loaded.
   JsonWriter w;
   w.begin_object().key("object").value("list").key("data").begin_array();
-  for (const serving::ModelStatus& st : models.list()) {
-    w.begin_object();
-    w.key("id").value(st.name);
-    w.key("object").value("model");
-    w.key("created").value(created_unix);
-    w.key("owned_by").value("warden");
-    w.key("kind").value(model::model_kind_name(st.kind));
-    if (st.dim != 0) w.key("dim").value(static_cast<std::uint64_t>(st.dim));
-    if (!st.labels.empty()) {
-      w.key("labels").begin_array();
-      for (const std::string& l : st.labels) w.value(l);
-      w.end_array();
-    }
-    w.key("semantic").value(st.semantic);
-    if (!st.dtype.empty()) w.key("dtype").value(st.dtype);
-    w.key("state").value(serving::model_state_name(st.state));
-    if (!st.fallback_reason.empty()) w.key("fallback").value(true);
-    w.end_object();
-  }
+  for (const serving::ModelStatus& st : models.list()) write_model(w, st, created_unix);
   w.end_array().end_object();
   return json_response(200, w.take());
+}
+
+void Router::Impl::get_model(std::shared_ptr<Call> call, const std::string& id) {
+  const std::optional<serving::ModelStatus> st = models.status(id);
+  if (!st) {
+    throw ApiError(404, "NotFound", fmt::format("The model '{}' does not exist", id), "model");
+  }
+  JsonWriter w;
+  write_model(w, *st, created_unix);
+  finish(*call, json_response(200, w.take()));
 }
 
 Response Router::Impl::metrics_text() const {

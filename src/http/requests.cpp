@@ -400,21 +400,25 @@ RerankRequest parse_tei_rerank(std::string_view body) {
   return request;
 }
 
-OpenAiRerankRequest parse_v1_rerank(std::string_view body) {
+DocumentsRerankRequest parse_documents_rerank(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);
-  OpenAiRerankRequest request;
+  DocumentsRerankRequest request;
   request.model = model_field(obj);
   request.query = non_empty_query(obj);
+  // Cohere, Jina and vLLM send `documents`; llama.cpp's /v1/reranking sends `input`.
+  std::string_view field = "documents";
+  if (!optional_field(obj, field) && optional_field(obj, "input")) field = "input";
   array list;
-  if (required_field(obj, "documents").get(list) != simdjson::SUCCESS) {
-    throw validation("`documents` must be a list of strings or of {\"text\": str} objects", "documents");
+  if (required_field(obj, field).get(list) != simdjson::SUCCESS) {
+    throw validation(ticked(field) + " must be a list of strings or of {\"text\": str} objects",
+                     std::string(field));
   }
-  if (list.size() == 0) throw empty("documents");
+  if (list.size() == 0) throw empty(field);
   request.documents.reserve(list.size());
   std::size_t i = 0;
   for (const element e : list) {
-    const std::string label = item("documents", i++);
+    const std::string label = item(field, i++);
     std::string_view s;
     object doc;
     if (e.get(s) == simdjson::SUCCESS) {
@@ -422,14 +426,21 @@ OpenAiRerankRequest parse_v1_rerank(std::string_view body) {
     } else if (e.get(doc) == simdjson::SUCCESS) {
       // Cohere's and Jina's document objects carry the text in "text".
       const std::optional<element> text = optional_field(doc, "text");
-      if (!text) throw validation("missing field `" + label + ".text`", "documents");
-      request.documents.push_back(string_value(*text, label + ".text", "documents"));
+      if (!text) throw validation("missing field `" + label + ".text`", std::string(field));
+      request.documents.push_back(string_value(*text, label + ".text", field));
     } else {
-      throw validation(ticked(label) + " must be a string or a {\"text\": str} object", "documents");
+      throw validation(ticked(label) + " must be a string or a {\"text\": str} object", std::string(field));
     }
   }
+  request.documents_field = std::string(field);
+  // Cohere's top_n; Jina's and llama.cpp's top_k. Both at once must agree.
   request.top_n = optional_positive(obj, "top_n");
-  request.return_documents = bool_or(obj, "return_documents", true);
+  const std::optional<std::size_t> top_k = optional_positive(obj, "top_k");
+  if (request.top_n && top_k && *request.top_n != *top_k) {
+    throw validation("`top_n` and `top_k` are the same setting: give one", "top_k");
+  }
+  if (!request.top_n) request.top_n = top_k;
+  request.return_documents = bool_or(obj, "return_documents", false);
   return request;
 }
 
@@ -473,6 +484,60 @@ PredictRequest parse_predict(std::string_view body) {
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
   request.model = model_field(obj);
+  return request;
+}
+
+CohereEmbedRequest parse_cohere_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  CohereEmbedRequest request;
+  if (!optional_field(obj, "texts") && (optional_field(obj, "images") || optional_field(obj, "inputs"))) {
+    throw ApiError(422, "Validation", "only `texts` can be embedded here: images are not supported", "texts");
+  }
+  request.texts = string_list(required_field(obj, "texts"), "texts");
+  for (std::size_t i = 0; i < request.texts.size(); ++i) {
+    if (request.texts[i].empty())
+      throw ApiError(400, "Empty", ticked(item("texts", i)) + " cannot be empty", "texts");
+  }
+  request.model = model_field(obj);
+  request.input_type = optional_string(obj, "input_type");
+  if (const std::optional<element> types = optional_field(obj, "embedding_types")) {
+    const std::vector<std::string> names = string_list(*types, "embedding_types");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::optional<EmbeddingType> t = parse_embedding_type(names[i]);
+      if (!t) {
+        throw validation(ticked(item("embedding_types", i)) +
+                             " must be one of float, int8, uint8, binary, ubinary, base64",
+                         "embedding_types");
+      }
+      if (std::find(request.embedding_types.begin(), request.embedding_types.end(), *t) ==
+          request.embedding_types.end()) {
+        request.embedding_types.push_back(*t);
+      }
+    }
+  }
+  if (const std::optional<std::string> truncate = optional_string(obj, "truncate")) {
+    if (*truncate == "NONE") {
+      request.truncate = false;
+    } else if (*truncate == "END") {
+      request.truncate = true;
+    } else if (*truncate == "START") {
+      request.truncate = true;
+      request.truncation_direction = TruncationDirection::Left;
+    } else {
+      throw validation("`truncate` must be NONE, START or END", "truncate");
+    }
+  }
+  request.output_dimension = optional_positive(obj, "output_dimension");
+  return request;
+}
+
+RootRequest parse_root(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  RootRequest request;
+  request.model = model_field(obj);
+  request.has_query = optional_field(obj, "query").has_value();
   return request;
 }
 

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "http/embedding_types.hpp"
+
 namespace warden::http {
 
 // Deeper documents are refused: no legitimate body nests further, and a bound keeps a
@@ -116,16 +118,19 @@ struct RerankRequest {
 };
 RerankRequest parse_tei_rerank(std::string_view body);
 
-// Cohere/Jina-style POST /v1/rerank: {"model", "query", "documents": [str | {"text": str}],
-// "top_n", "return_documents": true}. top_n must be >= 1 (Cohere); an empty `query` is 422.
-struct OpenAiRerankRequest {
+// The documents-style rerank dialects: Cohere's POST /v1/rerank and /v2/rerank, Jina's and
+// vLLM's /v1/rerank, llama.cpp's /v1/reranking: {"model", "query", "documents" (or "input"):
+// [str | {"text": str}], "top_n" (or "top_k"), "return_documents": false}. top_n must be
+// >= 1; an empty `query` is 422; documents come back only when asked, as Cohere does.
+struct DocumentsRerankRequest {
   std::string model;
   std::string query;
   std::vector<std::string> documents;
+  std::string documents_field = "documents";  // the field they came in (errors name it)
   std::optional<std::size_t> top_n;
-  bool return_documents = true;
+  bool return_documents = false;
 };
-OpenAiRerankRequest parse_v1_rerank(std::string_view body);
+DocumentsRerankRequest parse_documents_rerank(std::string_view body);
 
 // TEI POST /predict. `inputs` follows TEI's rule: the first list element decides.
 //   "a"                    one text                       single = true
@@ -146,6 +151,28 @@ struct PredictRequest {
   std::string model;  // empty when absent
 };
 PredictRequest parse_predict(std::string_view body);
+
+// Cohere's POST /v1/embed and /v2/embed: {"texts": [str], "model", "input_type",
+// "embedding_types": [...], "truncate": "NONE" | "START" | "END", "output_dimension"}. Only
+// texts: images and v2's mixed `inputs` are 422. Empty texts are 400 (as /embed refuses them).
+struct CohereEmbedRequest {
+  std::vector<std::string> texts;
+  std::string model;
+  std::optional<std::string> input_type;       // search_query, search_document, classification, clustering
+  std::vector<EmbeddingType> embedding_types;  // empty: v1's plain list of float vectors
+  std::optional<bool> truncate;                // NONE: false; START/END: true; absent: the server's default
+  TruncationDirection truncation_direction = TruncationDirection::Right;  // START: Left
+  std::optional<std::size_t> output_dimension;                            // >= 1
+};
+CohereEmbedRequest parse_cohere_embed(std::string_view body);
+
+// TEI's POST / and /invocations: what picks the route (embed, rerank or predict) before the
+// body is parsed again by that route's own parser.
+struct RootRequest {
+  std::string model;       // empty when absent
+  bool has_query = false;  // a rerank request ({"query", "texts"}) rather than /predict's
+};
+RootRequest parse_root(std::string_view body);
 
 // Warden's POST /admin/models: {"model": source, "name"?: alias}. The source is what
 // --model takes (a built-in name, a folder, an HF id ORG/NAME[@REV]); the name defaults to

@@ -3,6 +3,7 @@
 #include <array>
 #include <chrono>
 #include <exception>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -10,10 +11,10 @@
 #include "core/json_writer.hpp"
 #include "guard/guard.hpp"
 #include "http/api_error.hpp"
-#include "http/openapi.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
+#include "http/routes.hpp"
 #include "serving/model_name.hpp"
 
 namespace warden::http {
@@ -23,35 +24,6 @@ namespace {
 std::string_view path_of(std::string_view target) {
   const auto q = target.find('?');
   return q == std::string_view::npos ? target : target.substr(0, q);
-}
-
-bool is_openai(std::string_view target) {
-  return path_of(target).starts_with("/v1/");
-}
-
-// Open: answers without the API key (/health, for probes). Metrics: open only with
-// --public-metrics (its series name the served models). Key: the API key when one is set.
-enum class Access { Open, Metrics, Key };
-
-struct RouteEntry {
-  std::string_view path;
-  std::string_view method;
-  Access access;
-};
-constexpr std::array kRoutes = {
-    RouteEntry{"/health", "GET", Access::Open},     RouteEntry{"/metrics", "GET", Access::Metrics},
-    RouteEntry{"/info", "GET", Access::Key},        RouteEntry{"/openapi.json", "GET", Access::Key},
-    RouteEntry{"/embed", "POST", Access::Key},      RouteEntry{"/embed_all", "POST", Access::Key},
-    RouteEntry{"/similarity", "POST", Access::Key}, RouteEntry{"/tokenize", "POST", Access::Key},
-    RouteEntry{"/decode", "POST", Access::Key},     RouteEntry{"/predict", "POST", Access::Key},
-    RouteEntry{"/rerank", "POST", Access::Key},     RouteEntry{"/v1/embeddings", "POST", Access::Key},
-    RouteEntry{"/v1/models", "GET", Access::Key},   RouteEntry{"/v1/rerank", "POST", Access::Key},
-    RouteEntry{"/guard", "POST", Access::Key},
-};
-
-// What a /models/{name}/ prefix may come before: the routes that compute or describe one model.
-bool model_scoped(std::string_view route) {
-  return route != "/health" && route != "/metrics" && route != "/openapi.json" && route != "/v1/models";
 }
 
 int hex_digit(char c) {
@@ -89,20 +61,21 @@ std::string path_model_name(std::string_view raw) {
 }
 
 // Splits /models/{name}/{route} (the name may contain '/', as HF ids do) into name and
-// route, trying each route as the suffix; false when the path is not of that shape.
+// route, trying each model-scoped route as the suffix; false when the path is not of that shape.
 bool split_model_path(std::string_view path, std::string& name, std::string_view& route) {
   constexpr std::string_view kPrefix = "/models/";
   if (!path.starts_with(kPrefix)) return false;
-  const std::string_view rest = path.substr(kPrefix.size());
+  // The name ends at a '/': the route keeps it ("/models/x/" is POST / on x).
+  const std::string_view rest = path.substr(kPrefix.size() - 1);
   // The longest route that ends the path: /models/x/v1/rerank is /v1/rerank on x, not
   // /rerank on "x/v1".
-  const RouteEntry* best = nullptr;
-  for (const RouteEntry& e : kRoutes) {
-    if (!model_scoped(e.path) || rest.size() <= e.path.size() || !rest.ends_with(e.path)) continue;
-    if (best == nullptr || e.path.size() > best->path.size()) best = &e;
+  const Route* best = nullptr;
+  for (const Route& r : routes()) {
+    if (!r.model_scoped || rest.size() <= r.path.size() + 1 || !rest.ends_with(r.path)) continue;
+    if (best == nullptr || r.path.size() > best->path.size()) best = &r;
   }
   if (best == nullptr) return false;
-  name = path_model_name(rest.substr(0, rest.size() - best->path.size()));
+  name = path_model_name(rest.substr(1, rest.size() - 1 - best->path.size()));
   route = best->path;
   return true;
 }
@@ -189,6 +162,15 @@ std::string millis(Clock::duration d) {
 
 }  // namespace
 
+std::string response_id() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const std::uint64_t a = rng();
+  const std::uint64_t b = rng();
+  // Version 4, variant 1, as RFC 9562 lays a random UUID out.
+  return fmt::format("{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}", a >> 32, (a >> 16) & 0xFFFFU, a & 0xFFFU,
+                     0x8000U | ((b >> 48) & 0x3FFFU), b & 0xFFFFFFFFFFFFULL);
+}
+
 MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
   try {
     std::rethrow_exception(e);
@@ -239,20 +221,28 @@ void Router::Impl::wait_for_acquires() {
   acquire_done.wait(lock, [this] { return pending_acquires == 0; });
 }
 
+std::string Router::Impl::resolve_model(Call& call, const std::string& requested,
+                                        std::initializer_list<model::ModelKind> kinds) const {
+  if (!call.path_model.empty()) return call.path_model;  // a path names its model exactly
+  if (!requested.empty()) {
+    if (options.strict_model_names || models.status(requested)) return requested;
+    call.substituted = requested;
+  }
+  // No name: the first model of the kind the route needs, else the first model (whose
+  // wrong kind then answers 424, naming what the route needs).
+  std::optional<std::string> d = models.default_for(kinds);
+  if (!d) {
+    const std::vector<std::string> all = models.names();
+    if (all.empty()) return {};
+    d = all.front();
+  }
+  return *d;
+}
+
 void Router::Impl::with_model(const std::shared_ptr<Call>& call, const std::string& requested,
                               std::initializer_list<model::ModelKind> kinds, std::function<void()> next) {
-  std::string name = !call->path_model.empty() ? call->path_model : requested;
-  if (name.empty()) {
-    // No name: the first model of the kind the route needs, else the first model (whose
-    // wrong kind then answers 424, naming what the route needs).
-    std::optional<std::string> d = models.default_for(kinds);
-    if (!d) {
-      const std::vector<std::string> all = models.names();
-      if (all.empty()) throw ApiError(503, "Unhealthy", "no model is being served");
-      d = all.front();
-    }
-    name = *d;
-  }
+  const std::string name = resolve_model(*call, requested, kinds);
+  if (name.empty()) throw ApiError(503, "Unhealthy", "no model is being served");
   {
     const std::lock_guard lock(acquire_mutex);
     ++pending_acquires;
@@ -317,6 +307,8 @@ void Router::Impl::finish(Call& call, Response response) const {
     // (--on-model-error fallback) must never pass for the model that was asked for.
     const serving::ModelSpec& spec = call.lease->spec();
     response.headers.emplace_back("X-Warden-Model", spec.name);
+    if (!call.substituted.empty())
+      response.headers.emplace_back("X-Warden-Requested-Model", call.substituted);
     response.headers.emplace_back("X-Warden-Semantic", spec.semantic ? "true" : "false");
     if (!spec.fallback_reason.empty())
       response.headers.emplace_back("X-Warden-Fallback", "hashing-ngram-256");
@@ -407,7 +399,7 @@ void Router::settle() {
 Response Router::error_response(std::string_view target, int status, std::string_view error_type,
                                 std::string_view message, std::string_view param) {
   JsonWriter w;
-  if (is_openai(target)) {
+  if (dialect_of(path_of(target)) == Dialect::OpenAi) {
     // OpenAI's error object.
     std::string_view type = "invalid_request_error";
     if (status >= 500) type = "server_error";
@@ -427,6 +419,8 @@ Response Router::error_response(std::string_view target, int status, std::string
       w.value("invalid_api_key");
     } else if (status == 429) {
       w.value("rate_limit_exceeded");
+    } else if (status == 404 && param == "model") {
+      w.value("model_not_found");
     } else {
       w.value(nullptr);
     }
@@ -442,12 +436,39 @@ Response Router::error(std::string_view target, int status, std::string_view err
   Response r = error_response(target, status, error_type, message);
   Call call;
   call.route = "unmatched";
-  for (const RouteEntry& e : kRoutes) {
-    if (e.path == path_of(target)) call.route = std::string(e.path);
+  for (const Route& route : routes()) {
+    std::string_view param;
+    if (path_matches(route, path_of(target), param)) call.route = std::string(route.path);
   }
   impl_->metrics->on_response(call, status, {});
   return r;
 }
+
+namespace {
+
+// The route for `method` on `path` (HEAD counts as GET); null with `allowed` listing the
+// methods when only the method is wrong; null with `allowed` empty when no route has the path.
+const Route* find_route(std::string_view path, std::string_view method, std::string& param,
+                        std::string& allowed) {
+  const Route* found = nullptr;
+  for (const Route& r : routes()) {
+    std::string_view p;
+    if (!path_matches(r, path, p)) continue;
+    if (r.method == method || (method == "HEAD" && r.method == "GET")) {
+      // An exact path wins over a pattern that also matches it.
+      if (found == nullptr || r.path.find('{') == std::string_view::npos) {
+        found = &r;
+        param = std::string(p);
+      }
+      continue;
+    }
+    if (allowed.find(r.method) == std::string::npos)
+      allowed += allowed.empty() ? r.method : ", " + std::string(r.method);
+  }
+  return found;
+}
+
+}  // namespace
 
 void Router::handle(const Request& request, std::shared_ptr<const Cancellation> cancelled, Respond respond) {
   auto call = std::make_shared<Call>();
@@ -463,66 +484,47 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
   Impl& impl = *impl_;
   try {
     std::string_view path = path_of(request.target);
-    constexpr std::string_view kAdmin = "/admin/models";
-    if (path == kAdmin || path.starts_with("/admin/models/")) {
-      call->route = std::string(kAdmin);
-      // Changing what the server runs is for its operator only: the API key is required,
-      // and without one configured the admin routes stay closed.
-      if (impl.options.api_key.empty()) {
-        throw ApiError(403, "Forbidden", "the admin routes are disabled: start the server with --api-key");
-      }
-      if (!authorized(request.authorization, impl.options.api_key)) {
-        throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
-      }
-      std::string_view raw_name = path.substr(kAdmin.size());
-      if (!raw_name.empty()) raw_name.remove_prefix(1);  // the '/'
-      const std::string name = path_model_name(raw_name);
-      if (request.method == "POST" && !is_json(request.content_type)) {
-        throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json (charset UTF-8)");
-      }
-      return impl.admin(call, request.method, name, request.body);
-    }
     std::string_view scoped_route;
     if (split_model_path(path, call->path_model, scoped_route)) {
       path = scoped_route;
       call->target = std::string(scoped_route);  // errors in the route's format (OpenAI under /v1/)
     }
-    const RouteEntry* entry = nullptr;
-    for (const RouteEntry& r : kRoutes) {
-      if (r.path == path) entry = &r;
+    std::string param, allowed;
+    const Route* route = find_route(path, request.method, param, allowed);
+    if (route == nullptr && allowed.empty())
+      throw ApiError(404, "NotFound", fmt::format("no route {}", path));
+    if (route == nullptr) {
+      for (const Route& r : routes()) {
+        std::string_view p;
+        if (path_matches(r, path, p)) call->route = std::string(r.path);
+      }
+      throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, allowed));
     }
-    if (entry == nullptr) throw ApiError(404, "NotFound", fmt::format("no route {}", path));
-    call->route = std::string(entry->path);
-    // HEAD is GET without the body (the server drops it, keeping Content-Length).
-    const bool head_of_get = request.method == "HEAD" && entry->method == "GET";
-    if (request.method != entry->method && !head_of_get) {
-      throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, entry->method));
-    }
-    const bool needs_key =
-        entry->access == Access::Key || (entry->access == Access::Metrics && !impl.options.public_metrics);
-    if (needs_key && !impl.options.api_key.empty() &&
-        !authorized(request.authorization, impl.options.api_key)) {
-      throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
+    call->route = std::string(route->path);
+    const std::string& key = impl.options.api_key;
+    switch (route->access) {
+      case Access::Open:
+        break;
+      case Access::Admin:
+        // Changing what the server runs is for its operator only: the API key is required,
+        // and without one configured the admin routes stay closed.
+        if (key.empty()) {
+          throw ApiError(403, "Forbidden", "the admin routes are disabled: start the server with --api-key");
+        }
+        [[fallthrough]];
+      case Access::Metrics:
+      case Access::Key:
+        if (route->access == Access::Metrics && impl.options.public_metrics) break;
+        if (!key.empty() && !authorized(request.authorization, key)) {
+          throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
+        }
+        break;
     }
     if (request.method == "POST" && !is_json(request.content_type)) {
       throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json (charset UTF-8)");
     }
-    if (path == "/health") return impl.finish(*call, json_response(200, "{}"));
-    if (path == "/metrics") return impl.finish(*call, impl.metrics_text());
-    if (path == "/info") return impl.info(call);
-    if (path == "/v1/models") return impl.finish(*call, impl.list_models());
-    if (path == "/openapi.json") return impl.finish(*call, json_response(200, std::string(openapi_json())));
-    if (path == "/embed") return impl.embed(call, request.body, false);
-    if (path == "/embed_all") return impl.embed(call, request.body, true);
-    if (path == "/v1/embeddings") return impl.openai_embed(call, request.body);
-    if (path == "/similarity") return impl.similarity(call, request.body);
-    if (path == "/tokenize") return impl.tokenize(call, request.body);
-    if (path == "/decode") return impl.decode(call, request.body);
-    if (path == "/rerank") return impl.rerank(call, request.body);
-    if (path == "/v1/rerank") return impl.v1_rerank(call, request.body);
-    if (path == "/predict") return impl.predict(call, request.body);
-    if (path == "/guard") return impl.guard(call, request.body);
-    throw ApiError(500, "Backend", fmt::format("route {} has no handler", path));
+    RouteArgs args{request.body, param.empty() ? std::string() : path_model_name(param)};
+    route->handler(impl, call, args);
   } catch (...) {
     const MappedError e = map_exception(std::current_exception(), {});
     Response response = error_response(call->target, e.status, e.error_type, e.message, e.param);

@@ -38,6 +38,8 @@ namespace warden::http {
 struct RouterOptions {
   std::string api_key;  // non-empty: every route but /health (and /metrics with public_metrics) needs it
   bool public_metrics = false;  // /metrics answers without the API key (it lists the served models)
+  // A `model` no served model has answers 404 instead of going to the route's default model.
+  bool strict_model_names = false;
   std::size_t max_client_batch_size = 1024;  // inputs in one request; more is 422
   // Vector values one answer may carry (/embed_all's tokens x dim, /embed's inputs x dim);
   // more is 413, refused before computing. 8 Mi floats: 32 MiB of floats, about 100 MB of

@@ -32,6 +32,9 @@ struct Call {
   std::shared_ptr<const Cancellation> cancelled;
   Clock::time_point received;
   std::string path_model;  // the name in a /models/{name}/ prefix; empty without one
+  // The body's `model` when no model has that name and the route's default answered
+  // instead (X-Warden-Requested-Model says so); empty otherwise.
+  std::string substituted;
   // The model this request runs on, held until the answer is sent: a model replaced or
   // unloaded meanwhile lives on until then.
   serving::LeasePtr lease;
@@ -47,6 +50,9 @@ struct Call {
   bool cache_store = true;
   const char* cache_state = nullptr;
 };
+
+// A fresh id for an answer that carries one (Cohere's `id`): 128 random bits as a UUID.
+std::string response_id();
 
 // TEI's x-compute-characters counts characters: code points, not bytes (texts are valid
 // UTF-8 by then, so every byte that is not a continuation byte starts one).
@@ -117,8 +123,13 @@ struct Router::Impl {
   std::size_t pending_acquires = 0;
   void wait_for_acquires();
 
-  // Resolves the model a request names (path prefix, else `requested`, else the first of
-  // `kinds`, else the first model), acquires it and runs `next` with call->lease set: at
+  // The model a request names: the path prefix, else `requested` when a model has that name
+  // (an unknown one is the first of `kinds` unless strict_model_names, as TEI and hosted APIs'
+  // clients send names such as text-embedding-3-small), else the first of `kinds`, else the
+  // first model. Sets call.substituted when an unknown name was replaced. Empty: none served.
+  [[nodiscard]] std::string resolve_model(Call& call, const std::string& requested,
+                                          std::initializer_list<model::ModelKind> kinds) const;
+  // Resolves the model (resolve_model), acquires it and runs `next` with call->lease set: at
   // once when it is resident, else when its load finishes (on the loader thread). Errors
   // (unknown model 404, load failure 500, load still running 503) answer the call; so does
   // whatever `next` throws.
@@ -202,14 +213,25 @@ struct Router::Impl {
   void tokenize(std::shared_ptr<Call> call, std::string_view body);
   void decode(std::shared_ptr<Call> call, std::string_view body);
   void rerank(std::shared_ptr<Call> call, std::string_view body);
-  void v1_rerank(std::shared_ptr<Call> call, std::string_view body);
+  // The documents-style rerank dialects (Cohere v1/v2, Jina, vLLM, llama.cpp): /v1/rerank,
+  // /v2/rerank, /v1/reranking; `version` is the Cohere API version the answer's meta names.
+  void documents_rerank(std::shared_ptr<Call> call, std::string_view body, int version);
   void predict(std::shared_ptr<Call> call, std::string_view body);
+  // Cohere's /v1/embed and /v2/embed (embedding types: float, int8, uint8, binary, ubinary, base64).
+  void cohere_embed(std::shared_ptr<Call> call, std::string_view body, int version);
+  // TEI's POST / and /invocations: the route of the model's own kind (embed, rerank or predict).
+  void root(std::shared_ptr<Call> call, std::string_view body);
   void info(std::shared_ptr<Call> call);
   [[nodiscard]] Response list_models() const;
+  // GET /v1/models/{id}: one model's object, or OpenAI's 404 model_not_found.
+  void get_model(std::shared_ptr<Call> call, const std::string& id);
   [[nodiscard]] Response metrics_text() const;
-  // /admin/models (GET list, POST load or replace) and /admin/models/{name} (DELETE).
-  void admin(std::shared_ptr<Call> call, std::string_view method, std::string_view name,
-             std::string_view body);
+  // GET /docs (the Swagger UI's page over /openapi.json) and /docs/{file} (its assets).
+  void docs(std::shared_ptr<Call> call, const std::string& file);
+  // GET /admin/models (list), POST /admin/models (load or replace), DELETE /admin/models/{name}.
+  void admin_list(std::shared_ptr<Call> call);
+  void admin_put(std::shared_ptr<Call> call, std::string_view body);
+  void admin_remove(std::shared_ptr<Call> call, const std::string& name);
 };
 
 // Maps an exception from the embedder or a parser to a status and error type.

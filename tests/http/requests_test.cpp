@@ -61,7 +61,7 @@ TEST(Requests, EveryParserRejectsBadBodies) {
   expect_common_body_errors(parse_tokenize);
   expect_common_body_errors(parse_decode);
   expect_common_body_errors(parse_tei_rerank);
-  expect_common_body_errors(parse_v1_rerank);
+  expect_common_body_errors(parse_documents_rerank);
   expect_common_body_errors(parse_predict);
 }
 
@@ -383,23 +383,35 @@ TEST(TeiRerank, Errors) {
 // ---- /v1/rerank
 
 TEST(V1Rerank, Fields) {
-  const OpenAiRerankRequest r =
-      parse_v1_rerank(R"({"model": "m", "query": "q", "documents": ["a", {"text": "b", "id": 7}]})");
+  const DocumentsRerankRequest r =
+      parse_documents_rerank(R"({"model": "m", "query": "q", "documents": ["a", {"text": "b", "id": 7}]})");
   EXPECT_EQ(r.model, "m");
   EXPECT_EQ(r.query, "q");
   EXPECT_EQ(r.documents, (std::vector<std::string>{"a", "b"}));
   EXPECT_FALSE(r.top_n.has_value());
-  EXPECT_TRUE(r.return_documents);
-  const OpenAiRerankRequest r2 =
-      parse_v1_rerank(R"({"query": "q", "documents": ["a"], "top_n": 1, "return_documents": false})");
+  EXPECT_FALSE(r.return_documents);  // Cohere's default: documents only when asked
+  const DocumentsRerankRequest r2 =
+      parse_documents_rerank(R"({"query": "q", "documents": ["a"], "top_n": 1, "return_documents": true})");
   EXPECT_TRUE(r2.model.empty());
   EXPECT_EQ(r2.top_n, 1U);
-  EXPECT_FALSE(r2.return_documents);
-  EXPECT_FALSE(parse_v1_rerank(R"({"query": "q", "documents": ["a"], "top_n": null})").top_n.has_value());
+  EXPECT_TRUE(r2.return_documents);
+  // Jina's and llama.cpp's names: top_k for top_n, input for documents.
+  const DocumentsRerankRequest r3 =
+      parse_documents_rerank(R"({"query": "q", "input": ["a", "b"], "top_k": 1})");
+  EXPECT_EQ(r3.documents, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(r3.documents_field, "input");
+  EXPECT_EQ(r3.top_n, 1U);
+  EXPECT_EQ(parse_documents_rerank(R"({"query": "q", "documents": ["a"], "top_n": 2, "top_k": 2})").top_n,
+            2U);
+  expect_error(parse_documents_rerank, R"({"query": "q", "documents": ["a"], "top_n": 2, "top_k": 1})", 422,
+               "top_k");
+  expect_error(parse_documents_rerank, R"({"query": "q", "input": []})", 400, "input");
+  EXPECT_FALSE(
+      parse_documents_rerank(R"({"query": "q", "documents": ["a"], "top_n": null})").top_n.has_value());
 }
 
 TEST(V1Rerank, Errors) {
-  const auto p = parse_v1_rerank;
+  const auto p = parse_documents_rerank;
   expect_error(p, R"({"documents": ["a"]})", 422, "query");
   expect_error(p, R"({"query": "", "documents": ["a"]})", 422, "query");
   expect_error(p, R"({"query": "q"})", 422, "documents");

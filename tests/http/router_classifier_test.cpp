@@ -184,9 +184,10 @@ TEST(ClassifierRoutes, RerankMatchesTheGoldens) {
         EXPECT_EQ(std::string_view(results.at(r)["text"]), *cases[index]->pair);
       }
       // /v1/rerank: the same order, top_n cuts it, documents come back on request.
-      const Answer o = call(s.handler(), "/v1/rerank",
-                            R"({"model": )" + json_string(s.classifier().id()) + R"(, "query": )" +
-                                json_string(query) + R"(, "documents": [)" + texts + R"(], "top_n": 1})");
+      const Answer o =
+          call(s.handler(), "/v1/rerank",
+               R"({"model": )" + json_string(s.classifier().id()) + R"(, "query": )" + json_string(query) +
+                   R"(, "documents": [)" + texts + R"(], "top_n": 1, "return_documents": true})");
       ASSERT_EQ(o.status, 200) << o.body;
       simdjson::dom::parser p2;
       const auto doc = p2.parse(o.body);

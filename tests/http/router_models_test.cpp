@@ -141,8 +141,10 @@ TEST(RouterModels, RoutesByBodyFieldPathPrefixAndDefault) {
   EXPECT_EQ(b.loads->load(), 1);
 }
 
+// --strict-model-names: a name no served model has is 404, listing the ones there are.
 TEST(RouterModels, UnknownModelIs404ListingTheServedOnes) {
   Fixture f;
+  f.options.router.strict_model_names = true;
   CountingSpec a, b;
   f.models.add(a.spec("alpha"));
   f.models.add(b.spec("beta"));
@@ -162,6 +164,33 @@ TEST(RouterModels, UnknownModelIs404ListingTheServedOnes) {
   r = f.post("/embed", R"({"inputs": 3, "model": "gamma"})");
   EXPECT_EQ(r.status, 422);
   EXPECT_EQ(a.loads->load(), 0);
+}
+
+// By default a name no served model has (text-embedding-3-small, rerank-english-v3.0: what
+// code written for the hosted APIs sends) goes to the route's default model, and a header
+// says what was asked. A /models/{name}/ path names its model exactly: still 404.
+TEST(RouterModels, UnknownBodyModelGoesToTheDefaultOfTheRightKind) {
+  Fixture f;
+  CountingSpec a, b;
+  f.models.add(a.spec("alpha"));
+  f.models.add(b.spec("beta"));
+  f.start();
+  for (const char* name : {"text-embedding-ada-002", "text-embedding-3-small"}) {
+    HandlerAnswer r =
+        f.post("/v1/embeddings", std::string(R"({"input": "hello", "model": ")") + name + R"("})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(model_header(r), "alpha");
+    EXPECT_EQ(r.header("X-Warden-Requested-Model"), name);
+    EXPECT_NE(r.body.find(R"("model":"alpha")"), std::string::npos) << r.body;
+  }
+  HandlerAnswer r = f.post("/embed", R"({"inputs": "hello", "model": "beta"})");
+  EXPECT_EQ(model_header(r), "beta");
+  EXPECT_EQ(r.header("X-Warden-Requested-Model"), "<absent>");
+  EXPECT_EQ(f.post("/models/gamma/embed", R"({"inputs": "hello"})").status, 404);
+  // The default of the route's kind: an embedding route never lands on a reranker.
+  r = f.post("/v1/rerank", R"({"query": "q", "documents": ["a"], "model": "rerank-english-v3.0"})");
+  EXPECT_EQ(r.status, 424) << r.body;  // no reranker here: the first model, which cannot rerank
+  EXPECT_EQ(r.header("X-Warden-Requested-Model"), "rerank-english-v3.0");
 }
 
 TEST(RouterModels, ListsModelsWithoutLoadingThem) {

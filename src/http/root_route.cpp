@@ -1,0 +1,33 @@
+// TEI's POST / (what clients such as @huggingface/inference's endpoint(url) and LangChain's
+// HuggingFaceInferenceEmbeddings call with a bare base URL) and SageMaker's POST
+// /invocations: the route of the model's own kind, as TEI decides it. An embedding model
+// embeds (/embed), a reranker reranks a {"query", "texts"} body (/rerank) and scores any other
+// (/predict), a classifier predicts (/predict).
+
+#include "http/requests.hpp"
+#include "http/router_impl.hpp"
+
+namespace warden::http {
+
+void Router::Impl::root(std::shared_ptr<Call> call, std::string_view body) {
+  const RootRequest request = parse_root(body);
+  // The same model the chosen route will resolve: any kind, the first model by default.
+  Call probe;
+  probe.path_model = call->path_model;
+  const std::string name =
+      resolve_model(probe, request.model,
+                    {model::ModelKind::Embedding, model::ModelKind::Reranker, model::ModelKind::Classifier});
+  const std::optional<serving::ModelStatus> st = name.empty() ? std::nullopt : models.status(name);
+  const model::ModelKind kind = st ? st->kind : model::ModelKind::Embedding;
+  switch (kind) {
+    case model::ModelKind::Embedding:
+      return embed(std::move(call), body, false);
+    case model::ModelKind::Reranker:
+      if (request.has_query) return rerank(std::move(call), body);
+      return predict(std::move(call), body);
+    case model::ModelKind::Classifier:
+      return predict(std::move(call), body);
+  }
+}
+
+}  // namespace warden::http

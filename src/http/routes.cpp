@@ -1,0 +1,108 @@
+#include "http/routes.hpp"
+
+#include <array>
+
+#include "http/openapi.hpp"
+
+namespace warden::http {
+
+namespace {
+
+using CallPtr = std::shared_ptr<Call>;
+using A = Access;
+using D = Dialect;
+
+// One line per route. The model-scoped ones compute with, or describe, one model.
+constexpr std::array kRoutes = {
+    // Operations.
+    Route{
+        "/health", "GET", A::Open, D::Tei, false,
+        [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, json_response(200, "{}")); }},
+    Route{"/metrics", "GET", A::Metrics, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, i.metrics_text()); }},
+    Route{"/info", "GET", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.info(c); }},
+    Route{"/openapi.json", "GET", A::Key, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) {
+            i.finish(*c, json_response(200, std::string(openapi_json())));
+          }},
+    Route{"/docs", "GET", A::Open, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.docs(c, a.param); }},
+    Route{"/docs/", "GET", A::Open, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.docs(c, a.param); }},
+    Route{"/docs/{file}", "GET", A::Open, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.docs(c, a.param); }},
+    // TEI.
+    Route{"/", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.root(c, a.body); }},
+    Route{"/invocations", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.root(c, a.body); }},
+    Route{"/embed", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.embed(c, a.body, false); }},
+    Route{"/embed_all", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.embed(c, a.body, true); }},
+    Route{"/similarity", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.similarity(c, a.body); }},
+    Route{"/tokenize", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.tokenize(c, a.body); }},
+    Route{"/decode", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.decode(c, a.body); }},
+    Route{"/predict", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.predict(c, a.body); }},
+    Route{"/rerank", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.rerank(c, a.body); }},
+    Route{"/guard", "POST", A::Key, D::Tei, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.guard(c, a.body); }},
+    // OpenAI.
+    Route{"/v1/embeddings", "POST", A::Key, D::OpenAi, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.openai_embed(c, a.body); }},
+    Route{"/embeddings", "POST", A::Key, D::OpenAi, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.openai_embed(c, a.body); }},
+    Route{"/v1/models", "GET", A::Key, D::OpenAi, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, i.list_models()); }},
+    Route{"/v1/models/{id}", "GET", A::Key, D::OpenAi, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.get_model(c, a.param); }},
+    // Cohere, Jina, vLLM and llama.cpp rerank and embed dialects.
+    Route{"/v1/rerank", "POST", A::Key, D::OpenAi, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.documents_rerank(c, a.body, 1); }},
+    Route{"/v2/rerank", "POST", A::Key, D::OpenAi, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.documents_rerank(c, a.body, 2); }},
+    Route{"/v1/reranking", "POST", A::Key, D::OpenAi, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.documents_rerank(c, a.body, 1); }},
+    Route{"/v1/embed", "POST", A::Key, D::OpenAi, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.cohere_embed(c, a.body, 1); }},
+    Route{"/v2/embed", "POST", A::Key, D::OpenAi, true,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.cohere_embed(c, a.body, 2); }},
+    // Warden's model management.
+    Route{"/admin/models", "GET", A::Admin, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.admin_list(c); }},
+    Route{"/admin/models", "POST", A::Admin, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.admin_put(c, a.body); }},
+    Route{"/admin/models/{name}", "DELETE", A::Admin, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.admin_remove(c, a.param); }},
+};
+
+}  // namespace
+
+std::span<const Route> routes() noexcept {
+  return kRoutes;
+}
+
+bool path_matches(const Route& route, std::string_view path, std::string_view& param) noexcept {
+  const std::size_t brace = route.path.find('{');
+  if (brace == std::string_view::npos) return route.path == path;
+  const std::string_view prefix = route.path.substr(0, brace);
+  if (path.size() <= prefix.size() || !path.starts_with(prefix)) return false;
+  param = path.substr(prefix.size());
+  return true;
+}
+
+Dialect dialect_of(std::string_view path) noexcept {
+  for (const Route& r : kRoutes) {
+    std::string_view param;
+    if (path_matches(r, path, param)) return r.dialect;
+  }
+  return path.starts_with("/v1/") || path.starts_with("/v2/") ? Dialect::OpenAi : Dialect::Tei;
+}
+
+}  // namespace warden::http
