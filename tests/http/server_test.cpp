@@ -209,6 +209,36 @@ TEST_F(ServerTest, HeadOnGetRoutes) {
   EXPECT_EQ(c.read_response(/*head=*/true).status, 405);
 }
 
+// GET /docs: the Swagger UI over /openapi.json, from swagger-ui-dist's own files.
+TEST_F(ServerTest, DocsServesTheSwaggerUi) {
+  HttpConnection c(server_->port());
+  const HttpResponse redirect = c.request("GET", "/docs");
+#ifdef WARDEN_SWAGGER_UI
+  EXPECT_EQ(redirect.status, 308);
+  EXPECT_EQ(redirect.headers.at("location"), "/docs/");
+  const HttpResponse page = c.request("GET", "/docs/");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_TRUE(page.headers.at("content-type").starts_with("text/html"));
+  for (const char* asset : {"swagger-ui.css", "index.css", "swagger-ui-bundle.js",
+                            "swagger-ui-standalone-preset.js", "swagger-initializer.js"}) {
+    EXPECT_NE(page.body.find(asset), std::string::npos) << asset;
+    const HttpResponse r = c.request("GET", std::string("/docs/") + asset);
+    EXPECT_EQ(r.status, 200) << asset;
+    EXPECT_GT(r.body.size(), 100U) << asset;
+  }
+  const HttpResponse init = c.request("GET", "/docs/swagger-initializer.js");
+  EXPECT_NE(init.body.find("\"/openapi.json\""), std::string::npos) << init.body;
+  EXPECT_EQ(init.body.find("petstore"), std::string::npos) << init.body;
+  EXPECT_GT(c.request("GET", "/docs/swagger-ui-bundle.js").body.size(), 1'000'000U);
+  EXPECT_EQ(c.request("GET", "/docs/../openapi.json").status, 404);
+  EXPECT_EQ(c.request("GET", "/docs/nothing.js").status, 404);
+#else
+  // A build without the package's files says how to get them.
+  EXPECT_EQ(redirect.status, 404);
+  EXPECT_NE(redirect.body.find("scripts/fetch-swagger-ui"), std::string::npos) << redirect.body;
+#endif
+}
+
 TEST_F(ServerTest, StopEndsIdleKeepAliveConnections) {
   // An idle keep-alive connection must not hold shutdown up: TearDown joins the server.
   HttpConnection idle(server_->port());
