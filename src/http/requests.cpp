@@ -538,6 +538,8 @@ RootRequest parse_root(std::string_view body) {
   RootRequest request;
   request.model = model_field(obj);
   request.has_query = optional_field(obj, "query").has_value();
+  const std::optional<element> inputs = optional_field(obj, "inputs");
+  request.similarity = inputs && inputs->is_object();
   return request;
 }
 

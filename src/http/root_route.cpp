@@ -1,7 +1,8 @@
 // TEI's POST / (what clients such as @huggingface/inference's endpoint(url) and LangChain's
 // HuggingFaceInferenceEmbeddings call with a bare base URL) and SageMaker's POST
 // /invocations: the route of the model's own kind, as TEI decides it. An embedding model
-// embeds (/embed), a reranker reranks a {"query", "texts"} body (/rerank) and scores any other
+// embeds (/embed), or scores sentences against a source sentence when `inputs` is
+// /similarity's object (HF's sentence-similarity task), a reranker reranks a {"query", "texts"} body (/rerank) and scores any other
 // (/predict), a classifier predicts (/predict).
 
 #include "http/requests.hpp"
@@ -21,6 +22,7 @@ void Router::Impl::root(std::shared_ptr<Call> call, std::string_view body) {
   const model::ModelKind kind = st ? st->kind : model::ModelKind::Embedding;
   switch (kind) {
     case model::ModelKind::Embedding:
+      if (request.similarity) return similarity(std::move(call), body);
       return embed(std::move(call), body, false);
     case model::ModelKind::Reranker:
       if (request.has_query) return rerank(std::move(call), body);

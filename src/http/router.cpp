@@ -74,7 +74,14 @@ bool split_model_path(std::string_view path, std::string& name, std::string_view
     if (!r.model_scoped || rest.size() <= r.path.size() + 1 || !rest.ends_with(r.path)) continue;
     if (best == nullptr || r.path.size() > best->path.size()) best = &r;
   }
-  if (best == nullptr) return false;
+  if (best == nullptr) {
+    // /models/{name} alone is POST / on that model: the base URL that clients such as
+    // @huggingface/inference's endpoint() are given.
+    if (rest.size() < 2 || rest.ends_with('/')) return false;
+    name = path_model_name(rest.substr(1));
+    route = "/";
+    return true;
+  }
   name = path_model_name(rest.substr(1, rest.size() - 1 - best->path.size()));
   route = best->path;
   return true;
