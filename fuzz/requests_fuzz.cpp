@@ -58,14 +58,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   run(h::parse_tei_rerank, body, [](const h::RerankRequest& r) {
     if (r.query.empty() || r.texts.empty()) std::abort();
   });
-  run(h::parse_v1_rerank, body, [](const h::OpenAiRerankRequest& r) {
+  run(h::parse_documents_rerank, body, [](const h::DocumentsRerankRequest& r) {
     if (r.query.empty() || r.documents.empty() || (r.top_n && *r.top_n == 0)) std::abort();
   });
+  run(h::parse_cohere_embed, body, [](const h::CohereEmbedRequest& r) {
+    if (r.texts.empty() || (r.output_dimension && *r.output_dimension == 0)) std::abort();
+    for (const auto& t : r.texts) {
+      if (t.empty()) std::abort();
+    }
+  });
+  run(h::parse_root, body, [](const h::RootRequest&) {});
   run(h::parse_predict, body, [](const h::PredictRequest& r) {
     if (r.inputs.empty() || (r.single && r.inputs.size() != 1)) std::abort();
   });
   run(h::parse_admin_model, body, [](const h::AdminModelRequest& r) {
-    if (r.source.empty() || r.source.size() > 200 || r.name.size() > 200) std::abort();
+    if (r.source.empty() || r.source.size() > 200 || r.name.size() > 128) std::abort();
   });
   return 0;
 }

@@ -2,15 +2,25 @@
 // HuggingFaceInferenceEmbeddings call with a bare base URL) and SageMaker's POST
 // /invocations: the route of the model's own kind, as TEI decides it. An embedding model
 // embeds (/embed), or scores sentences against a source sentence when `inputs` is
-// /similarity's object (HF's sentence-similarity task), a reranker reranks a {"query", "texts"} body (/rerank) and scores any other
+// /similarity's object (HF's sentence-similarity task), a reranker reranks a {"query", "texts"} body
+// (/rerank) and scores any other
 // (/predict), a classifier predicts (/predict).
 
+#include <fmt/format.h>
+
+#include "http/api_error.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
 
 namespace warden::http {
 
 void Router::Impl::root(std::shared_ptr<Call> call, std::string_view body) {
+  // The model decides which parser reads the body: a path naming no model is 404 first
+  // (/models/x/nothing is a missing route, not a body to embed).
+  if (!call->path_model.empty() && !models.status(call->path_model)) {
+    throw ApiError(404, "NotFound",
+                   fmt::format("no route {} and no model {}", call->target, call->path_model), "model");
+  }
   const RootRequest request = parse_root(body);
   // The same model the chosen route will resolve: any kind, the first model by default.
   Call probe;

@@ -4,11 +4,9 @@
 // inputs served from the result cache count too; /embed's inputs x dim likewise.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -19,6 +17,7 @@
 #include "http/service.hpp"
 #include "support/golden_fixture.hpp"
 #include "support/handler_client.hpp"
+#include "support/resident_memory.hpp"
 
 namespace warden::http {
 namespace {
@@ -26,13 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using warden::testing::call_handler;
 using warden::testing::HttpConnection;
-
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-}
+using warden::testing::resident_bytes;
 
 // `n` texts of about `words` words each, as a JSON array.
 std::string texts_json(std::size_t n, std::size_t words) {

@@ -6,10 +6,8 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +15,7 @@
 #include "http/http_client.hpp"
 #include "http/server.hpp"
 #include "http/server_fixture.hpp"
+#include "support/resident_memory.hpp"
 
 namespace warden {
 namespace {
@@ -24,16 +23,9 @@ namespace {
 using namespace std::chrono_literals;
 using testing::HttpConnection;
 using testing::HttpResponse;
+using testing::resident_bytes;
 
 class HostileClientTest : public testing::ServerFixture {};
-
-// This process' resident set, in bytes (the server runs in it).
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-}
 
 // Sends `head`, then `piece` again and again (up to `total` bytes) in small writes with a
 // pause between them, as a client trickling a flood does (each read of the server then sees
