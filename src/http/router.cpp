@@ -438,44 +438,48 @@ Response Router::error_response(std::string_view target, int status, std::string
   return json_response(status, w.take());
 }
 
+namespace {
+
+// What the route table says of a request: the route for its method (HEAD counts as GET),
+// else the methods the path allows; `label` names the path's route for the metrics
+// ("unmatched" when no route has the path).
+struct RouteMatch {
+  const Route* route = nullptr;
+  std::string param;    // the raw {...} segment
+  std::string allowed;  // with no route for the method: the methods there are
+  std::string label = "unmatched";
+};
+
+RouteMatch match_route(std::string_view path, std::string_view method) {
+  RouteMatch m;
+  for (const Route& r : routes()) {
+    std::string_view p;
+    if (!path_matches(r, path, p)) continue;
+    const bool exact = r.path.find('{') == std::string_view::npos;
+    if (m.label == "unmatched" || exact) m.label = std::string(r.path);
+    if (r.method == method || (method == "HEAD" && r.method == "GET")) {
+      // An exact path wins over a pattern that also matches it.
+      if (m.route == nullptr || exact) {
+        m.route = &r;
+        m.param = std::string(p);
+      }
+    } else if (m.allowed.find(r.method) == std::string::npos) {
+      m.allowed += m.allowed.empty() ? r.method : ", " + std::string(r.method);
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
 Response Router::error(std::string_view target, int status, std::string_view error_type,
                        std::string_view message) const {
   Response r = error_response(target, status, error_type, message);
   Call call;
-  call.route = "unmatched";
-  for (const Route& route : routes()) {
-    std::string_view param;
-    if (path_matches(route, path_of(target), param)) call.route = std::string(route.path);
-  }
+  call.route = match_route(path_of(target), {}).label;
   impl_->metrics->on_response(call, status, {});
   return r;
 }
-
-namespace {
-
-// The route for `method` on `path` (HEAD counts as GET); null with `allowed` listing the
-// methods when only the method is wrong; null with `allowed` empty when no route has the path.
-const Route* find_route(std::string_view path, std::string_view method, std::string& param,
-                        std::string& allowed) {
-  const Route* found = nullptr;
-  for (const Route& r : routes()) {
-    std::string_view p;
-    if (!path_matches(r, path, p)) continue;
-    if (r.method == method || (method == "HEAD" && r.method == "GET")) {
-      // An exact path wins over a pattern that also matches it.
-      if (found == nullptr || r.path.find('{') == std::string_view::npos) {
-        found = &r;
-        param = std::string(p);
-      }
-      continue;
-    }
-    if (allowed.find(r.method) == std::string::npos)
-      allowed += allowed.empty() ? r.method : ", " + std::string(r.method);
-  }
-  return found;
-}
-
-}  // namespace
 
 void Router::handle(const Request& request, std::shared_ptr<const Cancellation> cancelled, Respond respond) {
   auto call = std::make_shared<Call>();
@@ -496,18 +500,14 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
       path = scoped_route;
       call->target = std::string(scoped_route);  // errors in the route's format (OpenAI under /v1/)
     }
-    std::string param, allowed;
-    const Route* route = find_route(path, request.method, param, allowed);
-    if (route == nullptr && allowed.empty())
+    RouteMatch match = match_route(path, request.method);
+    call->route = std::move(match.label);
+    const Route* route = match.route;
+    if (route == nullptr && match.allowed.empty())
       throw ApiError(404, "NotFound", fmt::format("no route {}", path));
     if (route == nullptr) {
-      for (const Route& r : routes()) {
-        std::string_view p;
-        if (path_matches(r, path, p)) call->route = std::string(r.path);
-      }
-      throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, allowed));
+      throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, match.allowed));
     }
-    call->route = std::string(route->path);
     const std::string& key = impl.options.api_key;
     switch (route->access) {
       case Access::Open:
@@ -530,7 +530,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     if (request.method == "POST" && !is_json(request.content_type)) {
       throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json (charset UTF-8)");
     }
-    RouteArgs args{request.body, param.empty() ? std::string() : path_model_name(param)};
+    RouteArgs args{request.body, match.param.empty() ? std::string() : path_model_name(match.param)};
     route->handler(impl, call, args);
   } catch (...) {
     const MappedError e = map_exception(std::current_exception(), {});
