@@ -3,6 +3,7 @@
 # 127.0.0.1 after printing the requests that try it; `scripts/run embed TEXT` stays the
 # one-shot embedding. Usage: scripts_run_test.sh WARDEN_BINARY
 set -euo pipefail
+source "$(dirname "$0")/../support/listening_port.sh"
 warden=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 log=$(mktemp)
@@ -10,12 +11,7 @@ trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -f "$
 
 WARDEN_BIN=$warden WARDEN_PORT=0 "$root/scripts/run" 2>"$log" &
 pid=$!
-port=
-for _ in $(seq 1 200); do
-  port=$(grep -o 'listening=http://127.0.0.1:[0-9]*' "$log" | grep -o '[0-9]*$' || true)
-  [[ -n "$port" ]] && break
-  sleep 0.05
-done
+port=$(listening_port "$log")
 [[ -n "$port" ]] || { echo "FAIL: scripts/run did not start a server"; cat "$log"; exit 1; }
 grep -q "curl http://127.0.0.1:0/embed" "$log" || { echo "FAIL: no curl line for /embed"; cat "$log"; exit 1; }
 grep -q "/similarity" "$log" && grep -q "/guard" "$log" || { echo "FAIL: no similarity/guard lines"; exit 1; }

@@ -4,6 +4,7 @@
 # API key, and runs node's test runner against it.
 # Usage: run_clients_test.sh WARDEN WARDEN_FIXTURE WORK_DIR
 set -euo pipefail
+source "$(dirname "$0")/../support/listening_port.sh"
 warden=$1
 fixture=$2
 work=$3
@@ -23,12 +24,7 @@ log="$work/serve.log"
 "$warden" serve --model "emb=$work/emb" --model "rr=$work/rr" --api-key sesame --port 0 2>"$log" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true' EXIT
-port=
-for _ in $(seq 1 400); do
-  port=$(grep -o 'listening=http://127.0.0.1:[0-9]*' "$log" | grep -o '[0-9]*$' || true)
-  [[ -n "$port" ]] && break
-  sleep 0.05
-done
+port=$(listening_port "$log")
 [[ -n "$port" ]] || { echo "warden serve did not start:"; cat "$log"; exit 1; }
 cd "$work"
 WARDEN_URL="http://127.0.0.1:$port" node --test clients.test.mjs

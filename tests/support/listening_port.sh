@@ -1,0 +1,11 @@
+# Sourced by the tests that start `warden serve --port 0`: listening_port LOG prints the port
+# the server's start-up line in LOG names, waiting up to 20 s for it; nothing if it never came.
+listening_port() {
+  local port=
+  for _ in $(seq 1 400); do
+    port=$(grep -o 'listening=http://127.0.0.1:[0-9]*' "$1" | grep -o '[0-9]*$' || true)
+    [[ -n "$port" ]] && break
+    sleep 0.05
+  done
+  echo "$port"
+}
