@@ -1,5 +1,5 @@
 #pragma once
-// The prompt-injection guard (issue 7): decides per input whether it is an attack, or
+// The prompt-injection guard (docs/guard.md): decides per input whether it is an attack, or
 // abstains when it cannot judge. Methods, in order:
 //   classifier  a sequence-classification model configured for the guard (--guard-model):
 //               score = the probability of its positive label (softmax over the labels;

@@ -1,4 +1,4 @@
-// The result cache in front of the compute pipelines (issue 10). A route hands over its
+// The result cache in front of the compute pipelines. A route hands over its
 // inputs one by one (how to prepare input i, what its cache key is); on a worker each key is
 // looked up, and only the inputs the cache does not hold are tokenized and computed, as one
 // job. The results are merged back in input order, the new ones stored, and the route's

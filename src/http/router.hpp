@@ -56,7 +56,7 @@ struct RouterOptions {
   std::function<serving::ModelSpec(const std::string& name, const std::string& source,
                                    const std::string& dtype)>
       make_spec;
-  // The result cache (issue 10): final results of repeated inputs, per model. max_bytes 0
+  // The result cache: final results of repeated inputs, per model. max_bytes 0
   // (the default): off, and no x-cache header.
   serving::ResultCacheOptions cache;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// A dense layer in any of the precisions Warden runs (issue 9), so that a model is written
+// A dense layer in any of the precisions Warden runs (docs/precision.md), so that a model is written
 // once and loaded as float32, bfloat16 or int8:
 //   Float32   PackedLinear     exact float32 (the reference)
 //   BFloat16  Bf16Linear       bf16 weights and activations, float32 sums (vdpbf16ps)

@@ -1,6 +1,6 @@
 #pragma once
-// bfloat16 dense layers (issue 9: weights stored in bf16, fp32 accumulation; the kernel only,
-// not yet wired into the model).
+// bfloat16 dense layers: weights stored in bf16, fp32 accumulation (a model runs them through
+// kernels/dense.hpp with --dtype bfloat16).
 //
 // W [n x k] is rounded to bf16 once at construction (round to nearest even; a NaN stays a
 // NaN), which halves the resident weights and the bytes streamed per call. Each call rounds

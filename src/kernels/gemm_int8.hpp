@@ -1,5 +1,5 @@
 #pragma once
-// Int8 dense layers (issue 9, first piece: the kernel only, not yet wired into the model).
+// Int8 dense layers (a model runs them through kernels/dense.hpp with --dtype int8).
 //
 // W [n x k] is quantised once at construction, symmetrically per output row:
 // scale_j = max|W_j| / 127, q = round(w / scale_j) clamped to [-127, 127]. Each row of A is

@@ -1,4 +1,4 @@
-// AVX2 int8 micro-kernel (issue 9's fallback for CPUs without AVX-512 VNNI), with the AVX2
+// AVX2 int8 micro-kernel (the fallback for CPUs without AVX-512 VNNI), with the AVX2
 // row quantiser and epilogue.
 //
 // The sums must be exact, so the kernel does not use vpmaddubsw (u8 x s8 pairs saturate

@@ -1,5 +1,5 @@
 #pragma once
-// The result cache (issue 10): final results of short, repeated inputs — a pooled vector, a
+// The result cache: final results of short, repeated inputs — a pooled vector, a
 // per-token matrix, a pair's logits — kept in memory so that the same text on the same model
 // with the same options is computed once.
 //
