@@ -363,8 +363,8 @@ int run_serve(ServeOptions options) {
   service.workers = options.tokenization_workers.value_or(sizing.tokenization_workers);
   service.router = options.router;
   service.router.guard_model = guard_model_name;
-  service.router.cache.max_bytes = cache_bytes;
-  service.router.cache.ttl =
+  service.cache.max_bytes = cache_bytes;
+  service.cache.ttl =
       std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(options.cache_ttl * 1000.0)));
   // POST /admin/models: the same resolution as --model, but a bad source is the caller's
   // error, never a silent fallback.

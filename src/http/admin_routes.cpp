@@ -81,46 +81,43 @@ void Router::Impl::admin_put(std::shared_ptr<Call> call, std::string_view body) 
     throw ApiError(429, "Overloaded", fmt::format("{} model loads are already in progress", kMaxAdminLoads));
   }
   auto done_flag = std::make_shared<std::atomic<bool>>(false);
-  {
-    const std::lock_guard acquire_lock(acquire_mutex);
-    ++pending_acquires;
-  }
+  // Shutdown waits for the load (its answer uses the workers).
+  std::shared_ptr<void> open = pipeline.hold_open();
   // The spec factory may download (minutes, for a large model): never on an I/O thread.
-  admin_tasks.push_back(
-      AdminTask{done_flag, std::jthread([this, call, request, done_flag] {
-                  auto settle = [this, done_flag] {
-                    done_flag->store(true);
-                    const std::lock_guard acquire_lock(acquire_mutex);
-                    if (--pending_acquires == 0) acquire_done.notify_all();
-                  };
-                  serving::ModelSpec spec;
-                  try {
-                    spec = options.make_spec(request->name, request->source, request->dtype);
-                  } catch (...) {
-                    const MappedError e = map_exception(std::current_exception(), "model");
-                    // A source that does not exist (a folder, a hub id) is the client's mistake.
-                    fail(*call, e.status == 500 ? 422 : e.status, e.error_type, e.message, "model");
-                    return settle();
-                  }
-                  const std::string spec_name = spec.name;
-                  models.put(std::move(spec), [this, call, spec_name, settle](std::exception_ptr error) {
-                    if (error) {
-                      const MappedError e = map_exception(error, "model");
-                      fail(*call, e.status == 500 ? 422 : e.status, e.error_type,
-                           fmt::format("model {} failed to load: {}", spec_name, e.message), "model");
-                    } else {
-                      JsonWriter w;
-                      const std::optional<serving::ModelStatus> st = models.status(spec_name);
-                      if (st) {
-                        write_status(w, *st);
-                      } else {
-                        w.begin_object().key("name").value(spec_name).end_object();
-                      }
-                      finish(*call, json_response(200, w.take()));
-                    }
-                    settle();
-                  });
-                })});
+  admin_tasks.push_back(AdminTask{
+      done_flag, std::jthread([this, call, request, done_flag, open = std::move(open)]() mutable {
+        auto settle = [done_flag, open = std::move(open)]() mutable {
+          done_flag->store(true);
+          open.reset();
+        };
+        serving::ModelSpec spec;
+        try {
+          spec = options.make_spec(request->name, request->source, request->dtype);
+        } catch (...) {
+          const MappedError e = map_exception(std::current_exception(), "model");
+          // A source that does not exist (a folder, a hub id) is the client's mistake.
+          fail(*call, e.status == 500 ? 422 : e.status, e.error_type, e.message, "model");
+          return settle();
+        }
+        const std::string spec_name = spec.name;
+        models.put(std::move(spec), [this, call, spec_name, settle](std::exception_ptr error) mutable {
+          if (error) {
+            const MappedError e = map_exception(error, "model");
+            fail(*call, e.status == 500 ? 422 : e.status, e.error_type,
+                 fmt::format("model {} failed to load: {}", spec_name, e.message), "model");
+          } else {
+            JsonWriter w;
+            const std::optional<serving::ModelStatus> st = models.status(spec_name);
+            if (st) {
+              write_status(w, *st);
+            } else {
+              w.begin_object().key("name").value(spec_name).end_object();
+            }
+            finish(*call, json_response(200, w.take()));
+          }
+          settle();
+        });
+      })});
 }
 
 }  // namespace warden::http

@@ -61,38 +61,6 @@ InputOptions Router::Impl::classify_options(std::optional<bool> truncate, bool l
   return o;
 }
 
-void Router::Impl::run_classify_job(std::shared_ptr<Call> call, Prepare prepare, ClassifyFormat format) {
-  const serving::LoadedModel& m = call->lease->model();
-  run_classify_job(std::move(call), *m.classify_runner, m.classifier->labels().size(), std::move(prepare),
-                   std::move(format));
-}
-
-void Router::Impl::run_classify_job(std::shared_ptr<Call> call, serving::ClassifyRunner& runner,
-                                    std::size_t labels, Prepare prepare, ClassifyFormat format) {
-  if (refuse_if_saturated(*call)) return;
-  workers.post(
-      [this, call, &runner, labels, prepare = std::move(prepare), format = std::move(format)]() mutable {
-        std::optional<std::vector<PreparedInput>> inputs = prepare_timed(*call, prepare);
-        if (!inputs) return;
-        auto job = std::make_shared<serving::ClassifyJob>(
-            runner, std::move(*inputs), labels, call->cancelled,
-            [this, call, format = std::move(format)](serving::ClassifyJob& done,
-                                                     serving::Outcome outcome) mutable {
-              // On the compute thread: take the logits and leave; the JSON is written on a worker.
-              call->job = done.timings();
-              call->computed = outcome == serving::Outcome::Done;
-              if (fail_outcome(*call, done, outcome)) return;
-              auto result = std::make_shared<ClassifyResult>();
-              result->logits = std::move(done.logits);
-              result->labels = done.labels();
-              for (const PreparedInput& in : done.prepared()) result->tokens.push_back(in.tokens);
-              result->prepared = done.take_prepared();
-              respond_on_worker(call, [result, format = std::move(format)] { return format(*result); });
-            });
-        scheduler.submit(std::move(job));
-      });
-}
-
 namespace {
 
 // Prepares the (query, passage) pair i on a worker, naming the passage at fault.
@@ -108,13 +76,6 @@ PreparedInput prepare_pair(const SequenceClassifier& c, const std::string& query
 
 }  // namespace
 
-std::string pair_key(const std::string& prefix, std::string_view text, const std::string* pair) {
-  serving::CacheKey k;
-  k.add(pair != nullptr ? "pair" : "single").add(text);
-  if (pair != nullptr) k.add(*pair);
-  return prefix + k.str();
-}
-
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
   check_batch_size(request->texts.size(), "texts");
@@ -128,31 +89,34 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
     auto prepare = [&c, request, o](std::size_t i) {
       return prepare_pair(c, request->query, request->texts[i], o, i, "texts");
     };
-    KeyOf key_of;
+    serving::InferenceRequest job =
+        serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
+    job.inputs = request->texts.size();
+    job.prepare = std::move(prepare);
     if (caching()) {
-      key_of = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
-        return pair_key(prefix, request->query, &request->texts[i]);
+      job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
+        return serving::pair_key(prefix, request->query, &request->texts[i]);
       };
     }
-    const serving::LoadedModel& m = call->lease->model();
-    run_classify(call, *m.classify_runner, c.labels().size(), request->texts.size(), std::move(prepare),
-                 std::move(key_of), false, [request](ClassifyResult& r) {
-                   std::vector<float> scores = r.logits;  // one label: one logit per text
-                   if (!request->raw_scores) {
-                     for (float& s : scores) s = sigmoid(s);
-                   }
-                   JsonWriter w;
-                   w.begin_array();
-                   for (const std::size_t i : by_score(scores)) {
-                     w.begin_object();
-                     w.key("index").value(static_cast<std::uint64_t>(i));
-                     w.key("score").value(scores[i]);
-                     if (request->return_text) w.key("text").value(request->texts[i]);
-                     w.end_object();
-                   }
-                   w.end_array();
-                   return json_response(200, w.take());
-                 });
+    infer(call, std::move(job), [request](serving::Inference& r) {
+      // One label: one logit per text.
+      const std::span<const float> logits = r.result.rows.values();
+      std::vector<float> scores(logits.begin(), logits.end());
+      if (!request->raw_scores) {
+        for (float& s : scores) s = sigmoid(s);
+      }
+      JsonWriter w;
+      w.begin_array();
+      for (const std::size_t i : by_score(scores)) {
+        w.begin_object();
+        w.key("index").value(static_cast<std::uint64_t>(i));
+        w.key("score").value(scores[i]);
+        if (request->return_text) w.key("text").value(request->texts[i]);
+        w.end_object();
+      }
+      w.end_array();
+      return json_response(200, w.take());
+    });
   });
 }
 
@@ -168,60 +132,61 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
     auto prepare = [&c, request, o](std::size_t i) {
       return prepare_pair(c, request->query, request->documents[i], o, i, request->documents_field);
     };
-    KeyOf key_of;
+    serving::InferenceRequest job =
+        serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
+    job.inputs = request->documents.size();
+    job.prepare = std::move(prepare);
     if (caching()) {
-      key_of = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
-        return pair_key(prefix, request->query, &request->documents[i]);
+      job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
+        return serving::pair_key(prefix, request->query, &request->documents[i]);
       };
     }
     const std::string model_id = call->lease->spec().name;
-    const serving::LoadedModel& m = call->lease->model();
-    run_classify(
-        call, *m.classify_runner, c.labels().size(), request->documents.size(), std::move(prepare),
-        std::move(key_of), false, [request, model_id, version](ClassifyResult& r) {
-          // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
-          std::vector<float> scores = r.logits;
-          for (float& s : scores) s = sigmoid(s);
-          std::vector<std::size_t> order = by_score(scores);
-          if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
-          std::size_t tokens = 0;
-          for (const std::size_t t : r.tokens) tokens += t;
-          auto write_results = [&](JsonWriter& w) {
-            w.begin_array();
-            for (const std::size_t i : order) {
-              w.begin_object();
-              w.key("index").value(static_cast<std::uint64_t>(i));
-              w.key("relevance_score").value(scores[i]);
-              if (request->return_documents) {
-                w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
-              }
-              w.end_object();
-            }
-            w.end_array();
-          };
-          // One answer for every dialect: Cohere's id, results and meta; Jina's and
-          // vLLM's usage; `data`, the same list, for the clients that read that name.
-          JsonWriter w;
+    infer(call, std::move(job), [request, model_id, version](serving::Inference& r) {
+      // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
+      const std::span<const float> logits = r.result.rows.values();
+      std::vector<float> scores(logits.begin(), logits.end());
+      for (float& s : scores) s = sigmoid(s);
+      std::vector<std::size_t> order = by_score(scores);
+      if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
+      std::size_t tokens = 0;
+      for (const std::size_t t : r.tokens) tokens += t;
+      auto write_results = [&](JsonWriter& w) {
+        w.begin_array();
+        for (const std::size_t i : order) {
           w.begin_object();
-          w.key("id").value(response_id());
-          // The response names the model that answered: the name it is served under.
-          w.key("model").value(model_id);
-          w.key("results");
-          write_results(w);
-          w.key("data");
-          write_results(w);
-          w.key("meta").begin_object();
-          w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
-          w.key("billed_units").begin_object().key("search_units").value(1).end_object();
+          w.key("index").value(static_cast<std::uint64_t>(i));
+          w.key("relevance_score").value(scores[i]);
+          if (request->return_documents) {
+            w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
+          }
           w.end_object();
-          w.key("usage").begin_object();
-          w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
-          w.key("completion_tokens").value(0);
-          w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
-          w.end_object();
-          w.end_object();
-          return json_response(200, w.take());
-        });
+        }
+        w.end_array();
+      };
+      // One answer for every dialect: Cohere's id, results and meta; Jina's and
+      // vLLM's usage; `data`, the same list, for the clients that read that name.
+      JsonWriter w;
+      w.begin_object();
+      w.key("id").value(response_id());
+      // The response names the model that answered: the name it is served under.
+      w.key("model").value(model_id);
+      w.key("results");
+      write_results(w);
+      w.key("data");
+      write_results(w);
+      w.key("meta").begin_object();
+      w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
+      w.key("billed_units").begin_object().key("search_units").value(1).end_object();
+      w.end_object();
+      w.key("usage").begin_object();
+      w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
+      w.key("completion_tokens").value(0);
+      w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
+      w.end_object();
+      w.end_object();
+      return json_response(200, w.take());
+    });
   });
 }
 
@@ -247,45 +212,41 @@ void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
             throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
           }
         };
-        KeyOf key_of;
+        serving::InferenceRequest job =
+            serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
+        job.inputs = request->inputs.size();
+        job.prepare = std::move(prepare);
         if (caching()) {
-          key_of = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
+          job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
             const PredictInput& in = request->inputs[i];
-            return pair_key(prefix, in.text, in.text_pair ? &*in.text_pair : nullptr);
+            return serving::pair_key(prefix, in.text, in.text_pair ? &*in.text_pair : nullptr);
           };
         }
         const std::vector<std::string>* labels = &c.labels();
-        const serving::LoadedModel& m = call->lease->model();
-        run_classify(call, *m.classify_runner, labels->size(), request->inputs.size(), std::move(prepare),
-                     std::move(key_of), false, [request, labels](ClassifyResult& r) {
-                       JsonWriter w;
-                       if (!request->single) w.begin_array();
-                       for (std::size_t i = 0; i < r.tokens.size(); ++i) {
-                         const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
-                         // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on
-                         // request.
-                         std::vector<float> scores(row.begin(), row.end());
-                         if (!request->raw_scores) {
-                           if (r.labels == 1) {
-                             scores[0] = sigmoid(scores[0]);
-                           } else {
-                             scores = softmax(row);
-                           }
-                         }
-                         w.begin_array();
-                         for (const std::size_t k : by_score(scores)) {
-                           w.begin_object()
-                               .key("score")
-                               .value(scores[k])
-                               .key("label")
-                               .value((*labels)[k])
-                               .end_object();
-                         }
-                         w.end_array();
-                       }
-                       if (!request->single) w.end_array();
-                       return json_response(200, w.take());
-                     });
+        infer(call, std::move(job), [request, labels](serving::Inference& r) {
+          JsonWriter w;
+          if (!request->single) w.begin_array();
+          for (std::size_t i = 0; i < r.tokens.size(); ++i) {
+            const std::span<const float> row = r.result.rows.row(i);
+            // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on
+            // request.
+            std::vector<float> scores(row.begin(), row.end());
+            if (!request->raw_scores) {
+              if (row.size() == 1) {
+                scores[0] = sigmoid(scores[0]);
+              } else {
+                scores = softmax(row);
+              }
+            }
+            w.begin_array();
+            for (const std::size_t k : by_score(scores)) {
+              w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
+            }
+            w.end_array();
+          }
+          if (!request->single) w.end_array();
+          return json_response(200, w.take());
+        });
       });
 }
 

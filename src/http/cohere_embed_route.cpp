@@ -56,42 +56,43 @@ void Router::Impl::cohere_embed(std::shared_ptr<Call> call, std::string_view bod
     auto prepare = [&e, request, o](std::size_t i) {
       return prepare_one(e, request->texts[i], nullptr, o, i, "texts");
     };
-    KeyOf key_of;
+    serving::InferenceRequest job =
+        serving::InferenceRequest::on(call->lease->model(), serving::Output::Pooled);
+    job.inputs = n;
+    job.prepare = std::move(prepare);
     if (caching()) {
-      key_of = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
-        return text_key(prefix, request->texts[i]);
+      job.key = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
+        return serving::text_key(prefix, request->texts[i]);
       };
     }
     const bool unit = e.unit_vectors();
-    run_embed(
-        call, *call->lease->model().embed_runner, n, std::move(prepare), std::move(key_of), false,
-        [request, version, by_type, types, unit](EmbedResult& r) {
-          const Embeddings rows = finish_rows(std::move(r.pooled), request->output_dimension, true, unit);
-          std::size_t tokens = 0;
-          for (const std::size_t t : r.tokens) tokens += t;
-          JsonWriter w;
-          w.begin_object();
-          w.key("id").value(response_id());
-          w.key("embeddings");
-          if (by_type) w.begin_object();
-          for (const EmbeddingType type : *types) {
-            if (by_type) w.key(embedding_type_name(type));
-            w.begin_array();
-            for (std::size_t i = 0; i < rows.rows(); ++i) write_embedding(w, rows.row(i), type);
-            w.end_array();
-          }
-          if (by_type) w.end_object();
-          w.key("texts").begin_array();
-          for (const std::string& t : request->texts) w.value(t);
-          w.end_array();
-          w.key("meta").begin_object();
-          w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
-          w.key("billed_units").begin_object().key("input_tokens").value(static_cast<std::uint64_t>(tokens));
-          w.end_object().end_object();
-          w.key("response_type").value(by_type ? "embeddings_by_type" : "embeddings_floats");
-          w.end_object();
-          return json_response(200, w.take());
-        });
+    infer(call, std::move(job), [request, version, by_type, types, unit](serving::Inference& r) {
+      const Embeddings rows = finish_rows(std::move(r.result.rows), request->output_dimension, true, unit);
+      std::size_t tokens = 0;
+      for (const std::size_t t : r.tokens) tokens += t;
+      JsonWriter w;
+      w.begin_object();
+      w.key("id").value(response_id());
+      w.key("embeddings");
+      if (by_type) w.begin_object();
+      for (const EmbeddingType type : *types) {
+        if (by_type) w.key(embedding_type_name(type));
+        w.begin_array();
+        for (std::size_t i = 0; i < rows.rows(); ++i) write_embedding(w, rows.row(i), type);
+        w.end_array();
+      }
+      if (by_type) w.end_object();
+      w.key("texts").begin_array();
+      for (const std::string& t : request->texts) w.value(t);
+      w.end_array();
+      w.key("meta").begin_object();
+      w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
+      w.key("billed_units").begin_object().key("input_tokens").value(static_cast<std::uint64_t>(tokens));
+      w.end_object().end_object();
+      w.key("response_type").value(by_type ? "embeddings_by_type" : "embeddings_floats");
+      w.end_object();
+      return json_response(200, w.take());
+    });
   });
 }
 

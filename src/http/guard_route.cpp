@@ -47,23 +47,26 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
     // The probe's vectors are the pooled vectors /embed computes with default options: they
     // share cache entries. Every input is prepared (decide reads its tokens); only the
     // vectors the cache does not hold are computed.
-    KeyOf key_of;
+    serving::InferenceRequest job =
+        serving::InferenceRequest::on(call->lease->model(), serving::Output::Pooled);
+    job.inputs = request->inputs.size();
+    job.prepare = std::move(prepare);
+    job.keep_prepared = true;
     if (caching()) {
-      key_of = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
-        return text_key(prefix, request->inputs[i]);
+      job.key = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
+        return serving::text_key(prefix, request->inputs[i]);
       };
     }
-    run_embed(call, *call->lease->model().embed_runner, request->inputs.size(), std::move(prepare),
-              std::move(key_of), true, [request, g](EmbedResult& r) {
-                JsonWriter w;
-                w.begin_array();
-                for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-                  // The text goes along: the unknown-token rule weighs the characters unknown tokens cover.
-                  w.raw(g->decide(r.pooled.row(i), r.prepared[i], request->inputs[i]).to_json());
-                }
-                w.end_array();
-                return json_response(200, w.take());
-              });
+    infer(call, std::move(job), [request, g](serving::Inference& r) {
+      JsonWriter w;
+      w.begin_array();
+      for (std::size_t i = 0; i < r.prepared.size(); ++i) {
+        // The text goes along: the unknown-token rule weighs the characters unknown tokens cover.
+        w.raw(g->decide(r.result.rows.row(i), r.prepared[i], request->inputs[i]).to_json());
+      }
+      w.end_array();
+      return json_response(200, w.take());
+    });
   });
 }
 
@@ -82,27 +85,31 @@ void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<co
   };
   // The guard's classifier is no managed model (it lives as long as the server): its keys
   // carry their own tag and its id. Every input is prepared (decide_logits reads its tokens).
-  KeyOf key_of;
+  serving::InferenceRequest job;
+  job.runner = guard_runner.get();
+  job.output = serving::Output::Logits;
+  job.width = c.labels().size();
+  job.inputs = request->inputs.size();
+  job.prepare = std::move(prepare);
+  job.keep_prepared = true;
   if (caching()) {
     serving::CacheKey k;
     k.add("guard-classifier").add(c.id()).add(std::uint64_t{o.truncate ? 1U : 0U});
     k.add(std::uint64_t{o.side == TruncationSide::Left ? 1U : 0U});
-    key_of = [prefix = k.take(), request](std::size_t i) {
-      return pair_key(prefix, request->inputs[i], nullptr);
+    job.key = [prefix = k.take(), request](std::size_t i) {
+      return serving::pair_key(prefix, request->inputs[i], nullptr);
     };
   }
-  const std::size_t n = request->inputs.size();
-  run_classify(std::move(call), *guard_runner, c.labels().size(), n, std::move(prepare), std::move(key_of),
-               true, [request, g](ClassifyResult& r) {
-                 JsonWriter w;
-                 w.begin_array();
-                 for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-                   const std::span<const float> row(r.logits.data() + i * r.labels, r.labels);
-                   w.raw(g->decide_logits(row, r.prepared[i], request->inputs[i]).to_json());
-                 }
-                 w.end_array();
-                 return json_response(200, w.take());
-               });
+  infer(std::move(call), std::move(job), [request, g](serving::Inference& r) {
+    JsonWriter w;
+    w.begin_array();
+    for (std::size_t i = 0; i < r.prepared.size(); ++i) {
+      const std::span<const float> row = r.result.rows.row(i);
+      w.raw(g->decide_logits(row, r.prepared[i], request->inputs[i]).to_json());
+    }
+    w.end_array();
+    return json_response(200, w.take());
+  });
 }
 
 }  // namespace warden::http

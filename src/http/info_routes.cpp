@@ -80,7 +80,7 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
         w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
         w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
         w.key("max_response_floats").value(static_cast<std::uint64_t>(options.max_response_floats));
-        w.key("tokenization_workers").value(static_cast<std::uint64_t>(workers.size()));
+        w.key("tokenization_workers").value(static_cast<std::uint64_t>(pipeline.workers()));
         w.key("prompts").begin_array();
         if (m.embedder != nullptr) {
           for (const auto& [name, text] : m.embedder->prompts()) w.value(name);

@@ -169,9 +169,10 @@ CohereEmbedRequest parse_cohere_embed(std::string_view body);
 // TEI's POST / and /invocations: what picks the route (embed, rerank or predict) before the
 // body is parsed again by that route's own parser.
 struct RootRequest {
-  std::string model;        // empty when absent
-  bool has_query = false;   // a rerank request ({"query", "texts"}) rather than /predict's
-  bool similarity = false;  // {"inputs": {"source_sentence", "sentences"}}: /similarity's (HF's sentence-similarity)
+  std::string model;       // empty when absent
+  bool has_query = false;  // a rerank request ({"query", "texts"}) rather than /predict's
+  bool similarity =
+      false;  // {"inputs": {"source_sentence", "sentences"}}: /similarity's (HF's sentence-similarity)
 };
 RootRequest parse_root(std::string_view body);
 

@@ -183,6 +183,19 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
     std::rethrow_exception(e);
   } catch (const ApiError& err) {
     return {err.status(), err.error_type(), err.what(), err.param()};
+  } catch (const serving::NotComputed& err) {
+    switch (err.outcome()) {
+      case serving::Outcome::Rejected:
+        return {429, "Overloaded", err.what(), {}};
+      case serving::Outcome::TimedOut:
+        return {504, "Overloaded", err.what(), {}};
+      case serving::Outcome::Cancelled:
+        return {499, "Cancelled", err.what(), {}};
+      default:
+        return {503, "Unhealthy", err.what(), {}};
+    }
+  } catch (const serving::ModelLoadTimeout& err) {
+    return {503, "Unhealthy", err.what(), {}};
   } catch (const Error& err) {
     switch (err.kind()) {
       case ErrorKind::InvalidInput:
@@ -200,32 +213,26 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
   }
 }
 
-Router::Impl::Impl(serving::ModelManager& m, const guard::Guard* g, serving::Scheduler& s,
-                   serving::WorkerPool& w, serving::MetricsRegistry* reg, RouterOptions o)
-    : models(m),
+Router::Impl::Impl(serving::Pipeline& p, const guard::Guard* g, serving::MetricsRegistry* reg,
+                   RouterOptions o)
+    : pipeline(p),
+      models(p.models()),
+      scheduler(p.scheduler()),
       guard_ptr(g),
-      scheduler(s),
-      workers(w),
       options(std::move(o)),
-      metrics(std::make_unique<RouterMetrics>(reg, s)),
+      metrics(std::make_unique<RouterMetrics>(reg)),
       created_unix(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count()) {
-  if (options.cache.max_bytes > 0) cache = std::make_unique<serving::ResultCache>(options.cache, reg);
   if (guard_ptr != nullptr && guard_ptr->classifier() != nullptr) {
     guard_runner = std::make_unique<serving::ClassifyRunner>(*guard_ptr->classifier());
   }
 }
 
 Router::Impl::~Impl() {
-  wait_for_acquires();
+  pipeline.settle();
   const std::lock_guard lock(admin_mutex);
   admin_tasks.clear();  // joins
-}
-
-void Router::Impl::wait_for_acquires() {
-  std::unique_lock lock(acquire_mutex);
-  acquire_done.wait(lock, [this] { return pending_acquires == 0; });
 }
 
 std::string Router::Impl::resolve_model(Call& call, const std::string& requested,
@@ -250,35 +257,27 @@ void Router::Impl::with_model(const std::shared_ptr<Call>& call, const std::stri
                               std::initializer_list<model::ModelKind> kinds, std::function<void()> next) {
   const std::string name = resolve_model(*call, requested, kinds);
   if (name.empty()) throw ApiError(503, "Unhealthy", "no model is being served");
-  {
-    const std::lock_guard lock(acquire_mutex);
-    ++pending_acquires;
-  }
-  models.acquire(name,
-                 [this, call, next = std::move(next)](serving::LeasePtr lease, std::exception_ptr error) {
-                   try {
-                     if (error) std::rethrow_exception(error);
-                     call->lease = std::move(lease);
-                     next();
-                   } catch (const serving::ModelLoadTimeout& e) {
-                     fail(*call, 503, "Unhealthy", e.what());
-                   } catch (const Error& e) {
-                     if (e.kind() == ErrorKind::NotFound && call->lease == nullptr) {
-                       // An unknown model: OpenAI's 404 model_not_found.
-                       fail(*call, 404, "NotFound", e.what(), "model");
-                     } else if (call->lease == nullptr) {
-                       fail(*call, 500, "Backend", fmt::format("the model failed to load: {}", e.what()));
-                     } else {
+  pipeline.acquire(name,
+                   [this, call, next = std::move(next)](serving::LeasePtr lease, std::exception_ptr error) {
+                     try {
+                       if (error) std::rethrow_exception(error);
+                       call->lease = std::move(lease);
+                       next();
+                     } catch (const Error& e) {
+                       if (e.kind() == ErrorKind::NotFound && call->lease == nullptr) {
+                         // An unknown model: OpenAI's 404 model_not_found.
+                         fail(*call, 404, "NotFound", e.what(), "model");
+                       } else if (call->lease == nullptr) {
+                         fail(*call, 500, "Backend", fmt::format("the model failed to load: {}", e.what()));
+                       } else {
+                         const MappedError m = map_exception(std::current_exception(), {});
+                         fail(*call, m.status, m.error_type, m.message, m.param);
+                       }
+                     } catch (...) {
                        const MappedError m = map_exception(std::current_exception(), {});
                        fail(*call, m.status, m.error_type, m.message, m.param);
                      }
-                   } catch (...) {
-                     const MappedError m = map_exception(std::current_exception(), {});
-                     fail(*call, m.status, m.error_type, m.message, m.param);
-                   }
-                   const std::lock_guard lock(acquire_mutex);
-                   if (--pending_acquires == 0) acquire_done.notify_all();
-                 });
+                   });
 }
 
 const Embedder& Router::Impl::embedder(const Call& call) {
@@ -343,65 +342,11 @@ void Router::Impl::fail(Call& call, int status, std::string_view error_type, std
   finish(call, error_response(call.target, status, error_type, message, param));
 }
 
-Router::Router(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& scheduler,
-               serving::WorkerPool& workers, serving::MetricsRegistry* metrics, RouterOptions options)
-    : impl_(std::make_unique<Impl>(models, guard, scheduler, workers, metrics, std::move(options))) {}
-
-namespace {
-
-// One model the caller owns, as a manager of one pinned, preloaded model.
-std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& model,
-                                                            const RouterOptions& o) {
-  if ((model.embedder == nullptr) == (model.classifier == nullptr)) {
-    throw Error(ErrorKind::InvalidArgument, "a router serves exactly one model: an embedder or a classifier");
-  }
-  auto manager = std::make_unique<serving::ModelManager>(serving::ModelManagerOptions{});
-  serving::ModelSpec spec;
-  spec.pinned = true;
-  spec.tier = o.tier;
-  spec.tier_reason = o.tier_reason;
-  if (model.embedder != nullptr) {
-    spec.name = std::string(model.embedder->id());
-    spec.semantic = model.embedder->semantic();
-    // Not owned: an aliasing pointer with no owner.
-    std::shared_ptr<const Embedder> e(std::shared_ptr<const Embedder>{}, model.embedder);
-    spec.load = [e] { return serving::make_loaded_model(e, 0); };
-  } else {
-    spec.name = std::string(model.classifier->id());
-    spec.kind = model.classifier->kind() == ClassifierKind::Reranker ? model::ModelKind::Reranker
-                                                                     : model::ModelKind::Classifier;
-    std::shared_ptr<const SequenceClassifier> c(std::shared_ptr<const SequenceClassifier>{},
-                                                model.classifier);
-    spec.load = [c] { return serving::make_loaded_model(c, 0); };
-  }
-  spec.source = spec.name;
-  const std::string name = spec.name;
-  manager->add(std::move(spec));
-  manager->preload({name});
-  return manager;
-}
-
-}  // namespace
-
-Router::Router(ServedModel model, serving::Scheduler& scheduler, serving::WorkerPool& workers,
-               serving::MetricsRegistry* metrics, RouterOptions options) {
-  auto manager = single_model_manager(model, options);
-  if (options.guard_model.empty() && model.guard != nullptr && model.embedder != nullptr) {
-    options.guard_model = std::string(model.embedder->id());
-  }
-  impl_ = std::make_unique<Impl>(*manager, model.guard, scheduler, workers, metrics, std::move(options));
-  impl_->owned_models = std::move(manager);
-}
-
-Router::Router(const Embedder& embedder, serving::Scheduler& scheduler, serving::WorkerPool& workers,
-               serving::MetricsRegistry* metrics, RouterOptions options)
-    : Router(ServedModel{&embedder, nullptr}, scheduler, workers, metrics, std::move(options)) {}
+Router::Router(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* metrics,
+               RouterOptions options)
+    : impl_(std::make_unique<Impl>(pipeline, guard, metrics, std::move(options))) {}
 
 Router::~Router() = default;
-
-void Router::settle() {
-  impl_->wait_for_acquires();
-}
 
 Response Router::error_response(std::string_view target, int status, std::string_view error_type,
                                 std::string_view message, std::string_view param) {

@@ -21,11 +21,9 @@
 #include "embed/sequence_classifier.hpp"
 #include "http/handler.hpp"
 #include "serving/model_manager.hpp"
-#include "serving/result_cache.hpp"
 
 namespace warden::serving {
-class Scheduler;
-class WorkerPool;
+class Pipeline;
 class MetricsRegistry;
 }  // namespace warden::serving
 
@@ -46,8 +44,6 @@ struct RouterOptions {
   // JSON at most.
   std::size_t max_response_floats = std::size_t{8} << 20;
   bool auto_truncate = true;  // a request's default for `truncate`
-  std::string tier;           // single-model constructors: what /info reports
-  std::string tier_reason;    // ... and why that tier (e.g. why the fallback runs)
   // The model /guard's probe embeds with (a pinned name in the manager); empty: the default
   // embedding model.
   std::string guard_model;
@@ -56,45 +52,22 @@ struct RouterOptions {
   std::function<serving::ModelSpec(const std::string& name, const std::string& source,
                                    const std::string& dtype)>
       make_spec;
-  // The result cache: final results of repeated inputs, per model. max_bytes 0
-  // (the default): off, and no x-cache header.
-  serving::ResultCacheOptions cache;
-};
-
-// The one model a router serves: exactly one of the two is set. An embedder answers the
-// embedding routes, a sequence classifier /rerank, /v1/rerank and /predict; every other
-// compute route answers 424 (the model is the wrong kind), as TEI does.
-struct ServedModel {
-  const Embedder* embedder = nullptr;
-  const SequenceClassifier* classifier = nullptr;
-  // The prompt-injection guard (POST /guard): a probe over `embedder`, or the classifier
-  // method over its own model (Guard::classifier(), any served kind); null: /guard answers 424.
-  const guard::Guard* guard = nullptr;
 };
 
 class Router final : public Handler {
  public:
-  // Many models (src/serving/model_manager.hpp): a request names its model in the body's
-  // `model` field or with a /models/{name}/ path prefix; without either, the first model of
-  // the kind the route needs answers. guard may be null. Nothing is owned; all must outlive
-  // the router. metrics may be null.
-  Router(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& scheduler,
-         serving::WorkerPool& workers, serving::MetricsRegistry* metrics, RouterOptions options);
-  // One model the router does not own (tests, tools): a manager of one pinned model.
-  // Error(InvalidArgument) unless exactly one of model's pointers is set.
-  Router(ServedModel model, serving::Scheduler& scheduler, serving::WorkerPool& workers,
-         serving::MetricsRegistry* metrics, RouterOptions options);
-  Router(const Embedder& embedder, serving::Scheduler& scheduler, serving::WorkerPool& workers,
-         serving::MetricsRegistry* metrics, RouterOptions options);
+  // Many models (src/serving/model_manager.hpp, reached through the pipeline): a request
+  // names its model in the body's `model` field or with a /models/{name}/ path prefix;
+  // without either, the first model of the kind the route needs answers. guard may be null.
+  // Nothing is owned; all must outlive the router. metrics may be null.
+  Router(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* metrics,
+         RouterOptions options);
   ~Router() override;
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;
 
   void handle(const Request& request, std::shared_ptr<const Cancellation> cancelled,
               Respond respond) override;
-  // Waits until no request waits for a model load and no admin change is in progress
-  // (their continuations use the workers and the scheduler). For shutdown.
-  void settle();
   [[nodiscard]] Response error(std::string_view target, int status, std::string_view error_type,
                                std::string_view message) const override;
 

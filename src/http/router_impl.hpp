@@ -14,11 +14,9 @@
 
 #include "embed/embedder.hpp"
 #include "http/router.hpp"
-#include "serving/classify_jobs.hpp"
-#include "serving/embed_jobs.hpp"
 #include "serving/model_manager.hpp"
+#include "serving/pipeline.hpp"
 #include "serving/scheduler.hpp"
-#include "serving/worker_pool.hpp"
 
 namespace warden::http {
 
@@ -62,51 +60,26 @@ inline std::size_t code_points(std::string_view text) noexcept {
   return n;
 }
 
-// What an embedding job leaves behind for the response: moved out of the job when it completes.
-struct EmbedResult {
-  Embeddings pooled;
-  std::vector<Embeddings> per_token;
-  std::vector<std::size_t> tokens;      // per input
-  std::vector<PreparedInput> prepared;  // the inputs themselves (the guard reads their ids)
-};
-
-// What a classification job leaves behind: inputs x labels raw logits.
-struct ClassifyResult {
-  std::vector<float> logits;
-  std::size_t labels = 0;
-  std::vector<std::size_t> tokens;      // per input
-  std::vector<PreparedInput> prepared;  // the inputs themselves (the guard reads their ids)
-};
-
 struct RouterMetrics;
 struct GuardRequest;
 struct Input;
 
-// A result cache key: `prefix` (Router::Impl::cache_prefix) and the input, a text or ids.
-std::string text_key(const std::string& prefix, std::string_view text);
+// Input i's result cache key under a prefix (serving::Pipeline::cache_prefix): its text or ids.
 std::string input_key(const std::string& prefix, const Input& in);
-// ... and a classifier's input: a text, or a pair (pair non-null).
-std::string pair_key(const std::string& prefix, std::string_view text, const std::string* pair);
 
 struct Router::Impl {
-  Impl(serving::ModelManager& models, const guard::Guard* guard, serving::Scheduler& s,
-       serving::WorkerPool& w, serving::MetricsRegistry* m, RouterOptions o);
+  Impl(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* m, RouterOptions o);
   ~Impl();
 
-  // The single-model constructor's manager (null otherwise); declared before `models`,
-  // which refers to it.
-  std::unique_ptr<serving::ModelManager> owned_models;
+  serving::Pipeline& pipeline;
   serving::ModelManager& models;
-  const guard::Guard* guard_ptr;
   serving::Scheduler& scheduler;
-  serving::WorkerPool& workers;
+  const guard::Guard* guard_ptr;
   RouterOptions options;
   // The guard's own classifier (--guard-model), whatever the served models' kinds. Its jobs
   // share the scheduler but never a batch with a served model's: batches hold one runner's jobs.
   std::unique_ptr<serving::ClassifyRunner> guard_runner;
   std::unique_ptr<RouterMetrics> metrics;
-  // Null when the cache is off (RouterOptions::cache.max_bytes 0).
-  std::unique_ptr<serving::ResultCache> cache;
   std::int64_t created_unix = 0;  // /v1/models' "created"
   // POST /admin/models runs the spec factory (which may download) on threads of its own;
   // joined when the router goes.
@@ -116,12 +89,6 @@ struct Router::Impl {
   };
   std::mutex admin_mutex;
   std::vector<AdminTask> admin_tasks;
-  // Acquires still waiting for a load: their continuations use the workers and the
-  // scheduler, so shutdown waits for them first (wait_for_acquires).
-  std::mutex acquire_mutex;
-  std::condition_variable acquire_done;
-  std::size_t pending_acquires = 0;
-  void wait_for_acquires();
 
   // The model a request names: the path prefix, else `requested` when a model has that name
   // (an unknown one is the first of `kinds` unless strict_model_names, as TEI and hosted APIs'
@@ -145,49 +112,18 @@ struct Router::Impl {
   void fail(Call& call, int status, std::string_view error_type, std::string_view message,
             std::string_view param = {}) const;
 
-  // The compute pipeline shared by the embedding routes: `prepare` runs on a worker (may
-  // throw ApiError or warden::Error), the job on the compute thread, `format` on a worker.
-  using Prepare = std::function<std::vector<PreparedInput>()>;
-  using Format = std::function<Response(EmbedResult&)>;
-  void run_job(std::shared_ptr<Call> call, serving::BatchRunner& runner, Prepare prepare, Format format);
-  // The same pipeline for the classification routes: the job's logits go to `format`.
-  using ClassifyFormat = std::function<Response(ClassifyResult&)>;
-  void run_classify_job(std::shared_ptr<Call> call, Prepare prepare, ClassifyFormat format);
-  // ... on `runner`, whose model has `labels` labels (the guard's classifier).
-  void run_classify_job(std::shared_ptr<Call> call, serving::ClassifyRunner& runner, std::size_t labels,
-                        Prepare prepare, ClassifyFormat format);
-  // The cached pipelines (result_cache routes): `prepare_input(i)` prepares input i of n (on
-  // a worker; may throw like Prepare), `key_of(i)` is its cache key. Inputs found in the
-  // cache are not prepared (unless prepare_all: the guard reads every prepared input) and
-  // not computed; the rest run as one job; the results are merged in order, the new ones
-  // stored, and `format` sees exactly what the uncached pipeline gives it. Without a cache
-  // (or key_of empty) these are run_job / run_classify_job.
-  using PrepareInput = std::function<PreparedInput(std::size_t)>;
-  using KeyOf = std::function<std::string(std::size_t)>;
-  void run_embed(std::shared_ptr<Call> call, serving::BatchRunner& runner, std::size_t n,
-                 PrepareInput prepare_input, KeyOf key_of, bool prepare_all, Format format);
-  void run_classify(std::shared_ptr<Call> call, serving::ClassifyRunner& runner, std::size_t labels,
-                    std::size_t n, PrepareInput prepare_input, KeyOf key_of, bool prepare_all,
-                    ClassifyFormat format);
-  // True when the cache serves this call (it is on); the key of a model's results of one
-  // kind ("pooled", "tokens", "logits") under the options that change tokenization: the
-  // model's load instance (a reload or swap invalidates), served name and dtype.
-  [[nodiscard]] bool caching() const noexcept { return cache != nullptr; }
+  // Runs the request through the pipeline and answers: `format` builds the answer from the
+  // results (on a worker; what it throws is mapped), any other outcome is mapped to its
+  // error. The call's timing, token and cache fields are filled in from the inference.
+  using Format = std::function<Response(serving::Inference&)>;
+  void infer(std::shared_ptr<Call> call, serving::InferenceRequest request, Format format);
+  // Whether the result cache is on (routes then give their inputs keys); the prefix of the
+  // call's model's keys of one kind (serving::Pipeline::cache_prefix).
+  [[nodiscard]] bool caching() const noexcept { return pipeline.caching(); }
   [[nodiscard]] static std::string cache_prefix(const Call& call, std::string_view kind,
                                                 const InputOptions& o);
-  // Builds the answer on this thread (a worker), mapping what `make` throws.
+  // Builds the answer on this thread, mapping what `make` throws.
   void respond_here(Call& call, const std::function<Response()>& make) const;
-
-  // Answers a job that ended without results (429, 504, 499, 503, or its failure); false
-  // for Outcome::Done, which the caller answers.
-  bool fail_outcome(Call& call, const serving::Job& job, serving::Outcome outcome) const;
-  // The stages both pipelines share. refuse_if_saturated: answers 429 before tokenizing
-  // when the wait queue is already full (true when it did). prepare_timed: runs `prepare`,
-  // records its time and tokens, and answers its error itself (nullopt then).
-  // respond_on_worker: builds the answer on a worker, mapping what `make` throws.
-  bool refuse_if_saturated(Call& call) const;
-  std::optional<std::vector<PreparedInput>> prepare_timed(Call& call, const Prepare& prepare) const;
-  void respond_on_worker(std::shared_ptr<Call> call, std::function<Response()> make);
 
   // Options shared by the routes that tokenize: truncation and the prompt by name.
   [[nodiscard]] InputOptions input_options(const Embedder& e, std::optional<bool> truncate, bool left,
@@ -234,7 +170,9 @@ struct Router::Impl {
   void admin_remove(std::shared_ptr<Call> call, const std::string& name);
 };
 
-// Maps an exception from the embedder or a parser to a status and error type.
+// The one map from an error to its answer: an ApiError's own status, a warden::Error by its
+// kind, a request the pipeline did not compute (serving::NotComputed) by its outcome, a model
+// load that outlasted its wait 503, anything else 500.
 struct MappedError {
   int status;
   std::string error_type;

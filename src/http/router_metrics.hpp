@@ -1,6 +1,7 @@
 #pragma once
 // Internal to the router: its HTTP-level Prometheus series (requests by route and status,
-// end-to-end and tokenization time). A null registry turns them off.
+// end-to-end time). A null registry turns them off. (Tokenization time and the 429s decided
+// before tokenizing are the pipeline's, whatever the transport.)
 
 #include <chrono>
 #include <string>
@@ -11,16 +12,12 @@
 namespace warden::http {
 
 struct RouterMetrics {
-  RouterMetrics(serving::MetricsRegistry* registry, const serving::Scheduler& scheduler);
+  explicit RouterMetrics(serving::MetricsRegistry* r) : registry(r) {}
 
   void on_response(const Call& call, int status, Clock::duration total);
-  // A 429 decided before tokenizing (the scheduler counts the ones it decides itself).
-  void on_rejected();
   [[nodiscard]] std::string render() const;
 
   serving::MetricsRegistry* registry;
-  serving::Histogram* tokenization = nullptr;
-  serving::Counter* rejected = nullptr;
 };
 
 }  // namespace warden::http

@@ -1,37 +1,82 @@
 #include "http/service.hpp"
 
+#include "core/error.hpp"
 #include "serving/metrics.hpp"
+#include "serving/model_manager.hpp"
+#include "serving/pipeline.hpp"
 #include "serving/scheduler_metrics.hpp"
 #include "serving/worker_pool.hpp"
 
 namespace warden::http {
 
+namespace {
+
+// One model the caller owns, as a manager of one pinned, preloaded model.
+std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& model,
+                                                            const ServiceOptions& o) {
+  if ((model.embedder == nullptr) == (model.classifier == nullptr)) {
+    throw Error(ErrorKind::InvalidArgument,
+                "a service serves exactly one model: an embedder or a classifier");
+  }
+  auto manager = std::make_unique<serving::ModelManager>(serving::ModelManagerOptions{});
+  serving::ModelSpec spec;
+  spec.pinned = true;
+  spec.tier = o.tier;
+  spec.tier_reason = o.tier_reason;
+  if (model.embedder != nullptr) {
+    spec.name = std::string(model.embedder->id());
+    spec.semantic = model.embedder->semantic();
+    // Not owned: an aliasing pointer with no owner.
+    std::shared_ptr<const Embedder> e(std::shared_ptr<const Embedder>{}, model.embedder);
+    spec.load = [e] { return serving::make_loaded_model(e, 0); };
+  } else {
+    spec.name = std::string(model.classifier->id());
+    spec.kind = model.classifier->kind() == ClassifierKind::Reranker ? model::ModelKind::Reranker
+                                                                     : model::ModelKind::Classifier;
+    std::shared_ptr<const SequenceClassifier> c(std::shared_ptr<const SequenceClassifier>{},
+                                                model.classifier);
+    spec.load = [c] { return serving::make_loaded_model(c, 0); };
+  }
+  spec.source = spec.name;
+  const std::string name = spec.name;
+  manager->add(std::move(spec));
+  manager->preload({name});
+  return manager;
+}
+
+}  // namespace
+
 Service::Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics)
     : Service(ServedModel{&embedder, nullptr}, std::move(options), metrics) {}
 
 Service::Service(ServedModel model, ServiceOptions options, serving::MetricsRegistry* metrics) {
-  start(options, metrics);
-  router_ = std::make_unique<Router>(model, *scheduler_, *workers_, metrics, std::move(options.router));
+  owned_models_ = single_model_manager(model, options);
+  if (options.router.guard_model.empty() && model.guard != nullptr && model.embedder != nullptr) {
+    options.router.guard_model = std::string(model.embedder->id());
+  }
+  start(*owned_models_, model.guard, std::move(options), metrics);
 }
 
 Service::Service(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,
                  serving::MetricsRegistry* metrics) {
-  start(options, metrics);
-  router_ =
-      std::make_unique<Router>(models, guard, *scheduler_, *workers_, metrics, std::move(options.router));
+  start(models, guard, std::move(options), metrics);
 }
 
-void Service::start(const ServiceOptions& options, serving::MetricsRegistry* metrics) {
+void Service::start(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,
+                    serving::MetricsRegistry* metrics) {
   serving::SchedulerObserver observer;
   if (metrics != nullptr) observer = serving::scheduler_observer(*metrics);
   scheduler_ = std::make_unique<serving::Scheduler>(options.scheduler, std::move(observer));
   if (metrics != nullptr) serving::register_scheduler_gauges(*metrics, *scheduler_);
   workers_ = std::make_unique<serving::WorkerPool>(options.workers);
+  pipeline_ = std::make_unique<serving::Pipeline>(models, *scheduler_, *workers_, options.cache, metrics);
+  router_ = std::make_unique<Router>(*pipeline_, guard, metrics, std::move(options.router));
 }
 
 Service::~Service() {
   if (workers_) shutdown(std::chrono::milliseconds(0));
   router_.reset();
+  pipeline_.reset();
   scheduler_.reset();
 }
 
@@ -39,7 +84,7 @@ void Service::shutdown(std::chrono::milliseconds grace) {
   // Requests waiting for a model load go on to the scheduler first (or fail); then jobs
   // still queued complete (Stopped) while the workers that format their answers are
   // alive; then the workers run what is left. The router and scheduler go last.
-  router_->settle();
+  pipeline_->settle();
   scheduler_->drain(grace);
   workers_.reset();
 }

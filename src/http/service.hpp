@@ -1,18 +1,25 @@
 #pragma once
 // The application behind the server, assembled in the one order that tears down safely:
-// scheduler (compute thread) -> workers (tokenization, formatting) -> router (routes).
-// The CLI and the tests build a Service and hand service.handler() to a Server.
+// models -> scheduler (compute thread) -> workers (tokenization, formatting) -> pipeline
+// (the result cache, the one inference path) -> router (routes). The CLI and the tests build
+// a Service and hand service.handler() to a Server; a second transport (gRPC) runs on the
+// same service.pipeline().
 
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "embed/embedder.hpp"
+#include "embed/sequence_classifier.hpp"
 #include "http/router.hpp"
+#include "serving/result_cache.hpp"
 #include "serving/scheduler.hpp"
 
 namespace warden::serving {
 class MetricsRegistry;
+class ModelManager;
+class Pipeline;
 class WorkerPool;
 }  // namespace warden::serving
 
@@ -22,13 +29,30 @@ struct ServiceOptions {
   serving::SchedulerOptions scheduler;
   std::size_t workers = 1;  // tokenization and response-formatting threads
   RouterOptions router;
+  // The result cache: final results of repeated inputs, per model. max_bytes 0 (the
+  // default): off, and no x-cache header.
+  serving::ResultCacheOptions cache;
+  std::string tier;         // single-model services: what /info reports
+  std::string tier_reason;  // ... and why that tier (e.g. why the fallback runs)
+};
+
+// The one model a single-model service answers for: exactly one of the two is set. An
+// embedder answers the embedding routes, a sequence classifier /rerank, /v1/rerank and
+// /predict; every other compute route answers 424 (the model is the wrong kind), as TEI does.
+struct ServedModel {
+  const Embedder* embedder = nullptr;
+  const SequenceClassifier* classifier = nullptr;
+  // The prompt-injection guard (POST /guard): a probe over `embedder`, or the classifier
+  // method over its own model (Guard::classifier(), any served kind); null: /guard answers 424.
+  const guard::Guard* guard = nullptr;
 };
 
 class Service {
  public:
+  // One model the service does not own (tests, tools), as a manager of one pinned model.
   // The model (and metrics, which may be null) must outlive the service.
+  // Error(InvalidArgument) unless exactly one of model's pointers is set.
   Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics);
-  // The same for a reranker or classifier (or either, through ServedModel).
   Service(ServedModel model, ServiceOptions options, serving::MetricsRegistry* metrics);
   // Many models (the manager and guard, which may be null, must outlive the service).
   Service(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,
@@ -40,6 +64,7 @@ class Service {
 
   [[nodiscard]] Handler& handler() noexcept { return *router_; }
   [[nodiscard]] serving::Scheduler& scheduler() noexcept { return *scheduler_; }
+  [[nodiscard]] serving::Pipeline& pipeline() noexcept { return *pipeline_; }
 
   // Waits for requests that wait for a model load, then lets queued work finish (at most `grace`; what is
   // left is answered 503), then joins the workers, so that every answer has been handed to its Respond
@@ -48,9 +73,12 @@ class Service {
   void shutdown(std::chrono::milliseconds grace);
 
  private:
-  void start(const ServiceOptions& options, serving::MetricsRegistry* metrics);
+  void start(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,
+             serving::MetricsRegistry* metrics);
+  std::unique_ptr<serving::ModelManager> owned_models_;  // single-model services
   std::unique_ptr<serving::Scheduler> scheduler_;
   std::unique_ptr<serving::WorkerPool> workers_;
+  std::unique_ptr<serving::Pipeline> pipeline_;
   std::unique_ptr<Router> router_;
 };
 

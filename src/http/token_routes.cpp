@@ -21,7 +21,7 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
     const Embedder& e = embedder(*call);
     InputOptions o = input_options(e, std::nullopt, false, request->prompt_name);
     o.add_special_tokens = request->add_special_tokens;
-    workers.post([this, call, request, o, &e] {
+    pipeline.post([this, call, request, o, &e] {
       try {
         JsonWriter w;
         w.begin_array();
@@ -79,7 +79,7 @@ void Router::Impl::decode(std::shared_ptr<Call> call, std::string_view body) {
   check_batch_size(request->ids.size(), "ids");
   with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
     const Embedder& e = embedder(*call);
-    workers.post([this, call, request, &e] {
+    pipeline.post([this, call, request, &e] {
       try {
         JsonWriter w;
         w.begin_array();

@@ -39,8 +39,7 @@
 #include "embed/embedder.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "model/encoder_model.hpp"
-#include "serving/classify_jobs.hpp"
-#include "serving/embed_jobs.hpp"
+#include "serving/inference_job.hpp"
 
 namespace warden::serving {
 

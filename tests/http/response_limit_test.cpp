@@ -92,7 +92,7 @@ TEST_F(ResponseLimit, CachedInputsAndPooledAnswersCountToo) {
   const NeuralEmbedder embedder(dir_, &pool_);
   ServiceOptions o;
   o.router.max_response_floats = 384 * 20;  // 20 pooled vectors, or 20 token vectors
-  o.router.cache.max_bytes = 16U << 20;
+  o.cache.max_bytes = 16U << 20;
   Service service(embedder, o, nullptr);
   // Five tokens with [CLS] and [SEP]: three inputs fit, five do not.
   const std::string one = R"("the quick brown")";

@@ -70,7 +70,7 @@ ServiceOptions service_options(std::size_t cache_bytes) {
   ServiceOptions o;
   o.workers = 2;
   o.scheduler.max_batch_tokens = 64;  // small batches: requests are split and merged
-  o.router.cache.max_bytes = cache_bytes;
+  o.cache.max_bytes = cache_bytes;
   return o;
 }
 
@@ -418,7 +418,7 @@ TEST(RouterCache, StaysWithinItsBoundUnderAStreamOfUniqueInputs) {
 TEST(RouterCache, EntriesExpireAfterTheTtl) {
   const HashingEmbedder embedder;
   ServiceOptions o = service_options(1 << 20);
-  o.router.cache.ttl = 300ms;
+  o.cache.ttl = 300ms;
   Service on(embedder, o, nullptr);
   const std::string body = R"({"inputs": "short lived"})";
   EXPECT_EQ(post(on.handler(), "/embed", body).header("x-cache"), "miss");
