@@ -14,3 +14,8 @@ pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 if(WARDEN_TESTS)
   find_package(GTest REQUIRED)
 endif()
+# gRPC and protobuf: the second transport (src/grpc/, TEI's tei.v1 protocol). protoc and
+# grpc_cpp_plugin generate the messages and services from src/grpc/tei.proto at build time.
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_program(WARDEN_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)

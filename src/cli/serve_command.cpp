@@ -28,12 +28,15 @@
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
 #include "embed/sequence_classifier.hpp"
+#include "grpc/grpc_server.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"
 #include "http/server.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
 #include "serving/model_manager.hpp"
+#include "serving/pipeline.hpp"
+#include "serving/results.hpp"
 #include "serving/system_resources.hpp"
 
 namespace warden::cli {
@@ -68,9 +71,10 @@ struct ServeOptions {
   std::optional<float> guard_threshold;
   std::string guard_model;
   std::string guard_positive_label;
-  std::string cache_bytes;  // the result cache's bound ("0": off, "64MiB", ...)
-  double cache_ttl = 0;     // seconds; 0: entries never expire
-  std::string warmup_file;  // one text per line, embedded into the cache before listening
+  std::string cache_bytes;       // the result cache's bound ("0": off, "64MiB", ...)
+  double cache_ttl = 0;          // seconds; 0: entries never expire
+  std::string warmup_file;       // one text per line, embedded into the cache before listening
+  std::optional<int> grpc_port;  // set: serve TEI's gRPC protocol too (0: any free port)
 };
 
 // The guard over the served embedder (POST /guard). Fitting it embeds the bank's train
@@ -157,35 +161,36 @@ std::vector<std::string> read_warmup_file(const std::string& path) {
 // Embeds the warm-up texts through the router, as POST /embed requests with the default
 // embedding model and options would, so that the result cache holds them before the server
 // listens. Throws Error(InvalidArgument) when a request fails (no embedding model, a bad text).
-void warm_up(http::Handler& handler, const std::vector<std::string>& texts, const std::string& api_key) {
-  constexpr std::size_t kChunk = 32;  // texts per request: batches like a client's
-  const std::string authorization = api_key.empty() ? std::string() : "Bearer " + api_key;
+// --warmup-file: the texts go through the pipeline as /embed's would with default options,
+// on the default embedding model, so that their vectors wait in the result cache under the
+// keys /embed (and gRPC's Embed) look up.
+void warm_up(serving::Pipeline& pipeline, const std::vector<std::string>& texts, bool auto_truncate) {
+  const std::optional<std::string> name = pipeline.models().default_for({model::ModelKind::Embedding});
+  if (!name) throw Error(ErrorKind::InvalidArgument, "--warmup-file: no embedding model is served");
+  const serving::LeasePtr lease = pipeline.models().acquire_sync(*name);
+  const Embedder& e = *lease->model().embedder;
+  const InputOptions o = serving::input_options(e, auto_truncate, TruncationSide::Right, std::nullopt);
+  const std::string prefix = serving::Pipeline::cache_prefix(*lease, "pooled", o);
+  constexpr std::size_t kChunk = 32;  // texts per job: batches like a client's
   for (std::size_t begin = 0; begin < texts.size(); begin += kChunk) {
-    JsonWriter w;
-    w.begin_object().key("inputs").begin_array();
-    for (std::size_t i = begin; i < std::min(texts.size(), begin + kChunk); ++i) w.value(texts[i]);
-    w.end_array().end_object();
-    const std::string body = w.take();
-    http::Request request;
-    request.method = "POST";
-    request.target = "/embed";
-    request.content_type = "application/json";
-    request.authorization = authorization;
-    request.body = body;
-    request.request_id = "warmup";
-    http::Response r;
-    // A 503 is a model load that outlasted the request's wait (the load goes on): try again.
-    for (int attempt = 0; attempt < 60; ++attempt) {
-      std::promise<http::Response> answer;
-      handler.handle(request, std::make_shared<Cancellation>(),
-                     [&answer](http::Response response) { answer.set_value(std::move(response)); });
-      r = answer.get_future().get();
-      if (r.status != 503) break;
-    }
-    if (r.status != 200) {
+    const std::size_t end = std::min(texts.size(), begin + kChunk);
+    serving::InferenceRequest job = serving::InferenceRequest::on(lease->model(), serving::Output::Pooled);
+    job.inputs = end - begin;
+    job.prepare = [&](std::size_t i) { return e.prepare(texts[begin + i], o); };
+    job.key = [&](std::size_t i) { return serving::text_key(prefix, texts[begin + i]); };
+    std::promise<std::exception_ptr> answer;
+    pipeline.run(std::move(job), [&answer](serving::Inference& r) {
+      answer.set_value(r.outcome == serving::Outcome::Done ? nullptr : r.error);
+    });
+    if (const std::exception_ptr error = answer.get_future().get()) {
+      std::string why = "unknown error";
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& ex) {
+        why = ex.what();
+      }
       throw Error(ErrorKind::InvalidArgument,
-                  fmt::format("--warmup-file: embedding texts {}..{} failed ({}): {}", begin + 1,
-                              std::min(texts.size(), begin + kChunk), r.status, r.body));
+                  fmt::format("--warmup-file: embedding texts {}..{} failed: {}", begin + 1, end, why));
     }
   }
 }
@@ -387,7 +392,7 @@ int run_serve(ServeOptions options) {
     // Before the server listens: /health is not ready until the cache holds these.
     const auto start = std::chrono::steady_clock::now();
     try {
-      warm_up(app.handler(), warmup_texts, service.router.api_key);
+      warm_up(app.pipeline(), warmup_texts, service.router.auto_truncate);
     } catch (const Error& e) {
       fmt::print(stderr, "warden serve: error: {}\n", e.what());
       return kExitUsage;
@@ -397,6 +402,23 @@ int run_serve(ServeOptions options) {
                warmup_texts.size(), options.warmup_file, seconds);
   }
   http::Server server(options.server, app.handler());
+  // gRPC on the same pipeline, host and key as HTTP.
+  std::unique_ptr<grpc::GrpcServer> grpc_server;
+  if (options.grpc_port) {
+    grpc::GrpcOptions g;
+    g.hostname = options.server.hostname;
+    g.port = *options.grpc_port;
+    g.api_key = service.router.api_key;
+    g.auto_truncate = service.router.auto_truncate;
+    g.max_client_batch_size = service.router.max_client_batch_size;
+    g.max_message_bytes = options.server.payload_limit;
+    try {
+      grpc_server = std::make_unique<grpc::GrpcServer>(app.pipeline(), g, &metrics);
+    } catch (const Error& e) {
+      fmt::print(stderr, "warden serve: error: {}\n", e.what());
+      return kExitUsage;
+    }
+  }
   metrics.gauge_callback("warden_open_connections", "HTTP connections open now",
                          [&server] { return static_cast<double>(server.open_connections()); });
 
@@ -407,11 +429,13 @@ int run_serve(ServeOptions options) {
                st.source, model::model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
                st.dim != 0 ? fmt::format(" dim={}", st.dim) : std::string(), st.pinned ? " pinned" : "");
   }
-  fmt::print(stderr,
-             "warden serve: max_loaded_models={} memory_budget={} preload={} on_model_error={} "
-             "listening=http://{}:{}\n",
-             manager_options.max_loaded, manager_options.memory_budget, options.preload,
-             options.on_model_error, options.server.hostname, server.port());
+  fmt::print(
+      stderr,
+      "warden serve: max_loaded_models={} memory_budget={} preload={} on_model_error={} "
+      "listening=http://{}:{}{}\n",
+      manager_options.max_loaded, manager_options.memory_budget, options.preload, options.on_model_error,
+      options.server.hostname, server.port(),
+      grpc_server ? fmt::format(" grpc={}:{}", options.server.hostname, grpc_server->port()) : std::string());
   fmt::print(stderr,
              "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
              "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
@@ -428,7 +452,9 @@ int run_serve(ServeOptions options) {
   fmt::print(stderr, "warden serve: cache_bytes={} cache_ttl_s={}\n", cache_bytes, options.cache_ttl);
   std::fflush(stderr);
   server.run();
-  // The server has stopped accepting and drained its connections; answer what is queued.
+  // The server has stopped accepting and drained its connections; gRPC's calls finish (or
+  // are cancelled past the grace) while the scheduler still runs; then answer what is queued.
+  if (grpc_server) grpc_server->shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
   app.shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
   fmt::print(stderr, "warden serve: stopped\n");
   return kExitOk;
@@ -482,6 +508,11 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--port,-p", o->server.port, "TCP port (0: any free port)")
       ->capture_default_str()
       ->envname("WARDEN_PORT");
+  app->add_option(
+         "--grpc-port", o->grpc_port,
+         "Also serve TEI's gRPC protocol (tei.v1) on this port, same host, key and queue (0: any free "
+         "port; default: off)")
+      ->envname("WARDEN_GRPC_PORT");
   app->add_option("--payload-limit", o->server.payload_limit, "Largest request body, bytes (more: 413)")
       ->capture_default_str()
       ->envname("WARDEN_PAYLOAD_LIMIT");

@@ -34,6 +34,14 @@ constexpr bool is_white_space(char32_t c) noexcept {
          c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
+// Code points in valid UTF-8 `text` (TEI's x-compute-characters counts these): every byte
+// that is not a continuation byte starts one.
+constexpr std::size_t code_points(std::string_view text) noexcept {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
+}
+
 // True when valid UTF-8 `text` is empty or holds only White_Space: nothing to judge or embed.
 bool is_blank(std::string_view text) noexcept;
 

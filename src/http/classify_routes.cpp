@@ -16,31 +16,11 @@
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
+#include "serving/results.hpp"
 
 namespace warden::http {
 
 namespace {
-
-// Softmax of one row of logits, in double (the shift by the largest keeps exp in range).
-std::vector<float> softmax(std::span<const float> logits) {
-  const float top = *std::max_element(logits.begin(), logits.end());
-  std::vector<double> e(logits.size());
-  double sum = 0.0;
-  for (std::size_t i = 0; i < logits.size(); ++i)
-    sum += e[i] = std::exp(static_cast<double>(logits[i] - top));
-  std::vector<float> out(logits.size());
-  for (std::size_t i = 0; i < logits.size(); ++i) out[i] = static_cast<float>(e[i] / sum);
-  return out;
-}
-
-// Indices 0..n-1 by score, highest first; ties keep the input order.
-std::vector<std::size_t> by_score(std::span<const float> scores) {
-  std::vector<std::size_t> order(scores.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-  return order;
-}
 
 // The reranking routes need one relevance logit per pair; a classifier with several labels
 // has no single relevance (TEI refuses it the same way).
@@ -107,7 +87,7 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
       }
       JsonWriter w;
       w.begin_array();
-      for (const std::size_t i : by_score(scores)) {
+      for (const std::size_t i : serving::by_score(scores)) {
         w.begin_object();
         w.key("index").value(static_cast<std::uint64_t>(i));
         w.key("score").value(scores[i]);
@@ -147,7 +127,7 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
       const std::span<const float> logits = r.result.rows.values();
       std::vector<float> scores(logits.begin(), logits.end());
       for (float& s : scores) s = sigmoid(s);
-      std::vector<std::size_t> order = by_score(scores);
+      std::vector<std::size_t> order = serving::by_score(scores);
       if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
       std::size_t tokens = 0;
       for (const std::size_t t : r.tokens) tokens += t;
@@ -228,18 +208,9 @@ void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
           if (!request->single) w.begin_array();
           for (std::size_t i = 0; i < r.tokens.size(); ++i) {
             const std::span<const float> row = r.result.rows.row(i);
-            // TEI: softmax over several labels, the sigmoid of a lone label; raw logits on
-            // request.
-            std::vector<float> scores(row.begin(), row.end());
-            if (!request->raw_scores) {
-              if (row.size() == 1) {
-                scores[0] = sigmoid(scores[0]);
-              } else {
-                scores = softmax(row);
-              }
-            }
+            const std::vector<float> scores = serving::class_scores(row, request->raw_scores);
             w.begin_array();
-            for (const std::size_t k : by_score(scores)) {
+            for (const std::size_t k : serving::by_score(scores)) {
               w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
             }
             w.end_array();

@@ -13,6 +13,7 @@
 #include "http/embed_rows.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
+#include "serving/results.hpp"
 
 namespace warden::http {
 
@@ -67,7 +68,8 @@ void Router::Impl::cohere_embed(std::shared_ptr<Call> call, std::string_view bod
     }
     const bool unit = e.unit_vectors();
     infer(call, std::move(job), [request, version, by_type, types, unit](serving::Inference& r) {
-      const Embeddings rows = finish_rows(std::move(r.result.rows), request->output_dimension, true, unit);
+      const Embeddings rows =
+          serving::finish_rows(std::move(r.result.rows), request->output_dimension, true, unit);
       std::size_t tokens = 0;
       for (const std::size_t t : r.tokens) tokens += t;
       JsonWriter w;

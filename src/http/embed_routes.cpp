@@ -17,6 +17,7 @@
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
+#include "serving/results.hpp"
 
 namespace warden::http {
 
@@ -46,25 +47,12 @@ void Router::Impl::check_response_floats(std::size_t floats, std::string_view pa
 
 InputOptions Router::Impl::input_options(const Embedder& e, std::optional<bool> truncate, bool left,
                                          const std::optional<std::string>& prompt_name) const {
-  InputOptions o;
-  o.truncate = truncate.value_or(options.auto_truncate);
-  o.side = left ? TruncationSide::Left : TruncationSide::Right;
-  std::optional<std::string> name = prompt_name;
-  if (!name) name = e.default_prompt_name();
-  if (name) {
-    const auto& prompts = e.prompts();
-    const auto it = prompts.find(*name);
-    if (it == prompts.end()) {
-      std::string known;
-      for (const auto& [k, v] : prompts) known += (known.empty() ? "" : ", ") + k;
-      throw ApiError(422, "Validation",
-                     fmt::format("prompt_name `{}` is not one of the model's prompts ({})", *name,
-                                 known.empty() ? "it has none" : known),
-                     "prompt_name");
-    }
-    o.prompt = it->second;  // the map lives as long as the embedder
+  try {
+    return serving::input_options(e, truncate.value_or(options.auto_truncate),
+                                  left ? TruncationSide::Left : TruncationSide::Right, prompt_name);
+  } catch (const Error& err) {
+    throw ApiError(422, "Validation", err.what(), "prompt_name");
   }
-  return o;
 }
 
 PreparedInput Router::Impl::prepare_one(const Embedder& e, const std::string& text,
@@ -150,7 +138,7 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
     const bool unit = e.unit_vectors();
     infer(call, std::move(job), [request, unit](serving::Inference& r) {
       const Embeddings rows =
-          finish_rows(std::move(r.result.rows), request->dimensions, request->normalize, unit);
+          serving::finish_rows(std::move(r.result.rows), request->dimensions, request->normalize, unit);
       JsonWriter w;
       w.begin_array();
       for (std::size_t i = 0; i < rows.rows(); ++i) write_row(w, rows.row(i));
@@ -188,7 +176,7 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
     const bool unit = e.unit_vectors();
     infer(call, std::move(job), [request, model_name, unit](serving::Inference& r) {
       // OpenAI's vectors are unit length, also when shortened with `dimensions`.
-      const Embeddings rows = finish_rows(std::move(r.result.rows), request->dimensions, true, unit);
+      const Embeddings rows = serving::finish_rows(std::move(r.result.rows), request->dimensions, true, unit);
       std::size_t tokens = 0;
       for (const std::size_t t : r.tokens) tokens += t;
       JsonWriter w;
@@ -249,7 +237,7 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
     const bool unit = e.unit_vectors();
     infer(call, std::move(job), [unit](serving::Inference& r) {
       // Cosine similarity of the source with each sentence: dot products of unit vectors.
-      const Embeddings rows = finish_rows(std::move(r.result.rows), std::nullopt, true, unit);
+      const Embeddings rows = serving::finish_rows(std::move(r.result.rows), std::nullopt, true, unit);
       const std::span<const float> source = rows.row(0);
       JsonWriter w;
       w.begin_array();

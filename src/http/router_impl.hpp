@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/utf8.hpp"
 #include "embed/embedder.hpp"
 #include "http/router.hpp"
 #include "serving/model_manager.hpp"
@@ -52,13 +53,8 @@ struct Call {
 // A fresh id for an answer that carries one (Cohere's `id`): 128 random bits as a UUID.
 std::string response_id();
 
-// TEI's x-compute-characters counts characters: code points, not bytes (texts are valid
-// UTF-8 by then, so every byte that is not a continuation byte starts one).
-inline std::size_t code_points(std::string_view text) noexcept {
-  std::size_t n = 0;
-  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
-  return n;
-}
+// TEI's x-compute-characters counts code points.
+using utf8::code_points;
 
 struct RouterMetrics;
 struct GuardRequest;

@@ -10,6 +10,7 @@
 #include "http/api_error.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
+#include "serving/results.hpp"
 
 namespace warden::http {
 
@@ -28,24 +29,16 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
         for (std::size_t i = 0; i < request->inputs.size(); ++i) {
           std::vector<TokenInfo> tokens;
           try {
-            tokens = e.tokenize(request->inputs[i], o);
+            tokens = serving::tei_tokens(e, request->inputs[i], o);
           } catch (const Error& err) {
             if (err.kind() != ErrorKind::InvalidInput) throw;
             throw ApiError(422, "Tokenizer", fmt::format("inputs[{}]: {}", i, err.what()), "inputs");
           }
-          // TEI shows a normal token as the slice of the input it covers ("hello", not
-          // "##llo" or "▁hello"), and a special token as its vocabulary string. Offsets are
-          // into the prompt + the text.
-          const std::string full = std::string(o.prompt) + request->inputs[i];
           w.begin_array();
           for (const TokenInfo& t : tokens) {
             w.begin_object();
             w.key("id").value(static_cast<std::uint64_t>(t.id));
-            if (!t.special && t.start && t.stop && *t.start <= *t.stop && *t.stop <= full.size()) {
-              w.key("text").value(std::string_view(full).substr(*t.start, *t.stop - *t.start));
-            } else {
-              w.key("text").value(t.text);
-            }
+            w.key("text").value(t.text);
             w.key("special").value(t.special);
             w.key("start");
             if (t.start) {

@@ -1,0 +1,186 @@
+#include "grpc/backend.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "serving/metrics.hpp"
+
+namespace warden::grpc {
+
+namespace {
+
+// Compares all of both, so the time taken does not tell how much of a key was right.
+bool constant_time_equals(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0U : 1U;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+  }
+  return diff == 0;
+}
+
+std::uint64_t nanos(Clock::duration d) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
+std::string millis(std::uint64_t ns) {
+  return fmt::format("{}", ns / 1'000'000);
+}
+
+}  // namespace
+
+::grpc::Status to_status(const std::exception_ptr& error) {
+  using ::grpc::StatusCode;
+  try {
+    std::rethrow_exception(error);
+  } catch (const serving::NotComputed& e) {
+    switch (e.outcome()) {
+      case serving::Outcome::Rejected:
+        return {StatusCode::RESOURCE_EXHAUSTED, e.what()};
+      case serving::Outcome::TimedOut:
+        return {StatusCode::DEADLINE_EXCEEDED, e.what()};
+      case serving::Outcome::Cancelled:
+        return {StatusCode::CANCELLED, e.what()};
+      default:
+        return {StatusCode::UNAVAILABLE, e.what()};
+    }
+  } catch (const serving::ModelLoadTimeout& e) {
+    return {StatusCode::UNAVAILABLE, e.what()};
+  } catch (const Error& e) {
+    switch (e.kind()) {
+      case ErrorKind::InvalidInput:
+      case ErrorKind::InvalidArgument:
+        return {StatusCode::INVALID_ARGUMENT, e.what()};
+      case ErrorKind::NotFound:
+        return {StatusCode::NOT_FOUND, e.what()};
+      case ErrorKind::Unsupported:
+        return {StatusCode::FAILED_PRECONDITION, e.what()};
+      default:
+        return {StatusCode::INTERNAL, e.what()};
+    }
+  } catch (const std::exception& e) {
+    return {StatusCode::INTERNAL, e.what()};
+  } catch (...) {
+    return {StatusCode::INTERNAL, "unknown error"};
+  }
+}
+
+::grpc::Status Backend::authorize(const ::grpc::CallbackServerContext& context) const {
+  if (options_.api_key.empty()) return ::grpc::Status::OK;
+  const auto& metadata = context.client_metadata();
+  const auto it = metadata.find("authorization");
+  if (it != metadata.end()) {
+    const std::string_view value(it->second.data(), it->second.size());
+    constexpr std::string_view kBearer = "Bearer ";
+    if (value.starts_with(kBearer) && constant_time_equals(value.substr(kBearer.size()), options_.api_key)) {
+      return ::grpc::Status::OK;
+    }
+  }
+  return {::grpc::StatusCode::UNAUTHENTICATED, "missing or wrong API key (send authorization: Bearer <key>)"};
+}
+
+std::string Backend::model_for(const ::grpc::CallbackServerContext& context,
+                               std::initializer_list<model::ModelKind> kinds) const {
+  const auto& metadata = context.client_metadata();
+  const auto it = metadata.find("x-warden-model");
+  if (it != metadata.end()) return {it->second.data(), it->second.size()};
+  serving::ModelManager& models = pipeline_.models();
+  if (std::optional<std::string> d = models.default_for(kinds)) return *d;
+  const std::vector<std::string> all = models.names();
+  return all.empty() ? std::string() : all.front();
+}
+
+void Backend::with_model(const Work& work, std::function<void(serving::LeasePtr)> next,
+                         std::function<void(const ::grpc::Status&)> fail) {
+  if (work.model.empty()) return fail({::grpc::StatusCode::UNAVAILABLE, "no model is being served"});
+  pipeline_.acquire(work.model, [next = std::move(next), fail = std::move(fail)](serving::LeasePtr lease,
+                                                                                 std::exception_ptr error) {
+    if (error) return fail(to_status(error));
+    try {
+      next(std::move(lease));
+    } catch (...) {
+      fail(to_status(std::current_exception()));
+    }
+  });
+}
+
+void Backend::infer(const Work& work, serving::LeasePtr lease, serving::InferenceRequest job,
+                    std::function<void(serving::Inference&)> done,
+                    std::function<void(const ::grpc::Status&)> fail) {
+  job.cancelled = work.cancelled;
+  pipeline_.run(std::move(job), [lease = std::move(lease), done = std::move(done),
+                                 fail = std::move(fail)](serving::Inference& result) {
+    if (result.outcome != serving::Outcome::Done) return fail(to_status(result.error));
+    try {
+      done(result);
+    } catch (...) {
+      fail(to_status(std::current_exception()));
+    }
+  });
+}
+
+void Backend::record(std::string_view method, const ::grpc::Status& status, Clock::duration total) const {
+  if (metrics_ == nullptr) return;
+  static constexpr const char* kCodes[] = {
+      "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+      "DATA_LOSS", "UNAUTHENTICATED"};
+  const auto code = static_cast<std::size_t>(status.error_code());
+  const std::string code_name = code < std::size(kCodes) ? kCodes[code] : std::to_string(code);
+  metrics_
+      ->counter("warden_grpc_requests_total", "gRPC calls answered, by method and status code",
+                {{"method", std::string(method)}, {"code", code_name}})
+      .inc();
+  metrics_
+      ->histogram("warden_grpc_request_duration_seconds",
+                  "Time from a gRPC call's start to its answer, by method",
+                  serving::default_latency_buckets(), {{"method", std::string(method)}})
+      .observe(std::chrono::duration<double>(total).count());
+}
+
+TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept {
+  return direction == tei::v1::TRUNCATION_DIRECTION_LEFT ? TruncationSide::Left : TruncationSide::Right;
+}
+
+const Embedder& embedder_of(const serving::ModelLease& lease, std::string_view method) {
+  const serving::LoadedModel& m = lease.model();
+  if (m.embedder == nullptr) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("model {} is a {} model: {} needs an embedding model", lease.spec().name,
+                            classifier_kind_name(m.classifier->kind()), method));
+  }
+  return *m.embedder;
+}
+
+const SequenceClassifier& classifier_of(const serving::ModelLease& lease, std::string_view method) {
+  const serving::LoadedModel& m = lease.model();
+  if (m.classifier == nullptr) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("model {} is an embedding model: {} needs a reranker or classifier model",
+                            lease.spec().name, method));
+  }
+  return *m.classifier;
+}
+
+void fill_metadata(tei::v1::Metadata& m, const serving::Inference& inference, std::size_t characters,
+                   Clock::time_point received) {
+  m.set_compute_chars(static_cast<std::uint32_t>(characters));
+  m.set_compute_tokens(static_cast<std::uint32_t>(inference.total_tokens));
+  m.set_total_time_ns(nanos(Clock::now() - received));
+  m.set_tokenization_time_ns(nanos(inference.tokenization));
+  m.set_queue_time_ns(nanos(inference.job.queue));
+  m.set_inference_time_ns(nanos(inference.job.inference));
+}
+
+void add_timing_headers(::grpc::CallbackServerContext& context, const tei::v1::Metadata& m) {
+  const std::uint64_t compute = m.tokenization_time_ns() + m.queue_time_ns() + m.inference_time_ns();
+  context.AddInitialMetadata("x-compute-time", millis(compute));
+  context.AddInitialMetadata("x-compute-characters", std::to_string(m.compute_chars()));
+  context.AddInitialMetadata("x-compute-tokens", std::to_string(m.compute_tokens()));
+  context.AddInitialMetadata("x-total-time", millis(m.total_time_ns()));
+  context.AddInitialMetadata("x-tokenization-time", millis(m.tokenization_time_ns()));
+  context.AddInitialMetadata("x-queue-time", millis(m.queue_time_ns()));
+  context.AddInitialMetadata("x-inference-time", millis(m.inference_time_ns()));
+}
+
+}  // namespace warden::grpc

@@ -1,0 +1,273 @@
+#pragma once
+// Internal to src/grpc/: what every service shares — the pipeline, the options, the key
+// check, the model a call runs on, the one map from an error to a gRPC status, the
+// per-call metrics — and the two reactors every method runs in: one for a unary call, one
+// for a stream of requests answered in order. A method is written once, as a function
+// that answers one request through `reply`; the reactors run it for unary and streaming calls.
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <grpcpp/grpcpp.h>
+
+#include "core/cancellation.hpp"
+#include "grpc/grpc_server.hpp"
+#include "model/encoder_model.hpp"
+#include "serving/model_manager.hpp"
+#include "serving/pipeline.hpp"
+#include "tei.grpc.pb.h"
+
+namespace warden::grpc {
+
+using Clock = std::chrono::steady_clock;
+
+// The one map from an error to its status: a request the pipeline did not compute by its
+// outcome (overloaded RESOURCE_EXHAUSTED, queue timeout DEADLINE_EXCEEDED, cancelled,
+// stopping UNAVAILABLE), a model load that outlasted its wait UNAVAILABLE, a warden::Error by
+// its kind (invalid input or argument INVALID_ARGUMENT, unknown NOT_FOUND, a model of the
+// wrong kind FAILED_PRECONDITION, as TEI answers), anything else INTERNAL.
+::grpc::Status to_status(const std::exception_ptr& error);
+
+// One call, or one message of a stream, on its way through the pipeline.
+struct Work {
+  std::string model;  // the served model it runs on
+  std::shared_ptr<Cancellation> cancelled = std::make_shared<Cancellation>();
+  Clock::time_point received = Clock::now();
+};
+
+template <class Res>
+using Reply = std::function<void(const ::grpc::Status&, Res&)>;
+
+class Backend {
+ public:
+  Backend(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics)
+      : pipeline_(pipeline), options_(std::move(options)), metrics_(metrics) {}
+
+  [[nodiscard]] serving::Pipeline& pipeline() noexcept { return pipeline_; }
+  [[nodiscard]] const GrpcOptions& options() const noexcept { return options_; }
+
+  // UNAUTHENTICATED unless no key is set or the call sends `authorization: Bearer <key>`.
+  [[nodiscard]] ::grpc::Status authorize(const ::grpc::CallbackServerContext& context) const;
+  // The model a call runs on: the one its `x-warden-model` metadata names, else the first
+  // served model of one of `kinds` (TEI serves one model), else the first model.
+  [[nodiscard]] std::string model_for(const ::grpc::CallbackServerContext& context,
+                                      std::initializer_list<model::ModelKind> kinds) const;
+  // Acquires the work's model and runs `next` with its lease (at once when resident, else
+  // when its load finishes); an error goes to `fail` as its status.
+  void with_model(const Work& work, std::function<void(serving::LeasePtr)> next,
+                  std::function<void(const ::grpc::Status&)> fail);
+  // Runs `job` through the pipeline for `work` (its cancellation rides along) and calls
+  // `done` with the results (on a worker), holding `lease` until then; any other outcome,
+  // or what `done` throws, goes to `fail` as its status.
+  void infer(const Work& work, serving::LeasePtr lease, serving::InferenceRequest job,
+             std::function<void(serving::Inference&)> done, std::function<void(const ::grpc::Status&)> fail);
+  // warden_grpc_requests_total{method,code} and warden_grpc_request_duration_seconds{method}.
+  void record(std::string_view method, const ::grpc::Status& status, Clock::duration total) const;
+
+ private:
+  serving::Pipeline& pipeline_;
+  GrpcOptions options_;
+  serving::MetricsRegistry* metrics_;
+};
+
+// A method's way to fail: `reply` with the status and an empty answer.
+template <class Res>
+std::function<void(const ::grpc::Status&)> failing(Reply<Res> reply) {
+  return [reply = std::move(reply)](const ::grpc::Status& status) {
+    Res none;
+    reply(status, none);
+  };
+}
+
+// The request's truncation side.
+[[nodiscard]] TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept;
+// The lease's model as an embedder or a classifier; Error(Unsupported) when it is the other kind.
+[[nodiscard]] const Embedder& embedder_of(const serving::ModelLease& lease, std::string_view method);
+[[nodiscard]] const SequenceClassifier& classifier_of(const serving::ModelLease& lease,
+                                                      std::string_view method);
+
+// TEI's per-answer metadata: characters, tokens and where the time went.
+void fill_metadata(tei::v1::Metadata& m, const serving::Inference& inference, std::size_t characters,
+                   Clock::time_point received);
+// ... also sent as TEI's x-compute-* initial metadata of a unary call.
+void add_timing_headers(::grpc::CallbackServerContext& context, const tei::v1::Metadata& m);
+
+// A method: answers one request, once, through `reply` (on any thread). What it throws
+// before replying is mapped by to_status.
+template <class Req, class Res>
+using Method = std::function<void(Backend&, const Work&, std::shared_ptr<const Req>, Reply<Res>)>;
+
+// A unary call. It deletes itself when gRPC is done with it.
+class UnaryCall final : public ::grpc::ServerUnaryReactor {
+ public:
+  UnaryCall(Backend& backend, ::grpc::CallbackServerContext* context, std::string_view method)
+      : backend_(backend), context_(context), method_(method) {}
+  void OnCancel() override { work.cancelled->cancel(); }
+  void OnDone() override { delete this; }
+  // Records the call and finishes it; nothing may touch the call afterwards.
+  void finish(const ::grpc::Status& status) {
+    backend_.record(method_, status, Clock::now() - work.received);
+    Finish(status);
+  }
+  [[nodiscard]] ::grpc::CallbackServerContext& context() noexcept { return *context_; }
+  Work work;
+
+ private:
+  Backend& backend_;
+  ::grpc::CallbackServerContext* context_;
+  std::string method_;
+};
+
+template <class Req, class Res>
+::grpc::ServerUnaryReactor* serve_unary(Backend& backend, ::grpc::CallbackServerContext* context,
+                                        const Req* request, Res* response, std::string_view method,
+                                        std::initializer_list<model::ModelKind> kinds,
+                                        const Method<Req, Res>& run) {
+  auto* call = new UnaryCall(backend, context, method);
+  const ::grpc::Status auth = backend.authorize(*context);
+  if (!auth.ok()) {
+    call->finish(auth);
+    return call;
+  }
+  call->work.model = backend.model_for(*context, kinds);
+  try {
+    run(backend, call->work, std::make_shared<const Req>(*request),
+        [call, response](const ::grpc::Status& status, Res& out) {
+          if (status.ok()) {
+            if constexpr (requires { out.metadata(); }) add_timing_headers(call->context(), out.metadata());
+            *response = std::move(out);
+          }
+          call->finish(status);
+        });
+  } catch (...) {
+    call->finish(to_status(std::current_exception()));
+  }
+  return call;
+}
+
+// A stream of requests, each answered in order by one response: up to max_stream_in_flight
+// messages go through the pipeline at once (their inputs batch with everyone's), and the
+// first error ends the stream with its status once the messages in flight are back. It
+// deletes itself when gRPC is done with it.
+template <class Req, class Res>
+class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
+ public:
+  StreamCall(Backend& backend, ::grpc::CallbackServerContext* context, std::string_view method,
+             std::initializer_list<model::ModelKind> kinds, Method<Req, Res> run)
+      : backend_(backend), method_(method), run_(std::move(run)) {
+    const ::grpc::Status auth = backend.authorize(*context);
+    if (!auth.ok()) {
+      backend_.record(method_, auth, {});
+      this->Finish(auth);
+      return;
+    }
+    work_.model = backend.model_for(*context, kinds);
+    reading_ = true;
+    this->StartRead(&incoming_);
+  }
+
+  void OnReadDone(bool ok) override {
+    std::unique_lock lock(mutex_);
+    reading_ = false;
+    if (finished_) return;
+    if (!ok || error_) {
+      reads_done_ = true;
+      return pump(lock);
+    }
+    auto request = std::make_shared<const Req>(std::move(incoming_));
+    const std::size_t index = next_read_++;
+    ++in_flight_;
+    if (in_flight_ < backend_.options().max_stream_in_flight) {
+      reading_ = true;
+      this->StartRead(&incoming_);
+    }
+    lock.unlock();
+    Work w = work_;
+    w.received = Clock::now();
+    auto reply = [this, index](const ::grpc::Status& status, Res& out) {
+      std::unique_lock l(mutex_);
+      --in_flight_;
+      done_[index] = {status, std::move(out)};
+      pump(l);
+    };
+    try {
+      run_(backend_, w, std::move(request), reply);
+    } catch (...) {
+      Res none;
+      reply(to_status(std::current_exception()), none);
+    }
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::unique_lock lock(mutex_);
+    writing_ = false;
+    if (!ok && !error_) error_ = ::grpc::Status(::grpc::StatusCode::CANCELLED, "the client stopped reading");
+    pump(lock);
+  }
+
+  void OnCancel() override { work_.cancelled->cancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  // Under the lock: writes the next answer in order, resumes reading, or finishes.
+  void pump(std::unique_lock<std::mutex>& lock) {
+    if (finished_) return;
+    if (!writing_ && !error_) {
+      const auto next = done_.find(next_write_);
+      if (next != done_.end()) {
+        if (!next->second.first.ok()) {
+          error_ = next->second.first;
+        } else {
+          current_ = std::move(next->second.second);
+          done_.erase(next);
+          ++next_write_;
+          writing_ = true;
+          this->StartWrite(&current_);
+        }
+      }
+    }
+    if (!reading_ && !reads_done_ && !error_ && in_flight_ < backend_.options().max_stream_in_flight) {
+      reading_ = true;
+      this->StartRead(&incoming_);
+    }
+    // Done when nothing is in flight and either an error ended it (a read may still be
+    // pending: it completes, not ok, once the stream is finished) or every answer is written.
+    const bool all_written = reads_done_ && next_write_ == next_read_;
+    if (in_flight_ == 0 && !writing_ && (error_ || all_written)) {
+      finished_ = true;
+      const ::grpc::Status status = error_.value_or(::grpc::Status::OK);
+      lock.unlock();
+      backend_.record(method_, status, Clock::now() - work_.received);
+      this->Finish(status);
+    }
+  }
+
+  Backend& backend_;
+  std::string method_;
+  Method<Req, Res> run_;
+  Work work_;
+  std::mutex mutex_;
+  Req incoming_;
+  Res current_;
+  std::map<std::size_t, std::pair<::grpc::Status, Res>> done_;  // answered, not yet written
+  std::size_t next_read_ = 0;
+  std::size_t next_write_ = 0;
+  std::size_t in_flight_ = 0;
+  bool reading_ = false;
+  bool reads_done_ = false;
+  bool writing_ = false;
+  bool finished_ = false;
+  std::optional<::grpc::Status> error_;
+};
+
+}  // namespace warden::grpc

@@ -1,0 +1,269 @@
+// tei.v1.Predict (a classifier's labels for a text or a pair) and tei.v1.Rerank (a
+// reranker's scores for a query against texts). The same steps as HTTP's /predict and
+// /rerank: the same options, cache keys and scores, so the same inputs give the same numbers.
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/utf8.hpp"
+#include "grpc/services.hpp"
+#include "serving/results.hpp"
+
+namespace warden::grpc {
+
+namespace {
+
+using tei::v1::PredictPairRequest;
+using tei::v1::PredictRequest;
+using tei::v1::PredictResponse;
+using tei::v1::RerankRequest;
+using tei::v1::RerankResponse;
+using tei::v1::RerankStreamRequest;
+
+InputOptions classify_options(bool truncate, tei::v1::TruncationDirection direction) {
+  InputOptions o;
+  o.truncate = truncate;
+  o.side = side_of(direction);
+  return o;
+}
+
+// Predict and PredictPair: one text, or a text and its pair.
+void predict_one(Backend& b, const Work& w, std::shared_ptr<const std::string> text,
+                 std::shared_ptr<const std::string> pair, bool truncate,
+                 tei::v1::TruncationDirection direction, bool raw_scores, Reply<PredictResponse> reply) {
+  if (text->empty()) throw Error(ErrorKind::InvalidArgument, "`inputs` cannot be empty");
+  auto fail = failing(reply);
+  b.with_model(
+      w,
+      [&b, w, text, pair, truncate, direction, raw_scores, reply, fail](serving::LeasePtr lease) {
+        const SequenceClassifier& c = classifier_of(*lease, "Predict");
+        const InputOptions o = classify_options(truncate, direction);
+        serving::InferenceRequest job =
+            serving::InferenceRequest::on(lease->model(), serving::Output::Logits);
+        job.inputs = 1;
+        job.prepare = [&c, text, pair, o](std::size_t) {
+          return c.prepare(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, o);
+        };
+        if (b.pipeline().caching()) {
+          job.key = [prefix = serving::Pipeline::cache_prefix(*lease, "logits", o), text, pair](std::size_t) {
+            return serving::pair_key(prefix, *text, pair.get());
+          };
+        }
+        b.infer(
+            w, lease, std::move(job),
+            [&c, w, text, pair, raw_scores, reply](serving::Inference& r) {
+              const std::vector<float> scores = serving::class_scores(r.result.rows.row(0), raw_scores);
+              PredictResponse out;
+              for (const std::size_t k : serving::by_score(scores)) {
+                tei::v1::Prediction* p = out.add_predictions();
+                p->set_score(scores[k]);
+                p->set_label(c.labels()[k]);
+              }
+              const std::size_t chars = utf8::code_points(*text) + (pair ? utf8::code_points(*pair) : 0);
+              fill_metadata(*out.mutable_metadata(), r, chars, w.received);
+              reply(::grpc::Status::OK, out);
+            },
+            fail);
+      },
+      fail);
+}
+
+void predict(Backend& b, const Work& w, std::shared_ptr<const PredictRequest> rq,
+             Reply<PredictResponse> reply) {
+  predict_one(b, w, std::shared_ptr<const std::string>(rq, &rq->inputs()), nullptr, rq->truncate(),
+              rq->truncation_direction(), rq->raw_scores(), std::move(reply));
+}
+
+void predict_pair(Backend& b, const Work& w, std::shared_ptr<const PredictPairRequest> rq,
+                  Reply<PredictResponse> reply) {
+  if (rq->inputs_size() != 2) {
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("`inputs` must hold a text and its pair (2 elements), got {}", rq->inputs_size()));
+  }
+  predict_one(b, w, std::shared_ptr<const std::string>(rq, &rq->inputs(0)),
+              std::shared_ptr<const std::string>(rq, &rq->inputs(1)), rq->truncate(),
+              rq->truncation_direction(), rq->raw_scores(), std::move(reply));
+}
+
+// A query (per pair) and its texts, as Rerank and RerankStream receive them.
+struct Pairs {
+  std::vector<std::string> queries;  // one per text, or one for all
+  std::vector<std::string> texts;
+  bool truncate = false;
+  tei::v1::TruncationDirection direction = tei::v1::TRUNCATION_DIRECTION_RIGHT;
+  bool raw_scores = false;
+  bool return_text = false;
+  [[nodiscard]] const std::string& query(std::size_t i) const {
+    return queries.size() == 1 ? queries[0] : queries[i];
+  }
+};
+
+void rerank_pairs(Backend& b, const Work& w, std::shared_ptr<const Pairs> rq, Reply<RerankResponse> reply) {
+  if (rq->texts.empty()) throw Error(ErrorKind::InvalidArgument, "`texts` cannot be empty");
+  const std::size_t limit = b.options().max_client_batch_size;
+  if (rq->texts.size() > limit) {
+    // TEI's wording, so clients that match on it keep working.
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("batch size {} > maximum allowed batch size {}", rq->texts.size(), limit));
+  }
+  auto fail = failing(reply);
+  b.with_model(
+      w,
+      [&b, w, rq, reply, fail](serving::LeasePtr lease) {
+        const SequenceClassifier& c = classifier_of(*lease, "Rerank");
+        if (c.kind() != ClassifierKind::Reranker) {
+          throw Error(
+              ErrorKind::Unsupported,
+              fmt::format("model {} is a classifier with {} labels: Rerank needs a reranker (one label)",
+                          lease->spec().name, c.labels().size()));
+        }
+        const InputOptions o = classify_options(rq->truncate, rq->direction);
+        serving::InferenceRequest job =
+            serving::InferenceRequest::on(lease->model(), serving::Output::Logits);
+        job.inputs = rq->texts.size();
+        job.prepare = [&c, rq, o](std::size_t i) { return c.prepare(rq->query(i), rq->texts[i], o); };
+        if (b.pipeline().caching()) {
+          job.key = [prefix = serving::Pipeline::cache_prefix(*lease, "logits", o), rq](std::size_t i) {
+            return serving::pair_key(prefix, rq->query(i), &rq->texts[i]);
+          };
+        }
+        b.infer(
+            w, lease, std::move(job),
+            [w, rq, reply](serving::Inference& r) {
+              // One label: one logit per text; the sigmoid unless raw_scores.
+              const std::span<const float> logits = r.result.rows.values();
+              std::vector<float> scores(logits.size());
+              for (std::size_t i = 0; i < logits.size(); ++i)
+                scores[i] = rq->raw_scores ? logits[i] : sigmoid(logits[i]);
+              RerankResponse out;
+              std::size_t chars = 0;
+              for (std::size_t i = 0; i < rq->texts.size(); ++i) {
+                chars += utf8::code_points(rq->query(i)) + utf8::code_points(rq->texts[i]);
+              }
+              for (const std::size_t i : serving::by_score(scores)) {
+                tei::v1::Rank* rank = out.add_ranks();
+                rank->set_index(static_cast<std::uint32_t>(i));
+                rank->set_score(scores[i]);
+                if (rq->return_text) rank->set_text(rq->texts[i]);
+              }
+              fill_metadata(*out.mutable_metadata(), r, chars, w.received);
+              reply(::grpc::Status::OK, out);
+            },
+            fail);
+      },
+      fail);
+}
+
+void rerank(Backend& b, const Work& w, std::shared_ptr<const RerankRequest> rq, Reply<RerankResponse> reply) {
+  auto pairs = std::make_shared<Pairs>();
+  pairs->queries.push_back(rq->query());
+  pairs->texts.assign(rq->texts().begin(), rq->texts().end());
+  pairs->truncate = rq->truncate();
+  pairs->direction = rq->truncation_direction();
+  pairs->raw_scores = rq->raw_scores();
+  pairs->return_text = rq->return_text();
+  rerank_pairs(b, w, std::move(pairs), std::move(reply));
+}
+
+// RerankStream: pairs arrive one per message and are ranked together when the client is
+// done sending; raw_scores and return_text are the first message's (TEI's rule).
+class RerankStreamCall final : public ::grpc::ServerReadReactor<RerankStreamRequest> {
+ public:
+  RerankStreamCall(Backend& backend, ::grpc::CallbackServerContext* context, RerankResponse* response)
+      : backend_(backend), response_(response) {
+    const ::grpc::Status auth = backend.authorize(*context);
+    if (!auth.ok()) {
+      finish(auth);
+      return;
+    }
+    work_.model = backend.model_for(*context, {model::ModelKind::Reranker});
+    StartRead(&incoming_);
+  }
+  void OnReadDone(bool ok) override {
+    if (ok) {
+      if (pairs_->texts.size() >= backend_.options().max_client_batch_size) {
+        return finish(
+            {::grpc::StatusCode::INVALID_ARGUMENT, fmt::format("batch size > maximum allowed batch size {}",
+                                                               backend_.options().max_client_batch_size)});
+      }
+      if (pairs_->texts.empty()) {
+        pairs_->truncate = incoming_.truncate();
+        pairs_->direction = incoming_.truncation_direction();
+        pairs_->raw_scores = incoming_.raw_scores();
+        pairs_->return_text = incoming_.return_text();
+      }
+      pairs_->queries.push_back(std::move(*incoming_.mutable_query()));
+      pairs_->texts.push_back(std::move(*incoming_.mutable_text()));
+      StartRead(&incoming_);
+      return;
+    }
+    // The client is done sending: one job for every pair.
+    try {
+      rerank_pairs(backend_, work_, pairs_, [this](const ::grpc::Status& status, RerankResponse& out) {
+        if (status.ok()) *response_ = std::move(out);
+        finish(status);
+      });
+    } catch (...) {
+      finish(to_status(std::current_exception()));
+    }
+  }
+  void OnCancel() override { work_.cancelled->cancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  void finish(const ::grpc::Status& status) {
+    backend_.record("/tei.v1.Rerank/RerankStream", status, Clock::now() - work_.received);
+    Finish(status);
+  }
+  Backend& backend_;
+  RerankResponse* response_;
+  Work work_;
+  RerankStreamRequest incoming_;
+  std::shared_ptr<Pairs> pairs_ = std::make_shared<Pairs>();
+};
+
+const std::initializer_list<model::ModelKind> kClassifiers = {model::ModelKind::Classifier,
+                                                              model::ModelKind::Reranker};
+const std::initializer_list<model::ModelKind> kRerankers = {model::ModelKind::Reranker};
+
+}  // namespace
+
+::grpc::ServerUnaryReactor* PredictService::Predict(::grpc::CallbackServerContext* context,
+                                                    const PredictRequest* request,
+                                                    PredictResponse* response) {
+  return serve_unary<PredictRequest, PredictResponse>(backend_, context, request, response,
+                                                      "/tei.v1.Predict/Predict", kClassifiers, predict);
+}
+
+::grpc::ServerUnaryReactor* PredictService::PredictPair(::grpc::CallbackServerContext* context,
+                                                        const PredictPairRequest* request,
+                                                        PredictResponse* response) {
+  return serve_unary<PredictPairRequest, PredictResponse>(
+      backend_, context, request, response, "/tei.v1.Predict/PredictPair", kClassifiers, predict_pair);
+}
+
+::grpc::ServerBidiReactor<PredictRequest, PredictResponse>* PredictService::PredictStream(
+    ::grpc::CallbackServerContext* context) {
+  return new StreamCall<PredictRequest, PredictResponse>(backend_, context, "/tei.v1.Predict/PredictStream",
+                                                         kClassifiers, predict);
+}
+
+::grpc::ServerBidiReactor<PredictPairRequest, PredictResponse>* PredictService::PredictPairStream(
+    ::grpc::CallbackServerContext* context) {
+  return new StreamCall<PredictPairRequest, PredictResponse>(
+      backend_, context, "/tei.v1.Predict/PredictPairStream", kClassifiers, predict_pair);
+}
+
+::grpc::ServerUnaryReactor* RerankService::Rerank(::grpc::CallbackServerContext* context,
+                                                  const RerankRequest* request, RerankResponse* response) {
+  return serve_unary<RerankRequest, RerankResponse>(backend_, context, request, response,
+                                                    "/tei.v1.Rerank/Rerank", kRerankers, rerank);
+}
+
+::grpc::ServerReadReactor<RerankStreamRequest>* RerankService::RerankStream(
+    ::grpc::CallbackServerContext* context, RerankResponse* response) {
+  return new RerankStreamCall(backend_, context, response);
+}
+
+}  // namespace warden::grpc

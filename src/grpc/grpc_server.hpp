@@ -1,0 +1,52 @@
+#pragma once
+// The gRPC transport: TEI's tei.v1 protocol (src/grpc/tei.proto) — Info, Embed, Predict,
+// Rerank and Tokenize, unary and streaming — on the same inference pipeline as the HTTP
+// routes, so that the same input gives the same numbers over either, shares the result
+// cache, and waits in the same admission queue. The API key, when set, is required as
+// metadata `authorization: Bearer <key>`; gRPC's health service and server reflection are on
+// and need no key.
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace warden::serving {
+class MetricsRegistry;
+class Pipeline;
+}  // namespace warden::serving
+
+namespace warden::grpc {
+
+struct GrpcOptions {
+  std::string hostname = "127.0.0.1";
+  int port = 0;                              // 0: any free port (port() says which)
+  std::string api_key;                       // non-empty: every service but health and reflection needs it
+  bool auto_truncate = true;                 // for Info only: TEI's gRPC requests say `truncate` themselves
+  std::size_t max_client_batch_size = 1024;  // texts in one Rerank (or RerankStream); more: INVALID_ARGUMENT
+  std::size_t max_message_bytes = 2U << 20;  // largest request message; more: RESOURCE_EXHAUSTED
+  std::size_t max_stream_in_flight = 64;     // messages of one stream computed at once
+};
+
+class GrpcServer {
+ public:
+  // Binds and starts serving; Error(Io) when the address cannot be bound. The pipeline
+  // (and metrics, which may be null) must outlive the server.
+  GrpcServer(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics);
+  GrpcServer(const GrpcServer&) = delete;
+  GrpcServer& operator=(const GrpcServer&) = delete;
+  // shutdown(0) unless it ran already.
+  ~GrpcServer();
+
+  [[nodiscard]] int port() const noexcept;
+
+  // Stops accepting calls and waits for the calls in progress (at most `grace`, then they
+  // are cancelled). Call it before the pipeline's scheduler drains.
+  void shutdown(std::chrono::milliseconds grace);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warden::grpc

@@ -1,0 +1,110 @@
+#include "serving/results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "embed/sequence_classifier.hpp"
+
+namespace warden::serving {
+
+namespace {
+
+void l2_normalize(std::span<float> v) {
+  double sum = 0.0;
+  for (const float x : v) sum += static_cast<double>(x) * static_cast<double>(x);
+  if (sum == 0.0) return;
+  const auto inv = static_cast<float>(1.0 / std::sqrt(sum));
+  for (float& x : v) x *= inv;
+}
+
+// Softmax of one row of logits, in double (the shift by the largest keeps exp in range).
+std::vector<float> softmax(std::span<const float> logits) {
+  const float top = *std::max_element(logits.begin(), logits.end());
+  std::vector<double> e(logits.size());
+  double sum = 0.0;
+  for (std::size_t i = 0; i < logits.size(); ++i)
+    sum += e[i] = std::exp(static_cast<double>(logits[i] - top));
+  std::vector<float> out(logits.size());
+  for (std::size_t i = 0; i < logits.size(); ++i) out[i] = static_cast<float>(e[i] / sum);
+  return out;
+}
+
+}  // namespace
+
+InputOptions input_options(const Embedder& e, bool truncate, TruncationSide side,
+                           const std::optional<std::string>& prompt_name) {
+  InputOptions o;
+  o.truncate = truncate;
+  o.side = side;
+  std::optional<std::string> name = prompt_name;
+  if (!name) name = e.default_prompt_name();
+  if (name) {
+    const auto& prompts = e.prompts();
+    const auto it = prompts.find(*name);
+    if (it == prompts.end()) {
+      std::string known;
+      for (const auto& [k, v] : prompts) known += (known.empty() ? "" : ", ") + k;
+      throw Error(ErrorKind::InvalidArgument,
+                  fmt::format("prompt_name `{}` is not one of the model's prompts ({})", *name,
+                              known.empty() ? "it has none" : known));
+    }
+    o.prompt = it->second;  // the map lives as long as the embedder
+  }
+  return o;
+}
+
+Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, bool normalize, bool unit) {
+  if (unit && !(dimensions && *dimensions < rows.dim())) return rows;
+  if (dimensions && *dimensions < rows.dim()) {
+    Embeddings cut(rows.rows(), *dimensions);
+    for (std::size_t i = 0; i < rows.rows(); ++i)
+      std::copy_n(rows.row(i).data(), *dimensions, cut.row(i).data());
+    rows = std::move(cut);
+  }
+  if (normalize) {
+    for (std::size_t i = 0; i < rows.rows(); ++i) l2_normalize(rows.row(i));
+  }
+  return rows;
+}
+
+void check_dimensions(std::optional<std::size_t> dimensions, std::size_t dim, std::string_view field) {
+  if (dimensions && (*dimensions == 0 || *dimensions > dim)) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("`{}` must be between 1 and the model's {}, got {}", field, dim, *dimensions));
+  }
+}
+
+std::vector<float> class_scores(std::span<const float> logits, bool raw) {
+  std::vector<float> scores(logits.begin(), logits.end());
+  if (raw || scores.empty()) return scores;
+  if (scores.size() == 1) {
+    scores[0] = sigmoid(scores[0]);
+    return scores;
+  }
+  return softmax(logits);
+}
+
+std::vector<std::size_t> by_score(std::span<const float> scores) {
+  std::vector<std::size_t> order(scores.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  return order;
+}
+
+std::vector<TokenInfo> tei_tokens(const Embedder& e, const std::string& text, const InputOptions& options) {
+  std::vector<TokenInfo> tokens = e.tokenize(text, options);
+  const std::string full = std::string(options.prompt) + text;
+  for (TokenInfo& t : tokens) {
+    if (!t.special && t.start && t.stop && *t.start <= *t.stop && *t.stop <= full.size()) {
+      t.text = full.substr(*t.start, *t.stop - *t.start);
+    }
+  }
+  return tokens;
+}
+
+}  // namespace warden::serving
