@@ -4,11 +4,14 @@
 // message, a model of the wrong kind FAILED_PRECONDITION, a missing key UNAUTHENTICATED, and
 // a full queue RESOURCE_EXHAUSTED while the server stays healthy.
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -438,6 +441,70 @@ TEST_F(KeyedGrpcService, AMissingOrWrongKeyIsUnauthenticated) {
   tei::v1::InfoResponse ir;
   ::grpc::ClientContext bare;
   EXPECT_EQ(info->Info(&bare, {}, &ir).error_code(), ::grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// Server reflection (what `grpcurl list` asks) lists TEI's services, and the standard health
+// service answers, both without the key. Raw bytes: the reflection and health protos are not
+// shipped with the -dev package.
+TEST_F(KeyedGrpcService, ReflectionAndHealthAnswerWithoutTheKey) {
+  ::grpc::GenericStub stub(channel_);
+  ::grpc::CompletionQueue cq;
+  auto wait = [&cq] {
+    void* tag = nullptr;
+    bool ok = false;
+    return cq.Next(&tag, &ok) && ok;
+  };
+  ::grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 30s);
+  auto call = stub.PrepareCall(&ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
+  call->StartCall(nullptr);
+  ASSERT_TRUE(wait());
+  const std::string list_services("\x3a\x00", 2);  // ServerReflectionRequest{list_services: ""}
+  ::grpc::Slice slice(list_services);
+  ::grpc::ByteBuffer request(&slice, 1);
+  call->Write(request, nullptr);
+  ASSERT_TRUE(wait());
+  call->WritesDone(nullptr);
+  ASSERT_TRUE(wait());
+  ::grpc::ByteBuffer response;
+  call->Read(&response, nullptr);
+  ASSERT_TRUE(wait());
+  std::vector<::grpc::Slice> slices;
+  ASSERT_TRUE(response.Dump(&slices).ok());
+  std::string bytes;
+  for (const ::grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  for (const char* service : {"tei.v1.Info", "tei.v1.Embed", "tei.v1.Predict", "tei.v1.Rerank", "tei.v1.Tokenize"}) {
+    EXPECT_NE(bytes.find(service), std::string::npos) << service;
+  }
+  ::grpc::Status status;
+  call->Finish(&status, nullptr);
+  ASSERT_TRUE(wait());
+  EXPECT_TRUE(status.ok()) << status.error_message();
+
+  // grpc.health.v1.Health/Check with an empty request: SERVING (field 1 = 1).
+  ::grpc::ClientContext health_ctx;
+  health_ctx.set_deadline(std::chrono::system_clock::now() + 30s);
+  ::grpc::ByteBuffer empty;
+  ::grpc::ByteBuffer health;
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  ::grpc::Status health_status;
+  stub.UnaryCall(&health_ctx, "/grpc.health.v1.Health/Check", {}, &empty, &health,
+                 [&](::grpc::Status st) {
+                   const std::lock_guard lock(m);
+                   health_status = std::move(st);
+                   done = true;
+                   cv.notify_all();
+                 });
+  std::unique_lock lock(m);
+  ASSERT_TRUE(cv.wait_for(lock, 30s, [&] { return done; }));
+  EXPECT_TRUE(health_status.ok()) << health_status.error_message();
+  std::vector<::grpc::Slice> hs;
+  ASSERT_TRUE(health.Dump(&hs).ok());
+  std::string hb;
+  for (const ::grpc::Slice& s : hs) hb.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  EXPECT_EQ(hb, std::string("\x08\x01", 2));
 }
 
 TEST(GrpcAdmission, AFullQueueIsResourceExhaustedAndTheServerStaysHealthy) {
