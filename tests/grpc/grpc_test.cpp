@@ -484,7 +484,8 @@ TEST_F(KeyedGrpcService, ReflectionAndHealthAnswerWithoutTheKey) {
   // grpc.health.v1.Health/Check with an empty request: SERVING (field 1 = 1).
   ::grpc::ClientContext health_ctx;
   health_ctx.set_deadline(std::chrono::system_clock::now() + 30s);
-  ::grpc::ByteBuffer empty;
+  ::grpc::Slice nothing(std::string{});
+  ::grpc::ByteBuffer empty(&nothing, 1);  // HealthCheckRequest{}: no bytes, but a message
   ::grpc::ByteBuffer health;
   std::mutex m;
   std::condition_variable cv;
