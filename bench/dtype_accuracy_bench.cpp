@@ -29,7 +29,7 @@
 
 namespace {
 
-using warden::kernels::Precision;
+using warden::Precision;
 
 double cosine(const float* a, const float* b, std::size_t n) {
   double dot = 0, na = 0, nb = 0;
@@ -50,8 +50,8 @@ void report(const char* what, Precision p, std::vector<double> cos, std::size_t 
       "{\"output\": \"%s\", \"dtype\": \"%s\", \"n\": %zu, \"mean_cos\": %.6f, \"min_cos\": %.6f, "
       "\"p1_cos\": %.6f, "
       "\"weight_bytes\": %zu, \"bytes_vs_f32\": %.3f}\n",
-      what, std::string(warden::kernels::precision_name(p)).c_str(), cos.size(), sum / double(cos.size()),
-      cos.front(), cos[cos.size() / 100], bytes, f32_bytes ? double(bytes) / double(f32_bytes) : 0.0);
+      what, std::string(warden::precision_name(p)).c_str(), cos.size(), sum / double(cos.size()), cos.front(),
+      cos[cos.size() / 100], bytes, f32_bytes ? double(bytes) / double(f32_bytes) : 0.0);
   std::fflush(stdout);
 }
 

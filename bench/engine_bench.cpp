@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const auto precision = warden::kernels::parse_precision(dtype);
+    const auto precision = warden::parse_precision(dtype);
     if (!precision) {
       std::fprintf(stderr, "engine_bench: unknown dtype %s\n", dtype.c_str());
       return 2;
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
         "{\"peak_gflops\": %.1f, \"threads\": %zu, \"isa\": \"%s\", \"dtype\": \"%s\", "
         "\"weight_bytes\": %zu}\n",
         peak * 1e-9, pool.size(), std::string(warden::isa_name(warden::active_isa())).c_str(),
-        std::string(warden::kernels::precision_name(*precision)).c_str(), model->encoder.weight_bytes());
+        std::string(warden::precision_name(*precision)).c_str(), model->encoder.weight_bytes());
     std::mt19937 rng(1);
     std::uniform_int_distribution<std::uint32_t> id_dist(1000, static_cast<std::uint32_t>(d.vocab - 1));
     warden::model::EncoderWorkspace ws;
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
             "\"p10_ms\": %.3f, "
             "\"p90_ms\": %.3f, \"runs\": %zu, \"tokens_per_s\": %.0f, \"gflops\": %.1f, \"peak_fraction\": "
             "%.3f}\n",
-            std::string(warden::kernels::precision_name(*precision)).c_str(), batch_size, seq, med * 1e3,
+            std::string(warden::precision_name(*precision)).c_str(), batch_size, seq, med * 1e3,
             times[times.size() / 10] * 1e3, times[times.size() * 9 / 10] * 1e3, times.size(), tokens / med,
             flops / med * 1e-9, peak > 0 ? flops / med / peak : 0.0);
         std::fflush(stdout);

@@ -1,4 +1,4 @@
-// fp32 linear() against linear_bf16 (issue 9), with linear_int8 for reference, on the dense
+// fp32 linear() against linear_bf16, with linear_int8 for reference, on the dense
 // shapes of bge-small: ms and GFLOP/s (2·m·n·k per call, bf16 and int8 counted the same)
 // and the bf16 speedup over fp32.
 // Usage: gemm_bf16_bench [tokens=4096] [threads=2] [wall|cpu]

@@ -1,4 +1,4 @@
-// fp32 linear() against linear_int8 (issue 9) on the dense shapes of bge-small: ms and
+// fp32 linear() against linear_int8 on the dense shapes of bge-small: ms and
 // GFLOP/s (2·m·n·k per call, int8 counted the same) and the int8 speedup.
 // Usage: gemm_int8_bench [tokens=4096] [threads=2]; WARDEN_ISA=avx2|portable lowers the ISA of both.
 

@@ -1,4 +1,4 @@
-// warden-load: an HTTP/1.1 load generator for `warden serve` (issue 6's "server under load"
+// warden-load: an HTTP/1.1 load generator for `warden serve` (the "server under load"
 // table, docs/benchmarks.md). Keep-alive connections on Boost.Beast/Asio, one event loop per
 // --threads.
 //
@@ -6,7 +6,7 @@
 //               [--body FILE | --bodies FILE.jsonl] [--header 'K: V']... [--rate R] [--timeout 30]
 //               [--threads 1] [--json] [--repeat P [--unique-template JSON]]
 //
-// --repeat P (the result cache's workload, issue 10): each request's body is, with
+// --repeat P (the result cache's workload): each request's body is, with
 // probability P, one of the --bodies drawn at random (the hot set), else a body no request
 // has sent before: --unique-template with {n} replaced by a number unique to this run.
 //
@@ -168,9 +168,9 @@ struct Shared {
   std::vector<std::string> bodies;
   std::vector<std::pair<std::string, std::string>> headers;
   mutable std::atomic<std::uint64_t> unique{0};  // --repeat: the next unique body's number
-  std::uint64_t run_id = 0;              // --repeat: makes unique bodies unique across runs too
-  Clock::time_point start;          // connections open
-  Clock::time_point measure_start;  // warm-up over
+  std::uint64_t run_id = 0;                      // --repeat: makes unique bodies unique across runs too
+  Clock::time_point start;                       // connections open
+  Clock::time_point measure_start;               // warm-up over
   Clock::time_point end;
 };
 
@@ -179,7 +179,12 @@ class Worker;
 class Connection {
  public:
   Connection(Worker& worker, asio::io_context& io, std::size_t index)
-      : worker_(worker), socket_(io), timer_(io), retry_timer_(io), next_body_(index), rng_(index * 7919 + 17) {}
+      : worker_(worker),
+        socket_(io),
+        timer_(io),
+        retry_timer_(io),
+        next_body_(index),
+        rng_(index * 7919 + 17) {}
 
   void start() { connect(); }
   void stop() {
@@ -586,7 +591,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", o.repeat,
                  "Probability that a request repeats a --bodies body drawn at random (else a unique body)")
       ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--unique-template", o.unique_template, "--repeat's unique body; {n} becomes a unique number")
+  app.add_option("--unique-template", o.unique_template,
+                 "--repeat's unique body; {n} becomes a unique number")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (o.connections == 0 || o.duration_s <= 0 || o.warmup_s < 0 || o.timeout_s <= 0 || o.rate < 0) {

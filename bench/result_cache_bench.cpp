@@ -1,4 +1,4 @@
-// The result cache's own throughput (issue 10): lookups/s of a hit-heavy workload (80 % of
+// The result cache's own throughput: lookups/s of a hit-heavy workload (80 % of
 // the lookups repeat a hot key, the rest are new inputs, computed and inserted as a server
 // would) and inserts/s of a stream of unique inputs (the cache full, every insert evicting),
 // with 1 and 2 threads, 16 shards against 1. Keys are ~40 bytes (CacheKey: model instance,

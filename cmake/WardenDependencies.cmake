@@ -7,6 +7,8 @@ find_package(simdjson REQUIRED)
 find_package(CLI11 REQUIRED)
 # libcurl: the hub layer downloads models by HuggingFace id.
 find_package(CURL REQUIRED)
+# libcrypto: the sha256 that checks every downloaded blob (OpenSSL comes with libcurl's TLS).
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 # Beast and Asio are header-only (Boost.System is too since 1.69), so the headers suffice.
 find_package(Boost 1.74 REQUIRED)
 pkg_check_modules(LIBB2 REQUIRED IMPORTED_TARGET libb2)

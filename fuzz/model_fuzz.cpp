@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::ofstream out(dir / "model.safetensors", std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  using warden::kernels::Precision;
+  using warden::Precision;
   for (const Precision p : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
     try {
       const auto model = warden::model::load_encoder_model(dir, nullptr, warden::active_isa(), p);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Markdown table of bench/run_load's JSON lines (build/bench-results/load-<model>.jsonl): per
-model, one row per warden-load run, and issue 6's three goals checked against the figures:
+model, one row per warden-load run, and the server's three load goals checked against the figures:
 server overhead at 50 clients (server inputs/s against the engine's own, embedder_bench on
 the same texts), p99 at 200 clients within 2x of p99 at 50, and no errors but 429/504."""
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ONNX Runtime's dynamic int8 quantisation, re-implemented with python3-onnx (no onnxruntime
-Python package here), for the int8 peer of the encoder benchmark (issue 9).
+Python package here), for the int8 peer of the encoder benchmark.
 
     /usr/bin/python3 bench/peers/quantize_onnx.py IN.onnx OUT.onnx [--per-channel]
 

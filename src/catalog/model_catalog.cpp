@@ -8,13 +8,11 @@
 
 #include "core/error.hpp"
 #include "embed/hashing_embedder.hpp"
+#include "embed/model_folder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "embed/use_lite_embedder.hpp"
-#include "model/config.hpp"
-#include "model/encoder_model.hpp"
-#include "model/use_lite_format.hpp"
 #include "serving/model_name.hpp"
 
 namespace warden::catalog {
@@ -40,13 +38,13 @@ std::size_t folder_bytes(const fs::path& dir) {
 
 // What one float32 byte of weights becomes in each precision: bfloat16 halves it; int8 keeps
 // a quarter plus per-row scales, column sums and padding (0.257x measured on bge-small).
-double precision_factor(kernels::Precision precision) {
+double precision_factor(Precision precision) {
   switch (precision) {
-    case kernels::Precision::Float32:
+    case Precision::Float32:
       return 1.0;
-    case kernels::Precision::BFloat16:
+    case Precision::BFloat16:
       return 0.5;
-    case kernels::Precision::Int8:
+    case Precision::Int8:
       return 0.27;
   }
   return 1.0;
@@ -56,7 +54,7 @@ double precision_factor(kernels::Precision precision) {
 // checkpoint is widened when loaded) scaled to the precision it loads in, plus the rest of
 // the files. An estimate from file sizes: the manager needs one before the first load, to
 // make room.
-std::size_t estimate_bytes(const fs::path& dir, const ModelConfig& config, kernels::Precision precision) {
+std::size_t estimate_bytes(const fs::path& dir, const ModelFolder& folder, Precision precision) {
   std::size_t weights = 0;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
@@ -66,8 +64,7 @@ std::size_t estimate_bytes(const fs::path& dir, const ModelConfig& config, kerne
       if (!size_ec) weights += static_cast<std::size_t>(n);
     }
   }
-  const bool half =
-      config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
+  const bool half = folder.half_precision_checkpoint;
   const std::size_t all = folder_bytes(dir);
   const std::size_t rest = all - std::min(all, weights);
   const auto f32 = static_cast<double>(half ? 2 * weights : weights);
@@ -76,17 +73,17 @@ std::size_t estimate_bytes(const fs::path& dir, const ModelConfig& config, kerne
 
 // The cheap start-up check of a HuggingFace folder: everything but the weights' contents.
 struct FolderCheck {
-  model::ModelKind kind = model::ModelKind::Embedding;
+  ModelKind kind = ModelKind::Embedding;
   std::size_t width = 0;
   std::size_t bytes = 0;
 };
-FolderCheck check_folder(const fs::path& dir, kernels::Precision precision) {
+FolderCheck check_folder(const fs::path& dir, Precision precision) {
   std::error_code ec;
   if (!fs::exists(dir, ec))
     throw Error(ErrorKind::NotFound, fmt::format("folder {} does not exist", dir.string()));
   if (!fs::is_directory(dir, ec))
     throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
-  const ModelConfig config = read_model_config(dir / "config.json");  // NotFound / CorruptFile, named
+  const ModelFolder folder = inspect_model_folder(dir);  // NotFound / CorruptFile, named
   if (!fs::exists(dir / "tokenizer.json", ec) && !fs::exists(dir / "vocab.txt", ec)) {
     throw Error(ErrorKind::NotFound,
                 fmt::format("{} has no tokenizer (tokenizer.json or vocab.txt)", dir.string()));
@@ -98,10 +95,9 @@ FolderCheck check_folder(const fs::path& dir, kernels::Precision precision) {
                     dir.string()));
   }
   FolderCheck c;
-  if (has_classification_head(dir))
-    c.kind = config.num_labels() == 1 ? model::ModelKind::Reranker : model::ModelKind::Classifier;
-  c.width = config.hidden_size;
-  c.bytes = estimate_bytes(dir, config, precision);
+  c.kind = folder.kind;
+  c.width = folder.hidden_size;
+  c.bytes = estimate_bytes(dir, folder, precision);
   return c;
 }
 
@@ -115,7 +111,7 @@ std::string folder_name(const fs::path& dir) {
 }
 
 CatalogModel folder_model(const std::string& name, const std::string& source, const fs::path& dir,
-                          std::string tier, ThreadPool* pool, kernels::Precision precision) {
+                          std::string tier, ThreadPool* pool, Precision precision) {
   const FolderCheck c = check_folder(dir, precision);
   CatalogModel m;
   m.dir = dir;
@@ -125,9 +121,9 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
   m.spec.kind = c.kind;
   m.spec.tier = std::move(tier);
   m.spec.estimated_bytes = c.bytes;
-  m.spec.dtype = std::string(kernels::precision_name(precision));
+  m.spec.dtype = std::string(precision_name(precision));
   const std::size_t bytes = c.bytes;
-  if (c.kind == model::ModelKind::Embedding) {
+  if (c.kind == ModelKind::Embedding) {
     m.spec.load = [dir, pool, bytes, precision] {
       return serving::make_loaded_model(
           std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool, precision)), bytes);
@@ -143,7 +139,7 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
 }
 
 CatalogModel builtin_model(const std::string& name, const std::string& builtin, std::string tier,
-                           ThreadPool* pool, kernels::Precision precision = kernels::Precision::Float32) {
+                           ThreadPool* pool, Precision precision = Precision::Float32) {
   CatalogModel m;
   m.spec.name = name;
   m.spec.source = builtin;
@@ -158,15 +154,14 @@ CatalogModel builtin_model(const std::string& name, const std::string& builtin, 
   }
   // use-lite: its converted folder must be there (make_builtin_embedder says how to make it).
   const fs::path dir = use_lite_model_dir();
-  std::error_code ec;
-  if (!fs::exists(dir / model::use_lite::kConfigFile, ec)) {
+  if (!is_use_lite_model(dir)) {
     (void)make_builtin_embedder(builtin, pool);  // throws the NotFound that says how to install it
   }
   m.dir = dir;
   m.width = 512;
   m.spec.estimated_bytes =
       static_cast<std::size_t>(static_cast<double>(folder_bytes(dir)) * precision_factor(precision));
-  m.spec.dtype = std::string(kernels::precision_name(precision));
+  m.spec.dtype = std::string(precision_name(precision));
   const std::size_t bytes = m.spec.estimated_bytes;
   m.spec.load = [builtin, pool, bytes, precision] {
     return serving::make_loaded_model(make_builtin_embedder(builtin, pool, precision), bytes);
@@ -175,7 +170,7 @@ CatalogModel builtin_model(const std::string& name, const std::string& builtin, 
 }
 
 CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
-  const kernels::Precision precision = resolve_precision(arg.dtype.empty() ? options.dtype : arg.dtype);
+  const Precision precision = resolve_precision(arg.dtype.empty() ? options.dtype : arg.dtype);
   const std::vector<std::string> builtins = builtin_embedder_names();
   if (std::find(builtins.begin(), builtins.end(), arg.source) != builtins.end()) {
     return builtin_model(arg.alias.empty() ? arg.source : arg.alias, arg.source, "builtin", options.pool,
@@ -191,10 +186,11 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
   }
   const std::optional<hub::ModelId> id = hub::ModelId::parse(arg.source);
   if (!id) {
-    throw Error(ErrorKind::NotFound,
-                fmt::format("no folder {} here, and it is neither a built-in model ({}) nor a HuggingFace id "
-                            "ORG/NAME[@REVISION]",
-                            arg.source, fmt::join(builtins, ", ")));
+    throw Error(
+        ErrorKind::NotFound,
+        fmt::format("unknown model '{}': no folder {} here, and it is neither a built-in model ({}) nor a "
+                    "HuggingFace id ORG/NAME[@REVISION]",
+                    arg.source, arg.source, fmt::join(builtins, ", ")));
   }
   hub::Snapshot snapshot;
   try {
@@ -214,9 +210,9 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
 
 }  // namespace
 
-kernels::Precision resolve_precision(std::string_view dtype) {
-  if (dtype == "auto") return kernels::fastest_precision();
-  const std::optional<kernels::Precision> p = kernels::parse_precision(dtype);
+Precision resolve_precision(std::string_view dtype) {
+  if (dtype == "auto") return fastest_precision();
+  const std::optional<Precision> p = parse_precision(dtype);
   if (!p) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("unknown dtype '{}'; choose float32, bfloat16, int8 or auto", dtype));
@@ -255,8 +251,12 @@ CatalogModel make_model_spec(const ModelArg& arg, const CatalogOptions& options)
   try {
     return resolve(arg, options);
   } catch (const Error& e) {
+    // Every message names the model once: an unknown source's does already.
+    const std::string_view message = e.what();
     const std::string what =
-        fmt::format("model '{}': {}", arg.alias.empty() ? arg.source : arg.alias, e.what());
+        message.starts_with("unknown model '")
+            ? std::string(message)
+            : fmt::format("model '{}': {}", arg.alias.empty() ? arg.source : arg.alias, message);
     if (options.on_error == OnModelError::Exit) throw Error(e.kind(), what);
     // --on-model-error fallback: the lexical embedder answers under the name asked for,
     // and says so (semantic = false, /info's fallback_reason, a response header).

@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/precision.hpp"
 #include "hub/hub.hpp"
-#include "kernels/dense.hpp"
 #include "serving/model_manager.hpp"
 
 namespace warden {
@@ -48,7 +48,7 @@ struct CatalogOptions {
 // "float32", "bfloat16", "int8" (or their aliases) or "auto" (the fastest this CPU runs
 // within the accuracy bar) -> the precision models load in. Error(InvalidArgument) naming
 // the choices for anything else.
-kernels::Precision resolve_precision(std::string_view dtype);
+Precision resolve_precision(std::string_view dtype);
 
 // A resolved model: its spec, and what start-up sizing needs before any model is loaded.
 struct CatalogModel {

@@ -5,9 +5,11 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 #include <string_view>
 
-#include "kernels/dense.hpp"
+#include "catalog/model_catalog.hpp"
+#include "core/precision.hpp"
 
 namespace warden::cli {
 
@@ -32,7 +34,11 @@ Command add_quantize_command(CLI::App& root);
 
 // --dtype for commands that load their own model: float32, bfloat16, int8 or auto (the
 // fastest on this CPU), as `warden serve` reads it; Error(InvalidArgument) naming the flag.
-kernels::Precision parse_dtype_flag(std::string_view dtype);
+Precision parse_dtype_flag(std::string_view dtype);
+// How a command opens its --model (catalog/open_model.hpp), as `warden serve` does: HF ids
+// through the hub's environment (HF_ENDPOINT, HF_HUB_CACHE, HF_TOKEN, HF_HUB_OFFLINE), each
+// download announced on stderr, the kernels on `pool`, in `dtype`.
+catalog::CatalogOptions command_catalog_options(ThreadPool* pool, std::string dtype);
 Command add_rerank_command(CLI::App& root);
 
 }  // namespace warden::cli

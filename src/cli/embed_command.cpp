@@ -12,14 +12,12 @@
 
 #include "bulk/scorers.hpp"
 #include "bulk/vector_writer.hpp"
+#include "catalog/open_model.hpp"
 #include "cli/bulk_run.hpp"
 #include "cli/command.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
-#include "embed/hashing_embedder.hpp"
-#include "embed/neural_embedder.hpp"
-#include "embed/registry.hpp"
 
 namespace warden::cli {
 
@@ -47,13 +45,11 @@ std::vector<std::string> read_stdin_lines() {
 }
 
 // `warden embed --input FILE --output FILE`: the corpus through the bulk runner.
-int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder, ThreadPool* pool) {
+int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder, const std::string& model,
+                   ThreadPool* pool) {
   if (!options.texts.empty()) throw Error(ErrorKind::InvalidArgument, "give texts or --input, not both");
   const bulk::OutputFormat format = options.format.empty() ? bulk::detect_output_format(options.output)
                                                            : *bulk::parse_output_format(options.format);
-  const std::string model = options.model_dir.empty()
-                                ? std::string(embedder.id())
-                                : std::filesystem::absolute(options.model_dir).lexically_normal().string();
   BulkJob job;
   job.output = options.output;
   job.binary = format != bulk::OutputFormat::Jsonl;
@@ -82,27 +78,20 @@ int run_embed(const EmbedOptions& options) {
   if (!options.model.empty() && !options.model_dir.empty()) {
     throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir, not both");
   }
-  const kernels::Precision precision = parse_dtype_flag(options.dtype);
-  std::unique_ptr<ThreadPool> pool;
-  std::unique_ptr<Embedder> embedder;
-  if (!options.model_dir.empty()) {
-    pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = std::make_unique<NeuralEmbedder>(options.model_dir, pool.get(), precision);
-  } else {
-    std::string name = options.model;
-    if (name.empty()) {
-      const DefaultEmbedder fallback = default_embedder();
-      name = fallback.name;
-      // The lexical fallback is never silent: say which embedder this is and why.
-      if (!fallback.fallback_reason.empty()) {
-        fmt::print(stderr, "warden: warning: embedding with {} (lexical, semantic = false) because {}\n",
-                   name, fallback.fallback_reason);
-      }
-    }
-    if (name != HashingEmbedder::kId) pool = std::make_unique<ThreadPool>(options.threads);
-    embedder = make_builtin_embedder(name, pool.get(), precision);
+  (void)parse_dtype_flag(options.dtype);  // a bad --dtype is named as the flag's
+  ThreadPool pool(options.threads);
+  catalog::CatalogOptions catalog_options = command_catalog_options(&pool, options.dtype);
+  const catalog::OpenModel opened =
+      catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir, catalog_options,
+                          ModelKind::Embedding, "embed");
+  // The lexical fallback is never silent: say which embedder this is and why.
+  if (!opened.fallback_reason.empty()) {
+    fmt::print(stderr, "warden: warning: embedding with {} (lexical, semantic = false) because {}\n",
+               opened.model.spec.name, opened.fallback_reason);
   }
-  if (!options.bulk.input.empty()) return run_bulk_embed(options, *embedder, pool.get());
+  const Embedder* embedder = opened.loaded->embedder.get();
+  if (!options.bulk.input.empty())
+    return run_bulk_embed(options, *embedder, catalog::model_identity(opened), &pool);
   if (options.format == "float32" || options.format == "float16") {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("--format {} needs a bulk job (--input)", options.format));
@@ -128,10 +117,10 @@ Command add_embed_command(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "embed", "Embed texts (arguments, or stdin one per line), or a corpus with --input (docs/bulk.md)");
   app->add_option("--model,-m", options->model,
-                  "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
-                  "hashing-ngram-256)");
-  app->add_option("--model-dir", options->model_dir,
-                  "A HuggingFace model folder (config.json, model.safetensors, ...)");
+                  "The embedding model, as `warden serve --model` takes it: a built-in (use-lite, "
+                  "hashing-ngram-256), a HuggingFace folder, or a HuggingFace id ORG/NAME[@REVISION] "
+                  "(default: use-lite when converted, else hashing-ngram-256)");
+  app->add_option("--model-dir", options->model_dir, "A HuggingFace model folder (the same as --model DIR)");
   app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");
   app->add_option(
          "--dtype", options->dtype,

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/open_model.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -43,8 +44,7 @@ struct GuardCliOptions {
 // The embedder, the pool it runs on and the guard, built once per command.
 struct Built {
   std::unique_ptr<ThreadPool> pool;
-  std::unique_ptr<Embedder> embedder;
-  std::unique_ptr<SequenceClassifier> classifier;  // the classifier method's model
+  catalog::OpenModel model;  // the embedder, or the classifier method's model
   guard::Bank bank;
   std::unique_ptr<guard::Guard> guard;
 };
@@ -70,33 +70,25 @@ Built build(const GuardCliOptions& options, bool need_bank) {
                   "--guard-model decides by itself: give it without --model or --model-dir");
     }
     b.pool = std::make_unique<ThreadPool>(options.threads);
-    b.classifier = std::make_unique<NeuralClassifier>(options.guard_model, b.pool.get());
-    b.guard = std::make_unique<guard::Guard>(*b.classifier, guard_options);
+    b.model = catalog::open_model(options.guard_model, command_catalog_options(b.pool.get(), "float32"),
+                                  ModelKind::Classifier, "guard --guard-model");
+    b.guard = std::make_unique<guard::Guard>(*b.model.loaded->classifier, guard_options);
     if (need_bank) load_bank();
     return b;
   }
   if (!options.positive_label.empty()) {
     throw Error(ErrorKind::InvalidArgument, "--guard-positive-label needs --guard-model");
   }
-  if (!options.model_dir.empty()) {
-    b.pool = std::make_unique<ThreadPool>(options.threads);
-    b.embedder = std::make_unique<NeuralEmbedder>(options.model_dir, b.pool.get());
-  } else {
-    std::string name = options.model;
-    if (name.empty()) {
-      const DefaultEmbedder fallback = default_embedder();
-      name = fallback.name;
-      if (!fallback.fallback_reason.empty()) {
-        fmt::print(stderr,
-                   "warning: guarding with {} (lexical: every input will be abstained on) because {}\n", name,
-                   fallback.fallback_reason);
-      }
-    }
-    if (name != HashingEmbedder::kId) b.pool = std::make_unique<ThreadPool>(options.threads);
-    b.embedder = make_builtin_embedder(name, b.pool.get());
+  b.pool = std::make_unique<ThreadPool>(options.threads);
+  b.model =
+      catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir,
+                          command_catalog_options(b.pool.get(), "float32"), ModelKind::Embedding, "guard");
+  if (!b.model.fallback_reason.empty()) {
+    fmt::print(stderr, "warning: guarding with {} (lexical: every input will be abstained on) because {}\n",
+               b.model.model.spec.name, b.model.fallback_reason);
   }
   load_bank();
-  b.guard = std::make_unique<guard::Guard>(*b.embedder, b.bank, guard_options);
+  b.guard = std::make_unique<guard::Guard>(*b.model.loaded->embedder, b.bank, guard_options);
   const std::string& cache = b.guard->probe_info().cache;
   if (cache.rfind("refit", 0) == 0) {
     fmt::print(stderr, "warning: the guard's cached probe {} was rejected and refitted ({})\n",
@@ -141,10 +133,13 @@ int run_guard_eval(const GuardCliOptions& options) {
 }
 
 void add_common(CLI::App* app, GuardCliOptions& o) {
-  app->add_option("--model,-m", o.model,
-                  "Built-in embedder: use-lite, hashing-ngram-256 (default: use-lite when converted, else "
-                  "hashing-ngram-256, which abstains)");
-  app->add_option("--model-dir", o.model_dir, "A HuggingFace model folder to embed with");
+  app->add_option(
+      "--model,-m", o.model,
+      "The embedder, as `warden serve --model` takes it: a built-in (use-lite, hashing-ngram-256), a "
+      "HuggingFace folder or id (default: use-lite when converted, else hashing-ngram-256, which "
+      "abstains)");
+  app->add_option("--model-dir", o.model_dir,
+                  "A HuggingFace model folder to embed with (the same as --model DIR)");
   app->add_option("--threads", o.threads, "Compute threads (default: the CPUs available)");
   app->add_option("--guard-bank", o.bank,
                   "Labelled bank (JSONL {\"text\",\"label\"}; default: the shipped one)");
@@ -153,7 +148,8 @@ void add_common(CLI::App* app, GuardCliOptions& o) {
       ->check(CLI::Range(0.0F, 1.0F));
   app->add_option(
       "--guard-model", o.guard_model,
-      "A *ForSequenceClassification folder that decides instead of the probe (the classifier method)");
+      "A *ForSequenceClassification folder or HuggingFace id that decides instead of the probe (the "
+      "classifier method)");
   app->add_option("--guard-positive-label", o.positive_label,
                   "The --guard-model label whose probability is the score (default: the first naming "
                   "INJECTION, ATTACK, JAILBREAK or UNSAFE)");

@@ -12,6 +12,7 @@
 #include "bulk/record_reader.hpp"
 #include "bulk/score_writer.hpp"
 #include "bulk/scorers.hpp"
+#include "catalog/open_model.hpp"
 #include "cli/bulk_run.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
@@ -25,6 +26,7 @@ namespace {
 constexpr std::size_t kMaxQueries = 10000;
 
 struct RerankOptions {
+  std::string model;
   std::string model_dir;
   std::string dtype = "float32";
   std::size_t threads = 0;
@@ -65,13 +67,16 @@ int run_rerank(const RerankOptions& options) {
   if (!options.query.empty() && !options.queries.empty()) {
     throw Error(ErrorKind::InvalidArgument, "give --query or --queries, not both");
   }
-  const kernels::Precision precision = parse_dtype_flag(options.dtype);
+  if (options.model.empty() == options.model_dir.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "give --model or --model-dir (one of them)");
+  }
+  (void)parse_dtype_flag(options.dtype);  // a bad --dtype is named as the flag's
   bulk::ReaderOptions reader = reader_options(options.bulk);
   BulkJob job;
   job.output = options.output;
-  const std::string model = std::filesystem::absolute(options.model_dir).lexically_normal().string();
+  // The model's identity is filled in once it is opened (after the cheap checks below).
   job.fingerprint = {{"command", "rerank"},
-                     {"model", model},
+                     {"model", ""},
                      {"dtype", options.dtype},
                      {"raw_scores", options.raw_scores ? "true" : "false"}};
   Queries queries;
@@ -101,7 +106,11 @@ int run_rerank(const RerankOptions& options) {
                 fmt::format("--output {}: rerank writes JSON lines (.jsonl)", options.output));
   }
   ThreadPool pool(options.threads);
-  const NeuralClassifier classifier(options.model_dir, &pool, precision);
+  const catalog::OpenModel opened =
+      catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir,
+                          command_catalog_options(&pool, options.dtype), ModelKind::Reranker, "rerank");
+  const SequenceClassifier& classifier = *opened.loaded->classifier;
+  job.fingerprint[1].second = catalog::model_identity(opened);
   const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores);
 
   sink.path = job.output.empty() ? std::filesystem::path("-") : std::filesystem::path(job.output);
@@ -120,8 +129,12 @@ Command add_rerank_command(CLI::App& root) {
   auto options = std::make_shared<RerankOptions>();
   CLI::App* app =
       root.add_subcommand("rerank", "Score (query, passage) pairs of a corpus with a cross-encoder");
-  app->add_option("--model-dir", options->model_dir, "A *ForSequenceClassification folder (one label)")
-      ->required();
+  app->add_option(
+      "--model,-m", options->model,
+      "The cross-encoder, as `warden serve --model` takes it: a *ForSequenceClassification folder "
+      "(one label) or a HuggingFace id ORG/NAME[@REVISION]");
+  app->add_option("--model-dir", options->model_dir,
+                  "A *ForSequenceClassification folder (the same as --model DIR)");
   app->add_option("--dtype", options->dtype, "float32, bfloat16, int8 or auto (docs/precision.md)")
       ->capture_default_str();
   app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");

@@ -165,7 +165,7 @@ std::vector<std::string> read_warmup_file(const std::string& path) {
 // on the default embedding model, so that their vectors wait in the result cache under the
 // keys /embed (and gRPC's Embed) look up.
 void warm_up(serving::Pipeline& pipeline, const std::vector<std::string>& texts, bool auto_truncate) {
-  const std::optional<std::string> name = pipeline.models().default_for({model::ModelKind::Embedding});
+  const std::optional<std::string> name = pipeline.models().default_for({ModelKind::Embedding});
   if (!name) throw Error(ErrorKind::InvalidArgument, "--warmup-file: no embedding model is served");
   const serving::LeasePtr lease = pipeline.models().acquire_sync(*name);
   const Embedder& e = *lease->model().embedder;
@@ -312,7 +312,7 @@ int run_serve(ServeOptions options) {
   std::string guard_model_name;
   if (options.guard_model.empty() && !options.no_guard) {
     for (catalog::CatalogModel& m : resolved) {
-      if (m.spec.kind == model::ModelKind::Embedding) {
+      if (m.spec.kind == ModelKind::Embedding) {
         m.spec.pinned = true;
         guard_model_name = m.spec.name;
         break;
@@ -426,7 +426,7 @@ int run_serve(ServeOptions options) {
   fmt::print(stderr, "warden serve: sized for this machine: {}\n", sizing.describe());
   for (const serving::ModelStatus& st : models.list()) {
     fmt::print(stderr, "warden serve: model={} source={} kind={} semantic={} state={}{}{}\n", st.name,
-               st.source, model::model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
+               st.source, model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
                st.dim != 0 ? fmt::format(" dim={}", st.dim) : std::string(), st.pinned ? " pinned" : "");
   }
   fmt::print(

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/l2_normalize.hpp"
 #include "core/utf8.hpp"
-#include "model/pooling.hpp"
 
 namespace warden {
 
@@ -54,7 +54,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts) const {
 }
 
 void Embedder::normalize_rows(std::span<float> rows) const {
-  if (!unit_vectors()) model::l2_normalize(rows, dim());
+  if (!unit_vectors()) l2_normalize(rows, dim());
 }
 
 }  // namespace warden

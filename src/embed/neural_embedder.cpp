@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "embed/text_input.hpp"
 #include "embed/token_rows.hpp"
 #include "model/pooling.hpp"
 
@@ -26,12 +27,10 @@ std::future<std::unique_ptr<Tokenizer>> load_tokenizer_async(const std::filesyst
 
 }  // namespace
 
-NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
-                               kernels::Precision precision)
+NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision)
     : NeuralEmbedder(dir, pool, precision, load_tokenizer_async(dir)) {}
 
-NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
-                               kernels::Precision precision,
+NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
                                std::future<std::unique_ptr<Tokenizer>> tokenizer)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
@@ -91,16 +90,6 @@ Encoding NeuralEmbedder::encode(std::string_view input, const InputOptions& opti
 }
 
 namespace {
-
-// prompt + text, or a view of text when there is no prompt.
-std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage) {
-  utf8::require_valid(prompt, "prompt");
-  utf8::require_valid(text);
-  if (prompt.empty()) return text;
-  storage.reserve(prompt.size() + text.size());
-  storage.append(prompt).append(text);
-  return storage;
-}
 
 // The leading special tokens, then the tokens that start inside the prompt's bytes.
 std::size_t count_prompt_tokens(const Encoding& e, std::size_t prompt_bytes) {
@@ -195,19 +184,7 @@ std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInp
 std::vector<TokenInfo> NeuralEmbedder::tokenize(std::string_view text, const InputOptions& options) const {
   std::string joined;
   const std::string_view input = with_prompt(text, options.prompt, joined);
-  Encoding e = encode(input, options, true);
-  std::vector<TokenInfo> out(e.size());
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    TokenInfo& t = out[i];
-    t.id = e.ids[i];
-    t.text = std::move(e.tokens[i]);
-    t.special = e.special_tokens_mask[i] != 0;
-    if (!t.special) {
-      t.start = e.offsets[i].begin;
-      t.stop = e.offsets[i].end;
-    }
-  }
-  return out;
+  return token_infos(encode(input, options, true));
 }
 
 std::string NeuralEmbedder::decode(std::span<const std::uint32_t> ids, bool skip_special_tokens) const {

@@ -37,7 +37,7 @@ class NeuralEmbedder final : public Embedder {
   // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels;
   // `precision` is the encoder's (docs/precision.md).
   NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
-                 kernels::Precision precision = kernels::Precision::Float32);
+                 Precision precision = Precision::Float32);
   ~NeuralEmbedder() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
@@ -69,7 +69,7 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] const Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
 
  private:
-  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, kernels::Precision precision,
+  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
                  std::future<std::unique_ptr<Tokenizer>> tokenizer);
 
   // Tokenizes `input` (prompt + text) with the options' special tokens and truncation;

@@ -17,7 +17,7 @@ std::vector<std::string> builtin_embedder_names() {
 }
 
 std::unique_ptr<Embedder> make_builtin_embedder(std::string_view name, ThreadPool* pool,
-                                                kernels::Precision precision) {
+                                                Precision precision) {
   if (name == HashingEmbedder::kId) return std::make_unique<HashingEmbedder>();
   if (name == UseLiteEmbedder::kId) {
     return std::make_unique<UseLiteEmbedder>(use_lite_model_dir(), pool, precision);

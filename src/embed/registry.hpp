@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/precision.hpp"
 #include "embed/embedder.hpp"
-#include "kernels/dense.hpp"
 
 namespace warden {
 
@@ -23,7 +23,7 @@ std::vector<std::string> builtin_embedder_names();
 // `pool` (not owned, may be null) runs the neural ones, in `precision` (the hashing
 // embedder has no weights and ignores it).
 std::unique_ptr<Embedder> make_builtin_embedder(std::string_view name, ThreadPool* pool = nullptr,
-                                                kernels::Precision precision = kernels::Precision::Float32);
+                                                Precision precision = Precision::Float32);
 
 // The embedder used when the user names none: use-lite when its converted folder exists
 // (use_lite_model_dir()), else hashing-ngram-256, in which case `fallback_reason` says

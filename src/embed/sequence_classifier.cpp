@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "embed/text_input.hpp"
 #include "model/config.hpp"
 #include "model/encoder_model.hpp"
 #include "model/token_batch.hpp"
@@ -31,8 +32,7 @@ std::vector<TokenInfo> SequenceClassifier::tokenize(std::string_view /*text*/) c
   throw Error(ErrorKind::Unsupported, fmt::format("{} has no tokenizer to report tokens with", id()));
 }
 
-NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool,
-                                   kernels::Precision precision)
+NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool, Precision precision)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       pool_(pool) {
@@ -139,19 +139,7 @@ std::vector<TokenInfo> NeuralClassifier::tokenize(std::string_view text) const {
   EncodeOptions eo;
   eo.with_tokens = true;
   // Untruncated: the guard weighs the whole text, not what fits the model.
-  Encoding e = tokenizer_->encode(text, eo, std::nullopt);
-  std::vector<TokenInfo> out(e.size());
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    TokenInfo& t = out[i];
-    t.id = e.ids[i];
-    t.text = std::move(e.tokens[i]);
-    t.special = e.special_tokens_mask[i] != 0;
-    if (!t.special) {
-      t.start = e.offsets[i].begin;
-      t.stop = e.offsets[i].end;
-    }
-  }
-  return out;
+  return token_infos(tokenizer_->encode(text, eo, std::nullopt));
 }
 
 }  // namespace warden

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/precision.hpp"
 #include "embed/embedder.hpp"
-#include "kernels/dense.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {
@@ -77,7 +77,7 @@ class NeuralClassifier final : public SequenceClassifier {
   // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels.
   // Error(InvalidArgument) when the folder's model has no classification head.
   NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool,
-                   kernels::Precision precision = kernels::Precision::Float32);
+                   Precision precision = Precision::Float32);
   ~NeuralClassifier() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }

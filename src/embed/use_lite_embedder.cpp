@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
+#include "embed/text_input.hpp"
 #include "embed/token_rows.hpp"
 #include "model/use_lite_format.hpp"
 
@@ -45,7 +46,12 @@ fs::path use_lite_model_dir() {
   return use_lite_cache_dir() / "model";
 }
 
-UseLiteEmbedder::UseLiteEmbedder(const fs::path& dir, ThreadPool* pool, kernels::Precision precision)
+bool is_use_lite_model(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / model::use_lite::kConfigFile, ec);
+}
+
+UseLiteEmbedder::UseLiteEmbedder(const fs::path& dir, ThreadPool* pool, Precision precision)
     : tokenizer_(load_tokenizer(dir)), pool_(pool) {
   model_ = model::UseLiteModel::load(dir, pool, precision);
   if (tokenizer_.vocab_size() > model_->config().vocab) {
@@ -55,19 +61,6 @@ UseLiteEmbedder::UseLiteEmbedder(const fs::path& dir, ThreadPool* pool, kernels:
 }
 
 UseLiteEmbedder::~UseLiteEmbedder() = default;
-
-namespace {
-
-std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage) {
-  utf8::require_valid(prompt, "prompt");
-  utf8::require_valid(text);
-  if (prompt.empty()) return text;
-  storage.reserve(prompt.size() + text.size());
-  storage.append(prompt).append(text);
-  return storage;
-}
-
-}  // namespace
 
 std::vector<std::uint32_t> UseLiteEmbedder::truncated(std::vector<std::uint32_t> ids,
                                                       const InputOptions& options) const {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/precision.hpp"
 #include "embed/embedder.hpp"
-#include "kernels/dense.hpp"
 #include "model/use_lite.hpp"
 #include "tokenizer/use_lite_tokenizer.hpp"
 
@@ -21,6 +21,8 @@ class ThreadPool;
 std::filesystem::path use_lite_cache_dir();
 // The converted folder: $WARDEN_USE_LITE_DIR, else use_lite_cache_dir()/model.
 std::filesystem::path use_lite_model_dir();
+// True when `dir` holds a converted USE-lite model (its config file is there).
+bool is_use_lite_model(const std::filesystem::path& dir);
 
 class UseLiteEmbedder final : public Embedder {
  public:
@@ -29,7 +31,7 @@ class UseLiteEmbedder final : public Embedder {
   // Loads a converted folder (config.json, model.safetensors, vocab.json). Error(NotFound)
   // naming the folder and how to make it when it is missing. `pool` may be null.
   UseLiteEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
-                  kernels::Precision precision = kernels::Precision::Float32);
+                  Precision precision = Precision::Float32);
   ~UseLiteEmbedder() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return kId; }

@@ -79,7 +79,7 @@ std::string millis(std::uint64_t ns) {
 }
 
 std::string Backend::model_for(const ::grpc::CallbackServerContext& context,
-                               std::initializer_list<model::ModelKind> kinds) const {
+                               std::initializer_list<ModelKind> kinds) const {
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("x-warden-model");
   if (it != metadata.end()) return {it->second.data(), it->second.size()};
@@ -92,8 +92,8 @@ std::string Backend::model_for(const ::grpc::CallbackServerContext& context,
 void Backend::with_model(const Work& work, std::function<void(serving::LeasePtr)> next,
                          std::function<void(const ::grpc::Status&)> fail) {
   if (work.model.empty()) return fail({::grpc::StatusCode::UNAVAILABLE, "no model is being served"});
-  pipeline_.acquire(work.model, [next = std::move(next), fail = std::move(fail)](serving::LeasePtr lease,
-                                                                                 std::exception_ptr error) {
+  pipeline_.leases().acquire(work.model, [next = std::move(next), fail = std::move(fail)](
+                                             serving::LeasePtr lease, std::exception_ptr error) {
     if (error) return fail(to_status(error));
     try {
       next(std::move(lease));

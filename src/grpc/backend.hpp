@@ -21,8 +21,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include "core/cancellation.hpp"
+#include "core/model_kind.hpp"
 #include "grpc/grpc_server.hpp"
-#include "model/encoder_model.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
 #include "tei.grpc.pb.h"
@@ -61,7 +61,7 @@ class Backend {
   // The model a call runs on: the one its `x-warden-model` metadata names, else the first
   // served model of one of `kinds` (TEI serves one model), else the first model.
   [[nodiscard]] std::string model_for(const ::grpc::CallbackServerContext& context,
-                                      std::initializer_list<model::ModelKind> kinds) const;
+                                      std::initializer_list<ModelKind> kinds) const;
   // Acquires the work's model and runs `next` with its lease (at once when resident, else
   // when its load finishes); an error goes to `fail` as its status.
   void with_model(const Work& work, std::function<void(serving::LeasePtr)> next,
@@ -131,8 +131,7 @@ class UnaryCall final : public ::grpc::ServerUnaryReactor {
 template <class Req, class Res>
 ::grpc::ServerUnaryReactor* serve_unary(Backend& backend, ::grpc::CallbackServerContext* context,
                                         const Req* request, Res* response, std::string_view method,
-                                        std::initializer_list<model::ModelKind> kinds,
-                                        const Method<Req, Res>& run) {
+                                        std::initializer_list<ModelKind> kinds, const Method<Req, Res>& run) {
   auto* call = new UnaryCall(backend, context, method);
   const ::grpc::Status auth = backend.authorize(*context);
   if (!auth.ok()) {
@@ -163,7 +162,7 @@ template <class Req, class Res>
 class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
  public:
   StreamCall(Backend& backend, ::grpc::CallbackServerContext* context, std::string_view method,
-             std::initializer_list<model::ModelKind> kinds, Method<Req, Res> run)
+             std::initializer_list<ModelKind> kinds, Method<Req, Res> run)
       : backend_(backend), method_(method), run_(std::move(run)) {
     const ::grpc::Status auth = backend.authorize(*context);
     if (!auth.ok()) {

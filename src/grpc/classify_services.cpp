@@ -177,7 +177,7 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<RerankStreamRequ
       finish(auth);
       return;
     }
-    work_.model = backend.model_for(*context, {model::ModelKind::Reranker});
+    work_.model = backend.model_for(*context, {ModelKind::Reranker});
     StartRead(&incoming_);
   }
   void OnReadDone(bool ok) override {
@@ -223,9 +223,8 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<RerankStreamRequ
   std::shared_ptr<Pairs> pairs_ = std::make_shared<Pairs>();
 };
 
-const std::initializer_list<model::ModelKind> kClassifiers = {model::ModelKind::Classifier,
-                                                              model::ModelKind::Reranker};
-const std::initializer_list<model::ModelKind> kRerankers = {model::ModelKind::Reranker};
+const std::initializer_list<ModelKind> kClassifiers = {ModelKind::Classifier, ModelKind::Reranker};
+const std::initializer_list<ModelKind> kRerankers = {ModelKind::Reranker};
 
 }  // namespace
 

@@ -123,7 +123,7 @@ void embed_sparse(Backend& b, const Work& w, std::shared_ptr<const EmbedSparseRe
       fail);
 }
 
-const std::initializer_list<model::ModelKind> kEmbedding = {model::ModelKind::Embedding};
+const std::initializer_list<ModelKind> kEmbedding = {ModelKind::Embedding};
 
 }  // namespace
 

@@ -42,8 +42,8 @@ void info(Backend& b, const Work& w, std::shared_ptr<const tei::v1::InfoRequest>
       fail);
 }
 
-const std::initializer_list<model::ModelKind> kAny = {model::ModelKind::Embedding, model::ModelKind::Reranker,
-                                                      model::ModelKind::Classifier};
+const std::initializer_list<ModelKind> kAny = {ModelKind::Embedding, ModelKind::Reranker,
+                                               ModelKind::Classifier};
 
 }  // namespace
 

@@ -69,7 +69,7 @@ void decode(Backend& b, const Work& w, std::shared_ptr<const DecodeRequest> rq, 
       std::move(reply));
 }
 
-const std::initializer_list<model::ModelKind> kEmbedding = {model::ModelKind::Embedding};
+const std::initializer_list<ModelKind> kEmbedding = {ModelKind::Embedding};
 
 }  // namespace
 

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "guard/bank.hpp"
+#include "guard/classification_metrics.hpp"
 #include "guard/guard.hpp"
-#include "guard/metrics.hpp"
 
 namespace warden::guard {
 

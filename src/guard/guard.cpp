@@ -14,8 +14,9 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/json_writer.hpp"
+#include "core/l2_normalize.hpp"
 #include "core/utf8.hpp"
-#include "guard/metrics.hpp"
+#include "guard/classification_metrics.hpp"
 
 namespace warden::guard {
 
@@ -63,14 +64,6 @@ std::string file_safe(std::string_view id) {
   return out;
 }
 
-void normalise(std::span<float> v) {
-  double norm = 0.0;
-  for (const float x : v) norm += static_cast<double>(x) * static_cast<double>(x);
-  if (norm <= 0.0) return;
-  const auto inv = static_cast<float>(1.0 / std::sqrt(norm));
-  for (float& x : v) x *= inv;
-}
-
 // Unit rows of `texts`, embedded in chunks.
 std::vector<float> embed_units(const Embedder& embedder, std::span<const std::string> texts) {
   const std::size_t dim = embedder.dim();
@@ -82,7 +75,7 @@ std::vector<float> embed_units(const Embedder& embedder, std::span<const std::st
     const Embeddings e = embedder.embed(views);
     std::copy(e.values().begin(), e.values().end(), out.begin() + static_cast<std::ptrdiff_t>(begin * dim));
   }
-  for (std::size_t i = 0; i < texts.size(); ++i) normalise({out.data() + i * dim, dim});
+  l2_normalize({out.data(), texts.size() * dim}, dim);
   return out;
 }
 
@@ -461,7 +454,7 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
     return r;
   }
   std::vector<float> unit(row.begin(), row.end());
-  normalise(unit);
+  l2_normalize(unit, unit.size());
   const double p = probe_.probability(unit);
   r.method = "probe";
   r.score = static_cast<float>(p);

@@ -30,8 +30,8 @@
 #include "embed/embedder.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "guard/bank.hpp"
+#include "guard/classification_metrics.hpp"
 #include "guard/logistic.hpp"
-#include "guard/metrics.hpp"
 
 namespace warden::guard {
 

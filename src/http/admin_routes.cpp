@@ -23,7 +23,7 @@ void write_status(JsonWriter& w, const serving::ModelStatus& st) {
   w.begin_object();
   w.key("name").value(st.name);
   w.key("source").value(st.source);
-  w.key("kind").value(model::model_kind_name(st.kind));
+  w.key("kind").value(model_kind_name(st.kind));
   w.key("semantic").value(st.semantic);
   w.key("pinned").value(st.pinned);
   if (!st.dtype.empty()) w.key("dtype").value(st.dtype);
@@ -82,7 +82,7 @@ void Router::Impl::admin_put(std::shared_ptr<Call> call, std::string_view body) 
   }
   auto done_flag = std::make_shared<std::atomic<bool>>(false);
   // Shutdown waits for the load (its answer uses the workers).
-  std::shared_ptr<void> open = pipeline.hold_open();
+  std::shared_ptr<void> open = pipeline.leases().hold_open();
   // The spec factory may download (minutes, for a large model): never on an I/O thread.
   admin_tasks.push_back(AdminTask{
       done_flag, std::jthread([this, call, request, done_flag, open = std::move(open)]() mutable {

@@ -59,7 +59,7 @@ PreparedInput prepare_pair(const SequenceClassifier& c, const std::string& query
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
   check_batch_size(request->texts.size(), "texts");
-  with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request] {
+  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request] {
     const SequenceClassifier& c = classifier(*call);
     require_reranker(c, call->route);
     const InputOptions o =
@@ -103,7 +103,7 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
 void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
   check_batch_size(request->documents.size(), request->documents_field);
-  with_model(call, request->model, {model::ModelKind::Reranker}, [this, call, request, version] {
+  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, version] {
     const SequenceClassifier& c = classifier(*call);
     require_reranker(c, call->route);
     const InputOptions o = classify_options(std::nullopt, false);
@@ -173,52 +173,50 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
 void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<PredictRequest>(parse_predict(body));
   check_batch_size(request->inputs.size(), "inputs");
-  with_model(
-      call, request->model, {model::ModelKind::Classifier, model::ModelKind::Reranker},
-      [this, call, request] {
-        const SequenceClassifier& c = classifier(*call);
-        const InputOptions o =
-            classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
-        for (const PredictInput& in : request->inputs) {
-          call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
+  with_model(call, request->model, {ModelKind::Classifier, ModelKind::Reranker}, [this, call, request] {
+    const SequenceClassifier& c = classifier(*call);
+    const InputOptions o =
+        classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
+    for (const PredictInput& in : request->inputs) {
+      call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
+    }
+    auto prepare = [&c, request, o](std::size_t i) {
+      const PredictInput& in = request->inputs[i];
+      try {
+        return c.prepare(in.text,
+                         in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+        throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
+      }
+    };
+    serving::InferenceRequest job =
+        serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
+    job.inputs = request->inputs.size();
+    job.prepare = std::move(prepare);
+    if (caching()) {
+      job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
+        const PredictInput& in = request->inputs[i];
+        return serving::pair_key(prefix, in.text, in.text_pair ? &*in.text_pair : nullptr);
+      };
+    }
+    const std::vector<std::string>* labels = &c.labels();
+    infer(call, std::move(job), [request, labels](serving::Inference& r) {
+      JsonWriter w;
+      if (!request->single) w.begin_array();
+      for (std::size_t i = 0; i < r.tokens.size(); ++i) {
+        const std::span<const float> row = r.result.rows.row(i);
+        const std::vector<float> scores = serving::class_scores(row, request->raw_scores);
+        w.begin_array();
+        for (const std::size_t k : serving::by_score(scores)) {
+          w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
         }
-        auto prepare = [&c, request, o](std::size_t i) {
-          const PredictInput& in = request->inputs[i];
-          try {
-            return c.prepare(in.text,
-                             in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o);
-          } catch (const Error& e) {
-            if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-            throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
-          }
-        };
-        serving::InferenceRequest job =
-            serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
-        job.inputs = request->inputs.size();
-        job.prepare = std::move(prepare);
-        if (caching()) {
-          job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
-            const PredictInput& in = request->inputs[i];
-            return serving::pair_key(prefix, in.text, in.text_pair ? &*in.text_pair : nullptr);
-          };
-        }
-        const std::vector<std::string>* labels = &c.labels();
-        infer(call, std::move(job), [request, labels](serving::Inference& r) {
-          JsonWriter w;
-          if (!request->single) w.begin_array();
-          for (std::size_t i = 0; i < r.tokens.size(); ++i) {
-            const std::span<const float> row = r.result.rows.row(i);
-            const std::vector<float> scores = serving::class_scores(row, request->raw_scores);
-            w.begin_array();
-            for (const std::size_t k : serving::by_score(scores)) {
-              w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
-            }
-            w.end_array();
-          }
-          if (!request->single) w.end_array();
-          return json_response(200, w.take());
-        });
-      });
+        w.end_array();
+      }
+      if (!request->single) w.end_array();
+      return json_response(200, w.take());
+    });
+  });
 }
 
 }  // namespace warden::http

@@ -39,7 +39,7 @@ const std::string* prompt_for(const Embedder& e, const std::string& input_type) 
 void Router::Impl::cohere_embed(std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<CohereEmbedRequest>(parse_cohere_embed(body));
   check_batch_size(request->texts.size(), "texts");
-  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request, version] {
+  with_model(call, request->model, {ModelKind::Embedding}, [this, call, request, version] {
     const Embedder& e = embedder(*call);
     check_dimensions(request->output_dimension, e.dim(), "output_dimension");
     // v1 without embedding_types answers a plain list of float vectors; otherwise by type.

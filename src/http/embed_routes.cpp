@@ -88,7 +88,7 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
       throw ApiError(400, "Empty", fmt::format("`inputs[{}]` cannot be empty", i), "inputs");
     }
   }
-  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request, all] {
+  with_model(call, request->model, {ModelKind::Embedding}, [this, call, request, all] {
     const Embedder& e = embedder(*call);
     const serving::LoadedModel& m = call->lease->model();
     if (!all) check_dimensions(request->dimensions, e.dim());
@@ -152,7 +152,7 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
   auto request = std::make_shared<OpenAiEmbedRequest>(parse_openai_embed(body));
   // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->input.size(), "input");
-  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+  with_model(call, request->model, {ModelKind::Embedding}, [this, call, request] {
     const Embedder& e = embedder(*call);
     check_dimensions(request->dimensions, e.dim());
     const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
@@ -213,7 +213,7 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
       throw ApiError(400, "Empty", fmt::format("`sentences[{}]` cannot be empty", i), "sentences");
     }
   }
-  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+  with_model(call, request->model, {ModelKind::Embedding}, [this, call, request] {
     const Embedder& e = embedder(*call);
     const InputOptions o =
         input_options(e, request->truncate, request->truncation_direction == TruncationDirection::Left,

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/precision.hpp"
 #include "http/api_error.hpp"
-#include "kernels/dense.hpp"
 #include "serving/model_name.hpp"
 
 namespace warden::http {
@@ -560,7 +560,7 @@ AdminModelRequest parse_admin_model(std::string_view body) {
     throw validation(fmt::format("`name` must be {}", serving::kAliasRule), "name");
   }
   request.dtype = optional_string(obj, "dtype").value_or("");
-  if (!request.dtype.empty() && request.dtype != "auto" && !kernels::parse_precision(request.dtype)) {
+  if (!request.dtype.empty() && request.dtype != "auto" && !parse_precision(request.dtype)) {
     throw validation("`dtype` must be one of float32, bfloat16, int8, auto", "dtype");
   }
   return request;

@@ -26,18 +26,17 @@ void Router::Impl::root(std::shared_ptr<Call> call, std::string_view body) {
   Call probe;
   probe.path_model = call->path_model;
   const std::string name =
-      resolve_model(probe, request.model,
-                    {model::ModelKind::Embedding, model::ModelKind::Reranker, model::ModelKind::Classifier});
+      resolve_model(probe, request.model, {ModelKind::Embedding, ModelKind::Reranker, ModelKind::Classifier});
   const std::optional<serving::ModelStatus> st = name.empty() ? std::nullopt : models.status(name);
-  const model::ModelKind kind = st ? st->kind : model::ModelKind::Embedding;
+  const ModelKind kind = st ? st->kind : ModelKind::Embedding;
   switch (kind) {
-    case model::ModelKind::Embedding:
+    case ModelKind::Embedding:
       if (request.similarity) return similarity(std::move(call), body);
       return embed(std::move(call), body, false);
-    case model::ModelKind::Reranker:
+    case ModelKind::Reranker:
       if (request.has_query) return rerank(std::move(call), body);
       return predict(std::move(call), body);
-    case model::ModelKind::Classifier:
+    case ModelKind::Classifier:
       return predict(std::move(call), body);
   }
 }

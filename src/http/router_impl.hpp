@@ -91,13 +91,13 @@ struct Router::Impl {
   // clients send names such as text-embedding-3-small), else the first of `kinds`, else the
   // first model. Sets call.substituted when an unknown name was replaced. Empty: none served.
   [[nodiscard]] std::string resolve_model(Call& call, const std::string& requested,
-                                          std::initializer_list<model::ModelKind> kinds) const;
+                                          std::initializer_list<ModelKind> kinds) const;
   // Resolves the model (resolve_model), acquires it and runs `next` with call->lease set: at
   // once when it is resident, else when its load finishes (on the loader thread). Errors
   // (unknown model 404, load failure 500, load still running 503) answer the call; so does
   // whatever `next` throws.
   void with_model(const std::shared_ptr<Call>& call, const std::string& requested,
-                  std::initializer_list<model::ModelKind> kinds, std::function<void()> next);
+                  std::initializer_list<ModelKind> kinds, std::function<void()> next);
   // The call's embedder; ApiError 424 when its model is a reranker or classifier.
   [[nodiscard]] static const Embedder& embedder(const Call& call);
   // The call's classifier; ApiError 424 when its model is an embedder.

@@ -31,8 +31,8 @@ std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& m
     spec.load = [e] { return serving::make_loaded_model(e, 0); };
   } else {
     spec.name = std::string(model.classifier->id());
-    spec.kind = model.classifier->kind() == ClassifierKind::Reranker ? model::ModelKind::Reranker
-                                                                     : model::ModelKind::Classifier;
+    spec.kind =
+        model.classifier->kind() == ClassifierKind::Reranker ? ModelKind::Reranker : ModelKind::Classifier;
     std::shared_ptr<const SequenceClassifier> c(std::shared_ptr<const SequenceClassifier>{},
                                                 model.classifier);
     spec.load = [c] { return serving::make_loaded_model(c, 0); };
@@ -84,7 +84,7 @@ void Service::shutdown(std::chrono::milliseconds grace) {
   // Requests waiting for a model load go on to the scheduler first (or fail); then jobs
   // still queued complete (Stopped) while the workers that format their answers are
   // alive; then the workers run what is left. The router and scheduler go last.
-  pipeline_->settle();
+  pipeline_->leases().settle();
   scheduler_->drain(grace);
   workers_.reset();
 }

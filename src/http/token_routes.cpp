@@ -18,7 +18,7 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<TokenizeRequest>(parse_tokenize(body));
   // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->inputs.size(), "inputs");
-  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+  with_model(call, request->model, {ModelKind::Embedding}, [this, call, request] {
     const Embedder& e = embedder(*call);
     InputOptions o = input_options(e, std::nullopt, false, request->prompt_name);
     o.add_special_tokens = request->add_special_tokens;
@@ -70,7 +70,7 @@ void Router::Impl::decode(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<DecodeRequest>(parse_decode(body));
   // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->ids.size(), "ids");
-  with_model(call, request->model, {model::ModelKind::Embedding}, [this, call, request] {
+  with_model(call, request->model, {ModelKind::Embedding}, [this, call, request] {
     const Embedder& e = embedder(*call);
     pipeline.post([this, call, request, &e] {
       try {

@@ -6,6 +6,7 @@
 
 #include "core/cpu_features.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/kernel_table.hpp"
 
 namespace warden::kernels {
 
@@ -50,14 +51,7 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
   std::size_t max_len = 0;
   for (std::size_t s = 0; s < sequences; ++s)
     max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
-  auto head_fn = detail::attend_head_portable;
-#if defined(__x86_64__)
-  if (active_isa() == Isa::Avx512) head_fn = detail::attend_head_avx512;
-  if (active_isa() == Isa::Avx2) head_fn = detail::attend_head_avx2;
-#endif
-#if defined(__aarch64__)
-  if (active_isa() == Isa::Neon) head_fn = detail::attend_head_neon;
-#endif
+  const auto head_fn = kernel_table().attend_head;
   const std::size_t scratch_floats = (shape.head_dim + 4) * (max_len + 16);
   auto run = [&](std::size_t task) {
     // Per-thread scratch that only grows: no allocation once the longest sequence was seen.

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <variant>
 
+#include "core/precision.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_bf16.hpp"
 #include "kernels/gemm_int8.hpp"
@@ -23,17 +24,6 @@ class ThreadPool;
 }
 
 namespace warden::kernels {
-
-enum class Precision : std::uint8_t { Float32, BFloat16, Int8 };
-
-// "float32", "bfloat16", "int8".
-std::string_view precision_name(Precision precision) noexcept;
-// The names above and the usual aliases (fp32/f32, bf16, i8); nullopt for anything else.
-std::optional<Precision> parse_precision(std::string_view name) noexcept;
-// The fastest precision this CPU runs that meets the accuracy bar of docs/precision.md:
-// int8 with AVX-512 VNNI or on AVX2-only CPUs (where it is 1.25-1.5x float32), bfloat16 with
-// AVX-512 BF16 but no VNNI, else float32.
-Precision fastest_precision() noexcept;
 
 class DenseLayer {
  public:

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/kernel_table.hpp"
 
 namespace warden::kernels {
 
@@ -17,17 +18,17 @@ constexpr std::size_t kNr = detail::kBf16PanelWidth;
 constexpr std::size_t kMr = detail::kBf16MR;
 constexpr std::size_t kTilesPerBlock = 8;  // rows per task block, in row tiles
 
-void round_row(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst) {
-  for (std::size_t i = 0; i < k; ++i) dst[i] = detail::to_bf16(src[i]);
-  std::fill(dst + k, dst + kp, std::uint16_t{0});
-}
-
 using TileFn = void (*)(const std::uint16_t*, std::size_t, std::size_t, const std::uint16_t*, std::size_t,
                         float*);
 
 }  // namespace
 
 namespace detail {
+
+void bf16_round_row_portable(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst) {
+  for (std::size_t i = 0; i < k; ++i) dst[i] = to_bf16(src[i]);
+  std::fill(dst + k, dst + kp, std::uint16_t{0});
+}
 
 std::uint16_t to_bf16(float x) noexcept {
   std::uint32_t bits = 0;
@@ -105,9 +106,8 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
   if (w.uses_avx512_bf16()) tile = detail::bf16_tile_avx512_bf16;
   if (w.uses_avx512()) tile = detail::bf16_tile_avx512;
   if (w.uses_avx2()) tile = detail::bf16_tile_avx2;
-  const bool use_avx512 = active_isa() == Isa::Avx512;
-  const bool use_avx2 = active_isa() == Isa::Avx2;
 #endif
+  const KernelTable& kt = kernel_table();
 
   const std::size_t mc = kMr * kTilesPerBlock;
   const std::size_t panels = (n + kNr - 1) / kNr;
@@ -130,17 +130,7 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
         for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
           const std::size_t rows = std::min(kMr, row_end - r0);
           for (std::size_t r = 0; r < rows; ++r) {
-#if defined(__x86_64__)
-            if (use_avx512) {
-              detail::bf16_round_row_avx512(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
-              continue;
-            }
-            if (use_avx2) {
-              detail::bf16_round_row_avx2(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
-              continue;
-            }
-#endif
-            round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
+            kt.bf16_round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
           }
           const std::size_t next_rows = r0 + kMr < row_end ? std::min(kMr, row_end - r0 - kMr) : 0;
           const std::size_t next_lines = next_rows * lines_per_row;
@@ -159,18 +149,11 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
             const float* bias = w.bias() + col0;
             const float* res0 =
                 epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
-#if defined(__x86_64__)
-            if (use_avx512) {
-              detail::bf16_epilogue_avx512(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
-                                           c + r0 * ldc + col0, ldc);
+            if (kt.bf16_epilogue != nullptr) {
+              kt.bf16_epilogue(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
+                               c + r0 * ldc + col0, ldc);
               continue;
             }
-            if (use_avx2) {
-              detail::bf16_epilogue_avx2(acc, rows, cols, bias, epilogue.activation, res0, epilogue.ldr,
-                                         c + r0 * ldc + col0, ldc);
-              continue;
-            }
-#endif
             for (std::size_t r = 0; r < rows; ++r) {
               float* out = c + (r0 + r) * ldc + col0;
               const float* res = res0 != nullptr ? res0 + r * epilogue.ldr : nullptr;

@@ -113,6 +113,7 @@ void bf16_tile_avx512_bf16(const std::uint16_t* a, std::size_t lda, std::size_t 
                            const std::uint16_t* panel, std::size_t kp, float* out);
 
 // One row of A (k floats) to kp bf16 (zero-padded): the same bits as to_bf16.
+void bf16_round_row_portable(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);
 void bf16_round_row_avx512(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);
 void bf16_round_row_avx2(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);
 

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/kernel_table.hpp"
 
 namespace warden::kernels {
 
@@ -143,11 +144,9 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
 #if defined(__x86_64__)
   if (w.kernel() == Int8Kernel::Avx512Vnni) tile = detail::int8_tile_avx512_vnni;
   if (w.kernel() == Int8Kernel::Avx2) tile = detail::int8_tile_avx2;
-  // The float code follows the machine, not the layer (see the header).
-  const Isa machine = active_isa();
-  const bool use_avx512 = machine == Isa::Avx512;
-  const bool use_avx2 = machine == Isa::Avx2;
 #endif
+  // The float code follows the machine, not the layer (see the header).
+  const KernelTable& kt = kernel_table();
 
   const std::size_t mc = kMr * kTilesPerBlock;
   // Dynamic per-row quantisation of A, by each task for its own rows just before it uses
@@ -158,17 +157,7 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
     for (std::size_t r = row_begin; r < row_end; ++r) {
       std::int8_t* dst = qa + (r - row_begin) * kp;
       float& scale = scales[r - row_begin];
-#if defined(__x86_64__)
-      if (use_avx512) {
-        scale = detail::int8_quantize_row_avx512(a + r * lda, k, kp, dst);
-        continue;
-      }
-      if (use_avx2) {
-        scale = detail::int8_quantize_row_avx2(a + r * lda, k, kp, dst);
-        continue;
-      }
-#endif
-      scale = detail::int8_quantize_row_portable(a + r * lda, k, kp, dst);
+      scale = kt.int8_quantize_row(a + r * lda, k, kp, dst);
     }
   };
 
@@ -198,18 +187,11 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
             // bias, activation, residual. C may alias R element for element.
             const float* res0 =
                 epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
-#if defined(__x86_64__)
-            if (use_avx512) {
-              detail::int8_epilogue_avx512(acc, rows, cols, row_scales.data() + local, col_scale, bias,
-                                           epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
+            if (kt.int8_epilogue != nullptr) {
+              kt.int8_epilogue(acc, rows, cols, row_scales.data() + local, col_scale, bias,
+                               epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
               continue;
             }
-            if (use_avx2) {
-              detail::int8_epilogue_avx2(acc, rows, cols, row_scales.data() + local, col_scale, bias,
-                                         epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
-              continue;
-            }
-#endif
             for (std::size_t r = 0; r < rows; ++r) {
               const float rs = row_scales[local + r];
               float* out = c + (r0 + r) * ldc + col0;

@@ -5,6 +5,7 @@
 
 #include "core/cpu_features.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/kernel_table.hpp"
 
 namespace warden::kernels {
 
@@ -30,14 +31,7 @@ void layer_norm_rows_portable(const float* in, std::size_t ld_in, float* out, st
 
 void layer_norm(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, std::size_t rows,
                 std::size_t cols, const float* gamma, const float* beta, float eps, ThreadPool* pool) {
-  auto rows_fn = detail::layer_norm_rows_portable;
-#if defined(__x86_64__)
-  if (active_isa() == Isa::Avx512) rows_fn = detail::layer_norm_rows_avx512;
-  if (active_isa() == Isa::Avx2) rows_fn = detail::layer_norm_rows_avx2;
-#endif
-#if defined(__aarch64__)
-  if (active_isa() == Isa::Neon) rows_fn = detail::layer_norm_rows_neon;
-#endif
+  const auto rows_fn = kernel_table().layer_norm_rows;
   // Blocks of rows big enough to amortise the task hand-out.
   constexpr std::size_t kRowsPerTask = 32;
   const std::size_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;

@@ -27,23 +27,23 @@ EmbeddingTable EmbeddingTable::view(std::span<const float> values, std::size_t r
   return t;
 }
 
-EmbeddingTable EmbeddingTable::make(kernels::Precision precision, std::span<const float> values,
-                                    std::size_t rows, std::size_t width) {
+EmbeddingTable EmbeddingTable::make(Precision precision, std::span<const float> values, std::size_t rows,
+                                    std::size_t width) {
   if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
   EmbeddingTable t;
   t.rows_ = rows;
   t.width_ = width;
   t.precision_ = precision;
   switch (precision) {
-    case kernels::Precision::Float32:
+    case Precision::Float32:
       t.owned_.assign(values.begin(), values.end());
       t.values_ = t.owned_;
       break;
-    case kernels::Precision::BFloat16:
+    case Precision::BFloat16:
       t.bf16_.reserve(values.size());
       for (const float v : values) t.bf16_.push_back(to_bf16(v));
       break;
-    case kernels::Precision::Int8:
+    case Precision::Int8:
       t.int8_ = kernels::quantize_rows(values, rows, width);
       break;
   }
@@ -57,7 +57,7 @@ EmbeddingTable EmbeddingTable::from_int8(kernels::QuantizedRows rows, std::size_
   EmbeddingTable t;
   t.rows_ = count;
   t.width_ = width;
-  t.precision_ = kernels::Precision::Int8;
+  t.precision_ = Precision::Int8;
   t.int8_ = std::move(rows);
   return t;
 }
@@ -69,16 +69,16 @@ std::size_t EmbeddingTable::bytes() const noexcept {
 
 const float* EmbeddingTable::row(std::size_t i, float* scratch) const noexcept {
   switch (precision_) {
-    case kernels::Precision::Float32:
+    case Precision::Float32:
       return values_.data() + i * width_;
-    case kernels::Precision::BFloat16: {
+    case Precision::BFloat16: {
       const std::uint16_t* src = bf16_.data() + i * width_;
       for (std::size_t j = 0; j < width_; ++j) {
         scratch[j] = std::bit_cast<float>(static_cast<std::uint32_t>(src[j]) << 16);
       }
       return scratch;
     }
-    case kernels::Precision::Int8: {
+    case Precision::Int8: {
       const std::int8_t* src = int8_.values.data() + i * width_;
       const float scale = int8_.scales[i];
       for (std::size_t j = 0; j < width_; ++j) scratch[j] = static_cast<float>(src[j]) * scale;

@@ -21,14 +21,14 @@ class EmbeddingTable {
   static EmbeddingTable view(std::span<const float> values, std::size_t rows, std::size_t width);
   // The floats stored in `precision` (float32: an owned copy). `values` may be the mapping:
   // converting from it directly keeps a float copy of the table from ever existing.
-  static EmbeddingTable make(kernels::Precision precision, std::span<const float> values, std::size_t rows,
+  static EmbeddingTable make(Precision precision, std::span<const float> values, std::size_t rows,
                              std::size_t width);
   // Rows quantised already (an int8 checkpoint).
   static EmbeddingTable from_int8(kernels::QuantizedRows rows, std::size_t count, std::size_t width);
 
   [[nodiscard]] std::size_t rows() const noexcept { return rows_; }
   [[nodiscard]] std::size_t width() const noexcept { return width_; }
-  [[nodiscard]] kernels::Precision precision() const noexcept { return precision_; }
+  [[nodiscard]] Precision precision() const noexcept { return precision_; }
   [[nodiscard]] std::size_t bytes() const noexcept;
 
   // Row i as width() floats: a pointer into the table (float32), or `scratch` (width()
@@ -38,7 +38,7 @@ class EmbeddingTable {
  private:
   std::size_t rows_ = 0;
   std::size_t width_ = 0;
-  kernels::Precision precision_ = kernels::Precision::Float32;
+  Precision precision_ = Precision::Float32;
   std::vector<float> owned_;
   std::span<const float> values_;    // float32: into owned_ or the mapping
   std::vector<std::uint16_t> bf16_;  // bfloat16 bits

@@ -29,8 +29,8 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
   if (!table_ok(w_.word_embeddings, dims_.vocab) || !table_ok(w_.position_embeddings, dims_.max_positions) ||
       !table_ok(w_.token_type_embeddings, dims_.type_vocab) || w_.layers.size() != dims_.layers ||
       // embed() widens only word rows into its scratch row
-      w_.position_embeddings.precision() != kernels::Precision::Float32 ||
-      w_.token_type_embeddings.precision() != kernels::Precision::Float32) {
+      w_.position_embeddings.precision() != Precision::Float32 ||
+      w_.token_type_embeddings.precision() != Precision::Float32) {
     throw Error(ErrorKind::Internal, "Encoder: weights do not match the dimensions");
   }
 }
@@ -61,7 +61,7 @@ void Encoder::validate(const TokenBatch& batch) const {
   }
 }
 
-kernels::Precision Encoder::precision() const noexcept {
+Precision Encoder::precision() const noexcept {
   return w_.layers.empty() ? w_.word_embeddings.precision() : w_.layers.front().qkv.precision();
 }
 

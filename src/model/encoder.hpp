@@ -89,7 +89,7 @@ class Encoder {
 
   [[nodiscard]] const EncoderDims& dims() const noexcept { return dims_; }
   // The precision of the dense layers (all layers share one).
-  [[nodiscard]] kernels::Precision precision() const noexcept;
+  [[nodiscard]] Precision precision() const noexcept;
 
   // Checks ids, type ids and lengths against the model; throws Error(InvalidInput).
   void validate(const TokenBatch& batch) const;

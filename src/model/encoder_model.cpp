@@ -76,7 +76,7 @@ class WeightReader {
  public:
   // Float32 layers go into `arena` when given.
   WeightReader(const ModelWeights& weights, std::string prefix, Isa isa,
-               kernels::Precision precision = kernels::Precision::Float32, FloatArena* arena = nullptr)
+               Precision precision = Precision::Float32, FloatArena* arena = nullptr)
       : weights_(weights), prefix_(std::move(prefix)), isa_(isa), precision_(precision), arena_(arena) {}
 
   const Tensor& tensor(std::string_view name, std::initializer_list<std::size_t> shape) const {
@@ -91,20 +91,20 @@ class WeightReader {
   EmbeddingTable float_table(std::string_view name, std::size_t rows, std::size_t width) const {
     const Tensor& t = tensor(name, {rows, width});
     if (aligned_f32(t)) return EmbeddingTable::view(as_floats(t), rows, width);
-    return EmbeddingTable::make(kernels::Precision::Float32, to_float32(t), rows, width);  // f16/bf16
+    return EmbeddingTable::make(Precision::Float32, to_float32(t), rows, width);  // f16/bf16
   }
 
   // A table in the model's precision (the word embeddings).
   EmbeddingTable table(std::string_view name, std::size_t rows, std::size_t width) const {
     const std::string full = prefix_ + std::string(name);
     const Tensor& t = weights_.require_weight(full, {rows, width});
-    if (precision_ == kernels::Precision::Float32 && aligned_f32(t)) {
+    if (precision_ == Precision::Float32 && aligned_f32(t)) {
       return EmbeddingTable::view(as_floats(t), rows, width);
     }
     EmbeddingTable out;
     if (t.dtype == Dtype::I8) {
       kernels::QuantizedRows q = int8_rows(full, t, rows, width);
-      out = precision_ == kernels::Precision::Int8
+      out = precision_ == Precision::Int8
                 ? EmbeddingTable::from_int8(std::move(q), rows, width)
                 : EmbeddingTable::make(precision_, dequantize(q, width), rows, width);
     } else {
@@ -138,7 +138,7 @@ class WeightReader {
       bias.insert(bias.end(), b.begin(), b.end());
     }
     switch (precision_) {
-      case kernels::Precision::Float32: {
+      case Precision::Float32: {
         kernels::PackedLinear packed(n, in, isa_, arena_);
         std::size_t row0 = 0;
         for (const std::string_view base : bases) {
@@ -151,7 +151,7 @@ class WeightReader {
         }
         return kernels::DenseLayer(std::move(packed));
       }
-      case kernels::Precision::Int8: {
+      case Precision::Int8: {
         kernels::QuantizedRows stacked;
         for (const std::string_view base : bases) {
           const Tensor& w = weight(base, rows, in);
@@ -168,7 +168,7 @@ class WeightReader {
         }
         return kernels::DenseLayer(kernels::QuantizedLinear(stacked, n, in, bias, isa_));
       }
-      case kernels::Precision::BFloat16:
+      case Precision::BFloat16:
         break;
     }
     std::vector<float> stacked;
@@ -248,7 +248,7 @@ class WeightReader {
   const ModelWeights& weights_;
   std::string prefix_;
   Isa isa_;
-  kernels::Precision precision_;
+  Precision precision_;
   FloatArena* arena_;
 };
 
@@ -301,10 +301,10 @@ std::size_t encoder_arena_floats(const EncoderDims& d, Isa isa) {
 }
 
 EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
-                            kernels::Precision precision, const EncoderDims& d, const LayerNames& names,
+                            Precision precision, const EncoderDims& d, const LayerNames& names,
                             ThreadPool* pool) {
   EncoderWeights w;
-  if (precision == kernels::Precision::Float32) {
+  if (precision == Precision::Float32) {
     w.arena = std::make_unique<FloatArena>(encoder_arena_floats(d, isa));
   }
   const WeightReader r(weights, prefix, isa, precision, w.arena.get());
@@ -332,18 +332,6 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
 
 }  // namespace
 
-std::string_view model_kind_name(ModelKind kind) noexcept {
-  switch (kind) {
-    case ModelKind::Embedding:
-      return "embedding";
-    case ModelKind::Reranker:
-      return "reranker";
-    case ModelKind::Classifier:
-      return "classifier";
-  }
-  return "embedding";
-}
-
 ModelKind EncoderModel::kind() const noexcept {
   if (!head) return ModelKind::Embedding;
   return head->labels() == 1 ? ModelKind::Reranker : ModelKind::Classifier;
@@ -359,7 +347,7 @@ std::string supported_architectures() {
 }
 
 std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool, Isa isa,
-                                                 kernels::Precision precision) {
+                                                 Precision precision) {
   if (!std::filesystem::is_directory(dir)) {
     throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", dir.string()));
   }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/cpu_features.hpp"
+#include "core/model_kind.hpp"
 #include "model/classifier_head.hpp"
 #include "model/config.hpp"
 #include "model/encoder.hpp"
@@ -22,14 +23,6 @@ class ThreadPool;
 namespace warden::model {
 
 enum class Architecture { Bert, Roberta, DistilBert };
-
-enum class ModelKind {
-  Embedding,   // no head: pooled hidden states
-  Reranker,    // *ForSequenceClassification with one label
-  Classifier,  // *ForSequenceClassification with several labels
-};
-
-std::string_view model_kind_name(ModelKind kind) noexcept;
 
 struct EncoderModel {
   std::filesystem::path dir;
@@ -57,6 +50,6 @@ std::string supported_architectures();
 // dense layers and word embeddings (docs/precision.md); classification heads stay float32.
 std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool = nullptr,
                                                  Isa isa = active_isa(),
-                                                 kernels::Precision precision = kernels::Precision::Float32);
+                                                 Precision precision = Precision::Float32);
 
 }  // namespace warden::model

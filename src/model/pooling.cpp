@@ -44,16 +44,6 @@ void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::s
   }
 }
 
-void l2_normalize(std::span<float> rows, std::size_t dim) {
-  for (std::size_t r = 0; r + dim <= rows.size(); r += dim) {
-    double sq = 0.0;  // double: the norm of a 1024-d vector should not lose digits
-    for (std::size_t j = 0; j < dim; ++j)
-      sq += static_cast<double>(rows[r + j]) * static_cast<double>(rows[r + j]);
-    const float inv = 1.0F / std::max(static_cast<float>(std::sqrt(sq)), 1e-12F);
-    for (std::size_t j = 0; j < dim; ++j) rows[r + j] *= inv;
-  }
-}
-
 void truncate_rows(std::span<float> rows, std::size_t dim, std::size_t keep) {
   const std::size_t n = dim == 0 ? 0 : rows.size() / dim;
   // Row r moves from r*dim to r*keep <= r*dim: copying forward never overwrites a row

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <span>
 
+#include "core/l2_normalize.hpp"
 #include "model/sentence_transformers.hpp"
 
 namespace warden::model {
@@ -15,9 +16,6 @@ namespace warden::model {
 // tokens when include_prompt is false); empty means none.
 void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets,
           PoolingMode mode, std::span<float> out, std::span<const std::size_t> skip_front = {});
-
-// x / max(||x||, 1e-12) per row, as F.normalize(p=2, dim=-1).
-void l2_normalize(std::span<float> rows, std::size_t dim);
 
 // Matryoshka truncation: keeps the first `keep` values of each `dim`-wide row, packing the
 // rows to stride `keep` in place (the first rows*keep floats of `rows` hold the result).

@@ -53,8 +53,8 @@ std::span<const std::byte> bytes_of(const std::vector<T>& v) {
 
 }  // namespace
 
-QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, kernels::Precision precision) {
-  if (precision == kernels::Precision::Float32) {
+QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, Precision precision) {
+  if (precision == Precision::Float32) {
     throw Error(ErrorKind::Unsupported, "quantize to bfloat16 or int8 (float32 is the original)");
   }
   if (!fs::is_directory(in)) {
@@ -92,7 +92,7 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, ke
     const std::vector<float> values = to_float32(t);  // Unsupported for non-float dtypes, named
     const std::size_t n = t.shape[0];
     const std::size_t k = t.shape[1];
-    if (precision == kernels::Precision::Int8) {
+    if (precision == Precision::Int8) {
       kernels::QuantizedRows q;
       try {
         q = kernels::quantize_rows(values, n, k);
@@ -127,15 +127,16 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, ke
   // Everything but the weights, subfolders included (1_Pooling/...); links are followed, so a
   // HuggingFace cache snapshot is copied as plain files.
   for (auto it = fs::recursive_directory_iterator(in); it != fs::recursive_directory_iterator(); ++it) {
-    const fs::path rel = fs::relative(it->path(), in);
+    // Lexically: fs::relative would resolve a snapshot's links into ../../blobs/<sha>.
+    const fs::path rel = it->path().lexically_relative(in);
     if (it->is_directory()) {
       fs::create_directories(out / rel);
     } else if (it->is_regular_file() && !weight_file(it->path())) {
       fs::copy_file(it->path(), out / rel, fs::copy_options::overwrite_existing);
     }
   }
-  const std::map<std::string, std::string> metadata{
-      {"format", "pt"}, {"warden_dtype", std::string(kernels::precision_name(precision))}};
+  const std::map<std::string, std::string> metadata{{"format", "pt"},
+                                                    {"warden_dtype", std::string(precision_name(precision))}};
   write_safetensors(out / "model.safetensors", tensors, metadata);
   return report;
 }

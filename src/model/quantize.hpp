@@ -33,6 +33,6 @@ struct QuantizeReport {
 // XLM-R or DistilBERT folder — USE-lite converts at load in milliseconds — or float32 asked
 // for), InvalidArgument (`out` exists and is not empty), CorruptFile (a bad tensor, named).
 QuantizeReport quantize_model_folder(const std::filesystem::path& in, const std::filesystem::path& out,
-                                     kernels::Precision precision);
+                                     Precision precision);
 
 }  // namespace warden::model

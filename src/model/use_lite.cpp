@@ -76,7 +76,7 @@ std::vector<float> read_floats(const ModelWeights& w, std::string_view name,
   return to_float32(w.require(name, shape));
 }
 
-kernels::DenseLayer read_dense(const ModelWeights& w, kernels::Precision precision, std::size_t layer,
+kernels::DenseLayer read_dense(const ModelWeights& w, Precision precision, std::size_t layer,
                                std::string_view part, std::size_t n, std::size_t k) {
   const auto weight = read_floats(w, use_lite::layer_tensor(layer, part, "weight"), {n, k});
   const auto bias = read_floats(w, use_lite::layer_tensor(layer, part, "bias"), {n});
@@ -88,8 +88,7 @@ enum Slot : std::size_t { kEmbedded, kState, kNormed, kQkv, kContext, kFfn, kPoo
 
 }  // namespace
 
-std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool* pool,
-                                                 kernels::Precision precision) {
+std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool* pool, Precision precision) {
   auto m = std::make_unique<UseLiteModel>(Private{});
   m->config_ = read_use_lite_config(dir);
   m->precision_ = precision;

@@ -70,9 +70,9 @@ class UseLiteModel {
   // the dense layers and the embedding table in `precision` (docs/precision.md); the head,
   // LayerNorms and attention stay float32.
   static std::unique_ptr<UseLiteModel> load(const std::filesystem::path& dir, ThreadPool* pool,
-                                            kernels::Precision precision = kernels::Precision::Float32);
+                                            Precision precision = Precision::Float32);
 
-  [[nodiscard]] kernels::Precision precision() const noexcept { return precision_; }
+  [[nodiscard]] Precision precision() const noexcept { return precision_; }
   // Bytes of weights held.
   [[nodiscard]] std::size_t weight_bytes() const noexcept;
 
@@ -112,7 +112,7 @@ class UseLiteModel {
   const float* encode(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool) const;
 
   UseLiteConfig config_;
-  kernels::Precision precision_ = kernels::Precision::Float32;
+  Precision precision_ = Precision::Float32;
   EmbeddingTable embeddings_;  // vocab x embedding
   std::vector<float> timing_;  // max_length x embedding: [sin | cos] per position
   std::vector<Layer> layers_;

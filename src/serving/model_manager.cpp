@@ -657,7 +657,7 @@ void ModelManager::preload(const std::vector<std::string>& names) {
   for (const std::string& name : names) (void)acquire_sync(name);
 }
 
-std::optional<std::string> ModelManager::default_for(std::initializer_list<model::ModelKind> kinds) const {
+std::optional<std::string> ModelManager::default_for(std::initializer_list<ModelKind> kinds) const {
   const std::lock_guard lock(state_->mutex);
   for (const auto& e : state_->entries) {
     if (std::find(kinds.begin(), kinds.end(), e->spec->kind) != kinds.end()) return e->spec->name;

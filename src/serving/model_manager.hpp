@@ -36,9 +36,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model_kind.hpp"
 #include "embed/embedder.hpp"
 #include "embed/sequence_classifier.hpp"
-#include "model/encoder_model.hpp"
 #include "serving/inference_job.hpp"
 
 namespace warden::serving {
@@ -68,11 +68,11 @@ std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const SequenceCla
 
 // How to get one model, and what is known about it before it is loaded.
 struct ModelSpec {
-  std::string name;    // what requests call it: the alias, else the source
-  std::string source;  // as the user gave it: a built-in name, a folder, an HF id
-  model::ModelKind kind = model::ModelKind::Embedding;  // known without loading (config.json)
-  bool semantic = true;                                 // false for the lexical hashing embedder
-  bool pinned = false;                                  // never unloaded (the guard's model)
+  std::string name;                       // what requests call it: the alias, else the source
+  std::string source;                     // as the user gave it: a built-in name, a folder, an HF id
+  ModelKind kind = ModelKind::Embedding;  // known without loading (config.json)
+  bool semantic = true;                   // false for the lexical hashing embedder
+  bool pinned = false;                    // never unloaded (the guard's model)
   std::string tier;                 // what /info reports: "semantic-default", "builtin", "model-dir", "hub"
   std::string tier_reason;          // why that tier
   std::string fallback_reason;      // non-empty: the hashing embedder stands in for a model that failed
@@ -105,7 +105,7 @@ std::string_view model_state_name(ModelState state) noexcept;  // "unloaded", ..
 struct ModelStatus {
   std::string name;
   std::string source;
-  model::ModelKind kind = model::ModelKind::Embedding;
+  ModelKind kind = ModelKind::Embedding;
   bool semantic = true;
   bool pinned = false;
   std::string fallback_reason;
@@ -165,7 +165,7 @@ class ModelManager {
   void preload(const std::vector<std::string>& names);
 
   // The first registered model whose kind is one of `kinds`, in registration order.
-  [[nodiscard]] std::optional<std::string> default_for(std::initializer_list<model::ModelKind> kinds) const;
+  [[nodiscard]] std::optional<std::string> default_for(std::initializer_list<ModelKind> kinds) const;
   [[nodiscard]] std::optional<ModelStatus> status(std::string_view name) const;
   [[nodiscard]] std::vector<ModelStatus> list() const;   // registration order
   [[nodiscard]] std::vector<std::string> names() const;  // registration order

@@ -80,7 +80,7 @@ struct Pipeline::Run {
 
 Pipeline::Pipeline(ModelManager& models, Scheduler& scheduler, WorkerPool& workers, ResultCacheOptions cache,
                    MetricsRegistry* metrics)
-    : models_(models), scheduler_(scheduler), workers_(workers) {
+    : leases_(models), scheduler_(scheduler), workers_(workers) {
   if (cache.max_bytes > 0) cache_ = std::make_unique<ResultCache>(cache, metrics);
   if (metrics != nullptr) {
     tokenization_ = &metrics->histogram("warden_tokenization_duration_seconds",
@@ -92,32 +92,7 @@ Pipeline::Pipeline(ModelManager& models, Scheduler& scheduler, WorkerPool& worke
   }
 }
 
-Pipeline::~Pipeline() {
-  settle();
-}
-
-void Pipeline::acquire(const std::string& name, ModelManager::Acquired done) {
-  models_.acquire(name,
-                  [open = hold_open(), done = std::move(done)](LeasePtr lease, std::exception_ptr error) {
-                    done(std::move(lease), std::move(error));
-                  });
-}
-
-std::shared_ptr<void> Pipeline::hold_open() {
-  {
-    const std::lock_guard lock(acquire_mutex_);
-    ++pending_acquires_;
-  }
-  return {nullptr, [this](void*) {
-            const std::lock_guard lock(acquire_mutex_);
-            if (--pending_acquires_ == 0) acquire_done_.notify_all();
-          }};
-}
-
-void Pipeline::settle() {
-  std::unique_lock lock(acquire_mutex_);
-  acquire_done_.wait(lock, [this] { return pending_acquires_ == 0; });
-}
+Pipeline::~Pipeline() = default;
 
 void Pipeline::post(std::function<void()> task) {
   workers_.post(std::move(task));

@@ -28,6 +28,7 @@
 #include "core/cancellation.hpp"
 #include "embed/embedder.hpp"
 #include "serving/inference_job.hpp"
+#include "serving/leases.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/result_cache.hpp"
 #include "serving/scheduler.hpp"
@@ -110,15 +111,8 @@ class Pipeline {
   // that formatting them happens there), else on whichever thread learnt the outcome.
   void run(InferenceRequest request, Done done);
 
-  // Acquires a model (ModelManager::acquire) and keeps count of the acquires still waiting
-  // for a load, whose continuations use the workers and the scheduler (settle()).
-  void acquire(const std::string& name, ModelManager::Acquired done);
-  // Waits until no acquire waits for a load and no token of hold_open() lives. For
-  // shutdown, before the scheduler drains.
-  void settle();
-  // A token that keeps settle() waiting while it lives: for work that will use the workers
-  // or the scheduler later (a model an admin request is loading).
-  [[nodiscard]] std::shared_ptr<void> hold_open();
+  // Where a request gets its model's lease (counted, so that shutdown can settle first).
+  [[nodiscard]] Leases& leases() noexcept { return leases_; }
 
   // Runs a task on a worker (tokenize and decode need no model compute).
   void post(std::function<void()> task);
@@ -131,7 +125,7 @@ class Pipeline {
   [[nodiscard]] static std::string cache_prefix(const ModelLease& lease, std::string_view kind,
                                                 const InputOptions& options);
 
-  [[nodiscard]] ModelManager& models() noexcept { return models_; }
+  [[nodiscard]] ModelManager& models() noexcept { return leases_.models(); }
   [[nodiscard]] Scheduler& scheduler() noexcept { return scheduler_; }
   [[nodiscard]] const Scheduler& scheduler() const noexcept { return scheduler_; }
 
@@ -141,15 +135,12 @@ class Pipeline {
   void finish(Run& run, InferenceRows computed, std::vector<PreparedInput> computed_inputs);
   [[nodiscard]] std::exception_ptr not_computed(Outcome outcome) const;
 
-  ModelManager& models_;
+  Leases leases_;
   Scheduler& scheduler_;
   WorkerPool& workers_;
   std::unique_ptr<ResultCache> cache_;
   Histogram* tokenization_ = nullptr;
   Counter* rejected_ = nullptr;
-  std::mutex acquire_mutex_;
-  std::condition_variable acquire_done_;
-  std::size_t pending_acquires_ = 0;
 };
 
 // Result cache keys of one input under a prefix (Pipeline::cache_prefix): a text, token ids,

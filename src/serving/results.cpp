@@ -7,19 +7,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/l2_normalize.hpp"
 #include "embed/sequence_classifier.hpp"
 
 namespace warden::serving {
 
 namespace {
-
-void l2_normalize(std::span<float> v) {
-  double sum = 0.0;
-  for (const float x : v) sum += static_cast<double>(x) * static_cast<double>(x);
-  if (sum == 0.0) return;
-  const auto inv = static_cast<float>(1.0 / std::sqrt(sum));
-  for (float& x : v) x *= inv;
-}
 
 // Softmax of one row of logits, in double (the shift by the largest keeps exp in range).
 std::vector<float> softmax(std::span<const float> logits) {
@@ -66,7 +59,7 @@ Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, b
     rows = std::move(cut);
   }
   if (normalize) {
-    for (std::size_t i = 0; i < rows.rows(); ++i) l2_normalize(rows.row(i));
+    l2_normalize(rows.values(), rows.dim());
   }
   return rows;
 }

@@ -1,4 +1,4 @@
-// Choosing a precision (issue 9): the names resolve_precision accepts (--dtype, WARDEN_DTYPE,
+// Choosing a precision: the names resolve_precision accepts (--dtype, WARDEN_DTYPE,
 // POST /admin/models), and `warden serve` refusing a bad --dtype at start-up with exit code 2
 // and a message that says what was wrong.
 
@@ -15,8 +15,6 @@
 namespace warden {
 namespace {
 
-using kernels::Precision;
-
 TEST(Dtype, ResolvePrecisionAcceptsTheNamesAndTheirAliases) {
   for (const std::string_view name : {"float32", "fp32", "f32", "float"}) {
     EXPECT_EQ(catalog::resolve_precision(name), Precision::Float32) << name;
@@ -24,10 +22,10 @@ TEST(Dtype, ResolvePrecisionAcceptsTheNamesAndTheirAliases) {
   for (const std::string_view name : {"int8", "i8", "qint8"}) {
     EXPECT_EQ(catalog::resolve_precision(name), Precision::Int8) << name;
   }
-  EXPECT_EQ(catalog::resolve_precision("auto"), kernels::fastest_precision());
+  EXPECT_EQ(catalog::resolve_precision("auto"), fastest_precision());
   // Each precision's name parses back to it.
   for (const Precision p : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
-    EXPECT_EQ(kernels::parse_precision(kernels::precision_name(p)), p);
+    EXPECT_EQ(parse_precision(precision_name(p)), p);
   }
 }
 
@@ -50,7 +48,7 @@ TEST(Dtype, ResolvePrecisionRejectsOtherNamesListingTheChoices) {
 // bfloat16 and its alias resolve (every CPU runs it: AVX-512 BF16, else widened to float32).
 TEST(Dtype, Bfloat16Resolves) {
   for (const std::string_view name : {"bfloat16", "bf16"}) {
-    EXPECT_EQ(kernels::parse_precision(name), Precision::BFloat16);
+    EXPECT_EQ(parse_precision(name), Precision::BFloat16);
     EXPECT_EQ(catalog::resolve_precision(name), Precision::BFloat16);
   }
 }

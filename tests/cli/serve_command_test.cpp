@@ -213,7 +213,7 @@ TEST(ServeCommand, AShortQueueTimeoutIsNotTheStartUpLoadBudget) {
   std::filesystem::remove_all(dir);
 }
 
-// --dtype (issue 9): a plain one sets every model's precision, NAME=DTYPE one model's; /info,
+// --dtype: a plain one sets every model's precision, NAME=DTYPE one model's; /info,
 // /v1/models and /admin/models say which; POST /admin/models takes its own "dtype". The
 // hashing embedder has no weights and shows none.
 TEST(ServeCommand, DtypeAppliesToTheModelsItNamesAndIsShown) {
@@ -300,14 +300,14 @@ TEST(ServeCommand, DtypeAppliesToTheModelsItNamesAndIsShown) {
     const auto r = testing::HttpConnection(port).request("GET", "/v1/models");
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(dtype_in(r.body, "data", "id", dir.filename().string()),
-              std::string(kernels::precision_name(kernels::fastest_precision())))
+              std::string(precision_name(fastest_precision())))
         << r.body;
     EXPECT_EQ(server.terminate(), 0);
   }
   std::filesystem::remove_all(dir);
 }
 
-// The result cache (issue 10): --warmup-file embeds its texts before the server listens, so
+// The result cache: --warmup-file embeds its texts before the server listens, so
 // that the first request for one of them is already a hit; bad cache flags exit 2.
 TEST(ServeCommand, WarmupFileMakesTheFirstRequestAHit) {
   const std::filesystem::path file =

@@ -92,7 +92,7 @@ TEST(NeuralEmbedderApi, EmbedIsEmbedPreparedNormalised) {
   double norm0 = 0;
   for (std::size_t j = 0; j < e.dim(); ++j) norm0 += double(raw[j]) * double(raw[j]);
   EXPECT_GT(std::abs(std::sqrt(norm0) - 1.0), 1e-3) << "mean pooling is not unit length by itself";
-  model::l2_normalize(raw, e.dim());
+  l2_normalize(raw, e.dim());
   for (std::size_t i = 0; i < raw.size(); ++i) ASSERT_NEAR(got.values()[i], raw[i], 1e-6) << i;
 }
 

@@ -11,11 +11,11 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <cstring>
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,7 +50,7 @@ std::string json_string(std::string_view s) {
 
 // A served model the test owns, as the manager's spec (an aliasing pointer that owns nothing).
 template <class Model>
-serving::ModelSpec spec_of(const std::string& name, const Model& m, model::ModelKind kind) {
+serving::ModelSpec spec_of(const std::string& name, const Model& m, ModelKind kind) {
   serving::ModelSpec s;
   s.name = name;
   s.source = name;
@@ -80,9 +80,9 @@ class GrpcService : public ::testing::Test {
   }
 
   explicit GrpcService(std::string api_key = {}) : api_key_(std::move(api_key)) {
-    models_.add(spec_of("embedder", embedder_, model::ModelKind::Embedding));
-    models_.add(spec_of("reranker", reranker_, model::ModelKind::Reranker));
-    models_.add(spec_of("classifier", classifier_, model::ModelKind::Classifier));
+    models_.add(spec_of("embedder", embedder_, ModelKind::Embedding));
+    models_.add(spec_of("reranker", reranker_, ModelKind::Reranker));
+    models_.add(spec_of("classifier", classifier_, ModelKind::Classifier));
     http::ServiceOptions o;
     o.workers = 2;
     o.scheduler.max_batch_tokens = 64;  // small batches: requests are split and merged
@@ -473,7 +473,8 @@ TEST_F(KeyedGrpcService, ReflectionAndHealthAnswerWithoutTheKey) {
   ASSERT_TRUE(response.Dump(&slices).ok());
   std::string bytes;
   for (const ::grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  for (const char* service : {"tei.v1.Info", "tei.v1.Embed", "tei.v1.Predict", "tei.v1.Rerank", "tei.v1.Tokenize"}) {
+  for (const char* service :
+       {"tei.v1.Info", "tei.v1.Embed", "tei.v1.Predict", "tei.v1.Rerank", "tei.v1.Tokenize"}) {
     EXPECT_NE(bytes.find(service), std::string::npos) << service;
   }
   ::grpc::Status status;
@@ -491,13 +492,12 @@ TEST_F(KeyedGrpcService, ReflectionAndHealthAnswerWithoutTheKey) {
   std::condition_variable cv;
   bool done = false;
   ::grpc::Status health_status;
-  stub.UnaryCall(&health_ctx, "/grpc.health.v1.Health/Check", {}, &empty, &health,
-                 [&](::grpc::Status st) {
-                   const std::lock_guard lock(m);
-                   health_status = std::move(st);
-                   done = true;
-                   cv.notify_all();
-                 });
+  stub.UnaryCall(&health_ctx, "/grpc.health.v1.Health/Check", {}, &empty, &health, [&](::grpc::Status st) {
+    const std::lock_guard lock(m);
+    health_status = std::move(st);
+    done = true;
+    cv.notify_all();
+  });
   std::unique_lock lock(m);
   ASSERT_TRUE(cv.wait_for(lock, 30s, [&] { return done; }));
   EXPECT_TRUE(health_status.ok()) << health_status.error_message();

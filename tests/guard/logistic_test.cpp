@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "guard/classification_metrics.hpp"
 #include "guard/logistic.hpp"
-#include "guard/metrics.hpp"
 
 namespace warden::guard {
 namespace {

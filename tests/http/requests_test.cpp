@@ -485,7 +485,7 @@ TEST(Predict, Errors) {
   expect_error(p, R"({"inputs": "a", "truncate": "no"})", 422, "truncate");
 }
 
-// POST /admin/models (issue 9): an optional "dtype", checked here so that a wrong one is the
+// POST /admin/models: an optional "dtype", checked here so that a wrong one is the
 // request's 422 on that field; empty means the server's --dtype.
 TEST(AdminModel, Dtype) {
   AdminModelRequest r = parse_admin_model(R"({"model": "hashing-ngram-256"})");

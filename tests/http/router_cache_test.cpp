@@ -1,4 +1,4 @@
-// The result cache behind the routes (issue 10): every cached route answers bit for bit what
+// The result cache behind the routes: every cached route answers bit for bit what
 // it answers without the cache (bodies, token counts), on a miss, a hit and a partial hit;
 // x-cache says which; Cache-Control no-cache / no-store; a long input with truncate=false
 // still fails; a hot swap and an eviction + reload invalidate; memory stays bounded under

@@ -328,7 +328,7 @@ TEST(RouterModels, WrongKindIs424AndTheRouteDefaultPicksTheRightKind) {
     serving::ModelSpec rr;
     rr.name = "reranker";
     rr.source = dir.string();
-    rr.kind = model::ModelKind::Reranker;
+    rr.kind = ModelKind::Reranker;
     rr.load = [dir, &pool] {
       return serving::make_loaded_model(
           std::unique_ptr<SequenceClassifier>(std::make_unique<NeuralClassifier>(dir, &pool)), 0);
@@ -457,7 +457,7 @@ TEST(RouterModels, HotSwapLetsARequestInFlightFinishOnTheOldModel) {
   EXPECT_TRUE(gated.use_count() >= 1);
 }
 
-// POST /admin/models with "dtype" (issue 9), through the catalog as `warden serve` wires it:
+// POST /admin/models with "dtype", through the catalog as `warden serve` wires it:
 // the model loads in that precision and its status says so; a name that is not a dtype is
 // the request's 422, and so is one this build cannot run. The hashing embedder has no dtype.
 TEST(RouterModels, AdminLoadsAModelInTheDtypeAsked) {

@@ -156,7 +156,7 @@ TEST_F(ServerTest, TeiErrors) {
   expect_tei_error(post("/embed", R"({"inputs": "a"})", "text/plain"), 415, "UnsupportedMediaType");
   expect_tei_error(get("/embed"), 405, "MethodNotAllowed");
   expect_tei_error(get("/nope"), 404, "NotFound");
-  // Routes of issue 6 not in this slice are unknown routes, not pretend ones.
+  // Paths no route has are unknown routes, not pretend ones.
   expect_tei_error(post("/rerank", R"({"query": "q", "texts": ["a"]})"), 424, "Backend");  // not a reranker
   expect_tei_error(post("/rerank", "{}"), 422, "Validation");  // the body is checked first
   expect_tei_error(post("/nope", "{}"), 404, "NotFound");

@@ -70,7 +70,7 @@ TEST_F(CatalogHubTest, AnHfIdIsFetchedAndEmbedsAsTheFolderDoes) {
   EXPECT_EQ(m.spec.name, "acme/tiny-bert");
   EXPECT_EQ(m.spec.source, "acme/tiny-bert");
   EXPECT_EQ(m.spec.tier, "hub");
-  EXPECT_EQ(m.spec.kind, model::ModelKind::Embedding);
+  EXPECT_EQ(m.spec.kind, ModelKind::Embedding);
   EXPECT_TRUE(m.spec.semantic);
   EXPECT_GT(m.spec.estimated_bytes, 0U);
   EXPECT_TRUE(m.dir.string().starts_with(cache_.string())) << m.dir;
@@ -101,7 +101,7 @@ TEST_F(CatalogHubTest, ARerankerRepoIsAReranker) {
   FakeHub hub(repo);
   const catalog::CatalogModel m =
       catalog::make_model_spec(catalog::parse_model_arg("acme/tiny-reranker"), catalog_options(hub));
-  EXPECT_EQ(m.spec.kind, model::ModelKind::Reranker);
+  EXPECT_EQ(m.spec.kind, ModelKind::Reranker);
   const auto loaded = m.spec.load();
   ASSERT_NE(loaded->classifier, nullptr);
   EXPECT_EQ(loaded->classifier->labels().size(), 1U);
@@ -177,6 +177,65 @@ TEST(ModelArg, SplitsAnAliasOnlyWhenItLooksLikeOne) {
   EXPECT_EQ(arg.source, "use-lite");
   EXPECT_THROW((void)catalog::parse_model_arg("a="), Error);
   EXPECT_THROW((void)catalog::parse_model_arg(""), Error);
+}
+
+// Every command opens --model through the catalog, as serve does: `warden embed --model ORG/NAME`
+// fetches the repo and embeds exactly as the same folder does; rerank and quantize take ids
+// too, and an embedder is refused where a reranker is needed (and the other way round).
+TEST_F(CatalogHubTest, CommandsTakeAnHfIdAsServeDoes) {
+  const FakeRepo repo = repo_from_fixture("warden-fixture --arch bert --preset tiny --seed 1 --out DIR",
+                                          fixture_, "acme/tiny-bert");
+  FakeHub hub(repo);
+  const std::string env = "HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" + cache_.string() + " ";
+  const RunResult by_id =
+      run_warden("embed --model acme/tiny-bert --threads 1 'hello world' 'a second text'", "", env);
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  EXPECT_NE(by_id.err.find("downloaded "), std::string::npos) << by_id.err;
+  const RunResult by_dir =
+      run_warden("embed --model-dir " + fixture_.string() + " --threads 1 'hello world' 'a second text'");
+  ASSERT_EQ(by_dir.exit_code, 0) << by_dir.err;
+  EXPECT_EQ(by_id.out, by_dir.out);
+  EXPECT_FALSE(by_id.out.empty());
+  // Cached now: offline works, and says nothing about downloads.
+  const RunResult offline =
+      run_warden("embed --model acme/tiny-bert --threads 1 'hello world' 'a second text'", "",
+                 "HF_HUB_OFFLINE=1 HF_HUB_CACHE=" + cache_.string() + " ");
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_EQ(offline.out, by_dir.out);
+
+  const RunResult wrong_kind = run_warden("rerank --model acme/tiny-bert --query q --input -", "text\n", env);
+  EXPECT_EQ(wrong_kind.exit_code, 2) << wrong_kind.err;
+  EXPECT_NE(wrong_kind.err.find("needs a reranker or classifier model"), std::string::npos) << wrong_kind.err;
+  const RunResult missing = run_warden("embed --model acme/missing hi", "", env);
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("model 'acme/missing'"), std::string::npos) << missing.err;
+
+  const fs::path out = fixture_.parent_path() / (fixture_.filename().string() + "-int8");
+  fs::remove_all(out);
+  const RunResult q = run_warden("quantize acme/tiny-bert " + out.string(), "", env);
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_TRUE(fs::exists(out / "config.json"));
+  fs::remove_all(out);
+}
+
+TEST_F(CatalogHubTest, RerankTakesAnHfId) {
+  const FakeRepo repo =
+      repo_from_fixture("warden-fixture --arch bert --head reranker --preset tiny --seed 1 --out DIR",
+                        fixture_, "acme/tiny-reranker");
+  FakeHub hub(repo);
+  const std::string env = "HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE=" + cache_.string() + " ";
+  const RunResult by_id =
+      run_warden("rerank --model acme/tiny-reranker --threads 1 --query 'what' --input - --progress none",
+                 "a\nb\n", env);
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  const RunResult by_dir = run_warden(
+      "rerank --model-dir " + fixture_.string() + " --threads 1 --query 'what' --input - --progress none",
+      "a\nb\n");
+  ASSERT_EQ(by_dir.exit_code, 0) << by_dir.err;
+  EXPECT_EQ(by_id.out, by_dir.out);
+  const RunResult wrong_kind = run_warden("embed --model acme/tiny-reranker hi", "", env);
+  EXPECT_EQ(wrong_kind.exit_code, 2) << wrong_kind.err;
+  EXPECT_NE(wrong_kind.err.find("needs an embedding model"), std::string::npos) << wrong_kind.err;
 }
 
 TEST_F(HubTest, ServeStopsWithCode2WhenAModelCannotBeFetched) {

@@ -1,4 +1,4 @@
-// The encoder in int8 (issue 9) against float32, on the random-weight fixtures of every
+// The encoder in int8 against float32, on the random-weight fixtures of every
 // architecture and head (tools/fixtures): last hidden states, mean-pooled vectors and
 // logits agree within measured bars; Encoder::precision() and weight_bytes() say what was
 // loaded; and an int8 row is bit-identical run twice and in any batch (activations are
@@ -32,7 +32,6 @@ namespace {
 
 using fixtures::Arch;
 using fixtures::Head;
-using kernels::Precision;
 
 double cosine(std::span<const float> a, std::span<const float> b) {
   double dot = 0, na = 0, nb = 0;
@@ -127,7 +126,7 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
         const Bars bars = precision == Precision::Int8 ? kInt8Bars : kBf16Bars;
         const std::string label = fmt::format("{}-{} {}", fixtures::arch_name(arch),
-                                              fixtures::head_name(head), kernels::precision_name(precision));
+                                              fixtures::head_name(head), precision_name(precision));
         SCOPED_TRACE(label);
         const auto dir = tmp / fmt::format("{}-{}", fixtures::arch_name(arch), fixtures::head_name(head));
         if (!std::filesystem::exists(dir)) (void)write(tmp, arch, head);

@@ -21,7 +21,6 @@
 namespace warden::model {
 namespace {
 
-using kernels::Precision;
 namespace fs = std::filesystem;
 
 // Last hidden states of a fixed batch of three sequences.

@@ -480,18 +480,18 @@ TEST(ModelManager, DefaultForPicksTheFirstModelOfTheKind) {
   ModelManager m({});
   ModelSpec e1 = fake_spec("e1", l);
   ModelSpec r1 = fake_spec("r1", l);
-  r1.kind = model::ModelKind::Reranker;
+  r1.kind = ModelKind::Reranker;
   ModelSpec e2 = fake_spec("e2", l);
   m.add(std::move(e1));
   m.add(std::move(r1));
   m.add(std::move(e2));
-  EXPECT_EQ(m.default_for({model::ModelKind::Embedding}), "e1");
-  EXPECT_EQ(m.default_for({model::ModelKind::Classifier, model::ModelKind::Reranker}), "r1");
-  EXPECT_EQ(m.default_for({model::ModelKind::Classifier}), std::nullopt);
+  EXPECT_EQ(m.default_for({ModelKind::Embedding}), "e1");
+  EXPECT_EQ(m.default_for({ModelKind::Classifier, ModelKind::Reranker}), "r1");
+  EXPECT_EQ(m.default_for({ModelKind::Classifier}), std::nullopt);
   const auto all = m.list();
   ASSERT_EQ(all.size(), 3U);
   EXPECT_EQ(all[1].name, "r1");
-  EXPECT_EQ(all[1].kind, model::ModelKind::Reranker);
+  EXPECT_EQ(all[1].kind, ModelKind::Reranker);
   EXPECT_EQ(l->loads, 0);
 }
 

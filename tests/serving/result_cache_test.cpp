@@ -1,4 +1,4 @@
-// The result cache's contract (issue 10): keys that never collide, full-key lookups that
+// The result cache's contract: keys that never collide, full-key lookups that
 // return the very value stored, a byte bound that holds under a stream of unique inputs
 // with least-recently-used eviction, TTL expiry on read, invalidation by prefix, metrics,
 // and thread safety under concurrent finds, inserts, invalidations and scrapes (run under

@@ -1,4 +1,4 @@
-// use-lite in int8 (issue 9) against float32 and the TF.js reference, on the 60 reference
+// use-lite in int8 against float32 and the TF.js reference, on the 60 reference
 // sentences (use-lite-reference.jsonl): the accuracy bar of docs/precision.md (cosine to
 // float32: mean >= 0.99, min >= 0.98), the same nearest neighbour for every sentence, a row
 // that never depends on its batch-mates, and the weights' size.
@@ -20,8 +20,6 @@
 
 namespace warden {
 namespace {
-
-using kernels::Precision;
 
 struct Shared {
   ThreadPool pool{2};

@@ -1,6 +1,6 @@
 // Does Warden's use-lite understand language? Checked on the reference sentences
 // (use-lite-reference.jsonl), grouped here by meaning before looking at any score, in every
-// precision the model loads in (issue 9).
+// precision the model loads in.
 
 #include <gtest/gtest.h>
 
@@ -30,13 +30,13 @@ namespace {
 
 // The precisions the checks run in: adding one (bfloat16, when its kernel lands) is one line.
 // A precision this build cannot run is skipped, saying so.
-const std::vector<kernels::Precision> kPrecisions = {
-    kernels::Precision::Float32,
-    kernels::Precision::BFloat16,
-    kernels::Precision::Int8,
+const std::vector<Precision> kPrecisions = {
+    Precision::Float32,
+    Precision::BFloat16,
+    Precision::Int8,
 };
 
-class UseLiteQuality : public ::testing::TestWithParam<kernels::Precision> {
+class UseLiteQuality : public ::testing::TestWithParam<Precision> {
  protected:
   // One model and the reference sentences' vectors per precision, made on first use.
   struct Loaded {
@@ -78,17 +78,17 @@ class UseLiteQuality : public ::testing::TestWithParam<kernels::Precision> {
     ADD_FAILURE() << "not a reference sentence: " << text;
     return 0;
   }
-  [[nodiscard]] static const char* name() { return kernels::precision_name(GetParam()).data(); }
+  [[nodiscard]] static const char* name() { return precision_name(GetParam()).data(); }
 
   static inline std::unique_ptr<ThreadPool> pool_;
   static inline std::vector<std::string> texts_;
-  static inline std::map<kernels::Precision, Loaded> loaded_;
+  static inline std::map<Precision, Loaded> loaded_;
   const Embeddings* vectors_ = nullptr;
 };
 
 INSTANTIATE_TEST_SUITE_P(Precisions, UseLiteQuality, ::testing::ValuesIn(kPrecisions),
-                         [](const ::testing::TestParamInfo<kernels::Precision>& param_info) {
-                           return std::string(kernels::precision_name(param_info.param));
+                         [](const ::testing::TestParamInfo<Precision>& param_info) {
+                           return std::string(precision_name(param_info.param));
                          });
 
 // Topics of the first 20 reference sentences; sentences of one topic are related, others

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Independent PyTorch reference for Warden's encoder engine (issue 2 item 7, issue 4).
+"""Independent PyTorch reference for Warden's encoder engine.
 
 A self-contained re-implementation of the HuggingFace `transformers` forward passes of the
 BERT family, written against plain `torch` (Debian's python3-torch; `transformers` is not

@@ -1,4 +1,4 @@
-#include "guard/metrics.hpp"
+#include "guard/classification_metrics.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,0 +1,31 @@
+#include "embed/text_input.hpp"
+
+#include "core/utf8.hpp"
+
+namespace warden {
+
+std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage) {
+  utf8::require_valid(prompt, "prompt");
+  utf8::require_valid(text);
+  if (prompt.empty()) return text;
+  storage.reserve(prompt.size() + text.size());
+  storage.append(prompt).append(text);
+  return storage;
+}
+
+std::vector<TokenInfo> token_infos(Encoding&& e) {
+  std::vector<TokenInfo> out(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    TokenInfo& t = out[i];
+    t.id = e.ids[i];
+    t.text = std::move(e.tokens[i]);
+    t.special = e.special_tokens_mask[i] != 0;
+    if (!t.special) {
+      t.start = e.offsets[i].begin;
+      t.stop = e.offsets[i].end;
+    }
+  }
+  return out;
+}
+
+}  // namespace warden

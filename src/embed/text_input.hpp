@@ -1,0 +1,22 @@
+#pragma once
+// Internal to the embed layer: what every tokenizing model does around its tokenizer — the
+// request's prompt joined to its text (both checked as UTF-8), and a tokenizer's Encoding
+// shown as TokenInfo for /tokenize and the guard.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "embed/embedder.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace warden {
+
+// prompt + text (in `storage`), or a view of text when there is no prompt. Error(InvalidInput)
+// naming the prompt or the text when either is not valid UTF-8.
+std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage);
+
+// One TokenInfo per token of `e` (encoded with_tokens): offsets only for tokens of the text.
+std::vector<TokenInfo> token_infos(Encoding&& e);
+
+}  // namespace warden

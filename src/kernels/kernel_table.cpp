@@ -1,0 +1,53 @@
+#include "kernels/kernel_table.hpp"
+
+#include "core/cpu_features.hpp"
+#include "kernels/attention.hpp"
+#include "kernels/gemm_bf16.hpp"
+#include "kernels/gemm_int8.hpp"
+#include "kernels/layer_norm.hpp"
+
+namespace warden::kernels {
+
+namespace {
+
+KernelTable choose(Isa isa) {
+  KernelTable t{detail::layer_norm_rows_portable,
+                detail::attend_head_portable,
+                detail::int8_quantize_row_portable,
+                detail::bf16_round_row_portable,
+                nullptr,
+                nullptr};
+#if defined(__x86_64__)
+  if (isa == Isa::Avx512) {
+    t.layer_norm_rows = detail::layer_norm_rows_avx512;
+    t.attend_head = detail::attend_head_avx512;
+    t.int8_quantize_row = detail::int8_quantize_row_avx512;
+    t.bf16_round_row = detail::bf16_round_row_avx512;
+    t.int8_epilogue = detail::int8_epilogue_avx512;
+    t.bf16_epilogue = detail::bf16_epilogue_avx512;
+  } else if (isa == Isa::Avx2) {
+    t.layer_norm_rows = detail::layer_norm_rows_avx2;
+    t.attend_head = detail::attend_head_avx2;
+    t.int8_quantize_row = detail::int8_quantize_row_avx2;
+    t.bf16_round_row = detail::bf16_round_row_avx2;
+    t.int8_epilogue = detail::int8_epilogue_avx2;
+    t.bf16_epilogue = detail::bf16_epilogue_avx2;
+  }
+#endif
+#if defined(__aarch64__)
+  if (isa == Isa::Neon) {
+    t.layer_norm_rows = detail::layer_norm_rows_neon;
+    t.attend_head = detail::attend_head_neon;
+  }
+#endif
+  return t;
+}
+
+}  // namespace
+
+const KernelTable& kernel_table() noexcept {
+  static const KernelTable table = choose(active_isa());
+  return table;
+}
+
+}  // namespace warden::kernels
