@@ -165,6 +165,12 @@ TEST_F(GrpcService, EmbedGivesHttpsVectorsBitForBit) {
       ASSERT_EQ(a.status, 200) << a.body;
       const std::vector<float> grpc_row(res.embeddings().begin(), res.embeddings().end());
       EXPECT_TRUE(same_bits(grpc_row, float_rows(a.body).at(0))) << options;
+      if (options.empty()) {
+        // The CLI's and bulk jobs' path (Embedder::embed) normalises by the same rule.
+        const std::string_view view(text);
+        const Embeddings cli = embedder_.embed(std::span<const std::string_view>(&view, 1));
+        EXPECT_TRUE(same_bits(grpc_row, std::vector<float>(cli.row(0).begin(), cli.row(0).end())));
+      }
       EXPECT_EQ(res.metadata().compute_chars(), static_cast<std::uint32_t>(utf8::code_points(text)));
       EXPECT_GT(res.metadata().compute_tokens(), 0U);
     }
