@@ -2,6 +2,7 @@
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 
 #include <fmt/format.h>
 
@@ -43,6 +44,11 @@ GrpcServer::GrpcServer(serving::Pipeline& pipeline, GrpcOptions options, serving
   ::grpc::ServerBuilder builder;
   builder.AddListeningPort(address, ::grpc::InsecureServerCredentials(), &impl_->port);
   builder.SetMaxReceiveMessageSize(max_message);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             impl_->backend.options().max_streams_per_connection);
+  ::grpc::ResourceQuota quota("warden-grpc");
+  quota.Resize(impl_->backend.options().memory_limit_bytes);
+  builder.SetResourceQuota(quota);
   builder.RegisterService(&impl_->info);
   builder.RegisterService(&impl_->embed);
   builder.RegisterService(&impl_->predict);

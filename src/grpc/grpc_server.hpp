@@ -26,6 +26,11 @@ struct GrpcOptions {
   std::size_t max_client_batch_size = 1024;  // texts in one Rerank (or RerankStream); more: INVALID_ARGUMENT
   std::size_t max_message_bytes = 2U << 20;  // largest request message; more: RESOURCE_EXHAUSTED
   std::size_t max_stream_in_flight = 64;     // messages of one stream computed at once
+  // What a flood of clients can hold: calls open at once on one connection (more wait in
+  // the client), and the memory gRPC may spend on calls and messages (past it, new calls
+  // are refused with RESOURCE_EXHAUSTED).
+  int max_streams_per_connection = 100;
+  std::size_t memory_limit_bytes = std::size_t{256} << 20;
 };
 
 class GrpcServer {
