@@ -3,20 +3,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "serving/api_key.hpp"
 #include "serving/metrics.hpp"
 
 namespace warden::grpc {
 
 namespace {
-
-// Compares all of both, so the time taken does not tell how much of a key was right.
-bool constant_time_equals(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0U : 1U;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
-  }
-  return diff == 0;
-}
 
 std::uint64_t nanos(Clock::duration d) {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
@@ -68,12 +60,9 @@ std::string millis(std::uint64_t ns) {
   if (options_.api_key.empty()) return ::grpc::Status::OK;
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");
-  if (it != metadata.end()) {
-    const std::string_view value(it->second.data(), it->second.size());
-    constexpr std::string_view kBearer = "Bearer ";
-    if (value.starts_with(kBearer) && constant_time_equals(value.substr(kBearer.size()), options_.api_key)) {
-      return ::grpc::Status::OK;
-    }
+  if (it != metadata.end() &&
+      serving::bearer_authorized(std::string_view(it->second.data(), it->second.size()), options_.api_key)) {
+    return ::grpc::Status::OK;
   }
   return {::grpc::StatusCode::UNAUTHENTICATED, "missing or wrong API key (send authorization: Bearer <key>)"};
 }

@@ -15,6 +15,7 @@
 #include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
 #include "http/routes.hpp"
+#include "serving/api_key.hpp"
 #include "serving/model_name.hpp"
 
 namespace warden::http {
@@ -127,19 +128,6 @@ bool is_json(std::string_view content_type) {
   return true;
 }
 
-// Compares in time that depends only on the lengths, so that a client cannot find the key
-// byte by byte from response times.
-bool constant_time_equals(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(i < a.size() ? a[i] : 0);
-    const auto y = static_cast<unsigned char>(i < b.size() ? b[i] : 0);
-    diff = static_cast<unsigned char>(diff | (x ^ y));
-  }
-  return diff == 0;
-}
-
 // Whether a comma-separated header value (Cache-Control) lists `token`, in any case.
 bool has_directive(std::string_view value, std::string_view token) {
   while (!value.empty()) {
@@ -153,14 +141,6 @@ bool has_directive(std::string_view value, std::string_view token) {
     value.remove_prefix(comma + 1);
   }
   return false;
-}
-
-bool authorized(std::string_view header, std::string_view key) {
-  constexpr std::string_view kScheme = "bearer ";
-  if (header.size() < kScheme.size() || !iequals(header.substr(0, kScheme.size()), kScheme)) return false;
-  std::string_view token = header.substr(kScheme.size());
-  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-  return constant_time_equals(token, key);
 }
 
 std::string millis(Clock::duration d) {
@@ -402,7 +382,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
       case Access::Metrics:
       case Access::Key:
         if (route->access == Access::Metrics && impl.options.public_metrics) break;
-        if (!key.empty() && !authorized(request.authorization, key)) {
+        if (!key.empty() && !serving::bearer_authorized(request.authorization, key)) {
           throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
         }
         break;
