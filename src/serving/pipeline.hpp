@@ -13,12 +13,10 @@
 //           scheduler (admission, batches) ─► compute thread: runner ─► worker: merge, store ─► done
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
