@@ -20,8 +20,8 @@ function(warden_layer)
   endif()
 endfunction()
 
-# Kernels for one instruction set live in files named *_avx2.cpp / *_avx512.cpp (x86-64)
-# and *_neon.cpp (AArch64). Only the x86 files need flags: they are compiled with the wider
+# Kernels for one instruction set live in files named *_avx2.cpp / *_avx512.cpp / *_amx.cpp
+# (x86-64; AMX files get the AVX-512 flags and the tile instructions) and *_neon.cpp (AArch64). Only the x86 files need flags: they are compiled with the wider
 # ISA (everything else runs on any x86-64 CPU), and code dispatches to them at run time
 # (src/core/cpu_features.hpp). NEON is part of the AArch64 baseline, so *_neon.cpp needs no
 # flag. Each architecture leaves the other's files out of the build. (-Wno-[maybe-]
@@ -32,7 +32,10 @@ function(warden_isa_sources var)
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     list(FILTER list EXCLUDE REGEX "_neon\\.cpp$")
     foreach(src ${list})
-      if(src MATCHES "_avx512\\.cpp$")
+      if(src MATCHES "_amx\\.cpp$")
+        set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
+          "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mfma;-mf16c;-mamx-tile;-mamx-int8;-mamx-bf16;$<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>;-Wno-uninitialized")
+      elseif(src MATCHES "_avx512\\.cpp$")
         set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS
           "-mavx512f;-mavx512bw;-mavx512dq;-mavx512vl;-mavx2;-mfma;-mf16c;$<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>;-Wno-uninitialized")
       elseif(src MATCHES "_avx2\\.cpp$")
@@ -40,9 +43,9 @@ function(warden_isa_sources var)
       endif()
     endforeach()
   elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64|ARM64")
-    list(FILTER list EXCLUDE REGEX "_(avx2|avx512)\\.cpp$")
+    list(FILTER list EXCLUDE REGEX "_(avx2|avx512|amx)\\.cpp$")
   else()
-    list(FILTER list EXCLUDE REGEX "_(avx2|avx512|neon)\\.cpp$")
+    list(FILTER list EXCLUDE REGEX "_(avx2|avx512|amx|neon)\\.cpp$")
   endif()
   set(${var} ${list} PARENT_SCOPE)
 endfunction()

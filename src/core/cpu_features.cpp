@@ -6,6 +6,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace warden {
 
@@ -19,6 +23,17 @@ unsigned long long read_xcr0() {
   return (static_cast<unsigned long long>(edx) << 32) | eax;
 }
 #endif
+
+// Linux hands out the 8 KiB of AMX tile state only to processes that ask (since 5.16).
+bool request_amx_tiles() {
+#if defined(__linux__) && defined(__x86_64__)
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+  return false;
+#endif
+}
 
 CpuFeatures detect() {
   CpuFeatures f;
@@ -45,6 +60,13 @@ CpuFeatures detect() {
   if (__get_cpuid_count(7, 1, &eax1, &ebx1, &ecx1, &edx1) != 0) {
     f.avx512_bf16 = f.avx512 && (eax1 & (1U << 5)) != 0;
   }
+  const bool amx_tile = (edx & (1U << 24)) != 0;
+  const bool tile_state = (xcr0 & 0x60000U) == 0x60000U;  // XTILECFG and XTILEDATA
+  if (f.avx512 && amx_tile && tile_state && ((edx & (1U << 25)) != 0 || (edx & (1U << 22)) != 0) &&
+      request_amx_tiles()) {
+    f.amx_int8 = (edx & (1U << 25)) != 0;
+    f.amx_bf16 = (edx & (1U << 22)) != 0;
+  }
 #elif defined(__aarch64__)
   f.neon = true;
 #endif
@@ -52,6 +74,7 @@ CpuFeatures detect() {
 }
 
 Isa best_isa(const CpuFeatures& f) {
+  if (f.amx_int8 || f.amx_bf16) return Isa::Amx;
   if (f.avx512) return Isa::Avx512;
   if (f.avx2_fma) return Isa::Avx2;
   if (f.neon) return Isa::Neon;
@@ -68,6 +91,8 @@ bool supported(Isa isa, const CpuFeatures& f) {
       return f.avx512;
     case Isa::Neon:
       return f.neon;
+    case Isa::Amx:
+      return f.amx_int8 || f.amx_bf16;
   }
   return false;
 }
@@ -77,7 +102,7 @@ Isa choose_isa() {
   const char* requested = std::getenv("WARDEN_ISA");
   if (requested != nullptr) {
     const std::string r(requested);
-    for (const Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon}) {
+    for (const Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon, Isa::Amx}) {
       if (r == isa_name(isa) && supported(isa, f)) return isa;
     }
   }
@@ -106,6 +131,8 @@ std::string_view isa_name(Isa isa) noexcept {
       return "avx512";
     case Isa::Neon:
       return "neon";
+    case Isa::Amx:
+      return "amx";
   }
   return "portable";
 }

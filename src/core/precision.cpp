@@ -44,6 +44,7 @@ Precision fastest_precision() noexcept {
   // AVX2 alone; on AVX-512 without VNNI the AVX2 int8 tile loses to AVX-512 float32.
   const CpuFeatures& cpu = cpu_features();
   switch (active_isa()) {
+    case Isa::Amx:
     case Isa::Avx512:
       if (cpu.avx512_vnni) return Precision::Int8;
       return cpu.avx512_bf16 ? Precision::BFloat16 : Precision::Float32;

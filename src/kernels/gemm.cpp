@@ -28,6 +28,7 @@ IsaKernel kernel_for(Isa isa) {
   switch (isa) {
 #if defined(__x86_64__)
     case Isa::Avx512:
+    case Isa::Amx:  // float32 products have no tile instruction: the AVX-512 kernel
       return {detail::kAvx512MR, detail::kAvx512NR, detail::tile_avx512};
     case Isa::Avx2:
       return {detail::kAvx2MR, detail::kAvx2NR, detail::tile_avx2};
@@ -202,7 +203,7 @@ void linear(const float* a, std::size_t lda, std::size_t m, const PackedLinear& 
         for (std::size_t k0 = 0; k0 < k; k0 += kKc) {
           const std::size_t kc = std::min(kKc, k - k0);
 #if defined(__x86_64__)
-          if (w.isa() == Isa::Avx512) {
+          if (has_avx512(w.isa())) {
             detail::pack_a_avx512(a + row0 * lda + k0, lda, rows, kc, apack);
           } else {
             pack_a(a + row0 * lda + k0, lda, rows, kc, mr, apack);

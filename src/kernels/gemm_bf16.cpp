@@ -57,7 +57,7 @@ Bf16Linear::Bf16Linear(std::size_t n, std::size_t k, std::span<const float> bias
     throw Error(ErrorKind::Internal, "Bf16Linear: bias size does not match the layer");
   }
 #if defined(__x86_64__)
-  if (isa == Isa::Avx512 && cpu_features().avx512) {
+  if (has_avx512(isa) && cpu_features().avx512) {
     kernel_ = cpu_features().avx512_bf16 ? Kernel::Avx512Bf16 : Kernel::Avx512;
   } else if (isa == Isa::Avx2 && cpu_features().avx2_fma) {
     kernel_ = Kernel::Avx2;

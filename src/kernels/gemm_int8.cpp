@@ -62,6 +62,14 @@ namespace {
 using TileFn = void (*)(const std::int8_t*, std::size_t, std::size_t, const std::int8_t*, std::size_t,
                         const std::int32_t*, std::int32_t*);
 
+#if defined(__x86_64__)
+// The AMX tile behind TileFn's signature (it needs no column sums: both operands are signed).
+void amx_tile(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel, std::size_t kp,
+              const std::int32_t* /*sums*/, std::int32_t* out) {
+  detail::int8_tile_amx(a, lda, rows, panel, kp, out);
+}
+#endif
+
 }  // namespace
 
 QuantizedRows quantize_rows(std::span<const float> weight, std::size_t n, std::size_t k) {
@@ -95,18 +103,22 @@ QuantizedLinear::QuantizedLinear(std::span<const float> weight, std::size_t n, s
 
 QuantizedLinear::QuantizedLinear(const QuantizedRows& rows, std::size_t n, std::size_t k,
                                  std::span<const float> bias, Isa isa)
-    : n_(n), k_(k), kp_((k + 3) / 4 * 4), isa_(isa) {
+    : n_(n), k_(k), isa_(isa) {
   if (rows.values.size() != n * k || rows.scales.size() != n || (!bias.empty() && bias.size() != n)) {
     throw Error(ErrorKind::Internal, "QuantizedLinear: sizes do not match the layer");
   }
 #if defined(__x86_64__)
   const CpuFeatures& cpu = cpu_features();
-  if (isa == Isa::Avx512 && cpu.avx512 && cpu.avx512_vnni) {
+  if (isa == Isa::Amx && cpu.amx_int8) {
+    kernel_ = Int8Kernel::Amx;
+  } else if (has_avx512(isa) && cpu.avx512 && cpu.avx512_vnni) {
     kernel_ = Int8Kernel::Avx512Vnni;
-  } else if ((isa == Isa::Avx512 && cpu.avx512) || (isa == Isa::Avx2 && cpu.avx2_fma)) {
+  } else if ((has_avx512(isa) && cpu.avx512) || (isa == Isa::Avx2 && cpu.avx2_fma)) {
     kernel_ = Int8Kernel::Avx2;
   }
 #endif
+  const std::size_t depth = kernel_ == Int8Kernel::Amx ? detail::kInt8AmxDepth : 4;
+  kp_ = (k + depth - 1) / depth * depth;
   const std::size_t panels = (n + kNr - 1) / kNr;
   panels_ = AlignedBuffer<std::int8_t>(panels * kp_ * kNr);  // zero: padding rows and columns
   scales_ = AlignedBuffer<float>(panels * kNr);
@@ -144,11 +156,17 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
 #if defined(__x86_64__)
   if (w.kernel() == Int8Kernel::Avx512Vnni) tile = detail::int8_tile_avx512_vnni;
   if (w.kernel() == Int8Kernel::Avx2) tile = detail::int8_tile_avx2;
+  if (w.kernel() == Int8Kernel::Amx) {
+    tile = amx_tile;
+  }
 #endif
   // The float code follows the machine, not the layer (see the header).
   const KernelTable& kt = kernel_table();
 
-  const std::size_t mc = kMr * kTilesPerBlock;
+  // Row tiles of the kernel's height; a block is a whole number of them (the AMX tile reads
+  // whole 16-row groups of the quantised rows, which must therefore lie inside the block's buffer).
+  const std::size_t mr = w.kernel() == Int8Kernel::Amx ? detail::kInt8AmxRows : kMr;
+  const std::size_t mc = w.kernel() == Int8Kernel::Amx ? 2 * detail::kInt8AmxRows : kMr * kTilesPerBlock;
   // Dynamic per-row quantisation of A, by each task for its own rows just before it uses
   // them: the int8 rows and scales are still in cache when the tiles read them, and no
   // separate pass (nor its barrier) is needed. With the columns split too (few rows), the
@@ -170,11 +188,11 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
         qa.resize(mc * kp);
         row_scales.resize(mc);
         quantize_rows_of(row_begin, row_end, qa.data(), row_scales.data());
-        alignas(64) std::int32_t acc[kMr * kNr];
-        // Row tile outer: its quantised A (kInt8MR x kp bytes) stays in L1 while the panels
+        alignas(64) std::int32_t acc[detail::kInt8AmxRows * kNr];
+        // Row tile outer: its quantised A (mr x kp bytes) stays in L1 while the panels
         // stream from L2.
-        for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
-          const std::size_t rows = std::min(kMr, row_end - r0);
+        for (std::size_t r0 = row_begin; r0 < row_end; r0 += mr) {
+          const std::size_t rows = std::min(mr, row_end - r0);
           for (std::size_t p = p_begin; p < p_end; ++p) {
             const std::int8_t* panel = w.panels() + p * kp * kNr;
             const std::size_t col0 = p * kNr;

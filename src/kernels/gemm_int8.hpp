@@ -4,12 +4,13 @@
 // W [n x k] is quantised once at construction, symmetrically per output row:
 // scale_j = max|W_j| / 127, q = round(w / scale_j) clamped to [-127, 127]. Each row of A is
 // quantised the same way on every call (one scale per row). The products are summed in
-// int32 (AVX-512 VNNI where the CPU has it, else AVX2, else plain C++), and dequantisation
+// int32 (AMX tiles or AVX-512 VNNI where the CPU has them, else AVX2, else plain C++), and dequantisation
 // (row_scale · col_scale), bias, activation and residual happen in one epilogue.
 //
 // Packed layout: column panels of kInt8PanelWidth output rows, k padded with zeros to a
-// multiple of 4, stored as [k/4][panel width][4] int8 — one 64-byte line holds 4 k-steps of
-// 16 columns, exactly what vpdpbusd consumes.
+// multiple of 4 (of 64 for the AMX tile, whose B tiles hold 64 k-steps), stored as
+// [k/4][panel width][4] int8 — one 64-byte line holds 4 k-steps of 16 columns, exactly what
+// vpdpbusd consumes, and 16 such lines at a stride of one panel row are an AMX B tile.
 
 #include <cstddef>
 #include <cstdint>
@@ -42,15 +43,16 @@ enum class Int8Kernel {
   Portable,    // plain C++
   Avx2,        // vpmaddwd on sign-extended int16 (no VNNI)
   Avx512Vnni,  // vpdpbusd
+  Amx,         // tdpbssd on 16 x 64-byte tiles
 };
 
 class QuantizedLinear {
  public:
   QuantizedLinear() = default;
   // weight: n*k floats, row-major [n x k]; bias: n floats or empty (zero bias). isa picks
-  // the int32 kernel: Avx512 uses VNNI when the CPU has it, else the AVX2 tile (every
-  // AVX-512 CPU has AVX2); Avx2 uses the AVX2 tile; anything else (or an ISA the CPU lacks)
-  // is portable.
+  // the int32 kernel: Amx uses AMX tiles when the process may (else as Avx512); Avx512 uses
+  // VNNI when the CPU has it, else the AVX2 tile (every AVX-512 CPU has AVX2); Avx2 uses the
+  // AVX2 tile; anything else (or an ISA the CPU lacks) is portable.
   QuantizedLinear(std::span<const float> weight, std::size_t n, std::size_t k, std::span<const float> bias,
                   Isa isa = active_isa());
   // From weights quantised already (a checkpoint `warden quantize` wrote): bit-identical to
@@ -60,7 +62,7 @@ class QuantizedLinear {
 
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
-  // k rounded up to a multiple of 4 (the packed depth).
+  // k rounded up to a multiple of 4 (64 for the AMX tile): the packed depth.
   [[nodiscard]] std::size_t k_padded() const noexcept { return kp_; }
   [[nodiscard]] Isa isa() const noexcept { return isa_; }
   // The int32 tile linear_int8 runs for this layer.
@@ -103,6 +105,8 @@ namespace detail {
 
 inline constexpr std::size_t kInt8PanelWidth = 32;
 inline constexpr std::size_t kInt8MR = 6;
+inline constexpr std::size_t kInt8AmxRows = 32;   // rows of the AMX tile
+inline constexpr std::size_t kInt8AmxDepth = 64;  // k-steps per AMX B tile
 
 // Exact int32 sums of one tile: out[r][j] = Σ_k a[r*lda + k] · panel[k/4][j][k%4] for
 // r < rows (<= kInt8MR), all kInt8PanelWidth columns, k < kp (a multiple of 4). a holds
@@ -114,7 +118,14 @@ void int8_tile_avx2(const std::int8_t* a, std::size_t lda, std::size_t rows, con
 void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                            std::size_t kp, const std::int32_t* sums, std::int32_t* out);
 
-// The epilogue of one tile (rows <= kInt8MR, cols <= kInt8PanelWidth; acc as above):
+// The AMX tile: out[r][j] (row stride kInt8PanelWidth) for r < rows (<= kInt8AmxRows), all
+// kInt8PanelWidth columns, k < kp (a multiple of kInt8AmxDepth). It reads whole 16-row
+// groups of a (stride lda), so a must have 16 rows of memory (32 when rows > 16); rows past
+// `rows` may hold anything, and out's rows past `rows` are then meaningless.
+void int8_tile_amx(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
+                   std::size_t kp, std::int32_t* out);
+
+// The epilogue of one tile (rows <= kInt8AmxRows, cols <= kInt8PanelWidth; acc as above):
 // c[r][j] = act(acc[r][j] · row_scales[r] · col_scales[j] + bias[j]) (+ residual[r][j]).
 void int8_epilogue_avx512(const std::int32_t* acc, std::size_t rows, std::size_t cols,
                           const float* row_scales, const float* col_scales, const float* bias, Activation act,

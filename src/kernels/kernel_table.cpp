@@ -18,7 +18,7 @@ KernelTable choose(Isa isa) {
                 nullptr,
                 nullptr};
 #if defined(__x86_64__)
-  if (isa == Isa::Avx512) {
+  if (has_avx512(isa)) {
     t.layer_norm_rows = detail::layer_norm_rows_avx512;
     t.attend_head = detail::attend_head_avx512;
     t.int8_quantize_row = detail::int8_quantize_row_avx512;

@@ -113,6 +113,41 @@ TEST(GemmInt8Test, KernelDispatch) {
                            : cpu.avx512_vnni ? Int8Kernel::Avx512Vnni
                                              : Int8Kernel::Avx2);
   EXPECT_EQ(wide.uses_vnni(), wide.kernel() == Int8Kernel::Avx512Vnni);
+  EXPECT_EQ(wide.k_padded(), 4U);
+  const QuantizedLinear tiles(wt, 2, 4, {}, Isa::Amx);
+  EXPECT_EQ(tiles.kernel(), cpu.amx_int8 ? Int8Kernel::Amx : wide.kernel());
+  EXPECT_EQ(tiles.k_padded(), cpu.amx_int8 ? 64U : 4U);
+}
+
+// The AMX tile behind a whole layer against the portable one: row counts around the 16- and
+// 32-row tiles and the 64-row blocks, depths that are and are not multiples of 64, the
+// activations and a residual. Exact: both sum int8 products in int32 and share the epilogue.
+TEST(GemmInt8Test, AmxLayerEqualsPortableExactly) {
+  if (!cpu_features().amx_int8) GTEST_SKIP() << "no AMX int8 tiles for this process";
+  ThreadPool pool(2);
+  for (const std::size_t m : {1, 15, 16, 17, 31, 32, 33, 64, 65, 130}) {
+    for (const std::size_t n : {1, 31, 33, 384}) {
+      for (const std::size_t k : {1, 63, 64, 100, 384}) {
+        std::mt19937 rng(static_cast<unsigned>(m * 1000 + n * 10 + k));
+        const std::size_t lda = k + 3;
+        const std::size_t ldc = n + 5;
+        const auto a = normal_vector(m * lda, rng);
+        const auto wt = normal_vector(n * k, rng, 0.1F);
+        const auto bias = normal_vector(n, rng);
+        const auto res = normal_vector(m * ldc, rng);
+        const QuantizedLinear portable(wt, n, k, bias, Isa::Portable);
+        const QuantizedLinear amx(wt, n, k, bias, Isa::Amx);
+        ASSERT_EQ(amx.kernel(), Int8Kernel::Amx);
+        for (const Activation act : {Activation::None, Activation::Gelu}) {
+          const Epilogue ep{act, act == Activation::None ? nullptr : res.data(), ldc};
+          const auto expected = run_int8(portable, a, lda, m, ep, ldc, nullptr);
+          const auto got = run_int8(amx, a, lda, m, ep, ldc, m % 2 == 0 ? &pool : nullptr);
+          ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)), 0)
+              << "m=" << m << " n=" << n << " k=" << k << " act=" << static_cast<int>(act);
+        }
+      }
+    }
+  }
 }
 
 #if defined(__x86_64__)

@@ -1,0 +1,81 @@
+// AMX int8 tile: 32 rows x 32 columns of int32 sums in four 16 x 16 accumulator tiles, per
+// 64 k-steps two A tiles (16 rows x 64 bytes each) and two B tiles (16 k-quads x 16 columns x
+// 4 bytes). The packed panel layout [k/4][32][4] is already what tdpbssd reads as B: a B tile
+// is 16 consecutive k-quad rows of the panel at a stride of 128 bytes, columns 0-15 at offset 0
+// and 16-31 at offset 64. Both operands are signed (tdpbssd), so unlike the VNNI tile no
+// offset correction is needed; the sums are exact, hence equal to every other tile's.
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/gemm_int8.hpp"
+
+namespace warden::kernels::detail {
+
+namespace {
+
+// The 64-byte tile configuration (palette 1): every tile 16 rows x 64 bytes.
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t colsb[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+// The configuration is per thread; it is loaded on a thread's first tile and kept (it is the
+// same for every layer), so that no tile pays for ldtilecfg.
+thread_local bool t_configured = false;
+
+void configure() {
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) {
+    config.colsb[t] = 64;
+    config.rows[t] = 16;
+  }
+  _tile_loadconfig(&config);
+  t_configured = true;
+}
+
+}  // namespace
+
+void int8_tile_amx(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
+                   std::size_t kp, std::int32_t* out) {
+  if (!t_configured) configure();
+  constexpr std::size_t kPanelStride = kInt8PanelWidth * 4;  // bytes per k-quad row of a panel
+  const auto a_stride = static_cast<long>(lda);
+  const auto b_stride = static_cast<long>(kPanelStride);
+  _tile_zero(0);
+  _tile_zero(1);
+  if (rows > 16) {
+    _tile_zero(2);
+    _tile_zero(3);
+    for (std::size_t k = 0; k < kp; k += 64) {
+      const std::int8_t* b = panel + (k / 4) * kPanelStride;
+      _tile_loadd(4, a + k, a_stride);
+      _tile_loadd(5, a + 16 * lda + k, a_stride);
+      _tile_loadd(6, b, b_stride);
+      _tile_loadd(7, b + 64, b_stride);
+      _tile_dpbssd(0, 4, 6);
+      _tile_dpbssd(1, 4, 7);
+      _tile_dpbssd(2, 5, 6);
+      _tile_dpbssd(3, 5, 7);
+    }
+    _tile_stored(2, out + 16 * kInt8PanelWidth, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
+    _tile_stored(3, out + 16 * kInt8PanelWidth + 16, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
+  } else {
+    for (std::size_t k = 0; k < kp; k += 64) {
+      const std::int8_t* b = panel + (k / 4) * kPanelStride;
+      _tile_loadd(4, a + k, a_stride);
+      _tile_loadd(6, b, b_stride);
+      _tile_loadd(7, b + 64, b_stride);
+      _tile_dpbssd(0, 4, 6);
+      _tile_dpbssd(1, 4, 7);
+    }
+  }
+  _tile_stored(0, out, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
+  _tile_stored(1, out + 16, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
+}
+
+}  // namespace warden::kernels::detail
