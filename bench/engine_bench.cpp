@@ -1,12 +1,12 @@
 // Encoder forward-pass throughput and latency on a model folder, over a grid of batch
 // sizes and sequence lengths, with synthetic token ids (timing does not depend on which
-// ids). Prints one JSON object per grid point, and the machine's measured peak FLOP/s so
-// that each point also reports the fraction of peak it reached.
+// ids). Prints the machine's roofline first (bench/roofline.hpp, with the layers' bytes as
+// the working set), then one JSON object per grid point with its fraction of the fp32 peak
+// (peak_fraction, the older figure) and of its roofline bound (roofline_fraction: compute or
+// bandwidth, whichever limits that point; "bound" says which).
 //
 //   engine_bench --model-dir DIR [--threads N] [--batches 1,8,32] [--seqs 16,128,512]
 //                [--min-seconds 1.0]
-
-#include <immintrin.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "model/encoder_model.hpp"
+#include "roofline.hpp"
 
 namespace {
 
@@ -37,41 +38,6 @@ std::vector<std::size_t> parse_list(const std::string& s) {
     pos = end + 1;
   }
   return out;
-}
-
-// Peak float32 FLOP/s of one core: 16 independent chains of 512-bit FMAs.
-__attribute__((target("avx512f"))) double peak_flops_one_core_avx512() {
-  __m512 acc[16];
-  for (auto& a : acc) a = _mm512_set1_ps(1.0F);
-  const __m512 m = _mm512_set1_ps(0.999999F);
-  const __m512 b = _mm512_set1_ps(1e-7F);
-  constexpr long kIters = 20'000'000;
-  const auto t0 = Clock::now();
-  for (long i = 0; i < kIters; ++i) {
-#pragma GCC unroll 16
-    for (auto& a : acc) a = _mm512_fmadd_ps(a, m, b);
-  }
-  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-  float sink = 0;
-  for (auto& a : acc) {
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, a);
-    sink += lanes[0];
-  }
-  if (sink == 42.0F) std::puts("");
-  return 2.0 * 16 * 16 * double(kIters) / secs;
-}
-
-double peak_flops(std::size_t threads) {
-  if (!warden::cpu_features().avx512) return 0;
-  std::vector<double> per(threads);
-  std::vector<std::thread> ts;
-  for (std::size_t t = 0; t < threads; ++t)
-    ts.emplace_back([&per, t] { per[t] = peak_flops_one_core_avx512(); });
-  for (auto& t : ts) t.join();
-  double sum = 0;
-  for (double p : per) sum += p;
-  return sum;
 }
 
 }  // namespace
@@ -123,12 +89,20 @@ int main(int argc, char** argv) {
         warden::model::load_encoder_model(model_dir, nullptr, warden::active_isa(), *precision);
     const auto& d = model->encoder.dims();
     warden::ThreadPool pool(threads);
-    const double peak = peak_flops(pool.size());
+    const std::size_t layer_bytes = model->encoder.layer_bytes();
+    const auto roofline = warden::bench::measure_roofline(pool.size(), layer_bytes);
+    const double peak = roofline.fp32_all;
+    // The dense layers run on AMX tiles when the ISA is amx and the CPU has them for the dtype.
+    const bool uses_amx = warden::active_isa() == warden::Isa::Amx &&
+                          ((*precision == warden::Precision::Int8 && warden::cpu_features().amx_int8) ||
+                           (*precision == warden::Precision::BFloat16 && warden::cpu_features().amx_bf16));
+    const std::string dtype_name(warden::precision_name(*precision));
+    std::printf("%s\n", roofline.json().c_str());
     std::printf(
         "{\"peak_gflops\": %.1f, \"threads\": %zu, \"isa\": \"%s\", \"dtype\": \"%s\", "
-        "\"weight_bytes\": %zu}\n",
+        "\"weight_bytes\": %zu, \"layer_bytes\": %zu}\n",
         peak * 1e-9, pool.size(), std::string(warden::isa_name(warden::active_isa())).c_str(),
-        std::string(warden::precision_name(*precision)).c_str(), model->encoder.weight_bytes());
+        dtype_name.c_str(), model->encoder.weight_bytes(), layer_bytes);
     std::mt19937 rng(1);
     std::uniform_int_distribution<std::uint32_t> id_dist(1000, static_cast<std::uint32_t>(d.vocab - 1));
     warden::model::EncoderWorkspace ws;
@@ -156,16 +130,21 @@ int main(int argc, char** argv) {
         const double med = times[times.size() / 2];
         const double tokens = double(batch_size * seq);
         const double h = double(d.hidden), inter = double(d.intermediate);
-        const double flops = double(d.layers) * (2 * tokens * h * (4 * h + 2 * inter) +
-                                                 4 * double(batch_size) * double(seq) * double(seq) * h);
+        const double dense_flops = double(d.layers) * 2 * tokens * h * (4 * h + 2 * inter);
+        const double attention_flops = double(d.layers) * 4 * double(batch_size) * double(seq) * double(seq) * h;
+        const double flops = dense_flops + attention_flops;
+        bool memory_bound = false;
+        const double bound = warden::bench::roofline_seconds(roofline, dtype_name, uses_amx, dense_flops, attention_flops,
+                                                             double(layer_bytes), &memory_bound);
         std::printf(
             "{\"engine\": \"warden\", \"dtype\": \"%s\", \"batch\": %zu, \"seq\": %zu, \"median_ms\": %.3f, "
             "\"p10_ms\": %.3f, "
             "\"p90_ms\": %.3f, \"runs\": %zu, \"tokens_per_s\": %.0f, \"gflops\": %.1f, \"peak_fraction\": "
-            "%.3f}\n",
+            "%.3f, \"bound_ms\": %.3f, \"roofline_fraction\": %.3f, \"bound\": \"%s\"}\n",
             std::string(warden::precision_name(*precision)).c_str(), batch_size, seq, med * 1e3,
             times[times.size() / 10] * 1e3, times[times.size() * 9 / 10] * 1e3, times.size(), tokens / med,
-            flops / med * 1e-9, peak > 0 ? flops / med / peak : 0.0);
+            flops / med * 1e-9, peak > 0 ? flops / med / peak : 0.0, bound * 1e3, bound / med,
+            memory_bound ? "bandwidth" : "compute");
         std::fflush(stdout);
       }
     }

@@ -115,8 +115,12 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
 }
 
 std::size_t Encoder::weight_bytes() const noexcept {
-  std::size_t bytes =
-      w_.word_embeddings.bytes() + w_.position_embeddings.bytes() + w_.token_type_embeddings.bytes();
+  return w_.word_embeddings.bytes() + w_.position_embeddings.bytes() + w_.token_type_embeddings.bytes() +
+         layer_bytes();
+}
+
+std::size_t Encoder::layer_bytes() const noexcept {
+  std::size_t bytes = 0;
   for (const auto& l : w_.layers) {
     bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_out.bytes();
     bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);

@@ -100,6 +100,9 @@ class Encoder {
 
   // Bytes of weights held (packed, plain, and the embedding tables wherever they live).
   [[nodiscard]] std::size_t weight_bytes() const noexcept;
+  // Bytes of the layers alone (dense weights, biases, norms): what every forward pass reads
+  // whole, whatever its tokens (of the embedding tables it reads only the rows it uses).
+  [[nodiscard]] std::size_t layer_bytes() const noexcept;
 
  private:
   void embed(const TokenBatch& batch, float* x, float* scratch) const;
