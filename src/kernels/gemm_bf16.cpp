@@ -52,17 +52,21 @@ float from_bf16(std::uint16_t h) noexcept {
 }  // namespace detail
 
 Bf16Linear::Bf16Linear(std::size_t n, std::size_t k, std::span<const float> bias, Isa isa)
-    : n_(n), k_(k), kp_((k + 1) / 2 * 2), isa_(isa) {
+    : n_(n), k_(k), isa_(isa) {
   if (!bias.empty() && bias.size() != n) {
     throw Error(ErrorKind::Internal, "Bf16Linear: bias size does not match the layer");
   }
 #if defined(__x86_64__)
-  if (has_avx512(isa) && cpu_features().avx512) {
+  if (isa == Isa::Amx && cpu_features().amx_bf16) {
+    kernel_ = Kernel::Amx;
+  } else if (has_avx512(isa) && cpu_features().avx512) {
     kernel_ = cpu_features().avx512_bf16 ? Kernel::Avx512Bf16 : Kernel::Avx512;
   } else if (isa == Isa::Avx2 && cpu_features().avx2_fma) {
     kernel_ = Kernel::Avx2;
   }
 #endif
+  const std::size_t depth = kernel_ == Kernel::Amx ? detail::kBf16AmxDepth : 2;
+  kp_ = (k + depth - 1) / depth * depth;
   const std::size_t panels = (n + kNr - 1) / kNr;
   panels_ = AlignedBuffer<std::uint16_t>(panels * kp_ * kNr);  // zero: padding rows and columns
   bias_ = AlignedBuffer<float>(panels * kNr);
@@ -106,10 +110,14 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
   if (w.uses_avx512_bf16()) tile = detail::bf16_tile_avx512_bf16;
   if (w.uses_avx512()) tile = detail::bf16_tile_avx512;
   if (w.uses_avx2()) tile = detail::bf16_tile_avx2;
+  if (w.uses_amx()) tile = detail::bf16_tile_amx;
 #endif
   const KernelTable& kt = kernel_table();
 
-  const std::size_t mc = kMr * kTilesPerBlock;
+  // Row tiles of the kernel's height; a block is a whole number of them (the AMX tile reads
+  // whole 16-row groups of the rounded rows, which must therefore lie inside the buffer).
+  const std::size_t mr = w.uses_amx() ? detail::kBf16AmxRows : kMr;
+  const std::size_t mc = w.uses_amx() ? 2 * detail::kBf16AmxRows : kMr * kTilesPerBlock;
   const std::size_t panels = (n + kNr - 1) / kNr;
   detail::for_each_block(
       m, mc, panels, pool,
@@ -123,22 +131,22 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
         // development VM) even at k = 1536 with the panels in L3, and splitting k or running
         // panel-major measured no faster at the bge-small shapes.
         thread_local std::vector<std::uint16_t> ba;
-        ba.resize(kMr * kp);
+        ba.resize(mr * kp);
         const std::size_t lines_per_row = (k * sizeof(float) + 63) / 64;
         const std::size_t npanels = p_end - p_begin;
-        alignas(64) float acc[kMr * kNr];
-        for (std::size_t r0 = row_begin; r0 < row_end; r0 += kMr) {
-          const std::size_t rows = std::min(kMr, row_end - r0);
+        alignas(64) float acc[detail::kBf16AmxRows * kNr];
+        for (std::size_t r0 = row_begin; r0 < row_end; r0 += mr) {
+          const std::size_t rows = std::min(mr, row_end - r0);
           for (std::size_t r = 0; r < rows; ++r) {
             kt.bf16_round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
           }
-          const std::size_t next_rows = r0 + kMr < row_end ? std::min(kMr, row_end - r0 - kMr) : 0;
+          const std::size_t next_rows = r0 + mr < row_end ? std::min(mr, row_end - r0 - mr) : 0;
           const std::size_t next_lines = next_rows * lines_per_row;
           for (std::size_t p = p_begin; p < p_end; ++p) {
             // This panel's share of the next row tile's lines of A.
             const std::size_t i = p - p_begin;
             for (std::size_t l = i * next_lines / npanels; l < (i + 1) * next_lines / npanels; ++l) {
-              const std::size_t row = r0 + kMr + l / lines_per_row;
+              const std::size_t row = r0 + mr + l / lines_per_row;
               __builtin_prefetch(a + row * lda + (l % lines_per_row) * 16);
             }
             tile(ba.data(), kp, rows, w.panels() + p * kp * kNr, kp, acc);

@@ -9,14 +9,16 @@
 // summation order differs (and vdpbf16ps treats denormal bf16 inputs as zero). Bias,
 // activation and residual are applied in the same epilogue as linear().
 //
-// Kernels: AVX-512 BF16 (vdpbf16ps, two k-steps per instruction) when the layer's isa is
-// Avx512 and the CPU has avx512_bf16; AVX-512F (bf16 widened to fp32 with shifts, then FMA)
+// Kernels: AMX tiles (tdpbf16ps) when the layer's isa is Amx and the process has AMX-BF16;
+// AVX-512 BF16 (vdpbf16ps, two k-steps per instruction) when the layer's isa is
+// Avx512 (or Amx) and the CPU has avx512_bf16; AVX-512F (bf16 widened to fp32 with shifts, then FMA)
 // when it has AVX-512 without BF16; the same widening with AVX2 + FMA for isa Avx2; plain
 // C++ otherwise.
 //
-// Packed layout: column panels of kBf16PanelWidth output rows, k padded with a zero to an
-// even depth, stored as [k/2][panel width][2] bf16 — one 64-byte line holds 2 k-steps of 16
-// columns, exactly what vdpbf16ps consumes.
+// Packed layout: column panels of kBf16PanelWidth output rows, k padded with zeros to an
+// even depth (a multiple of 32 for AMX, whose B tiles hold 32 k-steps), stored as
+// [k/2][panel width][2] bf16 — one 64-byte line holds 2 k-steps of 16 columns, exactly what
+// vdpbf16ps consumes, and 16 such lines at a stride of one panel row are an AMX B tile.
 
 #include <cstddef>
 #include <cstdint>
@@ -48,7 +50,7 @@ class Bf16Linear {
 
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
-  // k rounded up to even (the packed depth).
+  // k rounded up to even (to a multiple of 32 for AMX): the packed depth.
   [[nodiscard]] std::size_t k_padded() const noexcept { return kp_; }
   [[nodiscard]] Isa isa() const noexcept { return isa_; }
   // Whether linear_bf16 runs the AVX-512 BF16 (vdpbf16ps) kernel for this layer.
@@ -57,6 +59,8 @@ class Bf16Linear {
   [[nodiscard]] bool uses_avx512() const noexcept { return kernel_ == Kernel::Avx512; }
   // Whether it runs the AVX2 kernel (isa Avx2).
   [[nodiscard]] bool uses_avx2() const noexcept { return kernel_ == Kernel::Avx2; }
+  // Whether it runs on AMX tiles (isa Amx on a CPU with AMX-BF16).
+  [[nodiscard]] bool uses_amx() const noexcept { return kernel_ == Kernel::Amx; }
   [[nodiscard]] const std::uint16_t* panels() const noexcept { return panels_.data(); }
   [[nodiscard]] const float* bias() const noexcept { return bias_.data(); }  // per column
   // Resident bytes of the packed layer.
@@ -65,7 +69,7 @@ class Bf16Linear {
   }
 
  private:
-  enum class Kernel { Portable, Avx2, Avx512, Avx512Bf16 };
+  enum class Kernel { Portable, Avx2, Avx512, Avx512Bf16, Amx };
   Bf16Linear(std::size_t n, std::size_t k, std::span<const float> bias, Isa isa);
   void pack(const std::uint16_t* weight);
 
@@ -111,6 +115,13 @@ void bf16_tile_avx2(const std::uint16_t* a, std::size_t lda, std::size_t rows, c
                     std::size_t kp, float* out);
 void bf16_tile_avx512_bf16(const std::uint16_t* a, std::size_t lda, std::size_t rows,
                            const std::uint16_t* panel, std::size_t kp, float* out);
+inline constexpr std::size_t kBf16AmxRows = 32;   // rows of the AMX tile
+inline constexpr std::size_t kBf16AmxDepth = 32;  // k-steps per AMX B tile
+// The AMX tile: rows <= kBf16AmxRows, kp a multiple of kBf16AmxDepth, out kBf16AmxRows x 32.
+// It reads whole 16-row groups of a (stride lda): a must have 16 rows of memory (32 when
+// rows > 16); rows past `rows` may hold anything, and out's rows past `rows` are meaningless.
+void bf16_tile_amx(const std::uint16_t* a, std::size_t lda, std::size_t rows, const std::uint16_t* panel,
+                   std::size_t kp, float* out);
 
 // One row of A (k floats) to kp bf16 (zero-padded): the same bits as to_bf16.
 void bf16_round_row_portable(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);

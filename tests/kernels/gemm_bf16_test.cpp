@@ -101,6 +101,7 @@ std::vector<Isa> isas_to_test() {
 #if defined(__x86_64__)
   if (cpu_features().avx2_fma) isas.push_back(Isa::Avx2);
   if (cpu_features().avx512) isas.push_back(Isa::Avx512);
+  if (cpu_features().amx_bf16) isas.push_back(Isa::Amx);
 #endif
   return isas;
 }
@@ -129,7 +130,7 @@ TEST(GemmBf16Test, RoundsToNearestEven) {
 TEST(GemmBf16Test, MatchesDoubleReference) {
   ThreadPool pool(2);
   for (const Isa isa : isas_to_test()) {
-    for (const std::size_t m : {1, 2, 5, 12, 13, 25, 37}) {
+    for (const std::size_t m : {1, 2, 5, 12, 13, 16, 17, 25, 37, 65}) {
       for (const std::size_t n : {1, 31, 33, 70}) {
         for (const std::size_t k : {1, 2, 17, 63, 130}) {
           std::mt19937 rng(static_cast<unsigned>(m * 10000 + n * 100 + k));
@@ -397,6 +398,10 @@ TEST(GemmBf16Test, KernelFollowsIsaAndCpu) {
   const Bf16Linear avx512(wt, 2, 3, {}, Isa::Avx512);
   EXPECT_EQ(avx512.uses_avx512_bf16(), has_avx512_bf16());
   EXPECT_EQ(avx512.uses_avx512(), cpu_features().avx512 && !cpu_features().avx512_bf16);
+  EXPECT_FALSE(avx512.uses_amx());
+  const Bf16Linear tiles(wt, 2, 3, {}, Isa::Amx);
+  EXPECT_EQ(tiles.uses_amx(), cpu_features().amx_bf16);
+  EXPECT_EQ(tiles.k_padded(), cpu_features().amx_bf16 ? 32U : 4U);
 }
 
 TEST(GemmBf16Test, RejectsMismatchedSizes) {
