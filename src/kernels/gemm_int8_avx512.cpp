@@ -77,7 +77,22 @@ float int8_quantize_row_avx512(const float* src, std::size_t k, std::size_t kp, 
   const __m512 vinv = _mm512_set1_ps(inv);
   const __m512 lo = _mm512_set1_ps(-127.0F);
   const __m512 hi = _mm512_set1_ps(127.0F);
-  for (std::size_t i = 0; i < kp; i += 16) {
+  // 64 at a time: four conversions narrowed with two saturating packs (exact: the values are
+  // integers in [-127, 127]) and one store, instead of four narrowing stores, which cost more
+  // than the arithmetic. The packs interleave 128-bit lanes; one permute puts them back.
+  const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  std::size_t i = 0;
+  for (; i + 64 <= k; i += 64) {
+    __m512i q[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const __m512 x = _mm512_loadu_ps(src + i + static_cast<std::size_t>(j) * 16);
+      q[j] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, vinv), lo), hi));
+    }
+    const __m512i bytes = _mm512_packs_epi16(_mm512_packs_epi32(q[0], q[1]), _mm512_packs_epi32(q[2], q[3]));
+    _mm512_storeu_si512(dst + i, _mm512_permutexvar_epi32(order, bytes));
+  }
+  for (; i < kp; i += 16) {
     const std::size_t left = kp - i;
     const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << left) - 1U);
     const std::size_t real = i < k ? k - i : 0;
