@@ -131,11 +131,12 @@ int main(int argc, char** argv) {
         const double tokens = double(batch_size * seq);
         const double h = double(d.hidden), inter = double(d.intermediate);
         const double dense_flops = double(d.layers) * 2 * tokens * h * (4 * h + 2 * inter);
-        const double attention_flops = double(d.layers) * 4 * double(batch_size) * double(seq) * double(seq) * h;
+        const double attention_flops =
+            double(d.layers) * 4 * double(batch_size) * double(seq) * double(seq) * h;
         const double flops = dense_flops + attention_flops;
         bool memory_bound = false;
-        const double bound = warden::bench::roofline_seconds(roofline, dtype_name, uses_amx, dense_flops, attention_flops,
-                                                             double(layer_bytes), &memory_bound);
+        const double bound = warden::bench::roofline_seconds(
+            roofline, dtype_name, uses_amx, dense_flops, attention_flops, double(layer_bytes), &memory_bound);
         std::printf(
             "{\"engine\": \"warden\", \"dtype\": \"%s\", \"batch\": %zu, \"seq\": %zu, \"median_ms\": %.3f, "
             "\"p10_ms\": %.3f, "

@@ -20,7 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // Keeps a result alive without printing it.
 std::atomic<std::uint64_t> g_sink{0};
@@ -142,8 +144,12 @@ __attribute__((target("amx-tile,amx-int8,amx-bf16"))) double amx_loop(bool bf16)
   // 16 x 16 outputs, each a sum of 64 int8 (32 bf16) products, per instruction.
   return 2.0 * 4 * 16 * 16 * (bf16 ? 32 : 64) * static_cast<double>(kIters) / secs;
 }
-double amx_int8_loop() { return amx_loop(false); }
-double amx_bf16_loop() { return amx_loop(true); }
+double amx_int8_loop() {
+  return amx_loop(false);
+}
+double amx_bf16_loop() {
+  return amx_loop(true);
+}
 
 // The loop once on one thread, then on `threads` threads at once (the best of three
 // tries each, so that a moment of interference elsewhere does not set the peak).
@@ -237,9 +243,8 @@ double read_bandwidth(std::size_t threads, std::size_t bytes) {
   double best = 0;
   const auto start = Clock::now();
   for (int pass = 0; pass < 200 && (pass < 6 || seconds_since(start) < 0.3); ++pass) {
-    const double secs = timed_parallel(threads, [&](std::size_t t) {
-      g_sink += read_all(buffer.data() + t * chunk, chunk);
-    });
+    const double secs =
+        timed_parallel(threads, [&](std::size_t t) { g_sink += read_all(buffer.data() + t * chunk, chunk); });
     if (pass > 0) best = std::max(best, static_cast<double>(chunk * threads) / secs);
   }
   return best;
@@ -261,11 +266,12 @@ std::string Roofline::json() const {
                 "{\"roofline\": true, \"threads\": %zu, \"fp32_gflops_core\": %.1f, \"fp32_gflops\": %.1f, "
                 "\"bf16_gflops_core\": %.1f, \"bf16_gflops\": %.1f, \"int8_gops_core\": %.1f, "
                 "\"int8_gops\": %.1f, \"amx_int8_gops_core\": %.1f, \"amx_int8_gops\": %.1f, "
-                "\"amx_bf16_gflops_core\": %.1f, \"amx_bf16_gflops\": %.1f, \"dram_triad_gbs\": %.1f, \"working_set_gbs\": %.1f, "
+                "\"amx_bf16_gflops_core\": %.1f, \"amx_bf16_gflops\": %.1f, \"dram_triad_gbs\": %.1f, "
+                "\"working_set_gbs\": %.1f, "
                 "\"working_set_mb\": %.1f}",
-                threads, fp32_core * 1e-9, fp32_all * 1e-9, bf16_core * 1e-9, bf16_all * 1e-9, int8_core * 1e-9,
-                int8_all * 1e-9, amx_int8_core * 1e-9, amx_int8_all * 1e-9, amx_bf16_core * 1e-9,
-                amx_bf16_all * 1e-9, dram_triad * 1e-9, working_set * 1e-9,
+                threads, fp32_core * 1e-9, fp32_all * 1e-9, bf16_core * 1e-9, bf16_all * 1e-9,
+                int8_core * 1e-9, int8_all * 1e-9, amx_int8_core * 1e-9, amx_int8_all * 1e-9,
+                amx_bf16_core * 1e-9, amx_bf16_all * 1e-9, dram_triad * 1e-9, working_set * 1e-9,
                 static_cast<double>(working_set_bytes) / 1e6);
   return out;
 }
@@ -289,7 +295,8 @@ double roofline_seconds(const Roofline& r, const std::string& dtype, bool amx, d
                         double float_flops, double bytes, bool* memory_bound) {
   const double peak = r.compute_peak(dtype, amx);
   const double bandwidth = r.working_set > 0 ? r.working_set : r.dram_triad;
-  const double compute = (peak > 0 ? dense_flops / peak : 0) + (r.fp32_all > 0 ? float_flops / r.fp32_all : 0);
+  const double compute =
+      (peak > 0 ? dense_flops / peak : 0) + (r.fp32_all > 0 ? float_flops / r.fp32_all : 0);
   const double memory = bandwidth > 0 ? bytes / bandwidth : 0;
   if (memory_bound != nullptr) *memory_bound = memory > compute;
   return std::max(compute, memory);

@@ -27,8 +27,8 @@ struct Roofline {
   double amx_int8_core = 0, amx_int8_all = 0;
   double amx_bf16_core = 0, amx_bf16_all = 0;
   // Bytes per second, all threads.
-  double dram_triad = 0;      // a[i] = b[i] + s·c[i] over 3 x 256 MiB
-  double working_set = 0;     // reads of a working_set_bytes buffer, over and over
+  double dram_triad = 0;   // a[i] = b[i] + s·c[i] over 3 x 256 MiB
+  double working_set = 0;  // reads of a working_set_bytes buffer, over and over
   std::size_t working_set_bytes = 0;
 
   // The compute peak of a dense-layer precision ("float32", "bfloat16", "int8"), all threads,

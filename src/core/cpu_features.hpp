@@ -15,7 +15,9 @@ enum class Isa {
 };
 
 // Whether kernels for `isa` may use AVX-512 (Amx is AVX-512 with tiles on top).
-constexpr bool has_avx512(Isa isa) noexcept { return isa == Isa::Avx512 || isa == Isa::Amx; }
+constexpr bool has_avx512(Isa isa) noexcept {
+  return isa == Isa::Avx512 || isa == Isa::Amx;
+}
 
 struct CpuFeatures {
   bool avx2_fma = false;

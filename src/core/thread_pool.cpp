@@ -82,14 +82,56 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::work_on_current_job() {
+namespace {
+
+constexpr unsigned kIndexBits = 16;
+constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kIndexBits) - 1;
+constexpr std::size_t kMaxTasksPerJob = kIndexMask;
+
+// A wait for the workers' tasks counts as a stall when it is longer than both this and the
+// caller's own share of the job: a task runs in microseconds, a lost core costs a scheduler
+// slice (milliseconds).
+constexpr std::int64_t kStallNs = 50'000;
+// How long jobs then run on the caller alone before the workers are tried again: long enough
+// that a stall's cost is a few percent, short enough to get the cores back soon after the
+// neighbour is gone.
+constexpr std::int64_t kSoloWindowNs = 100'000'000;
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr std::uint64_t job_word(std::uint64_t generation, std::uint64_t tasks) {
+  return (generation << (2 * kIndexBits)) | (tasks << kIndexBits);
+}
+
+}  // namespace
+
+bool ThreadPool::claim(std::uint64_t job, std::size_t& task) noexcept {
+  std::uint64_t word = job_.load(std::memory_order_acquire);
+  for (;;) {
+    const std::uint64_t index = word & kIndexMask;
+    const std::uint64_t tasks = (word >> kIndexBits) & kIndexMask;
+    if ((word >> (2 * kIndexBits)) != job || index >= tasks) return false;
+    if (job_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      task = static_cast<std::size_t>(index);
+      return true;
+    }
+  }
+}
+
+void ThreadPool::run_tasks(std::uint64_t job) {
   const bool was_inside = t_inside_task;
   t_inside_task = true;
-  for (;;) {
-    const std::size_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (task >= tasks_) break;
+  std::size_t task = 0;
+  std::size_t finished = 0;
+  while (claim(job, task)) {
     fn_(ctx_, task);
+    ++finished;
   }
+  if (finished != 0) done_.fetch_add(finished, std::memory_order_acq_rel);
   t_inside_task = was_inside;
 }
 
@@ -99,30 +141,67 @@ void ThreadPool::run(std::size_t tasks, TaskFn fn, void* ctx) {
     for (std::size_t i = 0; i < tasks; ++i) fn(ctx, i);
     return;
   }
+  if (tasks > kMaxTasksPerJob) {  // more than one word counts: in slices
+    for (std::size_t first = 0; first < tasks; first += kMaxTasksPerJob) {
+      const std::size_t count = std::min(kMaxTasksPerJob, tasks - first);
+      struct Slice {
+        TaskFn fn;
+        void* ctx;
+        std::size_t first;
+      } slice{fn, ctx, first};
+      run(
+          count,
+          [](void* s, std::size_t i) {
+            const auto* sl = static_cast<const Slice*>(s);
+            sl->fn(sl->ctx, sl->first + i);
+          },
+          &slice);
+    }
+    return;
+  }
   const std::lock_guard run_lock(run_mutex_);
+  const std::int64_t start = now_ns();
+  if (start < solo_until_ns_.load(std::memory_order_relaxed)) {
+    const bool was_inside = t_inside_task;
+    t_inside_task = true;
+    for (std::size_t i = 0; i < tasks; ++i) fn(ctx, i);
+    t_inside_task = was_inside;
+    return;
+  }
+  std::uint64_t job = 0;
   {
     const std::lock_guard lock(mutex_);
     fn_ = fn;
     ctx_ = ctx;
-    tasks_ = tasks;
-    next_task_.store(0, std::memory_order_relaxed);
-    pending_workers_.store(workers_.size(), std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+    job =
+        (generation_.load(std::memory_order_relaxed) + 1) & ((std::uint64_t{1} << (64 - 2 * kIndexBits)) - 1);
+    job_.store(job_word(job, tasks), std::memory_order_release);
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
-  work_on_current_job();
-  // Every task was taken by a thread that finishes it before leaving the job, so the job
-  // is done when every worker has left it.
-  // Spin first (the workers are normally a few microseconds behind), then yield: on a
-  // machine shared with other processes a worker may have lost its core, and spinning
-  // would only keep it from getting it back.
-  for (unsigned spins = 0; pending_workers_.load(std::memory_order_acquire) != 0; ++spins) {
+  run_tasks(job);
+  // Wait for the tasks the workers took (the rest this thread did). Spin first (a task is
+  // normally microseconds from done), then yield: a worker that lost its core mid-task needs
+  // the core back, and spinning would only delay that.
+  if (done_.load(std::memory_order_acquire) == tasks) return;
+  const std::int64_t worked = now_ns();
+  for (unsigned spins = 0; done_.load(std::memory_order_acquire) != tasks; ++spins) {
     if (spins < 4096) {
       cpu_relax();
     } else {
       std::this_thread::yield();
     }
   }
+  const std::int64_t end = now_ns();
+  if (end - worked > std::max(kStallNs, worked - start)) {
+    solo_until_ns_.store(end + kSoloWindowNs, std::memory_order_relaxed);
+  }
+}
+
+std::size_t ThreadPool::threads_now() const noexcept {
+  if (workers_.empty() || now_ns() < solo_until_ns_.load(std::memory_order_relaxed)) return 1;
+  return size();
 }
 
 void ThreadPool::worker_loop() {
@@ -142,8 +221,9 @@ void ThreadPool::worker_loop() {
     }
     seen = current;
     if (stop_.load(std::memory_order_acquire)) return;
-    work_on_current_job();
-    pending_workers_.fetch_sub(1, std::memory_order_acq_rel);
+    // The job this generation posted (or a newer one: then claim() finds nothing and the
+    // worker waits for the next generation).
+    run_tasks(job_.load(std::memory_order_acquire) >> (2 * kIndexBits));
   }
 }
 

@@ -235,7 +235,7 @@ namespace detail {
 void for_each_block(std::size_t m, std::size_t mc, std::size_t panels, ThreadPool* pool,
                     const BlockFn& body) {
   const std::size_t mblocks = (m + mc - 1) / mc;
-  const TaskGrid grid = task_grid(mblocks, panels, pool != nullptr ? pool->size() : 1);
+  const TaskGrid grid = task_grid(mblocks, panels, pool != nullptr ? pool->threads_now() : 1);
   auto run_task = [&](std::size_t task) {
     const std::size_t row_begin = task / grid.nblocks * mc;
     const std::size_t p_begin = task % grid.nblocks * grid.panels_per_block;

@@ -69,7 +69,8 @@ void int8_tile_amx(const std::int8_t* a, std::size_t lda, std::size_t rows, cons
       _tile_dpbssd(3, 5, 7);
     }
     _tile_stored(2, out + 16 * kInt8PanelWidth, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
-    _tile_stored(3, out + 16 * kInt8PanelWidth + 16, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
+    _tile_stored(3, out + 16 * kInt8PanelWidth + 16,
+                 static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
   } else {
     for (std::size_t k = 0; k < kp; k += 64) {
       const std::int8_t* b = panel + (k / 4) * kPanelStride;

@@ -64,8 +64,8 @@ using TileFn = void (*)(const std::int8_t*, std::size_t, std::size_t, const std:
 
 #if defined(__x86_64__)
 // The AMX tile behind TileFn's signature (it needs no column sums: both operands are signed).
-void amx_tile(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel, std::size_t kp,
-              const std::int32_t* /*sums*/, std::int32_t* out) {
+void amx_tile(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
+              std::size_t kp, const std::int32_t* /*sums*/, std::int32_t* out) {
   detail::int8_tile_amx(a, lda, rows, panel, kp, out);
 }
 #endif

@@ -18,6 +18,44 @@ TEST(ThreadPool, RunsEveryTaskExactlyOnce) {
   }
 }
 
+// Jobs back to back with tasks of uneven length: a worker that is late for one job must
+// never take a task of the next under the old job's function or count.
+TEST(ThreadPool, BackToBackJobsOfDifferentSizesNeverMix) {
+  ThreadPool pool(3);
+  for (int round = 0; round < 3000; ++round) {
+    const std::size_t tasks = 1 + static_cast<std::size_t>(round * 7919) % 37;
+    std::vector<std::atomic<int>> hits(tasks);
+    pool.parallel_for(tasks, [&, round](std::size_t i) {
+      if ((i + static_cast<std::size_t>(round)) % 5 == 0) {
+        volatile int spin = 0;
+        for (int s = 0; s < 2000; ++s) spin = spin + s;
+      }
+      hits[i].fetch_add(1);
+    });
+    for (std::size_t i = 0; i < tasks; ++i)
+      ASSERT_EQ(hits[i].load(), 1) << "round " << round << " task " << i;
+  }
+}
+
+// More tasks than one job word counts run in slices, each task once.
+TEST(ThreadPool, MoreTasksThanOneWordCounts) {
+  ThreadPool pool(2);
+  std::vector<std::atomic<unsigned char>> hits(70'000);
+  pool.parallel_for(hits.size(), [&](std::size_t i) { hits[i].fetch_add(1); });
+  for (std::size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].load(), 1) << i;
+}
+
+// Many more workers than cores, most of them asleep or off-core when a small job is posted:
+// the job completes (the caller takes what they do not) with each task run once.
+TEST(ThreadPool, CallerFinishesWithoutIdleWorkers) {
+  ThreadPool pool(8);  // more workers than this machine has cores: most are not running
+  for (int round = 0; round < 500; ++round) {
+    std::atomic<int> count{0};
+    pool.parallel_for(2, [&](std::size_t) { count.fetch_add(1); });
+    ASSERT_EQ(count.load(), 2);
+  }
+}
+
 TEST(ThreadPool, NestedCallsRunInline) {
   ThreadPool pool(2);
   std::atomic<int> total{0};
