@@ -49,10 +49,11 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> seqs{16, 128, 512};
   double min_seconds = 1.0;
   std::string dtype = "float32";
+  bool roofline_on = true;  // --roofline off: skip measuring it (profiling the engine alone)
   if (argc == 2 && std::string(argv[1]) == "--help") {
     std::printf(
         "usage: engine_bench --model-dir DIR [--threads N] [--batches ..] [--seqs ..] [--min-seconds S] "
-        "[--dtype float32|bfloat16|int8]\n");
+        "[--dtype float32|bfloat16|int8] [--roofline on|off]\n");
     return 0;
   }
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
       min_seconds = std::stod(value);
     else if (flag == "--dtype")
       dtype = value;
+    else if (flag == "--roofline")
+      roofline_on = value != "off";
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -90,7 +93,8 @@ int main(int argc, char** argv) {
     const auto& d = model->encoder.dims();
     warden::ThreadPool pool(threads);
     const std::size_t layer_bytes = model->encoder.layer_bytes();
-    const auto roofline = warden::bench::measure_roofline(pool.size(), layer_bytes);
+    const auto roofline =
+        roofline_on ? warden::bench::measure_roofline(pool.size(), layer_bytes) : warden::bench::Roofline{};
     const double peak = roofline.fp32_all;
     // The dense layers run on AMX tiles when the ISA is amx and the CPU has them for the dtype.
     const bool uses_amx = warden::active_isa() == warden::Isa::Amx &&

@@ -88,10 +88,13 @@ constexpr unsigned kIndexBits = 16;
 constexpr std::uint64_t kIndexMask = (std::uint64_t{1} << kIndexBits) - 1;
 constexpr std::size_t kMaxTasksPerJob = kIndexMask;
 
-// A wait for the workers' tasks counts as a stall when it is longer than both this and the
-// caller's own share of the job: a task runs in microseconds, a lost core costs a scheduler
-// slice (milliseconds).
-constexpr std::int64_t kStallNs = 50'000;
+// A wait for the workers' tasks counts as a stall when it is longer than both this and a few
+// times the caller's own share of the job: a task runs in microseconds and tasks are near
+// equal (so an uneven split of them costs a task or two), a lost core costs a scheduler slice
+// (milliseconds). Measured: waits of 60-250 µs are common on a quiet machine (a 3:1 split of a
+// four-task job), and with a busy neighbour the stalls are milliseconds.
+constexpr std::int64_t kStallNs = 500'000;
+constexpr std::int64_t kStallShare = 4;
 // How long jobs then run on the caller alone before the workers are tried again: long enough
 // that a stall's cost is a few percent, short enough to get the cores back soon after the
 // neighbour is gone.
@@ -194,7 +197,7 @@ void ThreadPool::run(std::size_t tasks, TaskFn fn, void* ctx) {
     }
   }
   const std::int64_t end = now_ns();
-  if (end - worked > std::max(kStallNs, worked - start)) {
+  if (end - worked > std::max(kStallNs, kStallShare * (worked - start))) {
     solo_until_ns_.store(end + kSoloWindowNs, std::memory_order_relaxed);
   }
 }
