@@ -169,8 +169,10 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   const std::size_t mc = w.kernel() == Int8Kernel::Amx ? 2 * detail::kInt8AmxRows : kMr * kTilesPerBlock;
   // Dynamic per-row quantisation of A, by each task for its own rows just before it uses
   // them: the int8 rows and scales are still in cache when the tiles read them, and no
-  // separate pass (nor its barrier) is needed. With the columns split too (few rows), the
-  // tasks sharing a row block each quantise it: rows are few then, and the result identical.
+  // separate pass (nor its barrier) is needed. When all rows fit one block (a short query),
+  // the pool splits the columns instead and every task would quantise the same rows: then
+  // the caller quantises them once, before the tasks start (a microsecond at 16 x 384; done
+  // by each task it had been a sixth of a 1 x 16 forward pass).
   auto quantize_rows_of = [&](std::size_t row_begin, std::size_t row_end, std::int8_t* qa, float* scales) {
     for (std::size_t r = row_begin; r < row_end; ++r) {
       std::int8_t* dst = qa + (r - row_begin) * kp;
@@ -180,14 +182,30 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   };
 
   const std::size_t panels = (n + kNr - 1) / kNr;
+  const bool shared_rows = m <= mc && pool != nullptr;
+  thread_local std::vector<std::int8_t> caller_qa;
+  thread_local std::vector<float> caller_scales;
+  if (shared_rows) {
+    caller_qa.resize(mc * kp);
+    caller_scales.resize(mc);
+    quantize_rows_of(0, m, caller_qa.data(), caller_scales.data());
+  }
+  const std::int8_t* shared_qa = caller_qa.data();
+  const float* shared_scales = caller_scales.data();
   detail::for_each_block(
       m, mc, panels, pool,
       [&](std::size_t row_begin, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
-        thread_local std::vector<std::int8_t> qa;
-        thread_local std::vector<float> row_scales;
-        qa.resize(mc * kp);
-        row_scales.resize(mc);
-        quantize_rows_of(row_begin, row_end, qa.data(), row_scales.data());
+        thread_local std::vector<std::int8_t> own_qa;
+        thread_local std::vector<float> own_scales;
+        const std::int8_t* qa = shared_qa;
+        const float* row_scales = shared_scales;
+        if (!shared_rows) {
+          own_qa.resize(mc * kp);
+          own_scales.resize(mc);
+          quantize_rows_of(row_begin, row_end, own_qa.data(), own_scales.data());
+          qa = own_qa.data();
+          row_scales = own_scales.data();
+        }
         alignas(64) std::int32_t acc[detail::kInt8AmxRows * kNr];
         // Row tile outer: its quantised A (mr x kp bytes) stays in L1 while the panels
         // stream from L2.
@@ -200,13 +218,13 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
             const float* col_scale = w.scales() + col0;
             const float* bias = w.bias() + col0;
             const std::size_t local = r0 - row_begin;  // the tile's first row in this block
-            tile(qa.data() + local * kp, kp, rows, panel, kp, w.sums() + col0, acc);
+            tile(qa + local * kp, kp, rows, panel, kp, w.sums() + col0, acc);
             // Epilogue, shared by every kernel (so all of them give the same floats): dequantise,
             // bias, activation, residual. C may alias R element for element.
             const float* res0 =
                 epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
             if (kt.int8_epilogue != nullptr) {
-              kt.int8_epilogue(acc, rows, cols, row_scales.data() + local, col_scale, bias,
+              kt.int8_epilogue(acc, rows, cols, row_scales + local, col_scale, bias,
                                epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
               continue;
             }
