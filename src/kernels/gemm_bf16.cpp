@@ -119,6 +119,15 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
   const std::size_t mr = w.uses_amx() ? detail::kBf16AmxRows : kMr;
   const std::size_t mc = w.uses_amx() ? 2 * detail::kBf16AmxRows : kMr * kTilesPerBlock;
   const std::size_t panels = (n + kNr - 1) / kNr;
+  // When all rows fit one block (a short query) the pool splits the columns, and every task
+  // would round the same rows: the caller rounds them once instead, before the tasks start.
+  const bool shared_rows = m <= mc && pool != nullptr;
+  thread_local std::vector<std::uint16_t> caller_ba;
+  if (shared_rows) {
+    caller_ba.resize(mc * kp);
+    for (std::size_t r = 0; r < m; ++r) kt.bf16_round_row(a + r * lda, k, kp, caller_ba.data() + r * kp);
+  }
+  const std::uint16_t* shared_ba = caller_ba.data();
   detail::for_each_block(
       m, mc, panels, pool,
       [&](std::size_t row_begin, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
@@ -137,8 +146,12 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
         alignas(64) float acc[detail::kBf16AmxRows * kNr];
         for (std::size_t r0 = row_begin; r0 < row_end; r0 += mr) {
           const std::size_t rows = std::min(mr, row_end - r0);
-          for (std::size_t r = 0; r < rows; ++r) {
-            kt.bf16_round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
+          const std::uint16_t* tile_a = shared_ba + r0 * kp;
+          if (!shared_rows) {
+            for (std::size_t r = 0; r < rows; ++r) {
+              kt.bf16_round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
+            }
+            tile_a = ba.data();
           }
           const std::size_t next_rows = r0 + mr < row_end ? std::min(mr, row_end - r0 - mr) : 0;
           const std::size_t next_lines = next_rows * lines_per_row;
@@ -149,7 +162,7 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
               const std::size_t row = r0 + mr + l / lines_per_row;
               __builtin_prefetch(a + row * lda + (l % lines_per_row) * 16);
             }
-            tile(ba.data(), kp, rows, w.panels() + p * kp * kNr, kp, acc);
+            tile(tile_a, kp, rows, w.panels() + p * kp * kNr, kp, acc);
             // No k-blocking: each element of C is written once, after its residual element is
             // read, so C may alias R element for element.
             const std::size_t col0 = p * kNr;
