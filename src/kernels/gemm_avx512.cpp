@@ -12,6 +12,7 @@ namespace warden::kernels::detail {
 namespace {
 
 constexpr int MR = static_cast<int>(kAvx512MR);
+constexpr std::size_t kPrefetchFloats = 32 * 16;  // 16 k-steps (2 KiB) ahead
 
 inline __m512 apply_activation(__m512 v, Activation act) {
   switch (act) {
@@ -24,23 +25,28 @@ inline __m512 apply_activation(__m512 v, Activation act) {
   }
 }
 
-}  // namespace
-
-void tile_avx512(const Tile& t) {
-  __m512 acc0[MR];
-  __m512 acc1[MR];
+// The tile for at most R rows (R <= MR): A is packed for MR rows whatever R, so that a short
+// remainder tile (the last 4 rows of a 16-token query) does 4 rows of arithmetic, not 12.
+template <int R>
+void tile_rows(const Tile& t) {
+  __m512 acc0[R];
+  __m512 acc1[R];
 #pragma GCC unroll 12
-  for (int r = 0; r < MR; ++r) {
+  for (int r = 0; r < R; ++r) {
     acc0[r] = _mm512_setzero_ps();
     acc1[r] = _mm512_setzero_ps();
   }
   const float* a = t.a;
   const float* b = t.b;
   for (std::size_t k = 0; k < t.kc; ++k) {
+    // The panel streams from L3 or memory when the rows are few (a short query reads every
+    // weight once per row tile): fetch its lines well ahead of use.
+    _mm_prefetch(reinterpret_cast<const char*>(b + kPrefetchFloats), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + kPrefetchFloats + 16), _MM_HINT_T0);
     const __m512 b0 = _mm512_load_ps(b);
     const __m512 b1 = _mm512_load_ps(b + 16);
 #pragma GCC unroll 12
-    for (int r = 0; r < MR; ++r) {
+    for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(a[r]);
       acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
       acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
@@ -62,7 +68,7 @@ void tile_avx512(const Tile& t) {
   }
   const int rows = static_cast<int>(t.rows);
 #pragma GCC unroll 12
-  for (int r = 0; r < MR; ++r) {
+  for (int r = 0; r < R; ++r) {
     if (r >= rows) break;
     float* c = t.c + static_cast<std::size_t>(r) * t.ldc;
     __m512 v0 = acc0[r];
@@ -89,6 +95,18 @@ void tile_avx512(const Tile& t) {
         if (t.residual != nullptr) c[j] += t.residual[static_cast<std::size_t>(r) * t.ldr + j];
       }
     }
+  }
+}
+
+}  // namespace
+
+void tile_avx512(const Tile& t) {
+  if (t.rows <= 4) {
+    tile_rows<4>(t);
+  } else if (t.rows <= 8) {
+    tile_rows<8>(t);
+  } else {
+    tile_rows<MR>(t);
   }
 }
 
