@@ -169,10 +169,11 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   const std::size_t mc = w.kernel() == Int8Kernel::Amx ? 2 * detail::kInt8AmxRows : kMr * kTilesPerBlock;
   // Dynamic per-row quantisation of A, by each task for its own rows just before it uses
   // them: the int8 rows and scales are still in cache when the tiles read them, and no
-  // separate pass (nor its barrier) is needed. When all rows fit one block (a short query),
-  // the pool splits the columns instead and every task would quantise the same rows: then
-  // the caller quantises them once, before the tasks start (a microsecond at 16 x 384; done
-  // by each task it had been a sixth of a 1 x 16 forward pass).
+  // separate pass (nor its barrier) is needed. When the rows are few (a short query), the
+  // pool splits the columns too and several tasks would quantise the same rows: then they
+  // are quantised once, before the tasks start — by the caller when they fit one block (a
+  // microsecond at 16 x 384), else as a parallel pass of its own. Done by each task it had
+  // been a sixth of a 1 x 16 forward pass.
   auto quantize_rows_of = [&](std::size_t row_begin, std::size_t row_end, std::int8_t* qa, float* scales) {
     for (std::size_t r = row_begin; r < row_end; ++r) {
       std::int8_t* dst = qa + (r - row_begin) * kp;
@@ -182,13 +183,25 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
   };
 
   const std::size_t panels = (n + kNr - 1) / kNr;
-  const bool shared_rows = m <= mc && pool != nullptr;
+  const std::size_t mblocks = (m + mc - 1) / mc;
+  const bool shared_rows =
+      pool != nullptr && detail::task_grid(mblocks, panels, pool->threads_now()).nblocks > 1;
   thread_local std::vector<std::int8_t> caller_qa;
   thread_local std::vector<float> caller_scales;
   if (shared_rows) {
-    caller_qa.resize(mc * kp);
-    caller_scales.resize(mc);
-    quantize_rows_of(0, m, caller_qa.data(), caller_scales.data());
+    caller_qa.resize(mblocks * mc * kp);  // whole blocks: the AMX tile reads 16-row groups
+    caller_scales.resize(mblocks * mc);
+    // (Pointers, not the thread_local names: a worker naming them would get its own.)
+    std::int8_t* all_qa = caller_qa.data();
+    float* all_scales = caller_scales.data();
+    if (mblocks == 1) {
+      quantize_rows_of(0, m, all_qa, all_scales);
+    } else {
+      pool->parallel_for(mblocks, [&](std::size_t b) {
+        const std::size_t begin = b * mc;
+        quantize_rows_of(begin, std::min(m, begin + mc), all_qa + begin * kp, all_scales + begin);
+      });
+    }
   }
   const std::int8_t* shared_qa = caller_qa.data();
   const float* shared_scales = caller_scales.data();
@@ -197,8 +210,8 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
       [&](std::size_t row_begin, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
         thread_local std::vector<std::int8_t> own_qa;
         thread_local std::vector<float> own_scales;
-        const std::int8_t* qa = shared_qa;
-        const float* row_scales = shared_scales;
+        const std::int8_t* qa = shared_qa + row_begin * kp;
+        const float* row_scales = shared_scales + row_begin;
         if (!shared_rows) {
           own_qa.resize(mc * kp);
           own_scales.resize(mc);
