@@ -129,6 +129,14 @@ void PackedLinear::set_rows(std::size_t row0, std::size_t rows, std::span<const 
     const std::size_t lanes = std::min(nr_ - lane0, rows - r);
     float* panel = panels_.data() + (col / nr_) * k_ * nr_;
     const float* src = weight.data() + r * k_;
+#if defined(__x86_64__)
+    if (has_avx512(isa_) && cpu_features().avx512 && nr_ == detail::kAvx512NR && lane0 == 0 && lanes == nr_) {
+      detail::pack_panel_avx512(src, k_, panel);
+      for (std::size_t c = 0; c < lanes; ++c) bias_[col + c] = bias.empty() ? 0.0F : bias[r + c];
+      r += lanes;
+      continue;
+    }
+#endif
     for (std::size_t kk = 0; kk < k_; ++kk) {
       float* dst = panel + kk * nr_ + lane0;
       for (std::size_t c = 0; c < lanes; ++c) dst[c] = src[c * k_ + kk];

@@ -45,6 +45,9 @@ void tile_avx512(const Tile& t);
 // Packs rows x kc of A (row stride lda) into tiles of [kc][kAvx512MR], zero-filling rows
 // past `rows`: what gemm.cpp's pack_a does for mr = 12, vectorised.
 void pack_a_avx512(const float* a, std::size_t lda, std::size_t rows, std::size_t kc, float* out);
+// Packs kAvx512NR whole rows of W (k floats each, row-major) into one panel [k][kAvx512NR]:
+// what PackedLinear::set_rows does for a full panel, vectorised.
+void pack_panel_avx512(const float* w, std::size_t k, float* panel);
 void tile_neon(const Tile& t);  // AArch64 only
 
 // How a dense layer's work is cut into tasks for `threads` threads: mblocks row blocks x

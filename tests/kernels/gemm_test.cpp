@@ -100,6 +100,32 @@ TEST(Gemm, FusedEpiloguesMatchOnEveryIsa) {
   }
 }
 
+// Every ISA's packing puts W[j][kk] at panel j / NR, row kk, lane j % NR (the AVX-512
+// transposing packer for whole panels, the scalar loop for the rest), with zero lanes past n.
+TEST(Gemm, PanelsHoldTheWeightsTransposed) {
+  for (const Isa isa : supported_isas()) {
+    for (const std::size_t n : {1, 32, 33, 64, 100}) {
+      for (const std::size_t k : {1, 15, 16, 17, 384}) {
+        std::vector<float> w(n * k);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i) + 0.5F;
+        const PackedLinear packed(w, n, k, {}, isa);
+        const std::size_t nr = packed.panel_width();
+        const std::size_t panels = (n + nr - 1) / nr;
+        for (std::size_t p = 0; p < panels; ++p) {
+          for (std::size_t kk = 0; kk < k; ++kk) {
+            for (std::size_t lane = 0; lane < nr; ++lane) {
+              const std::size_t j = p * nr + lane;
+              const float expected = j < n ? w[j * k + kk] : 0.0F;
+              ASSERT_EQ(packed.panels()[p * k * nr + kk * nr + lane], expected)
+                  << isa_name(isa) << " n=" << n << " k=" << k << " j=" << j << " kk=" << kk;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Gemm, ThreadedResultEqualsSingleThreadedBitForBit) {
   ThreadPool pool(3);
   std::mt19937 rng(7);
