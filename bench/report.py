@@ -151,6 +151,26 @@ def load_engine(results):
     return out
 
 
+def load_roofline(results):
+    """The machine's roofline (bench/roofline.hpp) as engine_bench printed it at the start of each
+    run: per figure, the median over the runs of the engine and dtypes stages (None if none)."""
+    found = []
+    for name in sorted(os.listdir(results)):
+        if re.fullmatch(r"(engine|dtypes)-.+\.jsonl", name):
+            found += [r for r in lines(os.path.join(results, name)) if r.get("roofline")]
+    if not found:
+        return None
+    keys = [k for k in found[0] if isinstance(found[0][k], (int, float)) and not isinstance(found[0][k], bool)]
+    return {k: statistics.median(r.get(k, 0) for r in found) for k in keys} | {"runs": len(found)}
+
+
+def roofline_cell(r):
+    """A Warden run's fraction of its roofline bound, and which bound, or — for older results."""
+    if r is None or r.get("roofline_fraction") is None:
+        return "—"
+    return f"{r['roofline_fraction'] * 100:.0f}% ({r.get('bound', '?')})"
+
+
 def load_tokenizer(results):
     rows = lines(os.path.join(results, "tokenizer.jsonl"))
     groups = {}
@@ -225,7 +245,9 @@ def load_dtypes(results):
                 if (engine, kind) in rows:
                     r = pick_median(rows[(engine, kind)])
                     picked.append({"engine": engine, "kind": kind, "label": label, "median_ms": r["median_ms"],
-                                   "seq_per_s": b * 1000 / r["median_ms"], "rounds": len(rows[(engine, kind)])})
+                                   "seq_per_s": b * 1000 / r["median_ms"], "rounds": len(rows[(engine, kind)]),
+                                   "bound_ms": r.get("bound_ms"), "roofline_fraction": r.get("roofline_fraction"),
+                                   "bound": r.get("bound")})
             out[(m.group(1), b, s)] = picked
     return out
 
@@ -345,6 +367,11 @@ def engine_section(engine, charts):
             series.setdefault(k, []).append((b, b * 1000 / r["median_ms"]))
     batches = [b for b, _, _ in rows]
     plots = []
+    bound = [(b, b * 1000 / p["warden"]["bound_ms"]) for b, p, _ in rows
+             if "warden" in p and p["warden"].get("bound_ms")]
+    if bound:
+        d = charts.data("engine-roofline.dat", bound)
+        plots.append(f"{q(d)} using 1:2 with lines lw 2 dt 2 lc rgb '#444444' title 'roofline bound (this machine)'")
     for k in ("warden", "onnxruntime", "pytorch"):
         if k in series:
             d = charts.data(f"engine-{k}.dat", series[k])
@@ -361,7 +388,8 @@ def engine_section(engine, charts):
         "plot " + ", \\\n  ".join(plots),
     ]))
     head = ("| batch | Warden seq/s | ONNX Runtime seq/s | PyTorch seq/s | Warden ÷ ORT | Warden ÷ PyTorch "
-            "| Warden ms | ORT ms | PyTorch ms | rounds (W/ORT/PT) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+            "| Warden ms | ORT ms | PyTorch ms | Warden of roofline | rounds (W/ORT/PT) |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     body, compact = "", ""
     for b, p, n in rows:
         sps = {k: b * 1000 / r["median_ms"] for k, r in p.items()}
@@ -370,7 +398,7 @@ def engine_section(engine, charts):
                  f"{cell('pytorch', lambda k: num(sps[k], 1))} | {ratio(sps.get('warden'), sps.get('onnxruntime'))} | "
                  f"{ratio(sps.get('warden'), sps.get('pytorch'))} | {cell('warden', lambda k: num(p[k]['median_ms'], 1))} | "
                  f"{cell('onnxruntime', lambda k: num(p[k]['median_ms'], 1))} | "
-                 f"{cell('pytorch', lambda k: num(p[k]['median_ms'], 1))} | "
+                 f"{cell('pytorch', lambda k: num(p[k]['median_ms'], 1))} | {roofline_cell(p.get('warden'))} | "
                  f"{n.get('warden', 0)}/{n.get('onnxruntime', 0)}/{n.get('pytorch', 0)} |\n")
         compact += (f"| {b} | {cell('warden', lambda k: num(sps[k], 1))} | {cell('onnxruntime', lambda k: num(sps[k], 1))} | "
                     f"{cell('pytorch', lambda k: num(sps[k], 1))} | {ratio(sps.get('warden'), sps.get('onnxruntime'))} | "
@@ -379,7 +407,9 @@ def engine_section(engine, charts):
     doc = (f"### Engine: throughput vs batch size ({preset}, fp32, seq {seq})\n\n"
            f"{{img}}Sequences per second, each the run with the median latency over the rounds (Warden and "
            f"ONNX Runtime alternate; PyTorch eager runs once). Same seeded weights, same random token ids, same "
-           f"thread count; {versions}. Ratios above 1× mean Warden is faster.\n\n" + head + body)
+           f"thread count; {versions}. Ratios above 1× mean Warden is faster. \"Of roofline\" is the roofline "
+           f"bound's time over Warden's (compute or bandwidth, whichever limits that point: see the machine's "
+           f"[roofline](#machine-roofline)); the chart draws the bound as a dashed line.\n\n" + head + body)
     readme = ("| batch | Warden seq/s | ONNX Runtime seq/s | PyTorch seq/s | Warden ÷ ORT | Warden ÷ PyTorch |\n"
               "|---:|---:|---:|---:|---:|---:|\n" + compact)
     return doc, readme, preset, seq
@@ -521,7 +551,8 @@ def dtypes_section(dtypes, charts):
             continue
         if first:
             color = lambda r: int((COLORS["warden"] if r["engine"] == "warden" else COLORS["onnxruntime"])[1:], 16)  # noqa: E731
-            d = charts.data("precision.dat", [(r["label"].replace(" ", "\n", 1), r["seq_per_s"], color(r)) for r in rows])
+            d = charts.data("precision.dat", [(r["label"].replace(" ", "\n", 1), r["seq_per_s"], color(r),
+                                               b * 1000 / r["bound_ms"] if r.get("bound_ms") else "NaN") for r in rows])
             charts.draw("precision.png", f"{preset} encoder, batch {b} x seq {s}: throughput by weight precision", "\n".join([
                 "set style fill solid 0.9 border -1",
                 "set boxwidth 0.6",
@@ -530,9 +561,10 @@ def dtypes_section(dtypes, charts):
                 "set ylabel 'throughput (sequences/s, higher is better)'",
                 "set yrange [0:*]",
                 "set offsets 0.5, 0.5, graph 0.12, 0",
-                "unset key",
-                f"plot {q(d)} using 0:2:3:xtic(1) with boxes lc rgb variable, \\",
-                "  '' using 0:2:(sprintf('%.1f', $2)) with labels offset 0,1",
+                "set key top left box opaque",
+                f"plot {q(d)} using 0:2:3:xtic(1) with boxes lc rgb variable notitle, \\",
+                "  '' using 0:2:(sprintf('%.1f', $2)) with labels offset 0,1 notitle, \\",
+                "  '' using 0:4:(0.3) with xerrorbars pt -1 lw 3 lc rgb '#444444' title 'roofline bound (Warden)'",
             ]))
         by = {(r["engine"], r["kind"]): r for r in rows}
         refs = [("ORT fp32", ("onnxruntime", "fp32")), ("ORT int8", ("onnxruntime", "int8")),
@@ -542,14 +574,36 @@ def dtypes_section(dtypes, charts):
                 "Warden per `--dtype` (engine_bench) beside ONNX Runtime on the fp32 export and on its own dynamic "
                 "int8 quantisation (bench/peers/quantize_onnx.py); the run with the median latency over the rounds. "
                 "Accuracy of each dtype: [Precision](#precision-int8-and-bfloat16-end-to-end-issue-9).\n\n"
-                "| engine | median ms | seq/s | " + " | ".join(f"× {n}" for n, _ in refs) + " | rounds |\n"
-                "|---|---:|---:|" + "---:|" * len(refs) + "---:|\n")
+                "| engine | median ms | seq/s | " + " | ".join(f"× {n}" for n, _ in refs) + " | of roofline | rounds |\n"
+                "|---|---:|---:|" + "---:|" * len(refs) + "---:|---:|\n")
         for r in rows:
             out += (f"| {r['label']} | {num(r['median_ms'], 1)} | {num(r['seq_per_s'], 1)} | "
-                    + " | ".join(ratio(r["seq_per_s"], by[k]["seq_per_s"]) for _, k in refs) + f" | {r['rounds']} |\n")
+                    + " | ".join(ratio(r["seq_per_s"], by[k]["seq_per_s"]) for _, k in refs)
+                    + f" | {roofline_cell(r) if r['engine'] == 'warden' else '—'} | {r['rounds']} |\n")
         out += "\n"
         first = False
     return out.rstrip("\n") + "\n"
+
+
+def roofline_section(r):
+    head = "### Machine roofline\n\n"
+    if not r:
+        return head + "No roofline in these results (engine_bench prints it first since the roofline was added).\n"
+    def row(name, core, every, unit):
+        return f"| {name} | {num(r.get(core, 0), 1) if r.get(core) else '—'} | {num(r.get(every, 0), 1) if r.get(every) else '—'} | {unit} |\n"
+    return (head + "This machine's own limits, measured by engine_bench at the start of each run "
+            "(bench/roofline.cpp: tight in-register loops for the compute peaks, a STREAM-like triad for memory, "
+            "repeated reads of a buffer the size of the model's layers for the working set); median of "
+            f"{r['runs']} measurements. Every Warden figure below is also given as a fraction of its bound.\n\n"
+            "| limit | one core | all threads | unit |\n|---|---:|---:|---|\n"
+            + row("fp32 FMA (AVX-512)", "fp32_gflops_core", "fp32_gflops", "GFLOP/s")
+            + row("bf16 dot products (vdpbf16ps)", "bf16_gflops_core", "bf16_gflops", "GFLOP/s")
+            + row("int8 dot products (vpdpbusd)", "int8_gops_core", "int8_gops", "GOP/s")
+            + row("AMX bf16 tiles (tdpbf16ps)", "amx_bf16_gflops_core", "amx_bf16_gflops", "GFLOP/s")
+            + row("AMX int8 tiles (tdpbssd)", "amx_int8_gops_core", "amx_int8_gops", "GOP/s")
+            + f"| memory, triad (3 x 256 MiB) | — | {num(r.get('dram_triad_gbs', 0), 1)} | GB/s |\n"
+            + f"| reads of a {num(r.get('working_set_mb', 0), 1)} MB working set | — | "
+              f"{num(r.get('working_set_gbs', 0), 1)} | GB/s |\n")
 
 
 # ---------------------------------------------------------------- assembling
@@ -631,6 +685,7 @@ def render(args):
             else:
                 doc.append(f"| {s} | — | not run | — | — | — | — |")
         doc.append("")
+        doc += [roofline_section(load_roofline(results))]
         for s in STAGES:
             if sections[s]:
                 doc += [fill(s, sections[s], docs_dir)]
