@@ -545,11 +545,12 @@ def dtypes_section(dtypes, charts):
     if not dtypes:
         return None
     out = ""
-    first = True
+    # The chart shows the largest batch (the throughput case); the tables every grid point.
+    charted = max((key for key, rows in dtypes.items() if rows), key=lambda key: key[1] * key[2], default=None)
     for (preset, b, s), rows in dtypes.items():
         if not rows:
             continue
-        if first:
+        if (preset, b, s) == charted:
             color = lambda r: int((COLORS["warden"] if r["engine"] == "warden" else COLORS["onnxruntime"])[1:], 16)  # noqa: E731
             d = charts.data("precision.dat", [(r["label"].replace(" ", "\n", 1), r["seq_per_s"], color(r),
                                                b * 1000 / r["bound_ms"] if r.get("bound_ms") else "NaN") for r in rows])
@@ -570,7 +571,8 @@ def dtypes_section(dtypes, charts):
         refs = [("ORT fp32", ("onnxruntime", "fp32")), ("ORT int8", ("onnxruntime", "int8")),
                 ("Warden fp32", ("warden", "float32"))]
         refs = [(n, k) for n, k in refs if k in by]
-        out += (f"### Precision: int8 and bf16 vs fp32 ({preset}, batch {b} x seq {s})\n\n" + ("{img}" if first else "") +
+        out += (f"### Precision: int8 and bf16 vs fp32 ({preset}, batch {b} x seq {s})\n\n" +
+                ("{img}" if (preset, b, s) == charted else "") +
                 "Warden per `--dtype` (engine_bench) beside ONNX Runtime on the fp32 export and on its own dynamic "
                 "int8 quantisation (bench/peers/quantize_onnx.py); the run with the median latency over the rounds. "
                 "Accuracy of each dtype: [Precision](#precision-int8-and-bfloat16-end-to-end-issue-9).\n\n"
@@ -581,7 +583,6 @@ def dtypes_section(dtypes, charts):
                     + " | ".join(ratio(r["seq_per_s"], by[k]["seq_per_s"]) for _, k in refs)
                     + f" | {roofline_cell(r) if r['engine'] == 'warden' else '—'} | {r['rounds']} |\n")
         out += "\n"
-        first = False
     return out.rstrip("\n") + "\n"
 
 
