@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bench/report.py (the benchmark report's renderer) on the sample results in
-tests/data/bench-report/ (a trimmed copy of a real `bench/run --quick` run): renders, without
+tests/data/bench-report/ (trimmed copies of real `bench/run` runs: --quick for most stages, full for engine and dtypes): renders, without
 charts (no gnuplot needed), into temporary copies of a small docs/benchmarks.md and README.md,
 and checks that the generated sections come out between their markers with a table per stage,
 that the hand-written text around them is untouched, and that a second run changes nothing.
@@ -68,7 +68,9 @@ def main():
         for row in ("| batch | Warden seq/s | ONNX Runtime seq/s | PyTorch seq/s | Warden ÷ ORT |",
                     "| tokenizer | Warden MB/s |", "| run | clients | req/s | p50 ms | p99 ms |",
                     "| cache | requests/s |", "| engine | median ms | seq/s | × ORT fp32 |",
-                    "| CPU |", "| commit |", "bench/run --quick"):
+                    "| CPU |", "| commit |", "bench/run --quick", "### Machine roofline",
+                    "| AMX int8 tiles (tdpbssd) |", "working set (a precision's layers)",
+                    "| Warden of roofline |", "| of roofline | rounds |", "% (compute) |", "% (bandwidth) |"):
             check(row in d, f"docs contains {row!r}")
         check("No results yet" not in d, "every stage has results")
         check("![" not in d, "no image links when no chart was drawn")
