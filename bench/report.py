@@ -161,7 +161,14 @@ def load_roofline(results):
     if not found:
         return None
     keys = [k for k in found[0] if isinstance(found[0][k], (int, float)) and not isinstance(found[0][k], bool)]
-    return {k: statistics.median(r.get(k, 0) for r in found) for k in keys} | {"runs": len(found)}
+    out = {k: statistics.median(r.get(k, 0) for r in found) for k in keys} | {"runs": len(found)}
+    # Working sets differ by run (the layers' bytes in each precision): one median per size.
+    sets = {}
+    for r in found:
+        if r.get("working_set_mb"):
+            sets.setdefault(round(r["working_set_mb"], 1), []).append(r.get("working_set_gbs", 0))
+    out["working_sets"] = {mb: statistics.median(v) for mb, v in sorted(sets.items())}
+    return out
 
 
 def roofline_cell(r):
@@ -603,8 +610,8 @@ def roofline_section(r):
             + row("AMX bf16 tiles (tdpbf16ps)", "amx_bf16_gflops_core", "amx_bf16_gflops", "GFLOP/s")
             + row("AMX int8 tiles (tdpbssd)", "amx_int8_gops_core", "amx_int8_gops", "GOP/s")
             + f"| memory, triad (3 x 256 MiB) | — | {num(r.get('dram_triad_gbs', 0), 1)} | GB/s |\n"
-            + f"| reads of a {num(r.get('working_set_mb', 0), 1)} MB working set | — | "
-              f"{num(r.get('working_set_gbs', 0), 1)} | GB/s |\n")
+            + "".join(f"| reads of a {num(mb, 1)} MB working set (a precision's layers) | — | {num(gbs, 1)} | GB/s |\n"
+                      for mb, gbs in r.get("working_sets", {}).items()))
 
 
 # ---------------------------------------------------------------- assembling

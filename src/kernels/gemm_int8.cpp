@@ -237,8 +237,8 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
             const float* res0 =
                 epilogue.residual != nullptr ? epilogue.residual + r0 * epilogue.ldr + col0 : nullptr;
             if (kt.int8_epilogue != nullptr) {
-              kt.int8_epilogue(acc, rows, cols, row_scales + local, col_scale, bias,
-                               epilogue.activation, res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
+              kt.int8_epilogue(acc, rows, cols, row_scales + local, col_scale, bias, epilogue.activation,
+                               res0, epilogue.ldr, c + r0 * ldc + col0, ldc);
               continue;
             }
             for (std::size_t r = 0; r < rows; ++r) {
