@@ -13,6 +13,7 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/cpu_features.hpp"
+#include "kernels/amx.hpp"
 
 namespace warden::bench {
 
@@ -93,23 +94,11 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) double int8_loop() {
   return 2.0 * 64 * 16 * static_cast<double>(kPeakIters) / secs;  // 64 products per instruction
 }
 
-struct alignas(64) TileConfig {
-  std::uint8_t palette = 1;
-  std::uint8_t start_row = 0;
-  std::uint8_t reserved[14] = {};
-  std::uint16_t colsb[16] = {};
-  std::uint8_t rows[16] = {};
-};
-
 // Four independent accumulator tiles (16 x 16 int32 or fp32) fed by two A and two B tiles,
 // as the int8 GEMM's tile does, minus the loads.
 __attribute__((target("amx-tile,amx-int8,amx-bf16"))) double amx_loop(bool bf16) {
-  TileConfig config;
-  for (int t = 0; t < 8; ++t) {
-    config.colsb[t] = 64;
-    config.rows[t] = 16;
-  }
-  _tile_loadconfig(&config);
+  // The kernels' configuration (kept on this thread afterwards, as the kernels expect).
+  kernels::detail::amx_configure_tiles();
   alignas(64) static const std::uint8_t operand[16 * 64] = {};
   _tile_zero(0);  // (tile numbers must be constants)
   _tile_zero(1);
@@ -139,7 +128,6 @@ __attribute__((target("amx-tile,amx-int8,amx-bf16"))) double amx_loop(bool bf16)
   const double secs = seconds_since(t0);
   alignas(64) std::int32_t out[256];
   _tile_stored(0, out, 64);
-  _tile_release();
   g_sink += static_cast<std::uint64_t>(out[0]);
   // 16 x 16 outputs, each a sum of 64 int8 (32 bf16) products, per instruction.
   return 2.0 * 4 * 16 * 16 * (bf16 ? 32 : 64) * static_cast<double>(kIters) / secs;

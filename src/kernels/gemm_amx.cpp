@@ -12,8 +12,7 @@
 
 #include <immintrin.h>
 
-#include <cstring>
-
+#include "kernels/amx.hpp"
 #include "kernels/gemm_bf16.hpp"
 #include "kernels/gemm_int8.hpp"
 
@@ -21,7 +20,7 @@ namespace warden::kernels::detail {
 
 namespace {
 
-// The 64-byte tile configuration (palette 1): every tile 16 rows x 64 bytes.
+// The 64-byte tile configuration (palette 1).
 struct alignas(64) TileConfig {
   std::uint8_t palette = 1;
   std::uint8_t start_row = 0;
@@ -34,94 +33,82 @@ struct alignas(64) TileConfig {
 // same for every layer), so that no tile pays for ldtilecfg.
 thread_local bool t_configured = false;
 
-void configure() {
+constexpr std::size_t kPanelBytes = 128;  // one k-group row of a 32-column panel, both types
+constexpr long kOutStride = 32 * 4;       // bytes per row of the 32-column int32 / fp32 output
+
+// The 32 x 32 tile over kp k-steps, Int8 choosing tdpbssd (64 int8 k-steps per B tile) or
+// tdpbf16ps (32 bf16 k-steps). Tile numbers must be constants, hence one body per type.
+template <bool Int8, typename In, typename Out>
+void tile_32x32(const In* a, std::size_t lda, std::size_t rows, const In* panel, std::size_t kp, Out* out) {
+  amx_configure_tiles();
+  constexpr std::size_t kDepth = 64 / sizeof(In);  // k-steps per B tile
+  constexpr std::size_t kGroup = 4 / sizeof(In);   // k-steps per panel row
+  const auto a_stride = static_cast<long>(lda * sizeof(In));
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(panel);
+  _tile_zero(0);
+  _tile_zero(1);
+  const bool two_row_groups = rows > 16;
+  if (two_row_groups) {
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  for (std::size_t k = 0; k < kp; k += kDepth) {
+    const std::uint8_t* b = bytes + (k / kGroup) * kPanelBytes;
+    _tile_loadd(4, a + k, a_stride);
+    _tile_loadd(6, b, static_cast<long>(kPanelBytes));
+    _tile_loadd(7, b + 64, static_cast<long>(kPanelBytes));
+    if constexpr (Int8) {
+      _tile_dpbssd(0, 4, 6);
+      _tile_dpbssd(1, 4, 7);
+    } else {
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+    }
+    if (two_row_groups) {
+      _tile_loadd(5, a + 16 * lda + k, a_stride);
+      if constexpr (Int8) {
+        _tile_dpbssd(2, 5, 6);
+        _tile_dpbssd(3, 5, 7);
+      } else {
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
+      }
+    }
+  }
+  _tile_stored(0, out, kOutStride);
+  _tile_stored(1, out + 16, kOutStride);
+  if (two_row_groups) {
+    _tile_stored(2, out + 16 * 32, kOutStride);
+    _tile_stored(3, out + 16 * 32 + 16, kOutStride);
+  }
+}
+
+}  // namespace
+
+void amx_configure_tiles() noexcept {
+  if (t_configured) return;
   TileConfig config;
   for (int t = 0; t < 8; ++t) {
     config.colsb[t] = 64;
     config.rows[t] = 16;
   }
-  _tile_loadconfig(&config);
+  // Not _tile_loadconfig: GCC 12 declares its operand as the first 8 bytes only, and then
+  // drops the stores to the rest of the configuration as dead (every tile 0 x 0: the next
+  // tile instruction faults). The whole 64-byte object is this asm's input.
+  __asm__ volatile("ldtilecfg %0" : : "m"(config));
   t_configured = true;
 }
 
-}  // namespace
-
 void int8_tile_amx(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                    std::size_t kp, std::int32_t* out) {
-  if (!t_configured) configure();
-  constexpr std::size_t kPanelStride = kInt8PanelWidth * 4;  // bytes per k-quad row of a panel
-  const auto a_stride = static_cast<long>(lda);
-  const auto b_stride = static_cast<long>(kPanelStride);
-  _tile_zero(0);
-  _tile_zero(1);
-  if (rows > 16) {
-    _tile_zero(2);
-    _tile_zero(3);
-    for (std::size_t k = 0; k < kp; k += 64) {
-      const std::int8_t* b = panel + (k / 4) * kPanelStride;
-      _tile_loadd(4, a + k, a_stride);
-      _tile_loadd(5, a + 16 * lda + k, a_stride);
-      _tile_loadd(6, b, b_stride);
-      _tile_loadd(7, b + 64, b_stride);
-      _tile_dpbssd(0, 4, 6);
-      _tile_dpbssd(1, 4, 7);
-      _tile_dpbssd(2, 5, 6);
-      _tile_dpbssd(3, 5, 7);
-    }
-    _tile_stored(2, out + 16 * kInt8PanelWidth, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
-    _tile_stored(3, out + 16 * kInt8PanelWidth + 16,
-                 static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
-  } else {
-    for (std::size_t k = 0; k < kp; k += 64) {
-      const std::int8_t* b = panel + (k / 4) * kPanelStride;
-      _tile_loadd(4, a + k, a_stride);
-      _tile_loadd(6, b, b_stride);
-      _tile_loadd(7, b + 64, b_stride);
-      _tile_dpbssd(0, 4, 6);
-      _tile_dpbssd(1, 4, 7);
-    }
-  }
-  _tile_stored(0, out, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
-  _tile_stored(1, out + 16, static_cast<long>(kInt8PanelWidth * sizeof(std::int32_t)));
+  static_assert(kInt8PanelWidth == 32 && kInt8AmxDepth == 64);
+  tile_32x32<true>(a, lda, rows, panel, kp, out);
 }
 
 void bf16_tile_amx(const std::uint16_t* a, std::size_t lda, std::size_t rows, const std::uint16_t* panel,
                    std::size_t kp, float* out) {
-  if (!t_configured) configure();
-  constexpr std::size_t kPanelStride = kBf16PanelWidth * 2;  // halves per k-pair row of a panel
-  const auto a_stride = static_cast<long>(lda * sizeof(std::uint16_t));
-  const auto b_stride = static_cast<long>(kPanelStride * sizeof(std::uint16_t));
-  constexpr long kOutStride = kBf16PanelWidth * sizeof(float);
-  _tile_zero(0);
-  _tile_zero(1);
-  if (rows > 16) {
-    _tile_zero(2);
-    _tile_zero(3);
-    for (std::size_t k = 0; k < kp; k += 32) {
-      const std::uint16_t* b = panel + (k / 2) * kPanelStride;
-      _tile_loadd(4, a + k, a_stride);
-      _tile_loadd(5, a + 16 * lda + k, a_stride);
-      _tile_loadd(6, b, b_stride);
-      _tile_loadd(7, b + 32, b_stride);
-      _tile_dpbf16ps(0, 4, 6);
-      _tile_dpbf16ps(1, 4, 7);
-      _tile_dpbf16ps(2, 5, 6);
-      _tile_dpbf16ps(3, 5, 7);
-    }
-    _tile_stored(2, out + 16 * kBf16PanelWidth, kOutStride);
-    _tile_stored(3, out + 16 * kBf16PanelWidth + 16, kOutStride);
-  } else {
-    for (std::size_t k = 0; k < kp; k += 32) {
-      const std::uint16_t* b = panel + (k / 2) * kPanelStride;
-      _tile_loadd(4, a + k, a_stride);
-      _tile_loadd(6, b, b_stride);
-      _tile_loadd(7, b + 32, b_stride);
-      _tile_dpbf16ps(0, 4, 6);
-      _tile_dpbf16ps(1, 4, 7);
-    }
-  }
-  _tile_stored(0, out, kOutStride);
-  _tile_stored(1, out + 16, kOutStride);
+  static_assert(kBf16PanelWidth == 32 && kBf16AmxDepth == 32);
+  tile_32x32<false>(a, lda, rows, panel, kp, out);
 }
 
 }  // namespace warden::kernels::detail

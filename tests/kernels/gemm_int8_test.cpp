@@ -41,12 +41,16 @@ std::vector<float> run_int8(const QuantizedLinear& w, const std::vector<float>& 
   return out;
 }
 
-TEST(GemmInt8Test, VnniEqualsPortableExactly) {
-  if (!has_vnni()) GTEST_SKIP() << "CPU lacks AVX-512 VNNI";
+// A whole layer on `isa`'s tile against the portable one, over every shape given, with and
+// without an activation and a residual, threaded for half the row counts: exact, since every
+// tile sums the same int8 products in int32 and all share the quantiser and the epilogue.
+void expect_layer_equals_portable(Isa isa, Int8Kernel kernel, std::initializer_list<std::size_t> ms,
+                                  std::initializer_list<std::size_t> ns,
+                                  std::initializer_list<std::size_t> ks) {
   ThreadPool pool(2);
-  for (const std::size_t m : {1, 3, 17}) {
-    for (const std::size_t n : {1, 15, 33, 384}) {
-      for (const std::size_t k : {1, 7, 64, 100, 384}) {
+  for (const std::size_t m : ms) {
+    for (const std::size_t n : ns) {
+      for (const std::size_t k : ks) {
         std::mt19937 rng(static_cast<unsigned>(m * 1000 + n * 10 + k));
         const std::size_t lda = k + 3;
         const std::size_t ldc = n + 5;
@@ -55,48 +59,39 @@ TEST(GemmInt8Test, VnniEqualsPortableExactly) {
         const auto bias = normal_vector(n, rng);
         const auto res = normal_vector(m * ldc, rng);
         const QuantizedLinear portable(wt, n, k, bias, Isa::Portable);
-        const QuantizedLinear vnni(wt, n, k, bias, Isa::Avx512);
-        ASSERT_FALSE(portable.uses_vnni());
-        ASSERT_TRUE(vnni.uses_vnni());
-        const Epilogue ep{Activation::Gelu, res.data(), ldc};
-        const auto expected = run_int8(portable, a, lda, m, ep, ldc, nullptr);
-        const auto got = run_int8(vnni, a, lda, m, ep, ldc, &pool);
-        ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)), 0)
-            << "m=" << m << " n=" << n << " k=" << k;
+        const QuantizedLinear layer(wt, n, k, bias, isa);
+        ASSERT_EQ(portable.kernel(), Int8Kernel::Portable);
+        ASSERT_EQ(layer.kernel(), kernel);
+        for (const Activation act : {Activation::None, Activation::Gelu, Activation::Tanh}) {
+          const Epilogue ep{act, act == Activation::None ? nullptr : res.data(), ldc};
+          const auto expected = run_int8(portable, a, lda, m, ep, ldc, nullptr);
+          const auto got = run_int8(layer, a, lda, m, ep, ldc, m % 2 == 0 ? &pool : nullptr);
+          ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)), 0)
+              << isa_name(isa) << " m=" << m << " n=" << n << " k=" << k << " act=" << static_cast<int>(act);
+        }
       }
     }
   }
 }
 
-// The AVX2 tile behind a whole layer (both layers run the same quantiser and epilogue, so
-// the floats agree exactly when the int32 sums do).
+TEST(GemmInt8Test, VnniEqualsPortableExactly) {
+  if (!has_vnni()) GTEST_SKIP() << "CPU lacks AVX-512 VNNI";
+  expect_layer_equals_portable(Isa::Avx512, Int8Kernel::Avx512Vnni, {1, 3, 17, 18}, {1, 15, 33, 384},
+                               {1, 7, 64, 100, 384});
+}
+
 TEST(GemmInt8Test, Avx2LayerEqualsPortableExactly) {
   if (!cpu_features().avx2_fma) GTEST_SKIP() << "CPU lacks AVX2";
-  ThreadPool pool(2);
-  for (const std::size_t m : {1, 5, 6, 7, 29}) {
-    for (const std::size_t n : {1, 15, 33, 384}) {
-      for (const std::size_t k : {1, 7, 64, 100, 385}) {
-        std::mt19937 rng(static_cast<unsigned>(m * 1000 + n * 10 + k));
-        const std::size_t lda = k + 3;
-        const std::size_t ldc = n + 5;
-        const auto a = normal_vector(m * lda, rng);
-        const auto wt = normal_vector(n * k, rng, 0.1F);
-        const auto bias = normal_vector(n, rng);
-        const auto res = normal_vector(m * ldc, rng);
-        const QuantizedLinear portable(wt, n, k, bias, Isa::Portable);
-        const QuantizedLinear avx2(wt, n, k, bias, Isa::Avx2);
-        ASSERT_EQ(portable.kernel(), Int8Kernel::Portable);
-        ASSERT_EQ(avx2.kernel(), Int8Kernel::Avx2);
-        for (const Activation act : {Activation::None, Activation::Gelu, Activation::Tanh}) {
-          const Epilogue ep{act, act == Activation::None ? nullptr : res.data(), ldc};
-          const auto expected = run_int8(portable, a, lda, m, ep, ldc, nullptr);
-          const auto got = run_int8(avx2, a, lda, m, ep, ldc, &pool);
-          ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)), 0)
-              << "m=" << m << " n=" << n << " k=" << k << " act=" << static_cast<int>(act);
-        }
-      }
-    }
-  }
+  expect_layer_equals_portable(Isa::Avx2, Int8Kernel::Avx2, {1, 5, 6, 7, 29, 30}, {1, 15, 33, 384},
+                               {1, 7, 64, 100, 385});
+}
+
+// Row counts around the AMX tile's 16- and 32-row groups and its 64-row blocks; depths that are
+// and are not multiples of 64.
+TEST(GemmInt8Test, AmxLayerEqualsPortableExactly) {
+  if (!cpu_features().amx_int8) GTEST_SKIP() << "no AMX int8 tiles for this process";
+  expect_layer_equals_portable(Isa::Amx, Int8Kernel::Amx, {1, 15, 16, 17, 31, 32, 33, 64, 65, 130},
+                               {1, 31, 33, 384}, {1, 63, 64, 100, 384});
 }
 
 // Which tile a layer runs: VNNI only for Avx512 on a CPU with it; Avx512 without VNNI and
@@ -117,37 +112,6 @@ TEST(GemmInt8Test, KernelDispatch) {
   const QuantizedLinear tiles(wt, 2, 4, {}, Isa::Amx);
   EXPECT_EQ(tiles.kernel(), cpu.amx_int8 ? Int8Kernel::Amx : wide.kernel());
   EXPECT_EQ(tiles.k_padded(), cpu.amx_int8 ? 64U : 4U);
-}
-
-// The AMX tile behind a whole layer against the portable one: row counts around the 16- and
-// 32-row tiles and the 64-row blocks, depths that are and are not multiples of 64, the
-// activations and a residual. Exact: both sum int8 products in int32 and share the epilogue.
-TEST(GemmInt8Test, AmxLayerEqualsPortableExactly) {
-  if (!cpu_features().amx_int8) GTEST_SKIP() << "no AMX int8 tiles for this process";
-  ThreadPool pool(2);
-  for (const std::size_t m : {1, 15, 16, 17, 31, 32, 33, 64, 65, 130}) {
-    for (const std::size_t n : {1, 31, 33, 384}) {
-      for (const std::size_t k : {1, 63, 64, 100, 384}) {
-        std::mt19937 rng(static_cast<unsigned>(m * 1000 + n * 10 + k));
-        const std::size_t lda = k + 3;
-        const std::size_t ldc = n + 5;
-        const auto a = normal_vector(m * lda, rng);
-        const auto wt = normal_vector(n * k, rng, 0.1F);
-        const auto bias = normal_vector(n, rng);
-        const auto res = normal_vector(m * ldc, rng);
-        const QuantizedLinear portable(wt, n, k, bias, Isa::Portable);
-        const QuantizedLinear amx(wt, n, k, bias, Isa::Amx);
-        ASSERT_EQ(amx.kernel(), Int8Kernel::Amx);
-        for (const Activation act : {Activation::None, Activation::Gelu}) {
-          const Epilogue ep{act, act == Activation::None ? nullptr : res.data(), ldc};
-          const auto expected = run_int8(portable, a, lda, m, ep, ldc, nullptr);
-          const auto got = run_int8(amx, a, lda, m, ep, ldc, m % 2 == 0 ? &pool : nullptr);
-          ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)), 0)
-              << "m=" << m << " n=" << n << " k=" << k << " act=" << static_cast<int>(act);
-        }
-      }
-    }
-  }
 }
 
 #if defined(__x86_64__)
