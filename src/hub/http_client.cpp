@@ -6,35 +6,25 @@
 #include <memory>
 #include <mutex>
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "hub/curl_library.hpp"
 
 namespace warden::hub::detail {
 
 namespace {
 
 struct EasyDeleter {
-  void operator()(CURL* curl) const noexcept { curl_easy_cleanup(curl); }
+  void operator()(CURL* curl) const noexcept { curl_library().easy_cleanup(curl); }
 };
 struct ListDeleter {
-  void operator()(curl_slist* list) const noexcept { curl_slist_free_all(list); }
+  void operator()(curl_slist* list) const noexcept { curl_library().slist_free_all(list); }
 };
 using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
 using HeaderList = std::unique_ptr<curl_slist, ListDeleter>;
 
 constexpr std::size_t kMaxBufferedBody = 1 << 20;
-
-// curl_global_init is not thread-safe and must run once per process.
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-      throw Error(ErrorKind::Internal, "libcurl could not be initialised");
-    }
-  });
-}
 
 struct Transfer {
   HttpResponse response;
@@ -99,14 +89,14 @@ std::string user_agent() {
 }
 
 HttpResponse http_perform(const HttpRequest& request, const BodySink& sink) {
-  global_init();
-  EasyHandle curl(curl_easy_init());
+  const CurlLibrary& lib = curl_library();
+  EasyHandle curl(lib.easy_init());
   if (!curl) throw Error(ErrorKind::Internal, "libcurl could not create a handle");
   Transfer transfer;
   transfer.sink = &sink;
   HeaderList headers;
   for (const auto& h : request.headers) {
-    curl_slist* grown = curl_slist_append(headers.get(), h.c_str());
+    curl_slist* grown = lib.slist_append(headers.get(), h.c_str());
     if (grown == nullptr) throw Error(ErrorKind::Internal, "libcurl could not build the headers");
     static_cast<void>(headers.release());  // now owned by `grown`
     headers.reset(grown);
@@ -115,34 +105,34 @@ HttpResponse http_perform(const HttpRequest& request, const BodySink& sink) {
   CURL* h = curl.get();
   const std::string agent = user_agent();
   const std::string range = fmt::format("{}-", request.resume_from);
-  curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(h, CURLOPT_USERAGENT, agent.c_str());
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_FAILONERROR, 0L);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error.data());
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
+  lib.easy_setopt(h, CURLOPT_URL, request.url.c_str());
+  lib.easy_setopt(h, CURLOPT_USERAGENT, agent.c_str());
+  lib.easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+  lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(h, CURLOPT_FAILONERROR, 0L);
+  lib.easy_setopt(h, CURLOPT_ERRORBUFFER, error.data());
+  lib.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout.count()));
   // No overall timeout (weights take as long as they take): a stall is what aborts.
   const long stall_s = std::max(1L, static_cast<long>((request.stall_timeout.count() + 999) / 1000));
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_s);
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, request.follow_redirects ? 1L : 0L);
-  curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  if (request.head) curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-  if (request.resume_from > 0) curl_easy_setopt(h, CURLOPT_RANGE, range.c_str());
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
+  lib.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  lib.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, stall_s);
+  lib.easy_setopt(h, CURLOPT_FOLLOWLOCATION, request.follow_redirects ? 1L : 0L);
+  lib.easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
+  lib.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  lib.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  if (request.head) lib.easy_setopt(h, CURLOPT_NOBODY, 1L);
+  if (request.resume_from > 0) lib.easy_setopt(h, CURLOPT_RANGE, range.c_str());
+  lib.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  lib.easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
+  lib.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  lib.easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
 
-  const CURLcode rc = curl_easy_perform(h);
+  const CURLcode rc = lib.easy_perform(h);
   if (rc != CURLE_OK) {
     transfer.response.transport_error =
         transfer.sink_refused
             ? std::string("writing to the disk failed")
-            : (error[0] != '\0' ? std::string(error.data()) : std::string(curl_easy_strerror(rc)));
+            : (error[0] != '\0' ? std::string(error.data()) : std::string(lib.easy_strerror(rc)));
   }
   return std::move(transfer.response);
 }
