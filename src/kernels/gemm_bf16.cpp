@@ -146,12 +146,13 @@ void linear_bf16(const float* a, std::size_t lda, std::size_t m, const Bf16Linea
         alignas(64) float acc[detail::kBf16AmxRows * kNr];
         for (std::size_t r0 = row_begin; r0 < row_end; r0 += mr) {
           const std::size_t rows = std::min(mr, row_end - r0);
-          const std::uint16_t* tile_a = shared_ba + r0 * kp;
-          if (!shared_rows) {
+          const std::uint16_t* tile_a = ba.data();
+          if (shared_rows) {
+            tile_a = shared_ba + r0 * kp;
+          } else {
             for (std::size_t r = 0; r < rows; ++r) {
               kt.bf16_round_row(a + (r0 + r) * lda, k, kp, ba.data() + r * kp);
             }
-            tile_a = ba.data();
           }
           const std::size_t next_rows = r0 + mr < row_end ? std::min(mr, row_end - r0 - mr) : 0;
           const std::size_t next_lines = next_rows * lines_per_row;

@@ -210,9 +210,12 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
       [&](std::size_t row_begin, std::size_t row_end, std::size_t p_begin, std::size_t p_end) {
         thread_local std::vector<std::int8_t> own_qa;
         thread_local std::vector<float> own_scales;
-        const std::int8_t* qa = shared_qa + row_begin * kp;
-        const float* row_scales = shared_scales + row_begin;
-        if (!shared_rows) {
+        const std::int8_t* qa = nullptr;
+        const float* row_scales = nullptr;
+        if (shared_rows) {
+          qa = shared_qa + row_begin * kp;
+          row_scales = shared_scales + row_begin;
+        } else {
           own_qa.resize(mc * kp);
           own_scales.resize(mc);
           quantize_rows_of(row_begin, row_end, own_qa.data(), own_scales.data());
