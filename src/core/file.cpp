@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -72,8 +73,14 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
+  write_file_atomic(path, {bytes});
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::initializer_list<std::string_view> parts) {
+  // Unique per process and call: two threads may write the same path at once.
+  static std::atomic<unsigned> counter{0};
   auto tmp = path;
-  tmp += fmt::format(".tmp{}", ::getpid());
+  tmp += fmt::format(".tmp{}.{}", ::getpid(), counter.fetch_add(1, std::memory_order_relaxed));
   const auto fail = [&tmp](std::string_view what) {
     const int err = errno;
     std::error_code ignored;
@@ -83,14 +90,15 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
   {
     const FdGuard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd.get() < 0) fail("create");
-    std::string_view rest = bytes;
-    while (!rest.empty()) {
-      const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        fail("write");
+    for (std::string_view rest : parts) {
+      while (!rest.empty()) {
+        const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          fail("write");
+        }
+        rest.remove_prefix(static_cast<std::size_t>(n));
       }
-      rest.remove_prefix(static_cast<std::size_t>(n));
     }
     // The data reaches the disk before the rename can make it visible under the real name.
     if (::fsync(fd.get()) != 0) fail("sync");

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +24,8 @@ std::optional<std::string> try_read_file(const std::filesystem::path& path);
 // folder after it, so after a crash the path holds the old bytes or the new ones, never a
 // torn or empty file (bulk checkpoints rely on this). Throws Error(Io).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+// The same with the file's bytes given in parts, written one after the other.
+void write_file_atomic(const std::filesystem::path& path, std::initializer_list<std::string_view> parts);
 
 // Tells the kernel the pages wholly inside `range` (part of a read-only file mapping) are
 // not needed any more: they leave the resident set and are re-read from the file if ever

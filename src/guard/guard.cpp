@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
+#include "core/fnv1a.hpp"
 #include "core/file.hpp"
 #include "core/json_writer.hpp"
 #include "core/l2_normalize.hpp"
@@ -26,14 +27,6 @@ constexpr std::string_view kCacheMagic = "warden-guard-probe 1";
 constexpr std::size_t kEmbedChunk = 64;  // texts per embed_prepared call: bounds the batch's memory
 constexpr std::size_t kFolds = 4;
 constexpr double kL2Candidates[] = {0.1, 1.0, 10.0};
-
-std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 1469598103934665603ULL) noexcept {
-  for (const char c : bytes) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 // Identifies what a fitted probe depends on: the embedder, the train split (texts and
 // labels, in order), the fitting procedure's version (bump the magic when it changes) and

@@ -30,6 +30,31 @@ DenseLayer DenseLayer::make(Precision precision, std::span<const float> weight, 
   throw Error(ErrorKind::Internal, "DenseLayer: unknown precision");
 }
 
+DenseLayer DenseLayer::prefilled(Precision precision, std::size_t n, std::size_t k, Isa isa, Arena& arena) {
+  if (!arena.prefilled()) throw Error(ErrorKind::Internal, "DenseLayer::prefilled: the arena is empty");
+  switch (precision) {
+    case Precision::Float32:
+      return DenseLayer(PackedLinear(n, k, isa, &arena));
+    case Precision::Int8:
+      return DenseLayer(QuantizedLinear(n, k, isa, &arena));
+    case Precision::BFloat16:
+      return DenseLayer(Bf16Linear(n, k, isa, &arena));
+  }
+  throw Error(ErrorKind::Internal, "DenseLayer: unknown precision");
+}
+
+std::size_t DenseLayer::arena_bytes(Precision precision, std::size_t n, std::size_t k, Isa isa) {
+  switch (precision) {
+    case Precision::Float32:
+      return PackedLinear::arena_bytes(n, k, isa);
+    case Precision::Int8:
+      return QuantizedLinear::arena_bytes(n, k, isa);
+    case Precision::BFloat16:
+      return Bf16Linear::arena_bytes(n, k, isa);
+  }
+  throw Error(ErrorKind::Internal, "DenseLayer: unknown precision");
+}
+
 Precision DenseLayer::precision() const noexcept {
   return visit(Overloaded{[](const PackedLinear&) { return Precision::Float32; },
                           [](const QuantizedLinear&) { return Precision::Int8; },

@@ -36,6 +36,12 @@ class DenseLayer {
   // `precision`.
   static DenseLayer make(Precision precision, std::span<const float> weight, std::size_t n, std::size_t k,
                          std::span<const float> bias, Isa isa = active_isa());
+  // The layer a prefilled arena holds next (saved from a layer of the same precision, shape
+  // and isa, taken from the arena in the same order): nothing is packed.
+  static DenseLayer prefilled(Precision precision, std::size_t n, std::size_t k, Isa isa, Arena& arena);
+  // Bytes an arena must provide for one n x k layer in `precision`.
+  [[nodiscard]] static std::size_t arena_bytes(Precision precision, std::size_t n, std::size_t k,
+                                               Isa isa = active_isa());
 
   [[nodiscard]] Precision precision() const noexcept;
   [[nodiscard]] std::size_t n() const noexcept;

@@ -82,23 +82,21 @@ std::pair<std::size_t, std::size_t> packed_sizes(std::size_t n, std::size_t k, s
 
 }  // namespace
 
-std::size_t PackedLinear::arena_floats(std::size_t n, std::size_t k, Isa isa) {
+std::size_t PackedLinear::arena_bytes(std::size_t n, std::size_t k, Isa isa) {
   const auto [panel_floats, bias_floats] = packed_sizes(n, k, kernel_for(isa).nr);
-  return FloatArena::footprint(panel_floats) + FloatArena::footprint(bias_floats);
+  return Arena::footprint<float>(panel_floats) + Arena::footprint<float>(bias_floats);
 }
 
-PackedLinear::PackedLinear(std::size_t n, std::size_t k, Isa isa, FloatArena* arena)
+PackedLinear::PackedLinear(std::size_t n, std::size_t k, Isa isa, Arena* arena)
     : n_(n), k_(k), nr_(kernel_for(isa).nr), isa_(isa) {
   const auto [panel_floats, bias_floats] = packed_sizes(n, k, nr_);
-  if (arena != nullptr) {
-    panels_ = arena->take(panel_floats);
-    bias_ = arena->take(bias_floats);
-  } else {
-    own_ = AlignedBuffer<float>(FloatArena::footprint(panel_floats) + bias_floats,
-                                AlignedBuffer<float>::Uninitialized{});
-    panels_ = {own_.data(), panel_floats};
-    bias_ = {own_.data() + FloatArena::footprint(panel_floats), bias_floats};
+  if (arena == nullptr) {
+    own_ = Arena(arena_bytes(n, k, isa));
+    arena = &own_;
   }
+  panels_ = arena->take<float>(panel_floats);
+  bias_ = arena->take<float>(bias_floats);
+  if (arena->prefilled()) return;
   // Every real column is written by set_rows; the padding columns of the last panel are
   // multiplied (never stored) and must be zero, as must the bias until it is set.
   if (n % nr_ != 0) {

@@ -27,11 +27,12 @@ class PackedLinear {
   PackedLinear(std::span<const float> weight, std::size_t n, std::size_t k, std::span<const float> bias,
                Isa isa = active_isa());
   // An n x k layer to be filled with set_rows (e.g. Q, K and V stacked). With an arena
-  // (which must outlive the layer) the packed data lives there, else in its own buffer.
-  PackedLinear(std::size_t n, std::size_t k, Isa isa = active_isa(), FloatArena* arena = nullptr);
+  // (which must outlive the layer) the packed data lives there, else in its own; over a
+  // prefilled arena the layer is ready as it is (set_rows must not be called).
+  PackedLinear(std::size_t n, std::size_t k, Isa isa = active_isa(), Arena* arena = nullptr);
 
-  // Floats an arena must provide for one such layer (FloatArena::footprint included).
-  [[nodiscard]] static std::size_t arena_floats(std::size_t n, std::size_t k, Isa isa = active_isa());
+  // Bytes an arena must provide for one such layer (alignment included).
+  [[nodiscard]] static std::size_t arena_bytes(std::size_t n, std::size_t k, Isa isa = active_isa());
 
   // Packs rows [row0, row0 + rows) of W (weight: rows*k floats, row-major) and their bias
   // (rows floats, or empty for zero).
@@ -51,7 +52,7 @@ class PackedLinear {
   std::size_t k_ = 0;
   std::size_t nr_ = 0;
   Isa isa_ = Isa::Portable;
-  AlignedBuffer<float> own_;  // the storage when no arena was given
+  Arena own_;                 // the storage when no arena was given
   std::span<float> panels_;   // ceil(n/nr) panels of [k][nr]
   std::span<float> bias_;     // padded to a whole panel
 };

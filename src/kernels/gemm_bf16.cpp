@@ -51,46 +51,75 @@ float from_bf16(std::uint16_t h) noexcept {
 
 }  // namespace detail
 
-Bf16Linear::Bf16Linear(std::size_t n, std::size_t k, std::span<const float> bias, Isa isa)
-    : n_(n), k_(k), isa_(isa) {
-  if (!bias.empty() && bias.size() != n) {
-    throw Error(ErrorKind::Internal, "Bf16Linear: bias size does not match the layer");
-  }
+Bf16Linear::Kernel Bf16Linear::kernel_for(Isa isa) {
 #if defined(__x86_64__)
-  if (isa == Isa::Amx && cpu_features().amx_bf16) {
-    kernel_ = Kernel::Amx;
-  } else if (has_avx512(isa) && cpu_features().avx512) {
-    kernel_ = cpu_features().avx512_bf16 ? Kernel::Avx512Bf16 : Kernel::Avx512;
-  } else if (isa == Isa::Avx2 && cpu_features().avx2_fma) {
-    kernel_ = Kernel::Avx2;
+  if (isa == Isa::Amx && cpu_features().amx_bf16) return Kernel::Amx;
+  if (has_avx512(isa) && cpu_features().avx512) {
+    return cpu_features().avx512_bf16 ? Kernel::Avx512Bf16 : Kernel::Avx512;
   }
+  if (isa == Isa::Avx2 && cpu_features().avx2_fma) return Kernel::Avx2;
+#else
+  (void)isa;
 #endif
-  const std::size_t depth = kernel_ == Kernel::Amx ? detail::kBf16AmxDepth : 2;
-  kp_ = (k + depth - 1) / depth * depth;
-  const std::size_t panels = (n + kNr - 1) / kNr;
-  panels_ = AlignedBuffer<std::uint16_t>(panels * kp_ * kNr);  // zero: padding rows and columns
-  bias_ = AlignedBuffer<float>(panels * kNr);
-  if (!bias.empty()) std::copy(bias.begin(), bias.end(), bias_.data());
+  return Kernel::Portable;
+}
+
+std::size_t Bf16Linear::depth_for(std::size_t k, Kernel kernel) {
+  const std::size_t depth = kernel == Kernel::Amx ? detail::kBf16AmxDepth : 2;
+  return (k + depth - 1) / depth * depth;
+}
+
+Bf16Linear::Bf16Linear(std::size_t n, std::size_t k, Isa isa, Arena* arena)
+    : n_(n), k_(k), kp_(depth_for(k, kernel_for(isa))), isa_(isa), kernel_(kernel_for(isa)) {
+  if (arena == nullptr) {
+    own_ = Arena(arena_bytes(n, k, isa));
+    arena = &own_;
+  }
+  const std::size_t columns = (n + kNr - 1) / kNr * kNr;
+  panels_ = arena->take<std::uint16_t>(columns * kp_);
+  bias_ = arena->take<float>(columns);
+  if (arena->prefilled()) return;
+  // Padding rows and columns must be zero; the setters write the rest.
+  std::fill(panels_.begin(), panels_.end(), std::uint16_t{0});
+  std::fill(bias_.begin(), bias_.end(), 0.0F);
+}
+
+std::size_t Bf16Linear::arena_bytes(std::size_t n, std::size_t k, Isa isa) {
+  const std::size_t columns = (n + kNr - 1) / kNr * kNr;
+  return Arena::footprint<std::uint16_t>(columns * depth_for(k, kernel_for(isa))) +
+         Arena::footprint<float>(columns);
 }
 
 Bf16Linear::Bf16Linear(std::span<const float> weight, std::size_t n, std::size_t k,
                        std::span<const float> bias, Isa isa)
-    : Bf16Linear(n, k, bias, isa) {
-  if (weight.size() != n * k) throw Error(ErrorKind::Internal, "Bf16Linear: sizes do not match the layer");
-  std::vector<std::uint16_t> rounded(weight.size());
-  std::transform(weight.begin(), weight.end(), rounded.begin(), detail::to_bf16);
-  pack(rounded.data());
+    : Bf16Linear(n, k, isa, nullptr) {
+  set_weights(weight, bias);
 }
 
 Bf16Linear Bf16Linear::from_bf16(std::span<const std::uint16_t> weight, std::size_t n, std::size_t k,
                                  std::span<const float> bias, Isa isa) {
-  if (weight.size() != n * k) throw Error(ErrorKind::Internal, "Bf16Linear: sizes do not match the layer");
-  Bf16Linear layer(n, k, bias, isa);
-  layer.pack(weight.data());
+  Bf16Linear layer(n, k, isa, nullptr);
+  layer.set_bf16_weights(weight, bias);
   return layer;
 }
 
-void Bf16Linear::pack(const std::uint16_t* weight) {
+void Bf16Linear::set_weights(std::span<const float> weight, std::span<const float> bias) {
+  if (weight.size() != n_ * k_) throw Error(ErrorKind::Internal, "Bf16Linear: sizes do not match the layer");
+  std::vector<std::uint16_t> rounded(weight.size());
+  std::transform(weight.begin(), weight.end(), rounded.begin(), detail::to_bf16);
+  pack(rounded.data(), bias);
+}
+
+void Bf16Linear::set_bf16_weights(std::span<const std::uint16_t> weight, std::span<const float> bias) {
+  if (weight.size() != n_ * k_) throw Error(ErrorKind::Internal, "Bf16Linear: sizes do not match the layer");
+  pack(weight.data(), bias);
+}
+
+void Bf16Linear::pack(const std::uint16_t* weight, std::span<const float> bias) {
+  if (!bias.empty() && bias.size() != n_) {
+    throw Error(ErrorKind::Internal, "Bf16Linear: bias size does not match the layer");
+  }
+  std::copy(bias.begin(), bias.end(), bias_.begin());
   // A row of W is a column of a panel; each k-pair of it is one 32-bit lane of a line.
   for (std::size_t j = 0; j < n_; ++j) {
     const std::uint16_t* row = weight + j * k_;

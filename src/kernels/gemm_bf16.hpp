@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <span>
 
-#include "core/aligned_buffer.hpp"
+#include "core/arena.hpp"
 #include "core/cpu_features.hpp"
 #include "kernels/gemm.hpp"
 
@@ -47,6 +47,17 @@ class Bf16Linear {
   [[nodiscard]] static Bf16Linear from_bf16(std::span<const std::uint16_t> weight, std::size_t n,
                                             std::size_t k, std::span<const float> bias,
                                             Isa isa = active_isa());
+  // An n x k layer to be filled with set_weights / set_bf16_weights. With an arena (which
+  // must outlive the layer) the packed data lives there, else in its own; over a prefilled
+  // arena the layer is ready as it is (neither setter may be called).
+  Bf16Linear(std::size_t n, std::size_t k, Isa isa, Arena* arena);
+
+  // Bytes an arena must provide for one such layer (alignment included).
+  [[nodiscard]] static std::size_t arena_bytes(std::size_t n, std::size_t k, Isa isa = active_isa());
+
+  // Packs W [n x k] (rounded to bf16, or raw bf16 bit patterns) and the bias (n floats or empty).
+  void set_weights(std::span<const float> weight, std::span<const float> bias);
+  void set_bf16_weights(std::span<const std::uint16_t> weight, std::span<const float> bias);
 
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
@@ -70,16 +81,18 @@ class Bf16Linear {
 
  private:
   enum class Kernel { Portable, Avx2, Avx512, Avx512Bf16, Amx };
-  Bf16Linear(std::size_t n, std::size_t k, std::span<const float> bias, Isa isa);
-  void pack(const std::uint16_t* weight);
+  static Kernel kernel_for(Isa isa);
+  static std::size_t depth_for(std::size_t k, Kernel kernel);
+  void pack(const std::uint16_t* weight, std::span<const float> bias);
 
   std::size_t n_ = 0;
   std::size_t k_ = 0;
   std::size_t kp_ = 0;
   Isa isa_ = Isa::Portable;
   Kernel kernel_ = Kernel::Portable;
-  AlignedBuffer<std::uint16_t> panels_;  // ceil(n/width) panels of [kp/2][width][2]
-  AlignedBuffer<float> bias_;            // padded to a whole panel (padding: 0)
+  Arena own_;                        // the storage when no arena was given
+  std::span<std::uint16_t> panels_;  // ceil(n/width) panels of [kp/2][width][2]
+  std::span<float> bias_;            // padded to a whole panel (padding: 0)
 };
 
 // C[m x n] = act(A·Wᵀ + b) (+ R): the rows of A are rounded to bf16 on each call, the

@@ -103,27 +103,63 @@ QuantizedLinear::QuantizedLinear(std::span<const float> weight, std::size_t n, s
 
 QuantizedLinear::QuantizedLinear(const QuantizedRows& rows, std::size_t n, std::size_t k,
                                  std::span<const float> bias, Isa isa)
-    : n_(n), k_(k), isa_(isa) {
+    : QuantizedLinear(n, k, isa, nullptr) {
+  set_rows(rows, bias);
+}
+
+namespace {
+
+Int8Kernel int8_kernel_for(Isa isa) {
+#if defined(__x86_64__)
+  const CpuFeatures& cpu = cpu_features();
+  if (isa == Isa::Amx && cpu.amx_int8) return Int8Kernel::Amx;
+  if (has_avx512(isa) && cpu.avx512 && cpu.avx512_vnni) return Int8Kernel::Avx512Vnni;
+  if ((has_avx512(isa) && cpu.avx512) || (isa == Isa::Avx2 && cpu.avx2_fma)) return Int8Kernel::Avx2;
+#else
+  (void)isa;
+#endif
+  return Int8Kernel::Portable;
+}
+
+// The packed depth of k for a kernel.
+std::size_t int8_depth(std::size_t k, Int8Kernel kernel) {
+  const std::size_t depth = kernel == Int8Kernel::Amx ? detail::kInt8AmxDepth : 4;
+  return (k + depth - 1) / depth * depth;
+}
+
+}  // namespace
+
+std::size_t QuantizedLinear::arena_bytes(std::size_t n, std::size_t k, Isa isa) {
+  const std::size_t columns = (n + kNr - 1) / kNr * kNr;
+  return Arena::footprint<std::int8_t>(columns * int8_depth(k, int8_kernel_for(isa))) +
+         2 * Arena::footprint<float>(columns) + Arena::footprint<std::int32_t>(columns);
+}
+
+QuantizedLinear::QuantizedLinear(std::size_t n, std::size_t k, Isa isa, Arena* arena)
+    : n_(n), k_(k), kp_(int8_depth(k, int8_kernel_for(isa))), isa_(isa), kernel_(int8_kernel_for(isa)) {
+  if (arena == nullptr) {
+    own_ = Arena(arena_bytes(n, k, isa));
+    arena = &own_;
+  }
+  const std::size_t columns = (n + kNr - 1) / kNr * kNr;
+  panels_ = arena->take<std::int8_t>(columns * kp_);
+  scales_ = arena->take<float>(columns);
+  bias_ = arena->take<float>(columns);
+  sums_ = arena->take<std::int32_t>(columns);
+  if (arena->prefilled()) return;
+  // Padding rows and columns must be zero; set_rows writes the rest.
+  std::fill(panels_.begin(), panels_.end(), std::int8_t{0});
+  std::fill(scales_.begin(), scales_.end(), 0.0F);
+  std::fill(bias_.begin(), bias_.end(), 0.0F);
+  std::fill(sums_.begin(), sums_.end(), 0);
+}
+
+void QuantizedLinear::set_rows(const QuantizedRows& rows, std::span<const float> bias) {
+  const std::size_t n = n_;
+  const std::size_t k = k_;
   if (rows.values.size() != n * k || rows.scales.size() != n || (!bias.empty() && bias.size() != n)) {
     throw Error(ErrorKind::Internal, "QuantizedLinear: sizes do not match the layer");
   }
-#if defined(__x86_64__)
-  const CpuFeatures& cpu = cpu_features();
-  if (isa == Isa::Amx && cpu.amx_int8) {
-    kernel_ = Int8Kernel::Amx;
-  } else if (has_avx512(isa) && cpu.avx512 && cpu.avx512_vnni) {
-    kernel_ = Int8Kernel::Avx512Vnni;
-  } else if ((has_avx512(isa) && cpu.avx512) || (isa == Isa::Avx2 && cpu.avx2_fma)) {
-    kernel_ = Int8Kernel::Avx2;
-  }
-#endif
-  const std::size_t depth = kernel_ == Int8Kernel::Amx ? detail::kInt8AmxDepth : 4;
-  kp_ = (k + depth - 1) / depth * depth;
-  const std::size_t panels = (n + kNr - 1) / kNr;
-  panels_ = AlignedBuffer<std::int8_t>(panels * kp_ * kNr);  // zero: padding rows and columns
-  scales_ = AlignedBuffer<float>(panels * kNr);
-  bias_ = AlignedBuffer<float>(panels * kNr);
-  sums_ = AlignedBuffer<std::int32_t>(panels * kNr);
   for (std::size_t j = 0; j < n; ++j) {
     const std::int8_t* q = rows.values.data() + j * k;
     std::int8_t* panel = panels_.data() + (j / kNr) * kp_ * kNr;

@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "core/aligned_buffer.hpp"
+#include "core/arena.hpp"
 #include "core/cpu_features.hpp"
 #include "kernels/gemm.hpp"
 
@@ -59,6 +59,17 @@ class QuantizedLinear {
   // the float constructor given the weights those rows were quantised from.
   QuantizedLinear(const QuantizedRows& rows, std::size_t n, std::size_t k, std::span<const float> bias,
                   Isa isa = active_isa());
+  // An n x k layer to be filled with set_rows. With an arena (which must outlive the layer)
+  // the packed data lives there, else in its own; over a prefilled arena the layer is
+  // ready as it is (set_rows must not be called).
+  QuantizedLinear(std::size_t n, std::size_t k, Isa isa, Arena* arena);
+
+  // Bytes an arena must provide for one such layer (alignment included).
+  [[nodiscard]] static std::size_t arena_bytes(std::size_t n, std::size_t k, Isa isa = active_isa());
+
+  // Packs all n rows (rows.values [n x k], rows.scales [n]) and the bias (n floats or empty).
+  // Throws Error(CorruptFile) on a negative or non-finite scale.
+  void set_rows(const QuantizedRows& rows, std::span<const float> bias);
 
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
@@ -85,10 +96,11 @@ class QuantizedLinear {
   std::size_t kp_ = 0;
   Isa isa_ = Isa::Portable;
   Int8Kernel kernel_ = Int8Kernel::Portable;
-  AlignedBuffer<std::int8_t> panels_;  // ceil(n/width) panels of [kp/4][width][4]
-  AlignedBuffer<float> scales_;        // padded to a whole panel (padding: 0)
-  AlignedBuffer<float> bias_;
-  AlignedBuffer<std::int32_t> sums_;
+  Arena own_;                        // the storage when no arena was given
+  std::span<std::int8_t> panels_;    // ceil(n/width) panels of [kp/4][width][4]
+  std::span<float> scales_;          // padded to a whole panel (padding: 0)
+  std::span<float> bias_;
+  std::span<std::int32_t> sums_;
 };
 
 // C[m x n] = act(dequant(quant(A) · Wqᵀ) + b) (+ R). Rows of A are quantised dynamically

@@ -1,22 +1,12 @@
 #include "model/embedding_table.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "core/error.hpp"
 
 namespace warden::model {
-
-namespace {
-
-// Round to nearest even, as the bf16 GEMM rounds its weights; NaN stays a (quiet) NaN.
-std::uint16_t to_bf16(float v) noexcept {
-  const auto bits = std::bit_cast<std::uint32_t>(v);
-  if ((bits & 0x7FFFFFFFU) > 0x7F800000U) return static_cast<std::uint16_t>((bits >> 16) | 0x40U);
-  return static_cast<std::uint16_t>((bits + 0x7FFFU + ((bits >> 16) & 1U)) >> 16);
-}
-
-}  // namespace
 
 EmbeddingTable EmbeddingTable::view(std::span<const float> values, std::size_t rows, std::size_t width) {
   if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
@@ -27,44 +17,74 @@ EmbeddingTable EmbeddingTable::view(std::span<const float> values, std::size_t r
   return t;
 }
 
-EmbeddingTable EmbeddingTable::make(Precision precision, std::span<const float> values, std::size_t rows,
-                                    std::size_t width) {
-  if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
+EmbeddingTable EmbeddingTable::over(Precision precision, std::size_t rows, std::size_t width, Arena* arena) {
   EmbeddingTable t;
   t.rows_ = rows;
   t.width_ = width;
   t.precision_ = precision;
+  if (arena == nullptr) {
+    t.own_ = Arena(arena_bytes(precision, rows, width));
+    arena = &t.own_;
+  }
   switch (precision) {
     case Precision::Float32:
-      t.owned_.assign(values.begin(), values.end());
-      t.values_ = t.owned_;
+      t.f32_ = arena->take<float>(rows * width);
+      t.values_ = t.f32_;
       break;
     case Precision::BFloat16:
-      t.bf16_.reserve(values.size());
-      for (const float v : values) t.bf16_.push_back(to_bf16(v));
+      t.bf16_ = arena->take<std::uint16_t>(rows * width);
       break;
     case Precision::Int8:
-      t.int8_ = kernels::quantize_rows(values, rows, width);
+      t.int8_values_ = arena->take<std::int8_t>(rows * width);
+      t.int8_scales_ = arena->take<float>(rows);
       break;
   }
   return t;
 }
 
-EmbeddingTable EmbeddingTable::from_int8(kernels::QuantizedRows rows, std::size_t count, std::size_t width) {
+std::size_t EmbeddingTable::arena_bytes(Precision precision, std::size_t rows, std::size_t width) {
+  switch (precision) {
+    case Precision::Float32:
+      return Arena::footprint<float>(rows * width);
+    case Precision::BFloat16:
+      return Arena::footprint<std::uint16_t>(rows * width);
+    case Precision::Int8:
+      return Arena::footprint<std::int8_t>(rows * width) + Arena::footprint<float>(rows);
+  }
+  return 0;
+}
+
+EmbeddingTable EmbeddingTable::make(Precision precision, std::span<const float> values, std::size_t rows,
+                                    std::size_t width, Arena* arena) {
+  if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
+  if (precision == Precision::Int8) return from_int8(kernels::quantize_rows(values, rows, width), rows, width, arena);
+  EmbeddingTable t = over(precision, rows, width, arena);
+  if (precision == Precision::Float32) {
+    std::copy(values.begin(), values.end(), t.f32_.begin());
+  } else {
+    std::transform(values.begin(), values.end(), t.bf16_.begin(), kernels::detail::to_bf16);
+  }
+  return t;
+}
+
+EmbeddingTable EmbeddingTable::from_int8(const kernels::QuantizedRows& rows, std::size_t count, std::size_t width,
+                                         Arena* arena) {
   if (rows.values.size() != count * width || rows.scales.size() != count) {
     throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
   }
-  EmbeddingTable t;
-  t.rows_ = count;
-  t.width_ = width;
-  t.precision_ = Precision::Int8;
-  t.int8_ = std::move(rows);
+  EmbeddingTable t = over(Precision::Int8, count, width, arena);
+  std::copy(rows.values.begin(), rows.values.end(), t.int8_values_.begin());
+  std::copy(rows.scales.begin(), rows.scales.end(), t.int8_scales_.begin());
   return t;
 }
 
+EmbeddingTable EmbeddingTable::prefilled(Precision precision, std::size_t rows, std::size_t width, Arena& arena) {
+  if (!arena.prefilled()) throw Error(ErrorKind::Internal, "EmbeddingTable::prefilled: the arena is empty");
+  return over(precision, rows, width, &arena);
+}
+
 std::size_t EmbeddingTable::bytes() const noexcept {
-  return values_.size() * sizeof(float) + bf16_.size() * sizeof(std::uint16_t) + int8_.values.size() +
-         int8_.scales.size() * sizeof(float);
+  return values_.size_bytes() + bf16_.size_bytes() + int8_values_.size_bytes() + int8_scales_.size_bytes();
 }
 
 const float* EmbeddingTable::row(std::size_t i, float* scratch) const noexcept {
@@ -79,8 +99,8 @@ const float* EmbeddingTable::row(std::size_t i, float* scratch) const noexcept {
       return scratch;
     }
     case Precision::Int8: {
-      const std::int8_t* src = int8_.values.data() + i * width_;
-      const float scale = int8_.scales[i];
+      const std::int8_t* src = int8_values_.data() + i * width_;
+      const float scale = int8_scales_[i];
       for (std::size_t j = 0; j < width_; ++j) scratch[j] = static_cast<float>(src[j]) * scale;
       return scratch;
     }

@@ -3,12 +3,15 @@
 // model's precision: float32 (a view into the memory-mapped checkpoint when it holds aligned
 // float32 — no copy, and only the rows used are ever paged in — else an owned copy),
 // bfloat16, or int8 with one scale per row. The reduced forms are widened one row at a time,
-// when a token needs it.
+// when a token needs it. Converted tables live in an arena (the model's, so that a packed
+// image holds them too, or their own).
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "core/arena.hpp"
 
 #include "kernels/dense.hpp"
 
@@ -19,12 +22,18 @@ class EmbeddingTable {
   EmbeddingTable() = default;
   // values: rows*width floats that outlive the table (the mapping).
   static EmbeddingTable view(std::span<const float> values, std::size_t rows, std::size_t width);
-  // The floats stored in `precision` (float32: an owned copy). `values` may be the mapping:
+  // The floats stored in `precision` (float32: a copy). `values` may be the mapping:
   // converting from it directly keeps a float copy of the table from ever existing.
   static EmbeddingTable make(Precision precision, std::span<const float> values, std::size_t rows,
-                             std::size_t width);
+                             std::size_t width, Arena* arena = nullptr);
   // Rows quantised already (an int8 checkpoint).
-  static EmbeddingTable from_int8(kernels::QuantizedRows rows, std::size_t count, std::size_t width);
+  static EmbeddingTable from_int8(const kernels::QuantizedRows& rows, std::size_t count, std::size_t width,
+                                  Arena* arena = nullptr);
+  // The table a prefilled arena holds next (saved from make/from_int8 with the same
+  // precision and shape, taken in the same order).
+  static EmbeddingTable prefilled(Precision precision, std::size_t rows, std::size_t width, Arena& arena);
+  // Bytes an arena must provide for a converted table.
+  [[nodiscard]] static std::size_t arena_bytes(Precision precision, std::size_t rows, std::size_t width);
 
   [[nodiscard]] std::size_t rows() const noexcept { return rows_; }
   [[nodiscard]] std::size_t width() const noexcept { return width_; }
@@ -39,10 +48,15 @@ class EmbeddingTable {
   std::size_t rows_ = 0;
   std::size_t width_ = 0;
   Precision precision_ = Precision::Float32;
-  std::vector<float> owned_;
-  std::span<const float> values_;    // float32: into owned_ or the mapping
-  std::vector<std::uint16_t> bf16_;  // bfloat16 bits
-  kernels::QuantizedRows int8_;
+  // Takes the spans of a converted table from `arena` (or from own_ when null).
+  static EmbeddingTable over(Precision precision, std::size_t rows, std::size_t width, Arena* arena);
+
+  Arena own_;
+  std::span<const float> values_;  // float32: f32_ or the mapping
+  std::span<float> f32_;           // a float32 copy in the arena
+  std::span<std::uint16_t> bf16_;  // bfloat16 bits
+  std::span<std::int8_t> int8_values_;
+  std::span<float> int8_scales_;
 };
 
 }  // namespace warden::model

@@ -18,6 +18,7 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/arena.hpp"
+#include "model/packed_image.hpp"
 #include "kernels/activation.hpp"
 #include "kernels/dense.hpp"
 #include "model/embedding_table.hpp"
@@ -59,8 +60,11 @@ struct EncoderLayer {
 };
 
 struct EncoderWeights {
-  // Holds the float32 layers' data (declared first: destroyed after the layers).
-  std::unique_ptr<FloatArena> arena;
+  // Holds the dense layers' data (declared first: destroyed after the layers), packed at
+  // load or mapped from a packed image (model/packed_image.hpp).
+  std::unique_ptr<Arena> arena;
+  PackedImageUse packed_image = PackedImageUse::Off;
+  std::string packed_image_note;  // NotSaved: why
   EmbeddingTable word_embeddings;        // vocab x hidden, in the model's precision
   EmbeddingTable position_embeddings;    // max_positions x hidden, float32
   EmbeddingTable token_type_embeddings;  // type_vocab x hidden (float32), or empty
@@ -103,6 +107,9 @@ class Encoder {
   // Bytes of the layers alone (dense weights, biases, norms): what every forward pass reads
   // whole, whatever its tokens (of the embedding tables it reads only the rows it uses).
   [[nodiscard]] std::size_t layer_bytes() const noexcept;
+  // Whether the dense layers came from a packed image, and why none was saved if not.
+  [[nodiscard]] PackedImageUse packed_image() const noexcept { return w_.packed_image; }
+  [[nodiscard]] const std::string& packed_image_note() const noexcept { return w_.packed_image_note; }
 
  private:
   void embed(const TokenBatch& batch, float* x, float* scratch) const;

@@ -74,9 +74,10 @@ kernels::Activation ffn_activation(const ModelConfig& config, const std::filesys
 // int8 model and dequantised for any other precision.
 class WeightReader {
  public:
-  // Float32 layers go into `arena` when given.
+  // Dense layers go into `arena` when given; a prefilled arena holds them already, and
+  // their weights are not read.
   WeightReader(const ModelWeights& weights, std::string prefix, Isa isa,
-               Precision precision = Precision::Float32, FloatArena* arena = nullptr)
+               Precision precision = Precision::Float32, Arena* arena = nullptr)
       : weights_(weights), prefix_(std::move(prefix)), isa_(isa), precision_(precision), arena_(arena) {}
 
   const Tensor& tensor(std::string_view name, std::initializer_list<std::size_t> shape) const {
@@ -94,23 +95,32 @@ class WeightReader {
     return EmbeddingTable::make(Precision::Float32, to_float32(t), rows, width);  // f16/bf16
   }
 
-  // A table in the model's precision (the word embeddings).
-  EmbeddingTable table(std::string_view name, std::size_t rows, std::size_t width) const {
+  // Bytes table() puts in its arena: none when the table is a view of the mapping.
+  std::size_t table_arena_bytes(std::string_view name, std::size_t rows, std::size_t width) const {
+    const Tensor& t = weights_.require_weight(prefix_ + std::string(name), {rows, width});
+    if (precision_ == Precision::Float32 && aligned_f32(t)) return 0;
+    return EmbeddingTable::arena_bytes(precision_, rows, width);
+  }
+
+  // A table in the model's precision (the word embeddings): a view of the mapping when it
+  // holds the table as it is needed, else converted into `arena`.
+  EmbeddingTable table(std::string_view name, std::size_t rows, std::size_t width, Arena& arena) const {
     const std::string full = prefix_ + std::string(name);
     const Tensor& t = weights_.require_weight(full, {rows, width});
     if (precision_ == Precision::Float32 && aligned_f32(t)) {
       return EmbeddingTable::view(as_floats(t), rows, width);
     }
+    if (arena.prefilled()) return EmbeddingTable::prefilled(precision_, rows, width, arena);
     EmbeddingTable out;
     if (t.dtype == Dtype::I8) {
-      kernels::QuantizedRows q = int8_rows(full, t, rows, width);
+      const kernels::QuantizedRows q = int8_rows(full, t, rows, width);
       out = precision_ == Precision::Int8
-                ? EmbeddingTable::from_int8(std::move(q), rows, width)
-                : EmbeddingTable::make(precision_, dequantize(q, width), rows, width);
+                ? EmbeddingTable::from_int8(q, rows, width, &arena)
+                : EmbeddingTable::make(precision_, dequantize(q, width), rows, width, &arena);
     } else {
       std::vector<float> scratch;
       out = EmbeddingTable::make(precision_, aligned_f32(t) ? as_floats(t) : (scratch = to_float32(t)), rows,
-                                 width);
+                                 width, &arena);
     }
     release_pages(t.data);  // converted: the mapping's copy is no longer read
     return out;
@@ -131,6 +141,9 @@ class WeightReader {
   kernels::DenseLayer dense(std::initializer_list<std::string_view> bases, std::size_t rows,
                             std::size_t in) const {
     const std::size_t n = bases.size() * rows;
+    if (arena_ != nullptr && arena_->prefilled()) {
+      return kernels::DenseLayer::prefilled(precision_, n, in, isa_, *arena_);
+    }
     std::vector<float> bias;
     bias.reserve(n);
     for (const std::string_view base : bases) {
@@ -166,7 +179,9 @@ class WeightReader {
           stacked.scales.insert(stacked.scales.end(), q.scales.begin(), q.scales.end());
           release_pages(w.data);
         }
-        return kernels::DenseLayer(kernels::QuantizedLinear(stacked, n, in, bias, isa_));
+        kernels::QuantizedLinear layer(n, in, isa_, arena_);
+        layer.set_rows(stacked, bias);
+        return kernels::DenseLayer(std::move(layer));
       }
       case Precision::BFloat16:
         break;
@@ -180,7 +195,9 @@ class WeightReader {
       stacked.insert(stacked.end(), v.begin(), v.end());
       release_pages(w.data);
     }
-    return kernels::DenseLayer::make(precision_, stacked, n, in, bias, isa_);
+    kernels::Bf16Linear layer(n, in, isa_, arena_);
+    layer.set_weights(stacked, bias);
+    return kernels::DenseLayer(std::move(layer));
   }
 
   // A float32 layer whatever the model's precision (the classification heads: they run on
@@ -249,7 +266,7 @@ class WeightReader {
   std::string prefix_;
   Isa isa_;
   Precision precision_;
-  FloatArena* arena_;
+  Arena* arena_;
 };
 
 // Runs load(i) for every layer, on the pool when there is one; the first error wins.
@@ -290,26 +307,49 @@ constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",  
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
                                       "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
 
-// Floats of all packed layers of an encoder, for its arena.
-std::size_t encoder_arena_floats(const EncoderDims& d, Isa isa) {
+// Bytes of one encoder layer's dense layers, in the order read_encoder packs them.
+std::size_t layer_arena_bytes(const EncoderDims& d, Precision precision, Isa isa) {
   const std::size_t h = d.hidden;
   const std::size_t i = d.intermediate;
-  return d.layers *
-         (kernels::PackedLinear::arena_floats(3 * h, h, isa) +
-          kernels::PackedLinear::arena_floats(h, h, isa) + kernels::PackedLinear::arena_floats(i, h, isa) +
-          kernels::PackedLinear::arena_floats(h, i, isa));
+  return kernels::DenseLayer::arena_bytes(precision, 3 * h, h, isa) +
+         kernels::DenseLayer::arena_bytes(precision, h, h, isa) +
+         kernels::DenseLayer::arena_bytes(precision, i, h, isa) +
+         kernels::DenseLayer::arena_bytes(precision, h, i, isa);
 }
 
 EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
                             Precision precision, const EncoderDims& d, const LayerNames& names,
                             ThreadPool* pool) {
   EncoderWeights w;
-  if (precision == Precision::Float32) {
-    w.arena = std::make_unique<FloatArena>(encoder_arena_floats(d, isa));
-  }
-  const WeightReader r(weights, prefix, isa, precision, w.arena.get());
+  const WeightReader r(weights, prefix, isa, precision);
   const std::size_t h = d.hidden;
-  w.word_embeddings = r.table("embeddings.word_embeddings.weight", d.vocab, h);
+  // The word embeddings (when converted) and then every layer get a fixed part of the
+  // arena, so its bytes do not depend on the order the pool loads the layers in, and a
+  // packed image of them can be mapped back.
+  const std::size_t table_bytes =
+      Arena::footprint<std::byte>(r.table_arena_bytes("embeddings.word_embeddings.weight", d.vocab, h));
+  const std::size_t per_layer = Arena::footprint<std::byte>(layer_arena_bytes(d, precision, isa));
+  const std::size_t total = table_bytes + per_layer * d.layers;
+  const std::optional<PackedImageCache> cache = PackedImageCache::from_environment();
+  std::optional<PackedImageKey> key;
+  if (cache && total > 0) {
+    key = PackedImageCache::key(
+        weights, fmt::format("encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} "
+                             "table={} precision={} isa={}",
+                             prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
+                             precision_name(precision), isa_name(isa)));
+    if (std::optional<Arena> mapped = cache->find(*key, total)) {
+      w.arena = std::make_unique<Arena>(std::move(*mapped));
+      w.packed_image = PackedImageUse::Mapped;
+    }
+  }
+  if (!w.arena) w.arena = std::make_unique<Arena>(total);
+  Arena table_arena = w.arena->child(table_bytes);
+  std::vector<Arena> layer_arenas;
+  layer_arenas.reserve(d.layers);
+  for (std::size_t i = 0; i < d.layers; ++i) layer_arenas.push_back(w.arena->child(per_layer));
+
+  w.word_embeddings = r.table("embeddings.word_embeddings.weight", d.vocab, h, table_arena);
   w.position_embeddings = r.float_table("embeddings.position_embeddings.weight", d.max_positions, h);
   if (d.type_vocab > 0) {
     w.token_type_embeddings = r.float_table("embeddings.token_type_embeddings.weight", d.type_vocab, h);
@@ -318,15 +358,20 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   w.layers = load_layers(d.layers, pool, [&](std::size_t i) {
     const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
     auto name = [&p](std::string_view n) { return p + std::string(n); };
+    const WeightReader reader(weights, prefix, isa, precision, &layer_arenas[i]);
     EncoderLayer layer;
-    layer.qkv = r.dense({name(names.q), name(names.k), name(names.v)}, h, h);
-    layer.attn_out = r.dense({name(names.attn_out)}, h, h);
-    layer.attn_norm = r.layer_norm(name(names.attn_norm), h);
-    layer.ffn_in = r.dense({name(names.ffn_in)}, d.intermediate, h);
-    layer.ffn_out = r.dense({name(names.ffn_out)}, h, d.intermediate);
-    layer.ffn_norm = r.layer_norm(name(names.ffn_norm), h);
+    layer.qkv = reader.dense({name(names.q), name(names.k), name(names.v)}, h, h);
+    layer.attn_out = reader.dense({name(names.attn_out)}, h, h);
+    layer.attn_norm = reader.layer_norm(name(names.attn_norm), h);
+    layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h);
+    layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate);
+    layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h);
     return layer;
   });
+  if (key && w.packed_image != PackedImageUse::Mapped) {
+    w.packed_image_note = cache->save(*key, *w.arena, weights);
+    w.packed_image = w.packed_image_note.empty() ? PackedImageUse::Saved : PackedImageUse::NotSaved;
+  }
   return w;
 }
 

@@ -87,6 +87,8 @@ class SafetensorsFile {
   }
   // nullptr when the file has no tensor of that name.
   [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
+  // The whole mapped file.
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return file_.bytes(); }
 
  private:
   std::filesystem::path path_;

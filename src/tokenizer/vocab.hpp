@@ -9,15 +9,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/fnv1a.hpp"
+
 namespace warden::tokenizer_detail {
 
 inline std::uint64_t hash_bytes(std::string_view s) noexcept {
   // FNV-1a with a final avalanche: vocab keys are short, and this is cheap and stable.
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
+  std::uint64_t h = fnv1a(s);
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ULL;
   h ^= h >> 32;
