@@ -18,14 +18,23 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 }  // namespace
 
 DenseLayer DenseLayer::make(Precision precision, std::span<const float> weight, std::size_t n, std::size_t k,
-                            std::span<const float> bias, Isa isa) {
+                            std::span<const float> bias, Isa isa, Arena* arena) {
   switch (precision) {
-    case Precision::Float32:
-      return DenseLayer(PackedLinear(weight, n, k, bias, isa));
-    case Precision::Int8:
-      return DenseLayer(QuantizedLinear(weight, n, k, bias, isa));
-    case Precision::BFloat16:
-      return DenseLayer(Bf16Linear(weight, n, k, bias, isa));
+    case Precision::Float32: {
+      PackedLinear layer(n, k, isa, arena);
+      layer.set_rows(0, n, weight, bias);
+      return DenseLayer(std::move(layer));
+    }
+    case Precision::Int8: {
+      QuantizedLinear layer(n, k, isa, arena);
+      layer.set_rows(quantize_rows(weight, n, k), bias);
+      return DenseLayer(std::move(layer));
+    }
+    case Precision::BFloat16: {
+      Bf16Linear layer(n, k, isa, arena);
+      layer.set_weights(weight, bias);
+      return DenseLayer(std::move(layer));
+    }
   }
   throw Error(ErrorKind::Internal, "DenseLayer: unknown precision");
 }

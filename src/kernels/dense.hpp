@@ -33,9 +33,9 @@ class DenseLayer {
   explicit DenseLayer(Bf16Linear layer) : layer_(std::move(layer)) {}
 
   // W [n x k] row-major (nn.Linear's layout) and its bias (n floats or empty), packed in
-  // `precision`.
+  // `precision`, into `arena` when given (which must outlive the layer) and not prefilled.
   static DenseLayer make(Precision precision, std::span<const float> weight, std::size_t n, std::size_t k,
-                         std::span<const float> bias, Isa isa = active_isa());
+                         std::span<const float> bias, Isa isa = active_isa(), Arena* arena = nullptr);
   // The layer a prefilled arena holds next (saved from a layer of the same precision, shape
   // and isa, taken from the arena in the same order): nothing is packed.
   static DenseLayer prefilled(Precision precision, std::size_t n, std::size_t k, Isa isa, Arena& arena);

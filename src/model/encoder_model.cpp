@@ -91,14 +91,14 @@ class WeightReader {
   // A float32 table viewed in the mapping where possible (position and type embeddings).
   EmbeddingTable float_table(std::string_view name, std::size_t rows, std::size_t width) const {
     const Tensor& t = tensor(name, {rows, width});
-    if (aligned_f32(t)) return EmbeddingTable::view(as_floats(t), rows, width);
+    if (is_aligned_float32(t)) return EmbeddingTable::view(as_float32(t), rows, width);
     return EmbeddingTable::make(Precision::Float32, to_float32(t), rows, width);  // f16/bf16
   }
 
   // Bytes table() puts in its arena: none when the table is a view of the mapping.
   std::size_t table_arena_bytes(std::string_view name, std::size_t rows, std::size_t width) const {
     const Tensor& t = weights_.require_weight(prefix_ + std::string(name), {rows, width});
-    if (precision_ == Precision::Float32 && aligned_f32(t)) return 0;
+    if (precision_ == Precision::Float32 && is_aligned_float32(t)) return 0;
     return EmbeddingTable::arena_bytes(precision_, rows, width);
   }
 
@@ -107,8 +107,8 @@ class WeightReader {
   EmbeddingTable table(std::string_view name, std::size_t rows, std::size_t width, Arena& arena) const {
     const std::string full = prefix_ + std::string(name);
     const Tensor& t = weights_.require_weight(full, {rows, width});
-    if (precision_ == Precision::Float32 && aligned_f32(t)) {
-      return EmbeddingTable::view(as_floats(t), rows, width);
+    if (precision_ == Precision::Float32 && is_aligned_float32(t)) {
+      return EmbeddingTable::view(as_float32(t), rows, width);
     }
     if (arena.prefilled()) return EmbeddingTable::prefilled(precision_, rows, width, arena);
     EmbeddingTable out;
@@ -119,7 +119,7 @@ class WeightReader {
                 : EmbeddingTable::make(precision_, dequantize(q, width), rows, width, &arena);
     } else {
       std::vector<float> scratch;
-      out = EmbeddingTable::make(precision_, aligned_f32(t) ? as_floats(t) : (scratch = to_float32(t)), rows,
+      out = EmbeddingTable::make(precision_, is_aligned_float32(t) ? as_float32(t) : (scratch = to_float32(t)), rows,
                                  width, &arena);
     }
     release_pages(t.data);  // converted: the mapping's copy is no longer read
@@ -195,9 +195,7 @@ class WeightReader {
       stacked.insert(stacked.end(), v.begin(), v.end());
       release_pages(w.data);
     }
-    kernels::Bf16Linear layer(n, in, isa_, arena_);
-    layer.set_weights(stacked, bias);
-    return kernels::DenseLayer(std::move(layer));
+    return kernels::DenseLayer::make(precision_, stacked, n, in, bias, isa_, arena_);
   }
 
   // A float32 layer whatever the model's precision (the classification heads: they run on
@@ -212,12 +210,6 @@ class WeightReader {
   }
 
  private:
-  static bool aligned_f32(const Tensor& t) {
-    return t.dtype == Dtype::F32 && reinterpret_cast<std::uintptr_t>(t.data.data()) % alignof(float) == 0;
-  }
-  static std::span<const float> as_floats(const Tensor& t) {
-    return {reinterpret_cast<const float*>(t.data.data()), t.element_count()};
-  }
 
   const Tensor& weight(std::string_view base, std::size_t rows, std::size_t in) const {
     return weights_.require_weight(prefix_ + std::string(base) + ".weight", {rows, in});
@@ -231,7 +223,7 @@ class WeightReader {
       scratch = dequantize(int8_rows(prefix_ + std::string(base) + ".weight", t, rows, in), in);
       return scratch;
     }
-    if (aligned_f32(t)) return as_floats(t);
+    if (is_aligned_float32(t)) return as_float32(t);
     scratch = to_float32(t);
     return scratch;
   }
@@ -330,24 +322,16 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       Arena::footprint<std::byte>(r.table_arena_bytes("embeddings.word_embeddings.weight", d.vocab, h));
   const std::size_t per_layer = Arena::footprint<std::byte>(layer_arena_bytes(d, precision, isa));
   const std::size_t total = table_bytes + per_layer * d.layers;
-  const std::optional<PackedImageCache> cache = PackedImageCache::from_environment();
-  std::optional<PackedImageKey> key;
-  if (cache && total > 0) {
-    key = PackedImageCache::key(
-        weights, fmt::format("encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} "
-                             "table={} precision={} isa={}",
-                             prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
-                             precision_name(precision), isa_name(isa)));
-    if (std::optional<Arena> mapped = cache->find(*key, total)) {
-      w.arena = std::make_unique<Arena>(std::move(*mapped));
-      w.packed_image = PackedImageUse::Mapped;
-    }
-  }
-  if (!w.arena) w.arena = std::make_unique<Arena>(total);
-  Arena table_arena = w.arena->child(table_bytes);
+  PackedArena packed = open_packed_arena(
+      weights,
+      fmt::format("encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} isa={}",
+                  prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
+                  precision_name(precision), isa_name(isa)),
+      total);
+  Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
   layer_arenas.reserve(d.layers);
-  for (std::size_t i = 0; i < d.layers; ++i) layer_arenas.push_back(w.arena->child(per_layer));
+  for (std::size_t i = 0; i < d.layers; ++i) layer_arenas.push_back(packed.arena->child(per_layer));
 
   w.word_embeddings = r.table("embeddings.word_embeddings.weight", d.vocab, h, table_arena);
   w.position_embeddings = r.float_table("embeddings.position_embeddings.weight", d.max_positions, h);
@@ -368,10 +352,10 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
     layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h);
     return layer;
   });
-  if (key && w.packed_image != PackedImageUse::Mapped) {
-    w.packed_image_note = cache->save(*key, *w.arena, weights);
-    w.packed_image = w.packed_image_note.empty() ? PackedImageUse::Saved : PackedImageUse::NotSaved;
-  }
+  save_packed_arena(packed, weights);
+  w.arena = std::move(packed.arena);
+  w.packed_image = packed.use;
+  w.packed_image_note = packed.note;
   return w;
 }
 

@@ -208,4 +208,27 @@ void PackedImageCache::trim(const std::filesystem::path& keep) const {
   }
 }
 
+PackedArena open_packed_arena(const ModelWeights& weights, std::string_view layout, std::size_t bytes) {
+  PackedArena out;
+  out.cache = PackedImageCache::from_environment();
+  if (out.cache && bytes > 0) {
+    out.key = PackedImageCache::key(weights, layout);
+    if (std::optional<Arena> mapped = out.cache->find(out.key, bytes)) {
+      out.arena = std::make_unique<Arena>(std::move(*mapped));
+      out.use = PackedImageUse::Mapped;
+      return out;
+    }
+  } else {
+    out.cache.reset();
+  }
+  out.arena = std::make_unique<Arena>(bytes);
+  return out;
+}
+
+void save_packed_arena(PackedArena& packed, const ModelWeights& weights) {
+  if (!packed.cache || packed.use == PackedImageUse::Mapped) return;
+  packed.note = packed.cache->save(packed.key, *packed.arena, weights);
+  packed.use = packed.note.empty() ? PackedImageUse::Saved : PackedImageUse::NotSaved;
+}
+
 }  // namespace warden::model

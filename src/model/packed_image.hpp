@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,5 +70,23 @@ class PackedImageCache {
   std::filesystem::path dir_;
   std::size_t max_bytes_;
 };
+
+// A model's arena with its image: how loaders use the cache.
+struct PackedArena {
+  std::unique_ptr<Arena> arena;  // prefilled when use == Mapped
+  PackedImageUse use = PackedImageUse::Off;
+  std::string note;  // NotSaved: why
+  std::optional<PackedImageCache> cache;
+  PackedImageKey key;
+};
+
+// The arena for `bytes` of packed data described by `layout` (everything besides the weight
+// files that decides those bytes), mapped from its image when the environment's cache holds
+// one, else fresh.
+PackedArena open_packed_arena(const ModelWeights& weights, std::string_view layout, std::size_t bytes);
+
+// Once the loader has filled a fresh arena: saves it as the image when the cache is on
+// (use becomes Saved or NotSaved). Does nothing for a mapped arena.
+void save_packed_arena(PackedArena& packed, const ModelWeights& weights);
 
 }  // namespace warden::model

@@ -314,6 +314,15 @@ std::uint16_t float_to_bf16(float value) noexcept {
   return static_cast<std::uint16_t>((x + 0x7FFFU + ((x >> 16) & 1U)) >> 16);
 }
 
+bool is_aligned_float32(const Tensor& tensor) noexcept {
+  return tensor.dtype == Dtype::F32 && reinterpret_cast<std::uintptr_t>(tensor.data.data()) % alignof(float) == 0;
+}
+
+std::span<const float> as_float32(const Tensor& tensor) noexcept {
+  if (!is_aligned_float32(tensor)) return {};
+  return {reinterpret_cast<const float*>(tensor.data.data()), tensor.element_count()};
+}
+
 void to_float32(const Tensor& tensor, std::span<float> out) {
   const std::size_t n = tensor.element_count();
   if (out.size() != n) {

@@ -97,6 +97,11 @@ class SafetensorsFile {
   std::map<std::string, std::size_t, std::less<>> index_;
 };
 
+// Whether the tensor is F32 and 4-byte aligned in its mapping: then as_float32() views it in place.
+[[nodiscard]] bool is_aligned_float32(const Tensor& tensor) noexcept;
+// The floats of such a tensor, in place (empty for any other).
+[[nodiscard]] std::span<const float> as_float32(const Tensor& tensor) noexcept;
+
 // Converts an F32, F16 or BF16 tensor to float32 (exactly: every f16/bf16 value is a float).
 // Throws Error(Unsupported) for other dtypes, naming the tensor; `out` must hold
 // element_count() floats (Error(Internal) otherwise).

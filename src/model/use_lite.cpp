@@ -76,11 +76,13 @@ std::vector<float> read_floats(const ModelWeights& w, std::string_view name,
   return to_float32(w.require(name, shape));
 }
 
+// A dense layer packed into `arena`, or the one a prefilled arena holds.
 kernels::DenseLayer read_dense(const ModelWeights& w, Precision precision, std::size_t layer,
-                               std::string_view part, std::size_t n, std::size_t k) {
+                               std::string_view part, std::size_t n, std::size_t k, Isa isa, Arena& arena) {
+  if (arena.prefilled()) return kernels::DenseLayer::prefilled(precision, n, k, isa, arena);
   const auto weight = read_floats(w, use_lite::layer_tensor(layer, part, "weight"), {n, k});
   const auto bias = read_floats(w, use_lite::layer_tensor(layer, part, "bias"), {n});
-  return kernels::DenseLayer::make(precision, weight, n, k, bias);
+  return kernels::DenseLayer::make(precision, weight, n, k, bias, isa, &arena);
 }
 
 // Workspace slots.
@@ -93,9 +95,38 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
   m->config_ = read_use_lite_config(dir);
   m->precision_ = precision;
   const UseLiteConfig& c = m->config_;
-  const ModelWeights w = ModelWeights::open_file(dir / use_lite::kWeightsFile);
-  m->embeddings_ = EmbeddingTable::make(
-      precision, read_floats(w, use_lite::kEmbeddings, {c.vocab, c.embedding}), c.vocab, c.embedding);
+  m->weights_ = std::make_unique<ModelWeights>(ModelWeights::open_file(dir / use_lite::kWeightsFile));
+  const ModelWeights& w = *m->weights_;
+  const Isa isa = active_isa();
+
+  // Everything packed lives in one arena, in load order (the table unless it is read in
+  // place, each layer's dense layers, the head), mapped from a packed image when there is one.
+  const Tensor& table = w.require(use_lite::kEmbeddings, {c.vocab, c.embedding});
+  const bool table_in_place = precision == Precision::Float32 && is_aligned_float32(table);
+  std::size_t bytes = table_in_place ? 0 : EmbeddingTable::arena_bytes(precision, c.vocab, c.embedding);
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    const std::size_t in = l == 0 ? c.embedding : c.hidden;
+    if (in != c.hidden) bytes += kernels::DenseLayer::arena_bytes(precision, c.hidden, in, isa);
+    bytes += kernels::DenseLayer::arena_bytes(precision, 3 * in, in, isa) +
+             kernels::DenseLayer::arena_bytes(precision, c.hidden, in, isa) +
+             kernels::DenseLayer::arena_bytes(precision, c.intermediate, c.hidden, isa) +
+             kernels::DenseLayer::arena_bytes(precision, c.hidden, c.intermediate, isa);
+  }
+  bytes += kernels::PackedLinear::arena_bytes(c.hidden, c.hidden, isa);
+  PackedArena packed = open_packed_arena(
+      w,
+      fmt::format("use-lite vocab={} embedding={} hidden={} intermediate={} layers={} precision={} isa={}", c.vocab,
+                  c.embedding, c.hidden, c.intermediate, c.layers, precision_name(precision), isa_name(isa)),
+      bytes);
+  Arena& arena = *packed.arena;
+
+  if (table_in_place) {
+    m->embeddings_ = EmbeddingTable::view(as_float32(table), c.vocab, c.embedding);
+  } else if (arena.prefilled()) {
+    m->embeddings_ = EmbeddingTable::prefilled(precision, c.vocab, c.embedding, arena);
+  } else {
+    m->embeddings_ = EmbeddingTable::make(precision, to_float32(table), c.vocab, c.embedding, &arena);
+  }
   // The timing signal of every position, computed once as TF.js computes it per call: a
   // float32 product with the stored inverse timescales, then a double sin/cos rounded to
   // float32. Sines first, then cosines (concatenated, not interleaved).
@@ -114,22 +145,28 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
     Layer& layer = m->layers_[l];
     const std::size_t in = l == 0 ? c.embedding : c.hidden;
     layer.in = in;
-    if (in != c.hidden) layer.projection = read_dense(w, precision, l, "input_projection", c.hidden, in);
+    if (in != c.hidden) layer.projection = read_dense(w, precision, l, "input_projection", c.hidden, in, isa, arena);
     layer.attention_norm = {read_floats(w, use_lite::layer_tensor(l, "attention_norm", "weight"), {in}),
                             read_floats(w, use_lite::layer_tensor(l, "attention_norm", "bias"), {in})};
-    layer.qkv = read_dense(w, precision, l, "qkv", 3 * in, in);
-    layer.attention_output = read_dense(w, precision, l, "attention_output", c.hidden, in);
+    layer.qkv = read_dense(w, precision, l, "qkv", 3 * in, in, isa, arena);
+    layer.attention_output = read_dense(w, precision, l, "attention_output", c.hidden, in, isa, arena);
     layer.ffn_norm = {read_floats(w, use_lite::layer_tensor(l, "ffn_norm", "weight"), {c.hidden}),
                       read_floats(w, use_lite::layer_tensor(l, "ffn_norm", "bias"), {c.hidden})};
-    layer.ffn_in = read_dense(w, precision, l, "ffn_in", c.intermediate, c.hidden);
-    layer.ffn_out = read_dense(w, precision, l, "ffn_out", c.hidden, c.intermediate);
+    layer.ffn_in = read_dense(w, precision, l, "ffn_in", c.intermediate, c.hidden, isa, arena);
+    layer.ffn_out = read_dense(w, precision, l, "ffn_out", c.hidden, c.intermediate, isa, arena);
   };
   // Loading throws on a bad file and the pool's tasks must not, so layers load serially:
   // the whole model (7M parameters) packs in a few milliseconds.
   (void)pool;
   for (std::size_t l = 0; l < c.layers; ++l) load_layer(l);
-  m->head_ = kernels::PackedLinear(read_floats(w, use_lite::kHeadWeight, {c.hidden, c.hidden}), c.hidden,
-                                   c.hidden, read_floats(w, use_lite::kHeadBias, {c.hidden}));
+  m->head_ = kernels::PackedLinear(c.hidden, c.hidden, isa, &arena);
+  if (!arena.prefilled()) {
+    m->head_.set_rows(0, c.hidden, read_floats(w, use_lite::kHeadWeight, {c.hidden, c.hidden}),
+                      read_floats(w, use_lite::kHeadBias, {c.hidden}));
+  }
+  save_packed_arena(packed, w);
+  m->packed_image_ = packed.use;
+  m->arena_ = std::move(packed.arena);
   return m;
 }
 

@@ -26,6 +26,7 @@
 #include "kernels/dense.hpp"
 #include "kernels/gemm.hpp"
 #include "model/embedding_table.hpp"
+#include "model/packed_image.hpp"
 #include "model/token_batch.hpp"
 
 namespace warden {
@@ -73,6 +74,8 @@ class UseLiteModel {
                                             Precision precision = Precision::Float32);
 
   [[nodiscard]] Precision precision() const noexcept { return precision_; }
+  // Whether the packed weights came from a packed image (model/packed_image.hpp).
+  [[nodiscard]] PackedImageUse packed_image() const noexcept { return packed_image_; }
   // Bytes of weights held.
   [[nodiscard]] std::size_t weight_bytes() const noexcept;
 
@@ -113,6 +116,11 @@ class UseLiteModel {
 
   UseLiteConfig config_;
   Precision precision_ = Precision::Float32;
+  // The mapped weights (the float32 table is read in place) and the arena of everything
+  // packed, declared before what points into them.
+  std::unique_ptr<ModelWeights> weights_;
+  std::unique_ptr<Arena> arena_;
+  PackedImageUse packed_image_ = PackedImageUse::Off;
   EmbeddingTable embeddings_;  // vocab x embedding
   std::vector<float> timing_;  // max_length x embedding: [sin | cos] per position
   std::vector<Layer> layers_;
