@@ -1,5 +1,7 @@
 #include "model/config.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -86,6 +88,62 @@ void read_labels(const Fields& f, ModelConfig& c) {
   }
 }
 
+// DebertaV2Config's fields (and the getattr defaults of its modelling code); what Warden
+// does not run (convolution layer, embedding projection, p2p attention) is refused by name.
+void read_deberta(const Fields& f, ModelConfig& c) {
+  ModelConfig::Deberta& d = c.deberta;
+  if (!f.has("type_vocab_size")) c.type_vocab_size = 0;
+  if (!f.has("layer_norm_eps")) c.layer_norm_eps = 1e-7;
+  d.relative_attention = f.boolean("relative_attention").value_or(false);
+  if (f.has("max_relative_positions")) d.max_relative_positions = f.integer_in("max_relative_positions", -1, kMaxPositions);
+  if (f.has("position_buckets")) d.position_buckets = f.integer_in("position_buckets", -1, kMaxPositions);
+  d.share_att_key = f.boolean("share_att_key").value_or(false);
+  d.position_biased_input = f.boolean("position_biased_input").value_or(true);
+  d.pooler_hidden_act = f.string("pooler_hidden_act").value_or("gelu");
+  // pos_att_type: a list, or the older "p2c|c2p" string; lower-cased as the config class does.
+  std::vector<std::string> kinds;
+  if (const auto list = f.array("pos_att_type")) {
+    for (const auto v : *list) {
+      std::string_view s;
+      if (v.get_string().get(s) != simdjson::SUCCESS) throw f.fail("pos_att_type", "must hold strings");
+      kinds.emplace_back(s);
+    }
+  } else if (const auto joined = f.string("pos_att_type")) {
+    std::string_view rest = *joined;
+    while (!rest.empty()) {
+      const std::size_t bar = rest.find('|');
+      kinds.emplace_back(rest.substr(0, bar));
+      rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
+    }
+  }
+  for (std::string k : kinds) {
+    k.erase(0, k.find_first_not_of(' '));
+    k.erase(k.find_last_not_of(' ') + 1);
+    std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (k == "c2p") {
+      d.c2p = true;
+    } else if (k == "p2c") {
+      d.p2c = true;
+    } else if (!k.empty() && k != "none") {
+      throw f.fail("pos_att_type", fmt::format("holds \"{}\"; supported: c2p, p2c", k));
+    }
+  }
+  const std::string norm = f.string("norm_rel_ebd").value_or("none");
+  d.norm_rel_ebd = norm.find("layer_norm") != std::string::npos;
+  if (f.has("conv_kernel_size") && f.integer_in("conv_kernel_size", 0, 1 << 10) > 0) {
+    throw f.fail("conv_kernel_size", "is set: DeBERTa-v2's convolution layer is not supported");
+  }
+  if (f.has("embedding_size") && f.integer("embedding_size") != f.integer("hidden_size")) {
+    throw f.fail("embedding_size", "differs from hidden_size: the embedding projection is not supported");
+  }
+  if (f.has("pooler_hidden_size") && f.integer("pooler_hidden_size") != f.integer("hidden_size")) {
+    throw f.fail("pooler_hidden_size", "differs from hidden_size, which the classification head needs");
+  }
+  if (f.has("attention_head_size") && f.integer("attention_head_size").value_or(0) * f.integer("num_attention_heads").value_or(0) != f.integer("hidden_size").value_or(0)) {
+    throw f.fail("attention_head_size", "times the heads differs from hidden_size: not supported");
+  }
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(std::string_view json, std::string_view source) {
@@ -132,6 +190,7 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
       c.layer_norm_eps = *eps;
     }
   }
+  if (c.model_type == "deberta-v2") read_deberta(f, c);
   c.vocab_size = to_size(f.integer_in("vocab_size", 1, kMaxVocab));
   c.max_position_embeddings = optional_in(f, "max_position_embeddings", 1, kMaxPositions, 512);
 

@@ -39,6 +39,19 @@ struct ModelConfig {
   // Class names by id (dense, 0..n-1). transformers' default when the file says nothing is
   // two labels, LABEL_0 and LABEL_1; so it is here.
   std::vector<std::string> id2label;
+  // DeBERTa-v2/v3 (model_type "deberta-v2"), with DebertaV2Config's defaults.
+  struct Deberta {
+    bool relative_attention = false;
+    std::int64_t max_relative_positions = -1;  // < 1: max_position_embeddings
+    std::int64_t position_buckets = -1;        // <= 0: distances are not log-bucketed
+    bool c2p = false;                          // pos_att_type holds "c2p"
+    bool p2c = false;                          // ... "p2c"
+    bool share_att_key = false;  // c2p/p2c project with the layer's key/query weights
+    bool norm_rel_ebd = false;   // "layer_norm" in norm_rel_ebd: the table is LayerNormed once
+    bool position_biased_input = true;
+    std::string pooler_hidden_act = "gelu";
+  };
+  Deberta deberta;
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }

@@ -1,5 +1,6 @@
 #include "model/encoder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -9,6 +10,7 @@
 #include "core/thread_pool.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/layer_norm.hpp"
+#include "kernels/relative_attention.hpp"
 
 namespace warden::model {
 
@@ -26,7 +28,8 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
   auto table_ok = [h](const EmbeddingTable& t, std::size_t rows) {
     return t.rows() == rows && (rows == 0 || t.width() == h);
   };
-  if (!table_ok(w_.word_embeddings, dims_.vocab) || !table_ok(w_.position_embeddings, dims_.max_positions) ||
+  if (!table_ok(w_.word_embeddings, dims_.vocab) ||
+      !table_ok(w_.position_embeddings, dims_.position_embeddings ? dims_.max_positions : 0) ||
       !table_ok(w_.token_type_embeddings, dims_.type_vocab) || w_.layers.size() != dims_.layers ||
       // embed() widens only word rows into its scratch row
       w_.position_embeddings.precision() != Precision::Float32 ||
@@ -71,8 +74,17 @@ void Encoder::embed(const TokenBatch& batch, float* x, float* scratch) const {
     for (std::size_t t = batch.offsets[s]; t < batch.offsets[s + 1]; ++t) {
       const std::size_t pos = dims_.position_offset + (t - batch.offsets[s]);
       const float* word = w_.word_embeddings.row(batch.ids[t], scratch);
-      const float* position = w_.position_embeddings.row(pos, nullptr);
       float* row = x + t * h;
+      if (!dims_.position_embeddings) {
+        if (dims_.type_vocab > 0) {
+          const float* type = w_.token_type_embeddings.row(batch.type_ids[t], nullptr);
+          for (std::size_t j = 0; j < h; ++j) row[j] = word[j] + type[j];
+        } else {
+          std::copy(word, word + h, row);
+        }
+        continue;
+      }
+      const float* position = w_.position_embeddings.row(pos, nullptr);
       // Same summation order as HF: (word + token type) + position.
       if (dims_.type_vocab > 0) {
         const float* type = w_.token_type_embeddings.row(batch.type_ids[t], nullptr);
@@ -98,10 +110,22 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   kernels::layer_norm(x, h, x, h, tokens, h, w_.embedding_norm.gamma.data(), w_.embedding_norm.beta.data(),
                       dims_.layer_norm_eps, pool);
   const std::size_t head_dim = h / dims_.heads;
-  const kernels::AttentionShape shape{dims_.heads, head_dim, 1.0F / std::sqrt(static_cast<float>(head_dim))};
+  const float terms = 1.0F + (dims_.c2p ? 1.0F : 0.0F) + (dims_.p2c ? 1.0F : 0.0F);
+  const kernels::AttentionShape shape{dims_.heads, head_dim,
+                                      1.0F / std::sqrt(static_cast<float>(head_dim) * terms)};
   for (const EncoderLayer& layer : w_.layers) {
     kernels::dense(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
-    kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool);
+    if (dims_.relative_rows.empty()) {
+      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool);
+    } else {
+      kernels::RelativePositions rel;
+      rel.pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
+      rel.pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
+      rel.ld = h;
+      rel.rows = dims_.relative_rows;
+      rel.max_distance = dims_.max_positions - 1;
+      kernels::relative_attention(qkv, 3 * h, batch.offsets, shape, rel, ctx, h, pool);
+    }
     kernels::dense(ctx, h, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
     kernels::layer_norm(x, h, x, h, tokens, h, layer.attn_norm.gamma.data(), layer.attn_norm.beta.data(),
                         dims_.layer_norm_eps, pool);
@@ -124,6 +148,7 @@ std::size_t Encoder::layer_bytes() const noexcept {
   for (const auto& l : w_.layers) {
     bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_out.bytes();
     bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);
+    bytes += (l.pos_key.size() + l.pos_query.size()) * sizeof(float);
   }
   return bytes;
 }

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <cstdint>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
@@ -41,6 +42,14 @@ struct EncoderDims {
   std::size_t position_offset = 0;  // first position id (RoBERTa: padding_idx + 1)
   float layer_norm_eps = 1e-12F;
   kernels::Activation ffn_activation = kernels::Activation::Gelu;
+  bool position_embeddings = true;  // false: no absolute position table (DeBERTa-v3)
+  // DeBERTa's disentangled attention: the terms the scores add (each also widens the
+  // scale to 1/sqrt(head_dim · (1 + c2p + p2c)), as upstream does even without relative
+  // attention), and the table row of each distance r = i - j at relative_rows[r +
+  // max_positions - 1] (empty: no relative terms).
+  bool c2p = false;
+  bool p2c = false;
+  std::vector<std::int32_t> relative_rows;
 };
 
 struct LayerNormWeights {
@@ -57,6 +66,10 @@ struct EncoderLayer {
   kernels::DenseLayer ffn_in;   // [intermediate x hidden]
   kernels::DenseLayer ffn_out;  // [hidden x intermediate]
   LayerNormWeights ffn_norm;
+  // DeBERTa: the relative embedding table projected by this layer's key (c2p) and query
+  // (p2c) weights, [table rows x hidden] each; empty when unused.
+  std::vector<float> pos_key;
+  std::vector<float> pos_query;
 };
 
 struct EncoderWeights {

@@ -15,6 +15,8 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/layer_norm.hpp"
+#include "model/relative_positions.hpp"
 
 namespace warden::model {
 
@@ -26,7 +28,7 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 8> kArchitectures{{
+constexpr std::array<ArchitectureName, 10> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
     {"BertForSequenceClassification", Architecture::Bert, true},
     {"RobertaModel", Architecture::Roberta, false},
@@ -35,6 +37,8 @@ constexpr std::array<ArchitectureName, 8> kArchitectures{{
     {"XLMRobertaForSequenceClassification", Architecture::Roberta, true},
     {"DistilBertModel", Architecture::DistilBert, false},
     {"DistilBertForSequenceClassification", Architecture::DistilBert, true},
+    {"DebertaV2Model", Architecture::DebertaV2, false},
+    {"DebertaV2ForSequenceClassification", Architecture::DebertaV2, true},
 }};
 
 const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -49,6 +53,8 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
     named = "XLMRobertaModel";
   } else if (config.model_type == "distilbert") {
     named = "DistilBertModel";
+  } else if (config.model_type == "deberta-v2") {
+    named = "DebertaV2Model";
   }
   for (const auto& a : kArchitectures) {
     if (a.name == named) return a;
@@ -59,12 +65,14 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
                           supported_architectures()));
 }
 
-kernels::Activation ffn_activation(const ModelConfig& config, const std::filesystem::path& dir) {
-  if (config.hidden_act == "gelu") return kernels::Activation::Gelu;
-  if (config.hidden_act == "relu") return kernels::Activation::Relu;
-  throw Error(ErrorKind::Unsupported,
-              fmt::format("{}: hidden_act '{}' is not supported (supported: gelu, relu)",
-                          (dir / "config.json").string(), config.hidden_act));
+// hidden_act (or another activation field `field`) as a kernel activation.
+kernels::Activation activation_named(const std::string& name, std::string_view field,
+                                     const std::filesystem::path& dir) {
+  if (name == "gelu") return kernels::Activation::Gelu;
+  if (name == "relu") return kernels::Activation::Relu;
+  if (name == "tanh") return kernels::Activation::Tanh;
+  throw Error(ErrorKind::Unsupported, fmt::format("{}: {} '{}' is not supported (supported: gelu, relu, tanh)",
+                                                  (dir / "config.json").string(), field, name));
 }
 
 // Reads weights by their HF names under one prefix ("" or "bert." ...) into the model's
@@ -295,6 +303,11 @@ constexpr LayerNames kBertNames{
     "attention.self.value", "attention.output.dense", "attention.output.LayerNorm",
     "intermediate.dense",   "output.dense",           "output.LayerNorm"};
 
+constexpr LayerNames kDebertaNames{
+    "encoder.layer.",       "attention.self.query_proj", "attention.self.key_proj",
+    "attention.self.value_proj", "attention.output.dense", "attention.output.LayerNorm",
+    "intermediate.dense",   "output.dense",              "output.LayerNorm"};
+
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
                                       "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
@@ -334,7 +347,9 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   for (std::size_t i = 0; i < d.layers; ++i) layer_arenas.push_back(packed.arena->child(per_layer));
 
   w.word_embeddings = r.table("embeddings.word_embeddings.weight", d.vocab, h, table_arena);
-  w.position_embeddings = r.float_table("embeddings.position_embeddings.weight", d.max_positions, h);
+  if (d.position_embeddings) {
+    w.position_embeddings = r.float_table("embeddings.position_embeddings.weight", d.max_positions, h);
+  }
   if (d.type_vocab > 0) {
     w.token_type_embeddings = r.float_table("embeddings.token_type_embeddings.weight", d.type_vocab, h);
   }
@@ -357,6 +372,41 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   w.packed_image = packed.use;
   w.packed_image_note = packed.note;
   return w;
+}
+
+// DeBERTa's relative table for every layer: encoder.rel_embeddings, LayerNormed once with
+// encoder.LayerNorm when norm_rel_ebd says so (DebertaV2Encoder.get_rel_embedding), then
+// projected by the layer's key (c2p) and query (p2c) weights and biases with share_att_key,
+// else by its pos_key_proj / pos_query_proj (DisentangledSelfAttention.disentangled_attention_bias).
+void project_relative_table(const WeightReader& r, const ModelConfig& config, const EncoderDims& d,
+                            const LayerNames& names, EncoderWeights& w, ThreadPool* pool) {
+  const std::size_t h = d.hidden;
+  const std::int64_t max_relative = config.deberta.max_relative_positions < 1
+                                        ? static_cast<std::int64_t>(config.max_position_embeddings)
+                                        : config.deberta.max_relative_positions;
+  const std::size_t table_rows = 2 * static_cast<std::size_t>(config.deberta.position_buckets > 0
+                                                                  ? config.deberta.position_buckets
+                                                                  : max_relative);
+  std::vector<float> table = r.floats("encoder.rel_embeddings.weight", {table_rows, h});
+  if (config.deberta.norm_rel_ebd) {
+    const LayerNormWeights norm = r.layer_norm("encoder.LayerNorm", h);
+    kernels::layer_norm(table.data(), h, table.data(), h, table_rows, h, norm.gamma.data(), norm.beta.data(),
+                        d.layer_norm_eps, pool);
+  }
+  auto project = [&](const std::string& base) {
+    const kernels::PackedLinear layer = r.linear(base, h, h);
+    std::vector<float> out(table_rows * h);
+    kernels::linear(table.data(), h, table_rows, layer, out.data(), h, {}, pool);
+    return out;
+  };
+  for (std::size_t i = 0; i < w.layers.size(); ++i) {
+    const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
+    const bool shared = config.deberta.share_att_key;
+    if (d.c2p) w.layers[i].pos_key = project(p + (shared ? std::string(names.k) : "attention.self.pos_key_proj"));
+    if (d.p2c) {
+      w.layers[i].pos_query = project(p + (shared ? std::string(names.q) : "attention.self.pos_query_proj"));
+    }
+  }
 }
 
 }  // namespace
@@ -397,7 +447,22 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   dims.max_positions = config.max_position_embeddings;
   dims.type_vocab = arch.architecture == Architecture::DistilBert ? 0 : config.type_vocab_size;
   dims.layer_norm_eps = static_cast<float>(config.layer_norm_eps);
-  dims.ffn_activation = ffn_activation(config, dir);
+  dims.ffn_activation = activation_named(config.hidden_act, "hidden_act", dir);
+  if (arch.architecture == Architecture::DebertaV2) {
+    const ModelConfig::Deberta& db = config.deberta;
+    dims.position_embeddings = db.position_biased_input;
+    dims.c2p = db.c2p;
+    dims.p2c = db.p2c;
+    if (db.relative_attention && (db.c2p || db.p2c)) {
+      // DisentangledSelfAttention: the table has 2·span rows, span = position_buckets when
+      // set, else max_relative_positions (which defaults to max_position_embeddings).
+      const std::int64_t max_relative = db.max_relative_positions < 1
+                                            ? static_cast<std::int64_t>(config.max_position_embeddings)
+                                            : db.max_relative_positions;
+      const std::int64_t span = db.position_buckets > 0 ? db.position_buckets : max_relative;
+      dims.relative_rows = relative_rows(dims.max_positions - 1, span, db.position_buckets, max_relative);
+    }
+  }
   if (arch.architecture == Architecture::Roberta) {
     // RoBERTa counts positions from padding_idx + 1 (create_position_ids_from_input_ids).
     dims.position_offset = static_cast<std::size_t>(config.pad_token_id.value_or(1)) + 1;
@@ -406,15 +471,20 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   auto weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
-  const std::string base_prefix = arch.architecture == Architecture::Bert      ? "bert."
-                                  : arch.architecture == Architecture::Roberta ? "roberta."
-                                                                               : "distilbert.";
+  const std::string base_prefix = arch.architecture == Architecture::Bert        ? "bert."
+                                  : arch.architecture == Architecture::Roberta   ? "roberta."
+                                  : arch.architecture == Architecture::DebertaV2 ? "deberta."
+                                                                                 : "distilbert.";
   const std::string prefix =
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
   const WeightReader encoder_reader(*weights, prefix, isa);
-  EncoderWeights encoder_weights =
-      read_encoder(*weights, prefix, isa, precision, dims,
-                   arch.architecture == Architecture::DistilBert ? kDistilBertNames : kBertNames, pool);
+  const LayerNames& names = arch.architecture == Architecture::DistilBert  ? kDistilBertNames
+                            : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
+                                                                           : kBertNames;
+  EncoderWeights encoder_weights = read_encoder(*weights, prefix, isa, precision, dims, names, pool);
+  if (!dims.relative_rows.empty()) {
+    project_relative_table(encoder_reader, config, dims, names, encoder_weights, pool);
+  }
 
   std::optional<ClassifierHead> head;
   if (arch.classifier) {
@@ -432,6 +502,12 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
         c.dense = root.linear("classifier.dense", h, h);
         c.activation = kernels::Activation::Tanh;
         c.out = root.linear("classifier.out_proj", labels, h);
+        break;
+      case Architecture::DebertaV2:
+        // ContextPooler: dense and pooler_hidden_act on the first token, then the classifier.
+        c.dense = root.linear("pooler.dense", h, h);
+        c.activation = activation_named(config.deberta.pooler_hidden_act, "pooler_hidden_act", dir);
+        c.out = root.linear("classifier", labels, h);
         break;
       case Architecture::DistilBert:
         c.dense = root.linear("pre_classifier", h, h);

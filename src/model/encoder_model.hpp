@@ -22,7 +22,7 @@ class ThreadPool;
 
 namespace warden::model {
 
-enum class Architecture { Bert, Roberta, DistilBert };
+enum class Architecture { Bert, Roberta, DistilBert, DebertaV2 };
 
 struct EncoderModel {
   std::filesystem::path dir;

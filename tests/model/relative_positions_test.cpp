@@ -1,6 +1,6 @@
 // DeBERTa-v2's relative-position buckets against HF transformers' own arithmetic, run in
 // torch by tools/golden/deberta_buckets.py for every sequence length up to each
-// configuration's maximum (tests/data/goldens/deberta-buckets.json): every distance, no
+// configuration's maximum (tests/data/deberta-buckets.json): every distance, no
 // bucket off by one at the log boundary.
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ namespace warden::model {
 namespace {
 
 TEST(RelativePositions, BucketsEqualUpstreamForEveryDistanceOfEveryLength) {
-  const std::string json = read_file(std::string(WARDEN_TEST_DATA) + "/goldens/deberta-buckets.json");
+  const std::string json = read_file(std::string(WARDEN_TEST_DATA) + "/deberta-buckets.json");
   simdjson::dom::parser parser;
   const simdjson::dom::element root = parser.parse(json);
   std::size_t tables = 0;

@@ -12,7 +12,7 @@ on r alone (it would not if torch's vectorised and scalar log disagreed). It wri
 bucket per r in [-(max_position - 1), max_position - 1] for each (bucket_size, max_position)
 configuration the public DeBERTa-v2/v3 checkpoints use.
 
-Run with Debian's torch: /usr/bin/python3 tools/golden/deberta_buckets.py > tests/data/goldens/deberta-buckets.json
+Run with Debian's torch: /usr/bin/python3 tools/golden/deberta_buckets.py > tests/data/deberta-buckets.json
 """
 import json
 import sys

@@ -63,6 +63,10 @@ FIXTURES = [
     ("bert-reranker", "bert", "reranker", [], None),
     ("xlm-roberta-reranker", "xlm-roberta", "reranker", [], None),
     ("distilbert-classifier", "distilbert", "classifier", [], None),  # 3 labels
+    # DeBERTa-v3's shape (no absolute positions or token types, disentangled attention over
+    # 32 log buckets, shared attention keys, LayerNormed relative table, ContextPooler head).
+    ("deberta-v2-none", "deberta-v2", "none", ["--pooling", "mean"], "mean"),
+    ("deberta-v2-classifier", "deberta-v2", "classifier", [], None),  # 3 labels
     # A real model's shape (all-MiniLM-L6-v2: 6 layers, hidden 384, 12 heads of 32, FFN 1536):
     # the tiny fixtures never reach a second GEMM k-block (k > 256) nor a 32-wide head,
     # and a bug that only showed there went unnoticed until this fixture existed.
@@ -74,6 +78,7 @@ TOKEN_TYPES = {
     "bert": "the tokenizer's type_ids (token_type_embeddings)",
     "roberta": "all zeros: XLM-R/RoBERTa tokenizers feed no token_type_ids (type_vocab_size 1)",
     "distilbert": "none: DistilBERT has no token type embeddings",
+    "deberta": "the tokenizer's type_ids, unused: DeBERTa-v3 has type_vocab_size 0",
 }
 
 

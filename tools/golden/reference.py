@@ -205,7 +205,27 @@ BASE_CLASSES = {
     "XLMRobertaForSequenceClassification": ("roberta", "roberta"),
     "DistilBertModel": ("distilbert", None),
     "DistilBertForSequenceClassification": ("distilbert", "distilbert"),
+    "DebertaV2Model": ("deberta", "deberta"),
+    "DebertaV2ForSequenceClassification": ("deberta", "deberta"),
 }
+
+
+# DeBERTa-v2's relative positions: `make_log_bucket_position` and `build_relative_position` of
+# HF modeling_deberta_v2.py, the same torch operations in the same order (float32 logs).
+def deberta_log_bucket_position(relative_pos, bucket_size, max_position):
+    sign = torch.sign(relative_pos)
+    mid = bucket_size // 2
+    abs_pos = torch.where((relative_pos < mid) & (relative_pos > -mid),
+                          torch.tensor(mid - 1).type_as(relative_pos), torch.abs(relative_pos))
+    log_pos = torch.ceil(torch.log(abs_pos / mid) / torch.log(torch.tensor((max_position - 1) / mid)) * (mid - 1)) + mid
+    return torch.where(abs_pos <= mid, relative_pos.type_as(log_pos), log_pos * sign)
+
+
+def deberta_relative_position(query_size, key_size, bucket_size, max_position):
+    rel = torch.arange(0, query_size)[:, None] - torch.arange(0, key_size)[None, :]
+    if bucket_size > 0 and max_position > 0:
+        rel = deberta_log_bucket_position(rel, bucket_size, max_position)
+    return rel.to(torch.long)[:query_size, :].unsqueeze(0)
 
 
 class Reference:
@@ -235,7 +255,29 @@ class Reference:
         self.used: set[str] = set()
 
         c = self.config
-        if self.family == "distilbert":
+        if self.family == "deberta":
+            # DebertaV2Config defaults; DisentangledSelfAttention / DebertaV2Encoder getattr defaults.
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.layers = c["num_hidden_layers"]
+            self.eps = c.get("layer_norm_eps", 1e-7)
+            self.act = ACTIVATIONS[c.get("hidden_act", "gelu")]
+            self.pooler_act = ACTIVATIONS[c.get("pooler_hidden_act", "gelu")]
+            self.relative_attention = c.get("relative_attention", False)
+            self.position_biased_input = c.get("position_biased_input", True)
+            self.type_vocab_size = c.get("type_vocab_size", 0)
+            pat = c.get("pos_att_type") or []
+            if isinstance(pat, str):
+                pat = [x.strip() for x in pat.lower().split("|")]
+            self.pos_att_type = pat
+            self.share_att_key = c.get("share_att_key", False)
+            self.norm_rel_ebd = [x.strip() for x in c.get("norm_rel_ebd", "none").lower().split("|")]
+            self.max_relative_positions = c.get("max_relative_positions", -1)
+            if self.max_relative_positions < 1:
+                self.max_relative_positions = c.get("max_position_embeddings", 512)
+            self.position_buckets = c.get("position_buckets", -1)
+            self.pos_ebd_size = self.position_buckets if self.position_buckets > 0 else self.max_relative_positions
+        elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
             self.layers = c["n_layers"]
@@ -274,6 +316,91 @@ class Reference:
         return torch.nn.functional.layer_norm(
             x, (self.hidden,), self.W(name + ".weight"), self.W(name + ".bias"),
             self.eps if eps is None else eps)
+
+    # -- DeBERTa-v2 (modeling_deberta_v2.py) ---------------------------------------------------
+    def deberta_embeddings(self, ids, type_ids, mask):
+        # DebertaV2Embeddings.forward: word (+ position if position_biased_input) (+ token type
+        # if type_vocab_size > 0), LayerNorm, then multiplied by the attention mask.
+        B, L = ids.shape
+        x = self.W("embeddings.word_embeddings.weight")[ids]
+        if self.position_biased_input:
+            x = x + self.W("embeddings.position_embeddings.weight")[torch.arange(L)].unsqueeze(0)
+        if self.type_vocab_size > 0:
+            x = x + self.W("embeddings.token_type_embeddings.weight")[type_ids]
+        x = self.layer_norm(x, "embeddings.LayerNorm")
+        return x * mask.unsqueeze(2).to(x.dtype)
+
+    def deberta_scores_for(self, x):
+        # DisentangledSelfAttention.transpose_for_scores: [B, L, H] -> [B*heads, L, head_dim]
+        B, L, _ = x.shape
+        return x.view(B, L, self.heads, -1).permute(0, 2, 1, 3).contiguous().view(-1, L, self.head_dim)
+
+    def deberta_bias(self, p, q, k, relative_pos, rel_embeddings, scale_factor):
+        # DisentangledSelfAttention.disentangled_attention_bias
+        att_span = self.pos_ebd_size
+        rel = rel_embeddings[0:att_span * 2, :].unsqueeze(0)
+        reps = q.size(0) // self.heads
+        if self.share_att_key:
+            pos_query = self.deberta_scores_for(self.linear(rel, p + "attention.self.query_proj")).repeat(reps, 1, 1)
+            pos_key = self.deberta_scores_for(self.linear(rel, p + "attention.self.key_proj")).repeat(reps, 1, 1)
+        else:
+            if "c2p" in self.pos_att_type:
+                pos_key = self.deberta_scores_for(self.linear(rel, p + "attention.self.pos_key_proj")).repeat(reps, 1, 1)
+            if "p2c" in self.pos_att_type:
+                pos_query = self.deberta_scores_for(self.linear(rel, p + "attention.self.pos_query_proj")).repeat(reps, 1, 1)
+        score = 0
+        if "c2p" in self.pos_att_type:
+            scale = torch.sqrt(torch.tensor(pos_key.size(-1), dtype=torch.float) * scale_factor)
+            c2p = torch.bmm(q, pos_key.transpose(-1, -2))
+            c2p_pos = torch.clamp(relative_pos + att_span, 0, att_span * 2 - 1)
+            c2p = torch.gather(c2p, dim=-1, index=c2p_pos.squeeze(0).expand([q.size(0), q.size(1), relative_pos.size(-1)]))
+            score = score + c2p / scale.to(c2p.dtype)
+        if "p2c" in self.pos_att_type:
+            scale = torch.sqrt(torch.tensor(pos_query.size(-1), dtype=torch.float) * scale_factor)
+            p2c_pos = torch.clamp(-relative_pos + att_span, 0, att_span * 2 - 1)
+            p2c = torch.bmm(k, pos_query.transpose(-1, -2))
+            p2c = torch.gather(p2c, dim=-1, index=p2c_pos.squeeze(0).expand([q.size(0), k.size(-2), k.size(-2)])).transpose(-1, -2)
+            score = score + p2c / scale.to(p2c.dtype)
+        return score
+
+    def deberta_layer(self, x, i, mask4, relative_pos, rel_embeddings):
+        # DebertaV2Layer: DisentangledSelfAttention, DebertaV2SelfOutput (post-LN),
+        # DebertaV2Intermediate, DebertaV2Output (post-LN).
+        p = f"encoder.layer.{i}."
+        q = self.deberta_scores_for(self.linear(x, p + "attention.self.query_proj"))
+        k = self.deberta_scores_for(self.linear(x, p + "attention.self.key_proj"))
+        v = self.deberta_scores_for(self.linear(x, p + "attention.self.value_proj"))
+        scale_factor = 1 + ("c2p" in self.pos_att_type) + ("p2c" in self.pos_att_type)
+        scale = torch.sqrt(torch.tensor(q.size(-1), dtype=torch.float) * scale_factor)
+        scores = torch.bmm(q, k.transpose(-1, -2)) / scale.to(q.dtype)  # upstream: torch.tensor(scale, dtype=...)
+        if self.relative_attention:
+            scores = scores + self.deberta_bias(p, q, k, relative_pos, rel_embeddings, scale_factor)
+        B, L = x.shape[0], x.shape[1]
+        scores = scores.view(-1, self.heads, L, L)
+        # XSoftmax: masked positions to finfo.min, softmax, then zeroed.
+        rmask = ~(mask4.to(torch.bool))
+        probs = torch.softmax(scores.masked_fill(rmask, torch.finfo(scores.dtype).min), -1).masked_fill(rmask, 0)
+        ctx = torch.bmm(probs.view(-1, L, L), v)
+        ctx = ctx.view(-1, self.heads, L, self.head_dim).permute(0, 2, 1, 3).contiguous().view(B, L, self.hidden)
+        a = self.layer_norm(self.linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+        h = self.act(self.linear(a, p + "intermediate.dense"))
+        return self.layer_norm(self.linear(h, p + "output.dense") + a, p + "output.LayerNorm")
+
+    def deberta_forward(self, ids, type_ids, mask):
+        x = self.deberta_embeddings(ids, type_ids, mask)
+        # DebertaV2Encoder.get_attention_mask: [B, L] -> [B, 1, L, L] (pairs of real tokens)
+        ext = mask.unsqueeze(1).unsqueeze(2)
+        mask4 = (ext * ext.squeeze(-2).unsqueeze(-1)).byte()
+        L = ids.shape[1]
+        relative_pos = deberta_relative_position(L, L, self.position_buckets, self.max_relative_positions)
+        rel_embeddings = None
+        if self.relative_attention:
+            rel_embeddings = self.W("encoder.rel_embeddings.weight")
+            if "layer_norm" in self.norm_rel_ebd:  # DebertaV2Encoder.get_rel_embedding
+                rel_embeddings = self.layer_norm(rel_embeddings, "encoder.LayerNorm")
+        for i in range(self.layers):
+            x = self.deberta_layer(x, i, mask4, relative_pos, rel_embeddings)
+        return x
 
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
@@ -341,8 +468,13 @@ class Reference:
     @torch.no_grad()
     def forward(self, ids, type_ids, mask):
         """ids, type_ids, mask: int64 [B, L]. Returns a dict of tensors."""
-        x = self.embeddings(ids, type_ids, mask)
-        if self.family == "distilbert":
+        if self.family == "deberta":
+            x = self.deberta_forward(ids, type_ids, mask)
+        else:
+            x = self.embeddings(ids, type_ids, mask)
+        if self.family == "deberta":
+            pass
+        elif self.family == "distilbert":
             for i in range(self.layers):
                 x = self.distil_layer(x, i, mask)
         else:
@@ -357,6 +489,10 @@ class Reference:
             if self.family == "bert":
                 pooled = torch.tanh(self.linear(first, "pooler.dense"))
                 logits = self.linear(pooled, "classifier", base=False)
+            elif self.family == "deberta":
+                # ContextPooler (token 0, dense, pooler_hidden_act), then the classifier
+                h = self.pooler_act(self.linear(first, "pooler.dense", base=False))
+                logits = self.linear(h, "classifier", base=False)
             elif self.family == "roberta":
                 h = torch.tanh(self.linear(first, "classifier.dense", base=False))
                 logits = self.linear(h, "classifier.out_proj", base=False)
