@@ -54,7 +54,7 @@ fs::path write_settled(const testing::TempDir& tmp, const std::string& name, Arc
 // Hidden states and logits of a fixed batch.
 std::vector<float> outputs(const EncoderModel& m, ThreadPool* pool) {
   TokenBatch batch;
-  const bool roberta = m.architecture == Architecture::Roberta;
+  const bool roberta = m.architecture == Architecture::Roberta || m.architecture == Architecture::DebertaV2;
   for (const std::vector<std::uint32_t>& ids :
        {std::vector<std::uint32_t>{101, 2000, 3000, 4000, 102}, std::vector<std::uint32_t>{101, 7592, 102}}) {
     std::vector<std::uint32_t> seq = ids;
@@ -106,17 +106,18 @@ TEST(PackedImage, AMappedModelIsBitIdenticalInEveryPrecisionArchitectureAndIsa) 
   const testing::TempDir tmp;
   const CacheDir cache_env(tmp / "cache");
   ThreadPool pool(2);
-  std::vector<Isa> isas{Isa::Portable};
+  std::vector<Isa> isas{Isa::Portable};  // every ISA the machine has, below
   if (cpu_features().avx2_fma) isas.push_back(Isa::Avx2);
   if (cpu_features().avx512) isas.push_back(Isa::Avx512);
   if (cpu_features().amx_int8) isas.push_back(Isa::Amx);
   const auto bert = write_settled(tmp, "bert", Arch::Bert, Head::None);
   const auto xlmr = write_settled(tmp, "xlmr", Arch::XlmRoberta, Head::Reranker);
   const auto distil = write_settled(tmp, "distil", Arch::DistilBert, Head::Classifier);
+  const auto deberta = write_settled(tmp, "deberta", Arch::DebertaV2, Head::Classifier);
   std::size_t expected_images = 0;
   for (const Isa isa : isas) {
     for (const Precision precision : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
-      for (const auto& dir : {bert, xlmr, distil}) {
+      for (const auto& dir : {bert, xlmr, distil, deberta}) {
         SCOPED_TRACE(fmt::format("{} {} {}", dir.filename().string(), isa_name(isa), precision_name(precision)));
         expect_mapped_equals_packed(dir, tmp / "cache", isa, precision, &pool);
         ++expected_images;

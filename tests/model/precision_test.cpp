@@ -50,7 +50,7 @@ bool same_bits(std::span<const float> a, std::span<const float> b) {
 // Token sequences of mixed lengths (2 to 64 tokens), framed by the architecture's special
 // tokens, with ids drawn from the fixture's vocabulary by a fixed LCG.
 std::vector<std::vector<std::uint32_t>> sequences(Arch arch) {
-  const bool roberta = arch == Arch::XlmRoberta;
+  const bool roberta = arch == Arch::XlmRoberta || arch == Arch::DebertaV2;  // the SentencePiece vocabulary
   const std::uint32_t first = roberta ? 0 : 101, last = roberta ? 2 : 102;
   const std::uint32_t lo = roberta ? 5 : 1000, hi = roberta ? 8000 : 30000;
   std::uint64_t state = 12345;
@@ -121,7 +121,7 @@ constexpr Bars kBf16Bars{0.9998, 0.9999, 0.9998, 0.03};
 TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert}) {
+  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
         const Bars bars = precision == Precision::Int8 ? kInt8Bars : kBf16Bars;
@@ -200,7 +200,7 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
 TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert}) {
+  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2}) {
     SCOPED_TRACE(fixtures::arch_name(arch));
     const auto dir = write(tmp, arch, Head::Classifier);
     const auto m = load_encoder_model(dir, &pool, active_isa(), Precision::Int8);
