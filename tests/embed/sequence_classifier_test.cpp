@@ -34,6 +34,7 @@ constexpr Expect kModels[] = {
     {"bert-reranker", ClassifierKind::Reranker, 1},
     {"xlm-roberta-reranker", ClassifierKind::Reranker, 1},
     {"distilbert-classifier", ClassifierKind::Classifier, 3},
+    {"deberta-v2-classifier", ClassifierKind::Classifier, 3},
 };
 
 PreparedInput prepare(const SequenceClassifier& c, const ClassifierCase& k, InputOptions o = {}) {

@@ -78,7 +78,7 @@ TOKEN_TYPES = {
     "bert": "the tokenizer's type_ids (token_type_embeddings)",
     "roberta": "all zeros: XLM-R/RoBERTa tokenizers feed no token_type_ids (type_vocab_size 1)",
     "distilbert": "none: DistilBERT has no token type embeddings",
-    "deberta": "the tokenizer's type_ids, unused: DeBERTa-v3 has type_vocab_size 0",
+    "deberta": "none: DeBERTa-v3 has type_vocab_size 0, so DebertaV2Embeddings adds no token type",
 }
 
 
