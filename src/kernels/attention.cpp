@@ -12,19 +12,37 @@ namespace warden::kernels {
 
 namespace detail {
 
+void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores, std::size_t ld_scores,
+                    std::size_t len) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto i = static_cast<std::ptrdiff_t>(i0 + r);
+    float* s = scores + r * ld_scores;
+    const float* c2p = bias.c2p != nullptr ? bias.c2p + static_cast<std::size_t>(i) * bias.width : nullptr;
+    for (std::size_t j = 0; j < len; ++j) {
+      const auto w = static_cast<std::size_t>(bias.rows_at_zero[i - static_cast<std::ptrdiff_t>(j)]);
+      float extra = 0.0F;
+      if (c2p != nullptr) extra += c2p[w];
+      if (bias.p2c != nullptr) extra += bias.p2c[j * bias.width + w];
+      s[j] += bias.scale * extra;
+    }
+  }
+}
+
 void attend_head_portable(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                          std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch) {
+                          std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                          const ScoreBias* bias) {
   float* scores = scratch;
   for (std::size_t i = 0; i < len; ++i) {
     const float* qi = q + i * ld;
-    float max_score = -INFINITY;
     for (std::size_t j = 0; j < len; ++j) {
       const float* kj = k + j * ld;
       float dot = 0.0F;
       for (std::size_t d = 0; d < head_dim; ++d) dot += qi[d] * kj[d];
       scores[j] = dot * scale;
-      max_score = std::max(max_score, scores[j]);
     }
+    if (bias != nullptr) add_score_bias(*bias, i, 1, scores, len, len);
+    float max_score = -INFINITY;
+    for (std::size_t j = 0; j < len; ++j) max_score = std::max(max_score, scores[j]);
     float sum = 0.0F;
     for (std::size_t j = 0; j < len; ++j) {
       scores[j] = std::exp(scores[j] - max_score);
@@ -64,7 +82,7 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
     if (len == 0) return;
     const float* base = qkv + row0 * ld_qkv + h * shape.head_dim;
     head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
-            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data());
+            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(), nullptr);
   };
   const std::size_t tasks = sequences * shape.heads;
   if (pool != nullptr) {

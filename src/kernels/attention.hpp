@@ -4,6 +4,7 @@
 // attends only over its own tokens: no mask, no wasted work on pad positions.
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace warden {
@@ -26,17 +27,37 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
                const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool = nullptr);
 
 namespace detail {
+// Terms added to the scores of one (sequence, head) before the softmax, for DeBERTa's
+// relative attention: score(i, j) += scale · (c2p[i][w] + p2c[j][w]) with w =
+// rows_at_zero[i - j] (c2p and p2c have row stride `width`; either may be null).
+struct ScoreBias {
+  const float* c2p = nullptr;
+  const float* p2c = nullptr;
+  std::size_t width = 0;
+  const std::int32_t* rows_at_zero = nullptr;
+  float scale = 1.0F;
+};
+// Adds the bias to `rows` rows of scores (row stride ld_scores, len keys) of queries i0 ...
+// (plain C++, shared by every ISA's attention).
+void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores, std::size_t ld_scores,
+                    std::size_t len);
+
 // One (sequence, head): q/k/v point at that head's first column of the sequence's first
 // row; rows have stride ld. `scratch` holds at least (head_dim + 4) * (len + 16) floats.
+// bias may be null.
 void attend_head_portable(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                          std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
+                          std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                        const ScoreBias* bias = nullptr);
 void attend_head_avx2(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
+                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                        const ScoreBias* bias = nullptr);
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                        std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
+                        std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                        const ScoreBias* bias = nullptr);
 // AArch64 only:
 void attend_head_neon(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
+                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                        const ScoreBias* bias = nullptr);
 }  // namespace detail
 
 }  // namespace warden::kernels

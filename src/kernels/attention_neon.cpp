@@ -167,8 +167,9 @@ void pv_rows(const float* scores, std::size_t len_pad, const float* v, std::size
 template <int R>
 void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v, std::size_t len,
                  std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out,
-                 float* scores) {
+                 float* scores, const ScoreBias* bias, std::size_t i0) {
   scores_block<R>(q, ld, kt, len_pad, head_dim, scale, scores);
+  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, len);
   float inv[R];
   for (int r = 0; r < R; ++r) inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, len);
   pv_rows<R>(scores, len_pad, v, ld, len, head_dim, inv, out, ld_out);
@@ -177,7 +178,8 @@ void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v
 }  // namespace
 
 void attend_head_neon(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch) {
+                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                        const ScoreBias* bias) {
   constexpr std::size_t kRows = 4;
   const std::size_t len_pad = (len + kKeys - 1) / kKeys * kKeys;
   float* kt = scratch;                           // [head_dim][len_pad]
@@ -191,17 +193,17 @@ void attend_head_neon(const float* q, const float* k, const float* v, std::size_
   }
   std::size_t i = 0;
   for (; i + kRows <= len; i += kRows) {
-    attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+    attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
   }
   switch (len - i) {
     case 3:
-      attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+      attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
       break;
     case 2:
-      attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+      attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
       break;
     case 1:
-      attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores);
+      attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
       break;
     default:
       break;

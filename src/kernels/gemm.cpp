@@ -114,6 +114,21 @@ PackedLinear::PackedLinear(std::span<const float> weight, std::size_t n, std::si
   set_rows(0, n, weight, bias);
 }
 
+PackedLinear PackedLinear::panel_range(std::size_t first, std::size_t count) const {
+  const std::size_t panels = (n_ + nr_ - 1) / nr_;
+  if (first > panels || count > panels - first) {
+    throw Error(ErrorKind::Internal, "PackedLinear::panel_range: past the last panel");
+  }
+  PackedLinear view;
+  view.n_ = std::min(n_ - std::min(n_, first * nr_), count * nr_);
+  view.k_ = k_;
+  view.nr_ = nr_;
+  view.isa_ = isa_;
+  view.panels_ = panels_.subspan(first * k_ * nr_, count * k_ * nr_);
+  view.bias_ = bias_.subspan(first * nr_, count * nr_);
+  return view;
+}
+
 void PackedLinear::set_rows(std::size_t row0, std::size_t rows, std::span<const float> weight,
                             std::span<const float> bias) {
   if (row0 + rows > n_ || weight.size() != rows * k_ || (!bias.empty() && bias.size() != rows)) {

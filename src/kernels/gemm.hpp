@@ -39,6 +39,10 @@ class PackedLinear {
   void set_rows(std::size_t row0, std::size_t rows, std::span<const float> weight,
                 std::span<const float> bias);
 
+  // Panels [first, first + count) as a layer of their own (the columns first·panel_width()
+  // onwards), sharing this layer's storage: for products that need only some columns.
+  [[nodiscard]] PackedLinear panel_range(std::size_t first, std::size_t count) const;
+
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
   [[nodiscard]] Isa isa() const noexcept { return isa_; }

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/activation.hpp"
+#include "kernels/attention.hpp"
 
 namespace warden::kernels {
 
@@ -17,7 +18,8 @@ struct KernelTable {
                           std::size_t rows, std::size_t cols, const float* gamma, const float* beta,
                           float eps);
   void (*attend_head)(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch);
+                      std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                      const detail::ScoreBias* bias);
   float (*int8_quantize_row)(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
   void (*bf16_round_row)(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);
   // The vectorised GEMM epilogues; null where there is none (the GEMM's portable loop runs).

@@ -119,9 +119,8 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool);
     } else {
       kernels::RelativePositions rel;
-      rel.pos_key = layer.pos_key.empty() ? nullptr : layer.pos_key.data();
-      rel.pos_query = layer.pos_query.empty() ? nullptr : layer.pos_query.data();
-      rel.ld = h;
+      rel.pos_key = layer.pos_key;
+      rel.pos_query = layer.pos_query;
       rel.rows = dims_.relative_rows;
       rel.max_distance = dims_.max_positions - 1;
       kernels::relative_attention(qkv, 3 * h, batch.offsets, shape, rel, ctx, h, pool);
@@ -148,7 +147,8 @@ std::size_t Encoder::layer_bytes() const noexcept {
   for (const auto& l : w_.layers) {
     bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_out.bytes();
     bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);
-    bytes += (l.pos_key.size() + l.pos_query.size()) * sizeof(float);
+    for (const auto& t : l.pos_key) bytes += t.bytes();
+    for (const auto& t : l.pos_query) bytes += t.bytes();
   }
   return bytes;
 }

@@ -67,9 +67,9 @@ struct EncoderLayer {
   kernels::DenseLayer ffn_out;  // [hidden x intermediate]
   LayerNormWeights ffn_norm;
   // DeBERTa: the relative embedding table projected by this layer's key (c2p) and query
-  // (p2c) weights, [table rows x hidden] each; empty when unused.
-  std::vector<float> pos_key;
-  std::vector<float> pos_query;
+  // (p2c) weights, one packed [table rows x head_dim] slice per head; empty when unused.
+  std::vector<kernels::PackedLinear> pos_key;
+  std::vector<kernels::PackedLinear> pos_query;
 };
 
 struct EncoderWeights {

@@ -1,5 +1,6 @@
 #include "model/encoder_model.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -379,7 +380,7 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
 // projected by the layer's key (c2p) and query (p2c) weights and biases with share_att_key,
 // else by its pos_key_proj / pos_query_proj (DisentangledSelfAttention.disentangled_attention_bias).
 void project_relative_table(const WeightReader& r, const ModelConfig& config, const EncoderDims& d,
-                            const LayerNames& names, EncoderWeights& w, ThreadPool* pool) {
+                            const LayerNames& names, EncoderWeights& w, Isa isa, ThreadPool* pool) {
   const std::size_t h = d.hidden;
   const std::int64_t max_relative = config.deberta.max_relative_positions < 1
                                         ? static_cast<std::int64_t>(config.max_position_embeddings)
@@ -393,11 +394,22 @@ void project_relative_table(const WeightReader& r, const ModelConfig& config, co
     kernels::layer_norm(table.data(), h, table.data(), h, table_rows, h, norm.gamma.data(), norm.beta.data(),
                         d.layer_norm_eps, pool);
   }
+  // The projected table, cut into one packed [table rows x head_dim] slice per head (the
+  // "weights" the attention multiplies each head's queries or keys by).
+  const std::size_t head_dim = h / d.heads;
   auto project = [&](const std::string& base) {
     const kernels::PackedLinear layer = r.linear(base, h, h);
-    std::vector<float> out(table_rows * h);
-    kernels::linear(table.data(), h, table_rows, layer, out.data(), h, {}, pool);
-    return out;
+    std::vector<float> projected(table_rows * h);
+    kernels::linear(table.data(), h, table_rows, layer, projected.data(), h, {}, pool);
+    std::vector<kernels::PackedLinear> heads;
+    std::vector<float> slice(table_rows * head_dim);
+    for (std::size_t hd = 0; hd < d.heads; ++hd) {
+      for (std::size_t row = 0; row < table_rows; ++row) {
+        std::copy_n(projected.data() + row * h + hd * head_dim, head_dim, slice.data() + row * head_dim);
+      }
+      heads.emplace_back(slice, table_rows, head_dim, std::span<const float>(), isa);
+    }
+    return heads;
   };
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
@@ -483,7 +495,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                                            : kBertNames;
   EncoderWeights encoder_weights = read_encoder(*weights, prefix, isa, precision, dims, names, pool);
   if (!dims.relative_rows.empty()) {
-    project_relative_table(encoder_reader, config, dims, names, encoder_weights, pool);
+    project_relative_table(encoder_reader, config, dims, names, encoder_weights, isa, pool);
   }
 
   std::optional<ClassifierHead> head;

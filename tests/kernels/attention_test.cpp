@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -13,7 +15,7 @@ namespace warden::kernels {
 namespace {
 
 using HeadFn = void (*)(const float*, const float*, const float*, std::size_t, std::size_t, std::size_t,
-                        float, float*, std::size_t, float*);
+                        float, float*, std::size_t, float*, const detail::ScoreBias*);
 
 std::vector<HeadFn> head_fns() {
   std::vector<HeadFn> fns{detail::attend_head_portable};
@@ -27,9 +29,9 @@ std::vector<HeadFn> head_fns() {
   return fns;
 }
 
-// Double-precision attention for one head, rows of stride ld.
+// Double-precision attention for one head, rows of stride ld, with the bias's terms when given.
 std::vector<double> reference(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
-                              std::size_t dim, double scale) {
+                              std::size_t dim, double scale, const detail::ScoreBias* bias = nullptr) {
   std::vector<double> out(len * dim, 0.0);
   for (std::size_t i = 0; i < len; ++i) {
     std::vector<double> s(len);
@@ -37,6 +39,11 @@ std::vector<double> reference(const float* q, const float* k, const float* v, st
     for (std::size_t j = 0; j < len; ++j) {
       double dot = 0;
       for (std::size_t d = 0; d < dim; ++d) dot += double(q[i * ld + d]) * double(k[j * ld + d]);
+      if (bias != nullptr) {
+        const auto w = static_cast<std::size_t>(
+            bias->rows_at_zero[static_cast<std::ptrdiff_t>(i) - static_cast<std::ptrdiff_t>(j)]);
+        dot += double(bias->c2p[i * bias->width + w]) + double(bias->p2c[j * bias->width + w]);
+      }
       s[j] = dot * scale;
       mx = std::max(mx, s[j]);
     }
@@ -61,11 +68,33 @@ TEST(Attention, EachHeadKernelMatchesADoubleReference) {
         std::vector<float> out(len * dim), scratch((dim + 4) * (len + 16));
         const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
         fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
-           scratch.data());
+           scratch.data(), nullptr);
         const auto want =
             reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, double(scale));
         for (std::size_t i = 0; i < out.size(); ++i) {
           ASSERT_NEAR(out[i], want[i], 2e-5) << "dim " << dim << " len " << len << " at " << i;
+        }
+        // With DeBERTa's relative terms: distance r reads row clamp(r + 5, 0, 9) of c2p / p2c.
+        const std::size_t width = 10;
+        std::vector<float> c2p(len * width), p2c(len * width);
+        for (auto& x : c2p) x = dist(rng);
+        for (auto& x : p2c) x = dist(rng);
+        std::vector<std::int32_t> rows;
+        for (std::ptrdiff_t r = -static_cast<std::ptrdiff_t>(len); r <= static_cast<std::ptrdiff_t>(len); ++r) {
+          rows.push_back(static_cast<std::int32_t>(std::clamp<std::ptrdiff_t>(r + 5, 0, 9)));
+        }
+        detail::ScoreBias bias;
+        bias.c2p = c2p.data();
+        bias.p2c = p2c.data();
+        bias.width = width;
+        bias.rows_at_zero = rows.data() + len;
+        bias.scale = scale;
+        fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
+           scratch.data(), &bias);
+        const auto biased =
+            reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, double(scale), &bias);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+          ASSERT_NEAR(out[i], biased[i], 2e-5) << "biased: dim " << dim << " len " << len << " at " << i;
         }
       }
     }

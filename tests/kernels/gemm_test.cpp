@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cpu_features.hpp"
+#include "core/error.hpp"
 #include "core/thread_pool.hpp"
 
 namespace warden::kernels {
@@ -166,6 +167,47 @@ TEST(Gemm, GeluIsAccurateOverTheWholeRange) {
     for (std::size_t i = 0; i < m; ++i) {
       ASSERT_NEAR(c[i], activate(double(a[i]), Activation::Gelu), 1e-6) << isa_name(isa) << " x=" << a[i];
     }
+  }
+}
+
+}  // namespace
+}  // namespace warden::kernels
+
+namespace warden::kernels {
+namespace {
+
+// A range of panels is a layer of those columns: the same products, bit for bit, on every ISA.
+TEST(Gemm, APanelRangeComputesItsColumnsOnly) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist(0.0F, 1.0F);
+  const std::size_t n = 150, k = 40, m = 9;
+  std::vector<float> w(n * k), bias(n), a(m * k);
+  for (auto& x : w) x = dist(rng);
+  for (auto& x : bias) x = dist(rng);
+  for (auto& x : a) x = dist(rng);
+  for (const Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512}) {
+    if ((isa == Isa::Avx2 && !cpu_features().avx2_fma) || (isa == Isa::Avx512 && !cpu_features().avx512)) continue;
+    const PackedLinear layer(w, n, k, bias, isa);
+    std::vector<float> full(m * n);
+    linear(a.data(), k, m, layer, full.data(), n);
+    const std::size_t nr = layer.panel_width();
+    const std::size_t panels = (n + nr - 1) / nr;
+    for (std::size_t first = 0; first < panels; ++first) {
+      const PackedLinear part = layer.panel_range(first, panels - first);
+      EXPECT_EQ(part.n(), n - first * nr);
+      std::vector<float> out(m * n, -7.0F);
+      linear(a.data(), k, m, part, out.data() + first * nr, n);
+      for (std::size_t r = 0; r < m; ++r) {
+        for (std::size_t c = 0; c < n; ++c) {
+          if (c < first * nr) {
+            ASSERT_EQ(out[r * n + c], -7.0F) << "column " << c << " before the range was written";
+          } else {
+            ASSERT_EQ(out[r * n + c], full[r * n + c]) << isa_name(isa) << " first " << first << " col " << c;
+          }
+        }
+      }
+    }
+    EXPECT_THROW((void)layer.panel_range(panels, 1), Error);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/gemm.hpp"
 #include "kernels/relative_attention.hpp"
 
 namespace warden::kernels {
@@ -77,6 +78,19 @@ TEST(RelativeAttention, MatchesItsDefinitionWithC2pP2cBothAndNeither) {
   std::vector<float> kr(2 * kSpan * kCols), qr(2 * kSpan * kCols);
   for (auto& x : kr) x = normal(rng);
   for (auto& x : qr) x = normal(rng);
+  // Each head's slice of the tables, packed as the kernel takes them.
+  std::vector<PackedLinear> kr_heads, qr_heads;
+  for (std::size_t h = 0; h < kHeads; ++h) {
+    std::vector<float> ks(2 * kSpan * kDim), qs(2 * kSpan * kDim);
+    for (std::size_t r = 0; r < 2 * kSpan; ++r) {
+      for (std::size_t d = 0; d < kDim; ++d) {
+        ks[r * kDim + d] = kr[r * kCols + h * kDim + d];
+        qs[r * kDim + d] = qr[r * kCols + h * kDim + d];
+      }
+    }
+    kr_heads.emplace_back(ks, 2 * kSpan, kDim, std::span<const float>());
+    qr_heads.emplace_back(qs, 2 * kSpan, kDim, std::span<const float>());
+  }
   const std::size_t max_distance = 40;
   const auto rows = rows_for(max_distance);
   const float scale = 1.0F / std::sqrt(3.0F * kDim);
@@ -84,14 +98,14 @@ TEST(RelativeAttention, MatchesItsDefinitionWithC2pP2cBothAndNeither) {
   for (int variant = 0; variant < 4; ++variant) {
     SCOPED_TRACE(variant);
     RelativePositions rel;
-    rel.pos_key = (variant & 1) != 0 ? kr.data() : nullptr;
-    rel.pos_query = (variant & 2) != 0 ? qr.data() : nullptr;
-    rel.ld = kCols;
+    if ((variant & 1) != 0) rel.pos_key = kr_heads;
+    if ((variant & 2) != 0) rel.pos_query = qr_heads;
     rel.rows = rows;
     rel.max_distance = max_distance;
     std::vector<float> got(offsets.back() * kCols);
     relative_attention(qkv.data(), 3 * kCols, offsets, {kHeads, kDim, scale}, rel, got.data(), kCols, &pool);
-    const auto want = reference(qkv, offsets, rel.pos_key, rel.pos_query, rows, max_distance, scale);
+    const auto want = reference(qkv, offsets, (variant & 1) != 0 ? kr.data() : nullptr,
+                                (variant & 2) != 0 ? qr.data() : nullptr, rows, max_distance, scale);
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5) << i;
     if (variant == 0) {
       std::vector<float> plain(got.size());
