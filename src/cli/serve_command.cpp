@@ -114,7 +114,7 @@ std::unique_ptr<guard::Guard> make_classifier_guard(const ServeOptions& options,
   guard_options.positive_label = options.guard_positive_label;
   auto g = std::make_unique<guard::Guard>(classifier, guard_options);
   fmt::print(stderr, "warden serve: guard: classifier {} (positive label {}, threshold {:.3f})\n",
-             classifier.id(), classifier.labels()[g->positive_label()], g->threshold());
+             classifier.id(), g->positive_label_names(), g->threshold());
   return g;
 }
 

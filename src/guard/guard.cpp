@@ -275,7 +275,7 @@ std::string upper(std::string_view s) {
 
 bool Guard::names_attack(std::string_view label) {
   const std::string u = upper(label);
-  for (const std::string_view word : {"INJECTION", "ATTACK", "JAILBREAK", "UNSAFE"}) {
+  for (const std::string_view word : {"INJECTION", "ATTACK", "JAILBREAK", "UNSAFE", "MALICIOUS"}) {
     if (u.find(word) != std::string::npos) return true;
   }
   return false;
@@ -291,28 +291,51 @@ Guard::Guard(const SequenceClassifier& classifier, GuardOptions options) : class
   if (labels.empty()) {
     throw Error(ErrorKind::InvalidArgument, fmt::format("guard model {} has no labels", classifier.id()));
   }
+  positives_.clear();
   if (!options.positive_label.empty()) {
-    const auto it = std::find(labels.begin(), labels.end(), options.positive_label);
-    if (it == labels.end()) {
-      throw Error(
-          ErrorKind::InvalidArgument,
-          fmt::format("--guard-positive-label {} is not a label of guard model {}; its labels are: {}",
-                      options.positive_label, classifier.id(), listed));
+    std::string_view rest = options.positive_label;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view name = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      const auto it = std::find(labels.begin(), labels.end(), name);
+      if (it == labels.end()) {
+        throw Error(ErrorKind::InvalidArgument,
+                    fmt::format("--guard-positive-label {} is not a label of guard model {}; its labels are: {}",
+                                name, classifier.id(), listed));
+      }
+      positives_.push_back(static_cast<std::size_t>(it - labels.begin()));
     }
-    positive_ = static_cast<std::size_t>(it - labels.begin());
-    return;
+  } else if (labels.size() == 1) {
+    positives_.push_back(0);  // the single logit is the attack score
+  } else {
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (names_attack(labels[i])) positives_.push_back(i);
+    }
+    if (positives_.empty() && labels.size() == 2 && labels[0] == "LABEL_0" && labels[1] == "LABEL_1") {
+      positives_.push_back(1);  // transformers' default names of a binary classifier: 1 is the positive class
+    }
   }
-  if (labels.size() == 1) return;  // the single logit is the attack score
-  const auto it =
-      std::find_if(labels.begin(), labels.end(), [](const std::string& l) { return names_attack(l); });
-  if (it == labels.end()) {
-    throw Error(
-        ErrorKind::InvalidArgument,
-        fmt::format("no label of guard model {} names an attack (INJECTION, ATTACK, JAILBREAK or UNSAFE): "
-                    "name the positive one with --guard-positive-label; its labels are: {}",
-                    classifier.id(), listed));
+  std::sort(positives_.begin(), positives_.end());
+  positives_.erase(std::unique(positives_.begin(), positives_.end()), positives_.end());
+  if (positives_.empty()) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("no label of guard model {} names an attack (INJECTION, ATTACK, JAILBREAK, UNSAFE or "
+                            "MALICIOUS): name the positive one(s) with --guard-positive-label; its labels are: {}",
+                            classifier.id(), listed));
   }
-  positive_ = static_cast<std::size_t>(it - labels.begin());
+  if (positives_.size() == labels.size() && labels.size() > 1) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("every label of guard model {} would count as an attack; its labels are: {}",
+                            classifier.id(), listed));
+  }
+}
+
+std::string Guard::positive_label_names() const {
+  if (classifier_ == nullptr) return {};
+  std::vector<std::string_view> names;
+  for (const std::size_t i : positives_) names.emplace_back(classifier_->labels()[i]);
+  return fmt::format("{}", fmt::join(names, ","));
 }
 
 Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) : embedder_(&embedder) {
@@ -503,7 +526,9 @@ GuardResult Guard::decide_logits(std::span<const float> logits, const PreparedIn
     const auto top = static_cast<double>(logits[best]);
     double sum = 0.0;
     for (std::size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - top);
-    p = std::exp(static_cast<double>(logits[positive_]) - top) / sum;
+    p = 0.0;
+    for (const std::size_t i : positives_) p += std::exp(static_cast<double>(logits[i]) - top);
+    p /= sum;
   }
   r.method = "classifier";
   r.score = static_cast<float>(p);

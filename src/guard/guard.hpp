@@ -53,8 +53,11 @@ struct GuardOptions {
   std::optional<float> threshold{};                  // overrides the one chosen on train folds
   std::optional<std::filesystem::path> cache_dir{};  // default: default_cache_dir()
   bool use_cache = true;                             // false: always fit, never read or write the cache
-  // The classifier method: the label whose probability is the score. Empty: the first label
-  // naming INJECTION, ATTACK, JAILBREAK or UNSAFE (case-insensitive).
+  // The classifier method: the label(s) whose probabilities, summed, are the score
+  // (comma-separated). Empty: every label naming INJECTION, ATTACK, JAILBREAK, UNSAFE or
+  // MALICIOUS (case-insensitive) — Prompt-Guard-86M's INJECTION and JAILBREAK together, as its
+  // model card scores injections — else LABEL_1 of a model labelled only LABEL_0 and LABEL_1
+  // (the binary Llama-Prompt-Guard-2 checkpoints).
   std::string positive_label{};
 };
 
@@ -77,8 +80,8 @@ class Guard {
   Guard(const Embedder& embedder, const Bank& bank, GuardOptions options = {});
   // The classifier method over `classifier` (not owned; must outlive the Guard). The caller
   // loads it, so that the server can also hand it to its scheduler. Error(InvalidArgument)
-  // when options.positive_label is not one of its labels, or is empty and no label names an
-  // attack (the message lists the labels). options.cache_dir and use_cache do not apply.
+  // when options.positive_label names a label it does not have, or is empty and no label
+  // names an attack (the message lists the labels). options.cache_dir and use_cache do not apply.
   explicit Guard(const SequenceClassifier& classifier, GuardOptions options = {});
 
   // `row` is the embedder's pooled vector for `input` (normalised here when it is not a unit
@@ -104,15 +107,19 @@ class Guard {
   // Exactly one is set: the probe's embedder or the classifier method's model.
   [[nodiscard]] const Embedder* embedder() const noexcept { return embedder_; }
   [[nodiscard]] const SequenceClassifier* classifier() const noexcept { return classifier_; }
-  // The label index whose probability is the score (classifier method; 0 otherwise).
-  [[nodiscard]] std::size_t positive_label() const noexcept { return positive_; }
+  // The label indices whose probabilities, summed, are the score (classifier method; {0}
+  // otherwise), ascending.
+  [[nodiscard]] const std::vector<std::size_t>& positive_labels() const noexcept { return positives_; }
+  // Their names, comma-separated (classifier method).
+  [[nodiscard]] std::string positive_label_names() const;
   [[nodiscard]] bool abstains_always() const noexcept {
     return classifier_ == nullptr && !embedder_->semantic();
   }
   [[nodiscard]] float threshold() const noexcept { return threshold_; }
   [[nodiscard]] const ProbeInfo& probe_info() const noexcept { return info_; }
 
-  // Names INJECTION, ATTACK, JAILBREAK or UNSAFE, case-insensitively: a default positive label.
+  // Names INJECTION, ATTACK, JAILBREAK, UNSAFE or MALICIOUS, case-insensitively: a default
+  // positive label.
   [[nodiscard]] static bool names_attack(std::string_view label);
 
   // Reason strings, fixed so that callers and tests can match them.
@@ -128,7 +135,7 @@ class Guard {
  private:
   const Embedder* embedder_ = nullptr;
   const SequenceClassifier* classifier_ = nullptr;
-  std::size_t positive_ = 0;
+  std::vector<std::size_t> positives_{0};
   LogisticModel probe_;
   float threshold_ = 0.5F;
   ProbeInfo info_;

@@ -55,12 +55,14 @@ std::filesystem::path* GuardClassifier::dir_ = nullptr;
 ThreadPool* GuardClassifier::pool_ = nullptr;
 NeuralClassifier* GuardClassifier::model_ = nullptr;
 
-TEST_F(GuardClassifier, ScoreIsTheSoftmaxOfTheInjectionLabel) {
+TEST_F(GuardClassifier, ScoreIsTheSoftmaxOfTheAttackLabelsTogether) {
   ASSERT_EQ(model_->labels(), (std::vector<std::string>{"BENIGN", "INJECTION", "JAILBREAK"}));
   const Guard g(*model_);
   ASSERT_NE(g.classifier(), nullptr);
   EXPECT_EQ(g.embedder(), nullptr);
-  EXPECT_EQ(g.positive_label(), 1U);  // INJECTION: the first label naming an attack
+  // INJECTION and JAILBREAK: Prompt-Guard-86M's card scores an injection as their sum.
+  EXPECT_EQ(g.positive_labels(), (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(g.positive_label_names(), "INJECTION,JAILBREAK");
   EXPECT_FLOAT_EQ(g.threshold(), 0.5F);
   const std::vector<GuardResult> results = g.decide_texts(kTexts);
   ASSERT_EQ(results.size(), kTexts.size());
@@ -74,7 +76,7 @@ TEST_F(GuardClassifier, ScoreIsTheSoftmaxOfTheInjectionLabel) {
     const GuardResult& r = results[i];
     EXPECT_EQ(r.method, "classifier");
     ASSERT_TRUE(r.score.has_value());
-    EXPECT_NEAR(*r.score, p[1], 1e-5);
+    EXPECT_NEAR(*r.score, p[1] + p[2], 1e-5);
     EXPECT_EQ(*r.flagged, *r.score >= 0.5F);
     const auto argmax = static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
     EXPECT_EQ(r.label, model_->labels()[argmax]);
@@ -101,12 +103,15 @@ TEST_F(GuardClassifier, FlaggedFollowsTheThreshold) {
 
 TEST_F(GuardClassifier, PositiveLabelIsConfigurableAndChecked) {
   const Guard jailbreak(*model_, {.positive_label = "JAILBREAK"});
-  EXPECT_EQ(jailbreak.positive_label(), 2U);
+  EXPECT_EQ(jailbreak.positive_labels(), std::vector<std::size_t>{2});
   const PreparedInput in = model_->prepare(kTexts[0], std::nullopt, InputOptions{});
   const PreparedInput* batch[] = {&in};
   std::vector<float> logits(3);
   model_->classify_prepared(batch, logits);
   EXPECT_NEAR(*jailbreak.decide_logits(logits, in).score, softmax(logits)[2], 1e-5);
+  const Guard both(*model_, {.positive_label = "JAILBREAK,INJECTION"});
+  EXPECT_EQ(both.positive_labels(), (std::vector<std::size_t>{1, 2}));
+  EXPECT_NEAR(*both.decide_logits(logits, in).score, softmax(logits)[1] + softmax(logits)[2], 1e-5);
   try {
     const Guard bad(*model_, {.positive_label = "SAFE"});
     FAIL() << "SAFE is not a label";
@@ -159,8 +164,13 @@ class FakeClassifier final : public SequenceClassifier {
 };
 
 TEST(GuardClassifierLabels, DefaultPositiveLabelByName) {
-  EXPECT_EQ(Guard(FakeClassifier({"SAFE", "prompt_attack"})).positive_label(), 1U);
-  EXPECT_EQ(Guard(FakeClassifier({"Unsafe", "Jailbreak"})).positive_label(), 0U);  // the first that names one
+  EXPECT_EQ(Guard(FakeClassifier({"SAFE", "prompt_attack"})).positive_labels(), std::vector<std::size_t>{1});
+  EXPECT_EQ(Guard(FakeClassifier({"benign", "malicious"})).positive_labels(), std::vector<std::size_t>{1});
+  EXPECT_EQ(Guard(FakeClassifier({"SAFE", "INJECTION"})).positive_labels(), std::vector<std::size_t>{1});
+  // transformers' default names of a binary classifier (Llama-Prompt-Guard-2): LABEL_1.
+  EXPECT_EQ(Guard(FakeClassifier({"LABEL_0", "LABEL_1"})).positive_labels(), std::vector<std::size_t>{1});
+  // Every label an attack would make every score 1: refused.
+  EXPECT_THROW(Guard(FakeClassifier({"Unsafe", "Jailbreak"})), Error);
   try {
     const Guard g(FakeClassifier({"SAFE", "OTHER"}));
     FAIL() << "no label names an attack";
@@ -168,7 +178,8 @@ TEST(GuardClassifierLabels, DefaultPositiveLabelByName) {
     EXPECT_NE(std::string(e.what()).find("--guard-positive-label"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("SAFE, OTHER"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(Guard(FakeClassifier({"SAFE", "OTHER"}), {.positive_label = "OTHER"}).positive_label(), 1U);
+  EXPECT_EQ(Guard(FakeClassifier({"SAFE", "OTHER"}), {.positive_label = "OTHER"}).positive_labels(),
+            std::vector<std::size_t>{1});
 }
 
 TEST(GuardClassifierLabels, OneLabelIsASigmoid) {
