@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -252,6 +253,10 @@ std::string GuardResult::to_json() const {
   w.key("embedder").value(embedder);
   w.key("semantic").value(semantic);
   if (!reason.empty()) w.key("reason").value(reason);
+  if (window) {
+    w.key("window").begin_object().key("start").value(static_cast<std::uint64_t>(window->first));
+    w.key("end").value(static_cast<std::uint64_t>(window->second)).end_object();
+  }
   w.end_object();
   return w.take();
 }
@@ -555,32 +560,102 @@ bool Guard::nearest_is_attack(std::span<const float> unit_row) const {
   return attack;
 }
 
-std::vector<GuardResult> Guard::decide_texts(std::span<const std::string_view> texts) const {
-  std::vector<PreparedInput> prepared;
-  prepared.reserve(texts.size());
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    utf8::require_valid(texts[i], fmt::format("input {}", i));
-    try {
-      prepared.push_back(classifier_ != nullptr ? classifier_->prepare(texts[i], std::nullopt, InputOptions{})
-                                                : embedder_->prepare(texts[i], InputOptions{}));
-    } catch (const Error& e) {
-      throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
-    }
+std::vector<TextWindow> Guard::windows(std::string_view text) const {
+  if (classifier_ == nullptr || text.empty()) return {TextWindow{0, text.size()}};
+  std::vector<TokenInfo> tokens;
+  try {
+    tokens = classifier_->tokenize(text);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Unsupported) return {TextWindow{0, text.size()}};
+    throw;
   }
+  std::size_t specials = 0;
+  std::vector<TextWindow> pieces;  // the content tokens' byte spans
+  for (const TokenInfo& t : tokens) {
+    if (t.special || !t.start || !t.stop) {
+      specials += t.special ? 1 : 0;
+      continue;
+    }
+    pieces.push_back({*t.start, *t.stop});
+  }
+  const std::size_t max_tokens = classifier_->max_input_tokens();
+  if (pieces.size() + specials <= max_tokens) return {TextWindow{0, text.size()}};
+  // Two tokens of slack: a window's text, tokenized on its own, may split differently at
+  // its edges (a word-start marker, a merge across the cut).
+  const std::size_t capacity = max_tokens > specials + 3 ? max_tokens - specials - 2 : 1;
+  const std::size_t stride = std::max<std::size_t>(1, capacity / 2);
+  std::vector<TextWindow> out;
+  for (std::size_t a = 0;; a += stride) {
+    const std::size_t b = std::min(a + capacity, pieces.size());
+    out.push_back({pieces[a].begin, pieces[b - 1].end});
+    if (b == pieces.size()) break;
+  }
+  return out;
+}
+
+GuardResult Guard::combine_windows(std::span<const GuardResult> results, std::span<const TextWindow> windows,
+                                   std::string_view text) {
+  if (results.empty() || results.size() != windows.size()) {
+    throw Error(ErrorKind::Internal, "guard: one result per window is needed");
+  }
+  std::size_t best = 0;
+  auto rank = [](const GuardResult& r) {
+    // Decided before abstained, flagged before not, then the score.
+    return std::make_tuple(r.score.has_value(), r.flagged.value_or(false), r.score.value_or(0.0F));
+  };
+  for (std::size_t i = 1; i < results.size(); ++i) {
+    if (rank(results[i]) > rank(results[best])) best = i;
+  }
+  GuardResult out = results[best];
+  if (results.size() > 1) {
+    const std::size_t start = utf8::code_points(text.substr(0, windows[best].begin));
+    out.window = std::make_pair(start, start + utf8::code_points(text.substr(
+                                                   windows[best].begin, windows[best].end - windows[best].begin)));
+  }
+  return out;
+}
+
+std::vector<GuardResult> Guard::decide_texts(std::span<const std::string_view> texts) const {
+  for (std::size_t i = 0; i < texts.size(); ++i) utf8::require_valid(texts[i], fmt::format("input {}", i));
   std::vector<GuardResult> out;
   out.reserve(texts.size());
   if (classifier_ != nullptr) {
     const std::size_t n = classifier_->labels().size();
-    for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
-      const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
-      std::vector<const PreparedInput*> batch;
-      for (std::size_t i = begin; i < end; ++i) batch.push_back(&prepared[i]);
-      std::vector<float> logits(batch.size() * n);
-      classifier_->classify_prepared(batch, logits);
-      for (std::size_t i = 0; i < batch.size(); ++i)
-        out.push_back(decide_logits({logits.data() + i * n, n}, *batch[i], texts[begin + i]));
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::vector<TextWindow> parts = windows(texts[i]);
+      std::vector<PreparedInput> prepared;
+      std::vector<std::string_view> part_texts;
+      for (const TextWindow& w : parts) {
+        part_texts.push_back(texts[i].substr(w.begin, w.end - w.begin));
+        try {
+          prepared.push_back(classifier_->prepare(part_texts.back(), std::nullopt, InputOptions{}));
+        } catch (const Error& e) {
+          throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
+        }
+      }
+      std::vector<GuardResult> results;
+      for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
+        const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
+        std::vector<const PreparedInput*> batch;
+        for (std::size_t j = begin; j < end; ++j) batch.push_back(&prepared[j]);
+        std::vector<float> logits(batch.size() * n);
+        classifier_->classify_prepared(batch, logits);
+        for (std::size_t j = 0; j < batch.size(); ++j) {
+          results.push_back(decide_logits({logits.data() + j * n, n}, *batch[j], part_texts[begin + j]));
+        }
+      }
+      out.push_back(combine_windows(results, parts, texts[i]));
     }
     return out;
+  }
+  std::vector<PreparedInput> prepared;
+  prepared.reserve(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    try {
+      prepared.push_back(embedder_->prepare(texts[i], InputOptions{}));
+    } catch (const Error& e) {
+      throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
+    }
   }
   if (abstains_always()) {  // nothing to embed: the answer does not depend on the vector
     for (const PreparedInput& p : prepared) out.push_back(decide({}, p));

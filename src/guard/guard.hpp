@@ -22,6 +22,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <utility>
+#include <utility>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,9 +46,18 @@ struct GuardResult {
   std::string embedder;          // the embedder's id, or the classifier's for the classifier method
   bool semantic = false;
   std::string reason;  // why it abstained; empty otherwise
+  // Classifier method, for a text longer than the model reads at once: the window the
+  // verdict comes from, [start, end) in code points of the text.
+  std::optional<std::pair<std::size_t, std::size_t>> window;
 
   // One compact JSON object with the fields (absent optionals are null).
   [[nodiscard]] std::string to_json() const;
+};
+
+// A part of a text the classifier method judges on its own: bytes [begin, end).
+struct TextWindow {
+  std::size_t begin = 0;
+  std::size_t end = 0;
 };
 
 struct GuardOptions {
@@ -97,7 +108,19 @@ class Guard {
   // `input`, what classifier()->prepare(text) made of `text`. Error(Internal) on a probe guard.
   [[nodiscard]] GuardResult decide_logits(std::span<const float> logits, const PreparedInput& input,
                                           std::optional<std::string_view> text = std::nullopt) const;
-  // Prepares and embeds (or classifies) the texts itself (Error(InvalidInput) naming the index of a bad one).
+  // The classifier method reads a text longer than its model's input in overlapping
+  // windows, as Prompt-Guard's model card advises: the whole text when it fits (special tokens
+  // included), else windows of as many tokens as fit, each starting half a window after the
+  // previous one, the last ending where the text does. A probe guard: the whole text.
+  [[nodiscard]] std::vector<TextWindow> windows(std::string_view text) const;
+  // One verdict from the windows' (decide_logits on each, in the order windows() gave them):
+  // the flagged one with the highest score, else the highest score; abstained windows count
+  // only when all did. With more than one window, `window` names the verdict's.
+  [[nodiscard]] static GuardResult combine_windows(std::span<const GuardResult> results,
+                                                   std::span<const TextWindow> windows, std::string_view text);
+
+  // Prepares and embeds (or classifies) the texts itself (Error(InvalidInput) naming the index
+  // of a bad one); the classifier method reads each text in windows().
   [[nodiscard]] std::vector<GuardResult> decide_texts(std::span<const std::string_view> texts) const;
 
   // The nearest-exemplar rule over the train split (the baseline guard-eval reports): true

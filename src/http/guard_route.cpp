@@ -75,12 +75,32 @@ void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<co
   const SequenceClassifier& c = *g->classifier();
   // The server's truncation default applies as on every route; the guard takes no options.
   const InputOptions o = classify_options(std::nullopt, false);
-  auto prepare = [request, &c, o](std::size_t i) {
+  // A text longer than the model reads at once is judged in overlapping windows
+  // (Guard::windows): each window is one input of the job, and the verdicts are combined
+  // per text afterwards.
+  struct Part {
+    std::size_t input;
+    std::string_view text;  // into request->inputs
+  };
+  auto parts = std::make_shared<std::vector<Part>>();
+  auto windows = std::make_shared<std::vector<std::vector<guard::TextWindow>>>();
+  for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+    const std::string_view text = request->inputs[i];
     try {
-      return c.prepare(request->inputs[i], std::nullopt, o);
+      windows->push_back(g->windows(text));
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
       throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
+    }
+    for (const guard::TextWindow& w : windows->back()) parts->push_back({i, text.substr(w.begin, w.end - w.begin)});
+  }
+  auto prepare = [request, parts, &c, o](std::size_t k) {
+    const Part& part = (*parts)[k];
+    try {
+      return c.prepare(part.text, std::nullopt, o);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+      throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", part.input, e.what()), "inputs");
     }
   };
   // The guard's classifier is no managed model (it lives as long as the server): its keys
@@ -89,23 +109,27 @@ void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<co
   job.runner = guard_runner.get();
   job.output = serving::Output::Logits;
   job.width = c.labels().size();
-  job.inputs = request->inputs.size();
+  job.inputs = parts->size();
   job.prepare = std::move(prepare);
   job.keep_prepared = true;
   if (caching()) {
     serving::CacheKey k;
     k.add("guard-classifier").add(c.id()).add(std::uint64_t{o.truncate ? 1U : 0U});
     k.add(std::uint64_t{o.side == TruncationSide::Left ? 1U : 0U});
-    job.key = [prefix = k.take(), request](std::size_t i) {
-      return serving::pair_key(prefix, request->inputs[i], nullptr);
+    job.key = [prefix = k.take(), parts](std::size_t i) {
+      return serving::pair_key(prefix, (*parts)[i].text, nullptr);
     };
   }
-  infer(std::move(call), std::move(job), [request, g](serving::Inference& r) {
+  infer(std::move(call), std::move(job), [request, parts, windows, g](serving::Inference& r) {
     JsonWriter w;
     w.begin_array();
-    for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-      const std::span<const float> row = r.result.rows.row(i);
-      w.raw(g->decide_logits(row, r.prepared[i], request->inputs[i]).to_json());
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
+      std::vector<guard::GuardResult> results;
+      for (std::size_t j = 0; j < (*windows)[i].size(); ++j, ++k) {
+        results.push_back(g->decide_logits(r.result.rows.row(k), r.prepared[k], (*parts)[k].text));
+      }
+      w.raw(guard::Guard::combine_windows(results, (*windows)[i], request->inputs[i]).to_json());
     }
     w.end_array();
     return json_response(200, w.take());
