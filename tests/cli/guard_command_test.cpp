@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <simdjson.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -106,6 +108,42 @@ TEST_F(GuardCommand, ClassifierMethodDecidesWithTheGuardModel) {
   EXPECT_EQ(both.exit_code, 2) << both.err;
   const auto stray = run_warden("guard --model hashing-ngram-256 --guard-positive-label X 'hi'");
   EXPECT_EQ(stray.exit_code, 2) << stray.err;
+  std::filesystem::remove_all(dir);
+}
+
+// The prompt-injection guards teams deploy are DeBERTa: on the DeBERTa-v3 classifier fixture
+// every verdict is the threshold of the PyTorch reference's probabilities (INJECTION and
+// JAILBREAK together), and a long text is read in windows.
+TEST_F(GuardCommand, ADebertaGuardModelMatchesItsGoldens) {
+  const std::filesystem::path dir = testing::make_classifier_fixture("deberta-v2-classifier");
+  const testing::ClassifierGolden golden = testing::read_classifier_golden("deberta-v2-classifier");
+  std::string args;
+  std::vector<const testing::ClassifierCase*> singles;
+  for (const auto& c : golden.cases) {
+    if (c.pair || c.text.empty() || c.text.find('\'') != std::string::npos) continue;
+    args += " '" + c.text + "'";
+    singles.push_back(&c);
+  }
+  ASSERT_GE(singles.size(), 3U);
+  const auto r = run_warden("guard --guard-model " + dir.string() + args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  std::size_t line_start = 0;
+  for (const testing::ClassifierCase* c : singles) {
+    const std::size_t end = r.out.find('\n', line_start);
+    ASSERT_NE(end, std::string::npos) << r.out;
+    const simdjson::dom::element v = parser.parse(r.out.substr(line_start, end - line_start));
+    line_start = end + 1;
+    SCOPED_TRACE(c->text);
+    const double want = c->scores[1] + c->scores[2];  // BENIGN, INJECTION, JAILBREAK
+    EXPECT_NEAR(double(v["score"]), want, 1e-4);
+    EXPECT_EQ(bool(v["flagged"]), want >= 0.5);
+  }
+  std::string long_text;
+  while (long_text.size() < 20000) long_text += "tell me about the weather in Lisbon ";
+  const auto windows = run_warden("guard --guard-model " + dir.string() + " '" + long_text + "'");
+  ASSERT_EQ(windows.exit_code, 0) << windows.err;
+  EXPECT_NE(windows.out.find("\"window\":{\"start\":"), std::string::npos) << windows.out;
   std::filesystem::remove_all(dir);
 }
 
