@@ -33,6 +33,7 @@
 #include "guard/guard.hpp"
 #include "http/server.hpp"
 #include "http/service.hpp"
+#include "model/encoder_model.hpp"
 #include "serving/metrics.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
@@ -477,8 +478,9 @@ Command add_serve_command(CLI::App& root) {
       ->delimiter(',')
       ->envname("WARDEN_MODEL");
   app->add_option("--model-dir", o->model_dir,
-                  "A HuggingFace model folder (the same as --model DIR); a *ForSequenceClassification "
-                  "folder is served as a reranker (one label) or classifier")
+                  fmt::format("A HuggingFace model folder (the same as --model DIR); a *ForSequenceClassification "
+                              "folder is served as a reranker (one label) or classifier. Architectures: {}",
+                              model::supported_architectures()))
       ->envname("WARDEN_MODEL_DIR");
   app->add_flag("--preload", o->preload,
                 "Load every model at start-up (default: on first use; the guard's model always at start-up)")
