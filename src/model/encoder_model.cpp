@@ -323,9 +323,56 @@ std::size_t layer_arena_bytes(const EncoderDims& d, Precision precision, Isa isa
          kernels::DenseLayer::arena_bytes(precision, h, i, isa);
 }
 
+// DeBERTa's relative table, as read_encoder packs it for each layer: encoder.rel_embeddings
+// ([table_rows x hidden]), LayerNormed once with encoder.LayerNorm when norm_rel_ebd says so
+// (DebertaV2Encoder.get_rel_embedding), then projected by each layer's key (c2p) and query
+// (p2c) weights and biases with share_att_key, else by its pos_key_proj / pos_query_proj
+// (DisentangledSelfAttention.disentangled_attention_bias), and cut into one packed
+// [table_rows x head_dim] slice per head, which the attention multiplies that head's queries
+// or keys by. They live in the layer's part of the arena, so a packed image holds them too.
+struct RelativeSpec {
+  std::size_t table_rows = 0;  // 0: no relative terms
+  bool norm = false;
+  bool shared = false;
+};
+
+std::size_t relative_arena_bytes(const RelativeSpec& rel, const EncoderDims& d, Isa isa) {
+  if (rel.table_rows == 0) return 0;
+  const std::size_t terms = (d.c2p ? 1U : 0U) + (d.p2c ? 1U : 0U);
+  return terms * d.heads *
+         Arena::footprint<std::byte>(kernels::PackedLinear::arena_bytes(rel.table_rows, d.hidden / d.heads, isa));
+}
+
+// One term's per-head slices for a layer: projected from `table` by the layer `base` (in
+// `arena`), or, over a prefilled arena, the slices it holds.
+std::vector<kernels::PackedLinear> relative_heads(const WeightReader& r, const std::string& base,
+                                                  std::span<const float> table, std::size_t table_rows,
+                                                  const EncoderDims& d, Isa isa, Arena& arena) {
+  const std::size_t h = d.hidden;
+  const std::size_t head_dim = h / d.heads;
+  std::vector<kernels::PackedLinear> heads;
+  heads.reserve(d.heads);
+  if (arena.prefilled()) {
+    for (std::size_t hd = 0; hd < d.heads; ++hd) heads.emplace_back(table_rows, head_dim, isa, &arena);
+    return heads;
+  }
+  const kernels::PackedLinear layer = r.linear(base, h, h);
+  std::vector<float> projected(table_rows * h);
+  kernels::linear(table.data(), h, table_rows, layer, projected.data(), h);
+  std::vector<float> slice(table_rows * head_dim);
+  for (std::size_t hd = 0; hd < d.heads; ++hd) {
+    for (std::size_t row = 0; row < table_rows; ++row) {
+      std::copy_n(projected.data() + row * h + hd * head_dim, head_dim, slice.data() + row * head_dim);
+    }
+    heads.emplace_back(table_rows, head_dim, isa, &arena);
+    heads.back().set_rows(0, table_rows, slice, {});
+  }
+  return heads;
+}
+
 EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
                             Precision precision, const EncoderDims& d, const LayerNames& names,
-                            ThreadPool* pool) {
+                            const RelativeSpec& relative, ThreadPool* pool) {
   EncoderWeights w;
   const WeightReader r(weights, prefix, isa, precision);
   const std::size_t h = d.hidden;
@@ -334,13 +381,16 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   // packed image of them can be mapped back.
   const std::size_t table_bytes =
       Arena::footprint<std::byte>(r.table_arena_bytes("embeddings.word_embeddings.weight", d.vocab, h));
-  const std::size_t per_layer = Arena::footprint<std::byte>(layer_arena_bytes(d, precision, isa));
+  const std::size_t per_layer = Arena::footprint<std::byte>(layer_arena_bytes(d, precision, isa)) +
+                                relative_arena_bytes(relative, d, isa);
   const std::size_t total = table_bytes + per_layer * d.layers;
   PackedArena packed = open_packed_arena(
       weights,
-      fmt::format("encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} isa={}",
+      fmt::format("encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
+                  "isa={} relative={}/{}{}{}{}",
                   prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
-                  precision_name(precision), isa_name(isa)),
+                  precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
+                  d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : ""),
       total);
   Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
@@ -355,6 +405,15 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
     w.token_type_embeddings = r.float_table("embeddings.token_type_embeddings.weight", d.type_vocab, h);
   }
   w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
+  std::vector<float> rel_table;  // the (normalised) relative table, when the layers need it
+  if (relative.table_rows > 0 && !packed.arena->prefilled()) {
+    rel_table = r.floats("encoder.rel_embeddings.weight", {relative.table_rows, h});
+    if (relative.norm) {
+      const LayerNormWeights norm = r.layer_norm("encoder.LayerNorm", h);
+      kernels::layer_norm(rel_table.data(), h, rel_table.data(), h, relative.table_rows, h, norm.gamma.data(),
+                          norm.beta.data(), d.layer_norm_eps, pool);
+    }
+  }
   w.layers = load_layers(d.layers, pool, [&](std::size_t i) {
     const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
     auto name = [&p](std::string_view n) { return p + std::string(n); };
@@ -366,6 +425,17 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
     layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h);
     layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate);
     layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h);
+    if (relative.table_rows > 0) {
+      // After the dense layers, in the same part of the arena.
+      if (d.c2p) {
+        layer.pos_key = relative_heads(r, name(relative.shared ? names.k : "attention.self.pos_key_proj"), rel_table,
+                                       relative.table_rows, d, isa, layer_arenas[i]);
+      }
+      if (d.p2c) {
+        layer.pos_query = relative_heads(r, name(relative.shared ? names.q : "attention.self.pos_query_proj"),
+                                         rel_table, relative.table_rows, d, isa, layer_arenas[i]);
+      }
+    }
     return layer;
   });
   save_packed_arena(packed, weights);
@@ -373,52 +443,6 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   w.packed_image = packed.use;
   w.packed_image_note = packed.note;
   return w;
-}
-
-// DeBERTa's relative table for every layer: encoder.rel_embeddings, LayerNormed once with
-// encoder.LayerNorm when norm_rel_ebd says so (DebertaV2Encoder.get_rel_embedding), then
-// projected by the layer's key (c2p) and query (p2c) weights and biases with share_att_key,
-// else by its pos_key_proj / pos_query_proj (DisentangledSelfAttention.disentangled_attention_bias).
-void project_relative_table(const WeightReader& r, const ModelConfig& config, const EncoderDims& d,
-                            const LayerNames& names, EncoderWeights& w, Isa isa, ThreadPool* pool) {
-  const std::size_t h = d.hidden;
-  const std::int64_t max_relative = config.deberta.max_relative_positions < 1
-                                        ? static_cast<std::int64_t>(config.max_position_embeddings)
-                                        : config.deberta.max_relative_positions;
-  const std::size_t table_rows = 2 * static_cast<std::size_t>(config.deberta.position_buckets > 0
-                                                                  ? config.deberta.position_buckets
-                                                                  : max_relative);
-  std::vector<float> table = r.floats("encoder.rel_embeddings.weight", {table_rows, h});
-  if (config.deberta.norm_rel_ebd) {
-    const LayerNormWeights norm = r.layer_norm("encoder.LayerNorm", h);
-    kernels::layer_norm(table.data(), h, table.data(), h, table_rows, h, norm.gamma.data(), norm.beta.data(),
-                        d.layer_norm_eps, pool);
-  }
-  // The projected table, cut into one packed [table rows x head_dim] slice per head (the
-  // "weights" the attention multiplies each head's queries or keys by).
-  const std::size_t head_dim = h / d.heads;
-  auto project = [&](const std::string& base) {
-    const kernels::PackedLinear layer = r.linear(base, h, h);
-    std::vector<float> projected(table_rows * h);
-    kernels::linear(table.data(), h, table_rows, layer, projected.data(), h, {}, pool);
-    std::vector<kernels::PackedLinear> heads;
-    std::vector<float> slice(table_rows * head_dim);
-    for (std::size_t hd = 0; hd < d.heads; ++hd) {
-      for (std::size_t row = 0; row < table_rows; ++row) {
-        std::copy_n(projected.data() + row * h + hd * head_dim, head_dim, slice.data() + row * head_dim);
-      }
-      heads.emplace_back(slice, table_rows, head_dim, std::span<const float>(), isa);
-    }
-    return heads;
-  };
-  for (std::size_t i = 0; i < w.layers.size(); ++i) {
-    const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
-    const bool shared = config.deberta.share_att_key;
-    if (d.c2p) w.layers[i].pos_key = project(p + (shared ? std::string(names.k) : "attention.self.pos_key_proj"));
-    if (d.p2c) {
-      w.layers[i].pos_query = project(p + (shared ? std::string(names.q) : "attention.self.pos_query_proj"));
-    }
-  }
 }
 
 }  // namespace
@@ -493,10 +517,17 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   const LayerNames& names = arch.architecture == Architecture::DistilBert  ? kDistilBertNames
                             : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
                                                                            : kBertNames;
-  EncoderWeights encoder_weights = read_encoder(*weights, prefix, isa, precision, dims, names, pool);
+  RelativeSpec relative;
   if (!dims.relative_rows.empty()) {
-    project_relative_table(encoder_reader, config, dims, names, encoder_weights, isa, pool);
+    const ModelConfig::Deberta& db = config.deberta;
+    const std::int64_t max_relative = db.max_relative_positions < 1
+                                          ? static_cast<std::int64_t>(config.max_position_embeddings)
+                                          : db.max_relative_positions;
+    relative.table_rows = 2 * static_cast<std::size_t>(db.position_buckets > 0 ? db.position_buckets : max_relative);
+    relative.norm = db.norm_rel_ebd;
+    relative.shared = db.share_att_key;
   }
+  EncoderWeights encoder_weights = read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);
 
   std::optional<ClassifierHead> head;
   if (arch.classifier) {
