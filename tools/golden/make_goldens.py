@@ -49,6 +49,10 @@ SINGLES = [
     "a",
     "",
 ]
+# Long inputs (some fixtures): a paragraph repeated to ~130 and to ~480 tokens.
+_PARAGRAPH = ("The committee reviewed the quarterly figures, discussed the budget for the coming year and "
+              "agreed to publish the minutes after the next meeting. ")
+LONG = [_PARAGRAPH * 5, _PARAGRAPH * 16]
 PAIRS = [
     ["what is the capital of France?", "Paris is the capital and largest city of France."],
     ["what is the capital of France?", "The quick brown fox jumps over the lazy dog."],
@@ -65,8 +69,9 @@ FIXTURES = [
     ("distilbert-classifier", "distilbert", "classifier", [], None),  # 3 labels
     # DeBERTa-v3's shape (no absolute positions or token types, disentangled attention over
     # 32 log buckets, shared attention keys, LayerNormed relative table, ContextPooler head).
-    ("deberta-v2-none", "deberta-v2", "none", ["--pooling", "mean"], "mean"),
-    ("deberta-v2-classifier", "deberta-v2", "classifier", [], None),  # 3 labels
+    # Their inputs add a ~130- and a ~480-token text: relative attention over long distances.
+    ("deberta-v2-none", "deberta-v2", "none", ["--pooling", "mean"], "mean", "tiny", "long"),
+    ("deberta-v2-classifier", "deberta-v2", "classifier", [], None, "tiny", "long"),  # 3 labels
     # A real model's shape (all-MiniLM-L6-v2: 6 layers, hidden 384, 12 heads of 32, FFN 1536):
     # the tiny fixtures never reach a second GEMM k-block (k > 256) nor a 32-wide head,
     # and a bug that only showed there went unnoticed until this fixture existed.
@@ -202,7 +207,7 @@ def make_one(spec, args, scratch):
     cmd, shown = fixture_command(spec, args, model_dir)
     subprocess.run(cmd, check=True)
 
-    inputs = SINGLES + (PAIRS if head != "none" else [])
+    inputs = SINGLES + (PAIRS if head != "none" else []) + (LONG if len(spec) > 6 and spec[6] == "long" else [])
     tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
     enc = tok["encodings"]
 
