@@ -49,7 +49,7 @@ std::span<std::byte> Arena::take_bytes(std::size_t bytes) {
     throw Error(ErrorKind::Internal, "Arena: out of space");
   }
   // The alignment padding is zeroed, so an image of a filled arena holds no stale bytes.
-  if (!prefilled_) std::memset(region_.data() + start + bytes, 0, size - bytes);
+  if (!prefilled_ && size > bytes) std::memset(region_.data() + start + bytes, 0, size - bytes);
   return region_.subspan(start, bytes);
 }
 
