@@ -8,6 +8,7 @@
 // (bench/peers/quantize_onnx.py's output, ONNX Runtime's dynamic int8 quantisation). WARDEN_ORT_DIR names the folder holding
 // node_modules/onnxruntime-node (scripts/setup-bench installs it there).
 import { createRequire } from "node:module";
+import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
 
@@ -30,13 +31,17 @@ const session = await ort.InferenceSession.create(model, {
 });
 console.log(JSON.stringify({ engine: "onnxruntime", variant, version: ort.env.versions.common, threads }));
 
+// Token ids in [1000, vocab) of the model's own config.json (next to the .onnx file), as
+// engine_bench draws them; the time does not depend on which ids they are.
+const config = JSON.parse(fs.readFileSync(path.join(path.dirname(model), "config.json"), "utf8"));
+const idRange = Math.min(20000, (config.vocab_size ?? 30522) - 1000);
 let seed = 1;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed);
 for (const seq of seqs) {
   for (const batch of batches) {
     const n = batch * seq;
     const ids = new BigInt64Array(n);
-    for (let i = 0; i < n; i++) ids[i] = BigInt(1000 + (rand() % 20000));
+    for (let i = 0; i < n; i++) ids[i] = BigInt(1000 + (rand() % idRange));
     const feeds = {
       input_ids: new ort.Tensor("int64", ids, [batch, seq]),
       token_type_ids: new ort.Tensor("int64", new BigInt64Array(n), [batch, seq]),
