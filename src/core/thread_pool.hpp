@@ -81,4 +81,15 @@ class ThreadPool {
   std::mutex run_mutex_;  // one job at a time
 };
 
+// fn(task) for every task in [0, tasks): on `pool` when there is one, else serially on the
+// calling thread.
+template <typename Fn>
+void parallel_for(ThreadPool* pool, std::size_t tasks, Fn&& fn) {
+  if (pool != nullptr) {
+    pool->parallel_for(tasks, fn);
+  } else {
+    for (std::size_t t = 0; t < tasks; ++t) fn(t);
+  }
+}
+
 }  // namespace warden

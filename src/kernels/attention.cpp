@@ -12,8 +12,8 @@ namespace warden::kernels {
 
 namespace detail {
 
-void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores, std::size_t ld_scores,
-                    std::size_t len) {
+void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
+                    std::size_t ld_scores, std::size_t len) {
   for (std::size_t r = 0; r < rows; ++r) {
     const auto i = static_cast<std::ptrdiff_t>(i0 + r);
     float* s = scores + r * ld_scores;
@@ -85,11 +85,7 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
             ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(), nullptr);
   };
   const std::size_t tasks = sequences * shape.heads;
-  if (pool != nullptr) {
-    pool->parallel_for(tasks, run);
-  } else {
-    for (std::size_t t = 0; t < tasks; ++t) run(t);
-  }
+  parallel_for(pool, tasks, run);
 }
 
 }  // namespace warden::kernels

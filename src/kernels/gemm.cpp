@@ -265,11 +265,7 @@ void for_each_block(std::size_t m, std::size_t mc, std::size_t panels, ThreadPoo
     body(row_begin, std::min(m, row_begin + mc), p_begin, p_end);
   };
   const std::size_t tasks = mblocks * grid.nblocks;
-  if (pool != nullptr) {
-    pool->parallel_for(tasks, run_task);
-  } else {
-    for (std::size_t t = 0; t < tasks; ++t) run_task(t);
-  }
+  parallel_for(pool, tasks, run_task);
 }
 
 float activate(float v, Activation act) noexcept {

@@ -40,11 +40,7 @@ void layer_norm(const float* in, std::size_t ld_in, float* out, std::size_t ld_o
     const std::size_t n = std::min(kRowsPerTask, rows - r0);
     rows_fn(in + r0 * ld_in, ld_in, out + r0 * ld_out, ld_out, n, cols, gamma, beta, eps);
   };
-  if (pool != nullptr) {
-    pool->parallel_for(tasks, run);
-  } else {
-    for (std::size_t t = 0; t < tasks; ++t) run(t);
-  }
+  parallel_for(pool, tasks, run);
 }
 
 }  // namespace warden::kernels

@@ -10,8 +10,8 @@
 namespace warden::kernels {
 
 void relative_attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
-                        const AttentionShape& shape, const RelativePositions& rel, float* ctx, std::size_t ld_ctx,
-                        ThreadPool* pool) {
+                        const AttentionShape& shape, const RelativePositions& rel, float* ctx,
+                        std::size_t ld_ctx, ThreadPool* pool) {
   if (seq_offsets.size() < 2) return;
   const std::size_t sequences = seq_offsets.size() - 1;
   const std::size_t q_cols = shape.heads * shape.head_dim;
@@ -37,7 +37,8 @@ void relative_attention(const float* qkv, std::size_t ld_qkv, std::span<const st
     }
   }
   std::size_t max_len = 0;
-  for (std::size_t s = 0; s < sequences; ++s) max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
+  for (std::size_t s = 0; s < sequences; ++s)
+    max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
   if (max_len > rel.max_distance + 1) {
     throw Error(ErrorKind::Internal, "relative_attention: a sequence is longer than the row table covers");
   }
@@ -81,14 +82,11 @@ void relative_attention(const float* qkv, std::size_t ld_qkv, std::span<const st
       bias.p2c = p2c_out;
     }
     head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
-            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, p2c_out + products, c2p || p2c ? &bias : nullptr);
+            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, p2c_out + products,
+            c2p || p2c ? &bias : nullptr);
   };
   const std::size_t tasks = sequences * shape.heads;
-  if (pool != nullptr) {
-    pool->parallel_for(tasks, run);
-  } else {
-    for (std::size_t t = 0; t < tasks; ++t) run(t);
-  }
+  parallel_for(pool, tasks, run);
 }
 
 }  // namespace warden::kernels

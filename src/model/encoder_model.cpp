@@ -72,8 +72,9 @@ kernels::Activation activation_named(const std::string& name, std::string_view f
   if (name == "gelu") return kernels::Activation::Gelu;
   if (name == "relu") return kernels::Activation::Relu;
   if (name == "tanh") return kernels::Activation::Tanh;
-  throw Error(ErrorKind::Unsupported, fmt::format("{}: {} '{}' is not supported (supported: gelu, relu, tanh)",
-                                                  (dir / "config.json").string(), field, name));
+  throw Error(ErrorKind::Unsupported,
+              fmt::format("{}: {} '{}' is not supported (supported: gelu, relu, tanh)",
+                          (dir / "config.json").string(), field, name));
 }
 
 // Reads weights by their HF names under one prefix ("" or "bert." ...) into the model's
@@ -128,8 +129,8 @@ class WeightReader {
                 : EmbeddingTable::make(precision_, dequantize(q, width), rows, width, &arena);
     } else {
       std::vector<float> scratch;
-      out = EmbeddingTable::make(precision_, is_aligned_float32(t) ? as_float32(t) : (scratch = to_float32(t)), rows,
-                                 width, &arena);
+      out = EmbeddingTable::make(
+          precision_, is_aligned_float32(t) ? as_float32(t) : (scratch = to_float32(t)), rows, width, &arena);
     }
     release_pages(t.data);  // converted: the mapping's copy is no longer read
     return out;
@@ -219,7 +220,6 @@ class WeightReader {
   }
 
  private:
-
   const Tensor& weight(std::string_view base, std::size_t rows, std::size_t in) const {
     return weights_.require_weight(prefix_ + std::string(base) + ".weight", {rows, in});
   }
@@ -282,11 +282,7 @@ std::vector<EncoderLayer> load_layers(std::size_t layers, ThreadPool* pool, Load
       errors[i] = std::current_exception();
     }
   };
-  if (pool != nullptr) {
-    pool->parallel_for(layers, task);
-  } else {
-    for (std::size_t i = 0; i < layers; ++i) task(i);
-  }
+  parallel_for(pool, layers, task);
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
@@ -304,10 +300,11 @@ constexpr LayerNames kBertNames{
     "attention.self.value", "attention.output.dense", "attention.output.LayerNorm",
     "intermediate.dense",   "output.dense",           "output.LayerNorm"};
 
-constexpr LayerNames kDebertaNames{
-    "encoder.layer.",       "attention.self.query_proj", "attention.self.key_proj",
-    "attention.self.value_proj", "attention.output.dense", "attention.output.LayerNorm",
-    "intermediate.dense",   "output.dense",              "output.LayerNorm"};
+constexpr LayerNames kDebertaNames{"encoder.layer.",          "attention.self.query_proj",
+                                   "attention.self.key_proj", "attention.self.value_proj",
+                                   "attention.output.dense",  "attention.output.LayerNorm",
+                                   "intermediate.dense",      "output.dense",
+                                   "output.LayerNorm"};
 
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
@@ -340,7 +337,8 @@ std::size_t relative_arena_bytes(const RelativeSpec& rel, const EncoderDims& d, 
   if (rel.table_rows == 0) return 0;
   const std::size_t terms = (d.c2p ? 1U : 0U) + (d.p2c ? 1U : 0U);
   return terms * d.heads *
-         Arena::footprint<std::byte>(kernels::PackedLinear::arena_bytes(rel.table_rows, d.hidden / d.heads, isa));
+         Arena::footprint<std::byte>(
+             kernels::PackedLinear::arena_bytes(rel.table_rows, d.hidden / d.heads, isa));
 }
 
 // One term's per-head slices for a layer: projected from `table` by the layer `base` (in
@@ -386,11 +384,12 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   const std::size_t total = table_bytes + per_layer * d.layers;
   PackedArena packed = open_packed_arena(
       weights,
-      fmt::format("encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
-                  "isa={} relative={}/{}{}{}{}",
-                  prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
-                  precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
-                  d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : ""),
+      fmt::format(
+          "encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
+          "isa={} relative={}/{}{}{}{}",
+          prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
+          precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
+          d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : ""),
       total);
   Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
@@ -428,8 +427,8 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
     if (relative.table_rows > 0) {
       // After the dense layers, in the same part of the arena.
       if (d.c2p) {
-        layer.pos_key = relative_heads(r, name(relative.shared ? names.k : "attention.self.pos_key_proj"), rel_table,
-                                       relative.table_rows, d, isa, layer_arenas[i]);
+        layer.pos_key = relative_heads(r, name(relative.shared ? names.k : "attention.self.pos_key_proj"),
+                                       rel_table, relative.table_rows, d, isa, layer_arenas[i]);
       }
       if (d.p2c) {
         layer.pos_query = relative_heads(r, name(relative.shared ? names.q : "attention.self.pos_query_proj"),
@@ -523,11 +522,13 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     const std::int64_t max_relative = db.max_relative_positions < 1
                                           ? static_cast<std::int64_t>(config.max_position_embeddings)
                                           : db.max_relative_positions;
-    relative.table_rows = 2 * static_cast<std::size_t>(db.position_buckets > 0 ? db.position_buckets : max_relative);
+    relative.table_rows =
+        2 * static_cast<std::size_t>(db.position_buckets > 0 ? db.position_buckets : max_relative);
     relative.norm = db.norm_rel_ebd;
     relative.shared = db.share_att_key;
   }
-  EncoderWeights encoder_weights = read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);
+  EncoderWeights encoder_weights =
+      read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);
 
   std::optional<ClassifierHead> head;
   if (arch.classifier) {
