@@ -477,10 +477,11 @@ Command add_serve_command(CLI::App& root) {
                   "hashing-ngram-256)")
       ->delimiter(',')
       ->envname("WARDEN_MODEL");
-  app->add_option("--model-dir", o->model_dir,
-                  fmt::format("A HuggingFace model folder (the same as --model DIR); a *ForSequenceClassification "
-                              "folder is served as a reranker (one label) or classifier. Architectures: {}",
-                              model::supported_architectures()))
+  app->add_option(
+         "--model-dir", o->model_dir,
+         fmt::format("A HuggingFace model folder (the same as --model DIR); a *ForSequenceClassification "
+                     "folder is served as a reranker (one label) or classifier. Architectures: {}",
+                     model::supported_architectures()))
       ->envname("WARDEN_MODEL_DIR");
   app->add_flag("--preload", o->preload,
                 "Load every model at start-up (default: on first use; the guard's model always at start-up)")

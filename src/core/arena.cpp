@@ -10,15 +10,16 @@
 namespace warden {
 
 Arena::Arena(std::size_t bytes)
-    : owner_(AlignedBuffer<std::byte>(footprint<std::byte>(bytes), AlignedBuffer<std::byte>::Uninitialized{})) {
+    : owner_(
+          AlignedBuffer<std::byte>(footprint<std::byte>(bytes), AlignedBuffer<std::byte>::Uninitialized{})) {
   auto& buffer = std::get<AlignedBuffer<std::byte>>(owner_);
   region_ = buffer.span();
 }
 
 Arena::Arena(MappedFile image, std::size_t offset, std::size_t bytes) : prefilled_(true) {
   if (offset % kAlignment != 0 || offset > image.size() || image.size() - offset < bytes) {
-    throw Error(ErrorKind::Internal,
-                fmt::format("Arena: an image of {} bytes has no {} bytes at offset {}", image.size(), bytes, offset));
+    throw Error(ErrorKind::Internal, fmt::format("Arena: an image of {} bytes has no {} bytes at offset {}",
+                                                 image.size(), bytes, offset));
   }
   // The mapping is read-only; a prefilled arena's spans are never written (see the header).
   auto* base = const_cast<std::byte*>(image.bytes().data());  // NOLINT(cppcoreguidelines-pro-type-const-cast)

@@ -13,8 +13,8 @@
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
-#include "core/fnv1a.hpp"
 #include "core/file.hpp"
+#include "core/fnv1a.hpp"
 #include "core/json_writer.hpp"
 #include "core/l2_normalize.hpp"
 #include "core/utf8.hpp"
@@ -305,9 +305,10 @@ Guard::Guard(const SequenceClassifier& classifier, GuardOptions options) : class
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
       const auto it = std::find(labels.begin(), labels.end(), name);
       if (it == labels.end()) {
-        throw Error(ErrorKind::InvalidArgument,
-                    fmt::format("--guard-positive-label {} is not a label of guard model {}; its labels are: {}",
-                                name, classifier.id(), listed));
+        throw Error(
+            ErrorKind::InvalidArgument,
+            fmt::format("--guard-positive-label {} is not a label of guard model {}; its labels are: {}",
+                        name, classifier.id(), listed));
       }
       positives_.push_back(static_cast<std::size_t>(it - labels.begin()));
     }
@@ -324,10 +325,11 @@ Guard::Guard(const SequenceClassifier& classifier, GuardOptions options) : class
   std::sort(positives_.begin(), positives_.end());
   positives_.erase(std::unique(positives_.begin(), positives_.end()), positives_.end());
   if (positives_.empty()) {
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("no label of guard model {} names an attack (INJECTION, ATTACK, JAILBREAK, UNSAFE or "
-                            "MALICIOUS): name the positive one(s) with --guard-positive-label; its labels are: {}",
-                            classifier.id(), listed));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("no label of guard model {} names an attack (INJECTION, ATTACK, JAILBREAK, UNSAFE or "
+                    "MALICIOUS): name the positive one(s) with --guard-positive-label; its labels are: {}",
+                    classifier.id(), listed));
   }
   if (positives_.size() == labels.size() && labels.size() > 1) {
     throw Error(ErrorKind::InvalidArgument,
@@ -609,8 +611,9 @@ GuardResult Guard::combine_windows(std::span<const GuardResult> results, std::sp
   GuardResult out = results[best];
   if (results.size() > 1) {
     const std::size_t start = utf8::code_points(text.substr(0, windows[best].begin));
-    out.window = std::make_pair(start, start + utf8::code_points(text.substr(
-                                                   windows[best].begin, windows[best].end - windows[best].begin)));
+    out.window = std::make_pair(
+        start,
+        start + utf8::code_points(text.substr(windows[best].begin, windows[best].end - windows[best].begin)));
   }
   return out;
 }

@@ -22,11 +22,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
-#include <utility>
-#include <utility>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "embed/embedder.hpp"
@@ -117,7 +116,8 @@ class Guard {
   // the flagged one with the highest score, else the highest score; abstained windows count
   // only when all did. With more than one window, `window` names the verdict's.
   [[nodiscard]] static GuardResult combine_windows(std::span<const GuardResult> results,
-                                                   std::span<const TextWindow> windows, std::string_view text);
+                                                   std::span<const TextWindow> windows,
+                                                   std::string_view text);
 
   // Prepares and embeds (or classifies) the texts itself (Error(InvalidInput) naming the index
   // of a bad one); the classifier method reads each text in windows().

@@ -92,7 +92,8 @@ void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<co
       if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
       throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
     }
-    for (const guard::TextWindow& w : windows->back()) parts->push_back({i, text.substr(w.begin, w.end - w.begin)});
+    for (const guard::TextWindow& w : windows->back())
+      parts->push_back({i, text.substr(w.begin, w.end - w.begin)});
   }
   auto prepare = [request, parts, &c, o](std::size_t k) {
     const Part& part = (*parts)[k];

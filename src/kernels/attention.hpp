@@ -39,25 +39,25 @@ struct ScoreBias {
 };
 // Adds the bias to `rows` rows of scores (row stride ld_scores, len keys) of queries i0 ...
 // (plain C++, shared by every ISA's attention).
-void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores, std::size_t ld_scores,
-                    std::size_t len);
+void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
+                    std::size_t ld_scores, std::size_t len);
 
 // One (sequence, head): q/k/v point at that head's first column of the sequence's first
 // row; rows have stride ld. `scratch` holds at least (head_dim + 4) * (len + 16) floats.
 // bias may be null.
 void attend_head_portable(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                           std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
-                        const ScoreBias* bias = nullptr);
+                          const ScoreBias* bias = nullptr);
 void attend_head_avx2(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                       std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
-                        const ScoreBias* bias = nullptr);
+                      const ScoreBias* bias = nullptr);
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
                         const ScoreBias* bias = nullptr);
 // AArch64 only:
 void attend_head_neon(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                       std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
-                        const ScoreBias* bias = nullptr);
+                      const ScoreBias* bias = nullptr);
 }  // namespace detail
 
 }  // namespace warden::kernels

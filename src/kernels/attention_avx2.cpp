@@ -104,7 +104,7 @@ void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v
 
 void attend_head_avx2(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                       std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
-                        const ScoreBias* bias) {
+                      const ScoreBias* bias) {
   const std::size_t len_pad = (len + 15) / 16 * 16;
   float* kt = scratch;
   float* scores = scratch + head_dim * len_pad;
@@ -117,17 +117,21 @@ void attend_head_avx2(const float* q, const float* k, const float* v, std::size_
   }
   std::size_t i = 0;
   for (; i + 4 <= len; i += 4) {
-    attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+    attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                   bias, i);
   }
   switch (len - i) {
     case 3:
-      attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+      attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                     bias, i);
       break;
     case 2:
-      attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+      attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                     bias, i);
       break;
     case 1:
-      attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+      attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                     bias, i);
       break;
     default:
       break;

@@ -169,17 +169,21 @@ void attend_head_avx512(const float* q, const float* k, const float* v, std::siz
   }
   std::size_t i = 0;
   for (; i + kRows <= len; i += kRows) {
-    attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+    attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                   bias, i);
   }
   switch (len - i) {
     case 3:
-      attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+      attend_rows<3>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                     bias, i);
       break;
     case 2:
-      attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+      attend_rows<2>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                     bias, i);
       break;
     case 1:
-      attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, bias, i);
+      attend_rows<1>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                     bias, i);
       break;
     default:
       break;

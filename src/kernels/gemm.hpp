@@ -56,9 +56,9 @@ class PackedLinear {
   std::size_t k_ = 0;
   std::size_t nr_ = 0;
   Isa isa_ = Isa::Portable;
-  Arena own_;                 // the storage when no arena was given
-  std::span<float> panels_;   // ceil(n/nr) panels of [k][nr]
-  std::span<float> bias_;     // padded to a whole panel
+  Arena own_;                // the storage when no arena was given
+  std::span<float> panels_;  // ceil(n/nr) panels of [k][nr]
+  std::span<float> bias_;    // padded to a whole panel
 };
 
 struct Epilogue {

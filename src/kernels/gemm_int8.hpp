@@ -96,9 +96,9 @@ class QuantizedLinear {
   std::size_t kp_ = 0;
   Isa isa_ = Isa::Portable;
   Int8Kernel kernel_ = Int8Kernel::Portable;
-  Arena own_;                        // the storage when no arena was given
-  std::span<std::int8_t> panels_;    // ceil(n/width) panels of [kp/4][width][4]
-  std::span<float> scales_;          // padded to a whole panel (padding: 0)
+  Arena own_;                      // the storage when no arena was given
+  std::span<std::int8_t> panels_;  // ceil(n/width) panels of [kp/4][width][4]
+  std::span<float> scales_;        // padded to a whole panel (padding: 0)
   std::span<float> bias_;
   std::span<std::int32_t> sums_;
 };

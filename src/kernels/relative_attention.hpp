@@ -36,7 +36,7 @@ struct RelativePositions {
 // every score before the softmax. Throws Error(Internal) for a sequence longer than the
 // rows cover or tables that do not match the heads.
 void relative_attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
-                        const AttentionShape& shape, const RelativePositions& rel, float* ctx, std::size_t ld_ctx,
-                        ThreadPool* pool = nullptr);
+                        const AttentionShape& shape, const RelativePositions& rel, float* ctx,
+                        std::size_t ld_ctx, ThreadPool* pool = nullptr);
 
 }  // namespace warden::kernels

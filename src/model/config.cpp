@@ -95,7 +95,8 @@ void read_deberta(const Fields& f, ModelConfig& c) {
   if (!f.has("type_vocab_size")) c.type_vocab_size = 0;
   if (!f.has("layer_norm_eps")) c.layer_norm_eps = 1e-7;
   d.relative_attention = f.boolean("relative_attention").value_or(false);
-  if (f.has("max_relative_positions")) d.max_relative_positions = f.integer_in("max_relative_positions", -1, kMaxPositions);
+  if (f.has("max_relative_positions"))
+    d.max_relative_positions = f.integer_in("max_relative_positions", -1, kMaxPositions);
   if (f.has("position_buckets")) d.position_buckets = f.integer_in("position_buckets", -1, kMaxPositions);
   d.share_att_key = f.boolean("share_att_key").value_or(false);
   d.position_biased_input = f.boolean("position_biased_input").value_or(true);
@@ -119,7 +120,8 @@ void read_deberta(const Fields& f, ModelConfig& c) {
   for (std::string k : kinds) {
     k.erase(0, k.find_first_not_of(' '));
     k.erase(k.find_last_not_of(' ') + 1);
-    std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    std::transform(k.begin(), k.end(), k.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     if (k == "c2p") {
       d.c2p = true;
     } else if (k == "p2c") {
@@ -139,7 +141,9 @@ void read_deberta(const Fields& f, ModelConfig& c) {
   if (f.has("pooler_hidden_size") && f.integer("pooler_hidden_size") != f.integer("hidden_size")) {
     throw f.fail("pooler_hidden_size", "differs from hidden_size, which the classification head needs");
   }
-  if (f.has("attention_head_size") && f.integer("attention_head_size").value_or(0) * f.integer("num_attention_heads").value_or(0) != f.integer("hidden_size").value_or(0)) {
+  if (f.has("attention_head_size") &&
+      f.integer("attention_head_size").value_or(0) * f.integer("num_attention_heads").value_or(0) !=
+          f.integer("hidden_size").value_or(0)) {
     throw f.fail("attention_head_size", "times the heads differs from hidden_size: not supported");
   }
 }

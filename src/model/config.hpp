@@ -46,8 +46,8 @@ struct ModelConfig {
     std::int64_t position_buckets = -1;        // <= 0: distances are not log-bucketed
     bool c2p = false;                          // pos_att_type holds "c2p"
     bool p2c = false;                          // ... "p2c"
-    bool share_att_key = false;  // c2p/p2c project with the layer's key/query weights
-    bool norm_rel_ebd = false;   // "layer_norm" in norm_rel_ebd: the table is LayerNormed once
+    bool share_att_key = false;                // c2p/p2c project with the layer's key/query weights
+    bool norm_rel_ebd = false;                 // "layer_norm" in norm_rel_ebd: the table is LayerNormed once
     bool position_biased_input = true;
     std::string pooler_hidden_act = "gelu";
   };

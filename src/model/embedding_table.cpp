@@ -57,7 +57,8 @@ std::size_t EmbeddingTable::arena_bytes(Precision precision, std::size_t rows, s
 EmbeddingTable EmbeddingTable::make(Precision precision, std::span<const float> values, std::size_t rows,
                                     std::size_t width, Arena* arena) {
   if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
-  if (precision == Precision::Int8) return from_int8(kernels::quantize_rows(values, rows, width), rows, width, arena);
+  if (precision == Precision::Int8)
+    return from_int8(kernels::quantize_rows(values, rows, width), rows, width, arena);
   EmbeddingTable t = over(precision, rows, width, arena);
   if (precision == Precision::Float32) {
     std::copy(values.begin(), values.end(), t.f32_.begin());
@@ -67,8 +68,8 @@ EmbeddingTable EmbeddingTable::make(Precision precision, std::span<const float> 
   return t;
 }
 
-EmbeddingTable EmbeddingTable::from_int8(const kernels::QuantizedRows& rows, std::size_t count, std::size_t width,
-                                         Arena* arena) {
+EmbeddingTable EmbeddingTable::from_int8(const kernels::QuantizedRows& rows, std::size_t count,
+                                         std::size_t width, Arena* arena) {
   if (rows.values.size() != count * width || rows.scales.size() != count) {
     throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
   }
@@ -78,7 +79,8 @@ EmbeddingTable EmbeddingTable::from_int8(const kernels::QuantizedRows& rows, std
   return t;
 }
 
-EmbeddingTable EmbeddingTable::prefilled(Precision precision, std::size_t rows, std::size_t width, Arena& arena) {
+EmbeddingTable EmbeddingTable::prefilled(Precision precision, std::size_t rows, std::size_t width,
+                                         Arena& arena) {
   if (!arena.prefilled()) throw Error(ErrorKind::Internal, "EmbeddingTable::prefilled: the arena is empty");
   return over(precision, rows, width, &arena);
 }

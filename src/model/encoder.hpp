@@ -12,17 +12,17 @@
 //   X   = LN(H·W2ᵀ + b2 + X)
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
-#include <cstdint>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
 #include "core/arena.hpp"
-#include "model/packed_image.hpp"
 #include "kernels/activation.hpp"
 #include "kernels/dense.hpp"
 #include "model/embedding_table.hpp"
+#include "model/packed_image.hpp"
 #include "model/token_batch.hpp"
 
 namespace warden {
@@ -77,7 +77,7 @@ struct EncoderWeights {
   // load or mapped from a packed image (model/packed_image.hpp).
   std::unique_ptr<Arena> arena;
   PackedImageUse packed_image = PackedImageUse::Off;
-  std::string packed_image_note;  // NotSaved: why
+  std::string packed_image_note;         // NotSaved: why
   EmbeddingTable word_embeddings;        // vocab x hidden, in the model's precision
   EmbeddingTable position_embeddings;    // max_positions x hidden, float32
   EmbeddingTable token_type_embeddings;  // type_vocab x hidden (float32), or empty

@@ -40,7 +40,9 @@ std::string env(const char* name) {
   return v == nullptr ? std::string() : std::string(v);
 }
 
-std::int64_t ns(const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; }
+std::int64_t ns(const timespec& t) {
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
 
 // "dev=.. ino=.. size=.. mtime=.. ctime=.." of a file, or nullopt when it cannot be stat'ed.
 struct Identity {
@@ -64,7 +66,8 @@ std::uint64_t content_sample_hash(std::span<const std::byte> bytes) {
   std::uint64_t h = fnv1a(bytes.first(std::min(bytes.size(), kHead)));
   if (bytes.size() > kHead) {
     for (std::size_t i = 0; i <= kSamples; ++i) {
-      const std::size_t at = std::min(bytes.size() - std::min(bytes.size(), kSample), bytes.size() / kSamples * i);
+      const std::size_t at =
+          std::min(bytes.size() - std::min(bytes.size(), kSample), bytes.size() / kSamples * i);
       h = fnv1a(bytes.subspan(at, std::min(kSample, bytes.size() - at)), h);
     }
   }
@@ -73,8 +76,8 @@ std::uint64_t content_sample_hash(std::span<const std::byte> bytes) {
 
 std::string cpu_text() {
   const CpuFeatures& f = cpu_features();
-  return fmt::format("avx2_fma={} avx512={} vnni={} avx512_bf16={} amx_int8={} amx_bf16={} neon={}", f.avx2_fma,
-                     f.avx512, f.avx512_vnni, f.avx512_bf16, f.amx_int8, f.amx_bf16, f.neon);
+  return fmt::format("avx2_fma={} avx512={} vnni={} avx512_bf16={} amx_int8={} amx_bf16={} neon={}",
+                     f.avx2_fma, f.avx512, f.avx512_vnni, f.avx512_bf16, f.amx_int8, f.amx_bf16, f.neon);
 }
 
 void put_u64(std::string& out, std::uint64_t v) {
@@ -87,7 +90,9 @@ std::uint64_t get_u64(std::span<const std::byte> b) {
   return v;
 }
 
-std::size_t header_bytes(std::size_t key_length) { return (kFixedHeader + key_length + kPage - 1) / kPage * kPage; }
+std::size_t header_bytes(std::size_t key_length) {
+  return (kFixedHeader + key_length + kPage - 1) / kPage * kPage;
+}
 
 }  // namespace
 
@@ -117,7 +122,8 @@ PackedImageCache::PackedImageCache(std::filesystem::path dir, std::size_t max_by
     : dir_(std::move(dir)), max_bytes_(max_bytes) {}
 
 PackedImageKey PackedImageCache::key(const ModelWeights& weights, std::string_view layout) {
-  std::string text = fmt::format("{}\nbuild {}\ncpu {}\nlayout {}\n", kMagic, executable_build_id(), cpu_text(), layout);
+  std::string text =
+      fmt::format("{}\nbuild {}\ncpu {}\nlayout {}\n", kMagic, executable_build_id(), cpu_text(), layout);
   for (const SafetensorsFile& f : weights.files()) {
     std::error_code ec;
     const auto path = std::filesystem::weakly_canonical(f.path(), ec);
@@ -159,8 +165,9 @@ std::string PackedImageCache::save(const PackedImageKey& key, const Arena& arena
     if (!id || key.text.find(id->text) == std::string::npos) {
       return fmt::format("{} changed while the model was loading", f.path().string());
     }
-    const auto mtime = std::chrono::system_clock::time_point(
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::nanoseconds(id->mtime_ns)));
+    const auto mtime =
+        std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::nanoseconds(id->mtime_ns)));
     if (now - mtime < kRacyWindow) {
       return fmt::format("{} was modified less than {} s ago", f.path().string(), kRacyWindow.count());
     }
@@ -176,7 +183,8 @@ std::string PackedImageCache::save(const PackedImageKey& key, const Arena& arena
     std::filesystem::create_directories(dir_, ec);
     if (ec) return fmt::format("cannot create {}: {}", dir_.string(), ec.message());
     const std::span<const std::byte> image = arena.bytes();
-    write_file_atomic(path, {header, std::string_view(reinterpret_cast<const char*>(image.data()), image.size())});
+    write_file_atomic(path,
+                      {header, std::string_view(reinterpret_cast<const char*>(image.data()), image.size())});
   } catch (const Error& e) {
     return e.what();
   }

@@ -17,7 +17,8 @@ std::int64_t relative_bucket(std::int64_t r, std::int64_t bucket_size, std::int6
   const float numerator = std::log(static_cast<float>(abs_pos) / static_cast<float>(mid));
   const float denominator =
       std::log(static_cast<float>(static_cast<double>(max_position - 1) / static_cast<double>(mid)));
-  const float log_pos = std::ceil(numerator / denominator * static_cast<float>(mid - 1)) + static_cast<float>(mid);
+  const float log_pos =
+      std::ceil(numerator / denominator * static_cast<float>(mid - 1)) + static_cast<float>(mid);
   const auto bucket = static_cast<std::int64_t>(log_pos);
   return r < 0 ? -bucket : bucket;
 }
@@ -27,8 +28,8 @@ std::vector<std::int32_t> relative_rows(std::size_t max_distance, std::int64_t s
   const auto d = static_cast<std::int64_t>(max_distance);
   std::vector<std::int32_t> rows(2 * max_distance + 1);
   for (std::int64_t r = -d; r <= d; ++r) {
-    const std::int64_t row = std::clamp<std::int64_t>(relative_bucket(r, bucket_size, max_position) + span, 0,
-                                                      2 * span - 1);
+    const std::int64_t row =
+        std::clamp<std::int64_t>(relative_bucket(r, bucket_size, max_position) + span, 0, 2 * span - 1);
     rows[static_cast<std::size_t>(r + d)] = static_cast<std::int32_t>(row);
   }
   return rows;

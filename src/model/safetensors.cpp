@@ -315,7 +315,8 @@ std::uint16_t float_to_bf16(float value) noexcept {
 }
 
 bool is_aligned_float32(const Tensor& tensor) noexcept {
-  return tensor.dtype == Dtype::F32 && reinterpret_cast<std::uintptr_t>(tensor.data.data()) % alignof(float) == 0;
+  return tensor.dtype == Dtype::F32 &&
+         reinterpret_cast<std::uintptr_t>(tensor.data.data()) % alignof(float) == 0;
 }
 
 std::span<const float> as_float32(const Tensor& tensor) noexcept {

@@ -115,8 +115,9 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
   bytes += kernels::PackedLinear::arena_bytes(c.hidden, c.hidden, isa);
   PackedArena packed = open_packed_arena(
       w,
-      fmt::format("use-lite vocab={} embedding={} hidden={} intermediate={} layers={} precision={} isa={}", c.vocab,
-                  c.embedding, c.hidden, c.intermediate, c.layers, precision_name(precision), isa_name(isa)),
+      fmt::format("use-lite vocab={} embedding={} hidden={} intermediate={} layers={} precision={} isa={}",
+                  c.vocab, c.embedding, c.hidden, c.intermediate, c.layers, precision_name(precision),
+                  isa_name(isa)),
       bytes);
   Arena& arena = *packed.arena;
 
@@ -145,7 +146,8 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
     Layer& layer = m->layers_[l];
     const std::size_t in = l == 0 ? c.embedding : c.hidden;
     layer.in = in;
-    if (in != c.hidden) layer.projection = read_dense(w, precision, l, "input_projection", c.hidden, in, isa, arena);
+    if (in != c.hidden)
+      layer.projection = read_dense(w, precision, l, "input_projection", c.hidden, in, isa, arena);
     layer.attention_norm = {read_floats(w, use_lite::layer_tensor(l, "attention_norm", "weight"), {in}),
                             read_floats(w, use_lite::layer_tensor(l, "attention_norm", "bias"), {in})};
     layer.qkv = read_dense(w, precision, l, "qkv", 3 * in, in, isa, arena);

@@ -39,7 +39,8 @@ TEST(Arena, AnImageGivesBackTheSameBytesAtTheSameOffsets) {
   for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::uint32_t>(1000 + i);
   for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<std::uint32_t>(i);
 
-  const auto path = std::filesystem::temp_directory_path() / ("warden-arena-test-" + std::to_string(::getpid()) + ".bin");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("warden-arena-test-" + std::to_string(::getpid()) + ".bin");
   const std::string header(64, 'h');
   write_file_atomic(path, {header, std::string_view(reinterpret_cast<const char*>(arena.bytes().data()),
                                                     arena.bytes().size())});

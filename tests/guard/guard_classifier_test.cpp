@@ -141,7 +141,8 @@ TEST_F(GuardClassifier, LongTextsAreReadInOverlappingWindowsThatCoverThemWhole) 
   EXPECT_EQ(parts.back().end, text.find_last_not_of(' ') + 1);  // the last token's end
   for (std::size_t i = 0; i < parts.size(); ++i) {
     SCOPED_TRACE(i);
-    const std::string_view part = std::string_view(text).substr(parts[i].begin, parts[i].end - parts[i].begin);
+    const std::string_view part =
+        std::string_view(text).substr(parts[i].begin, parts[i].end - parts[i].begin);
     InputOptions strict;
     strict.truncate = false;  // the window fits the model as it is: nothing is cut
     EXPECT_NO_THROW((void)model_->prepare(part, std::nullopt, strict));
@@ -164,7 +165,8 @@ TEST_F(GuardClassifier, LongTextsAreReadInOverlappingWindowsThatCoverThemWhole) 
   float best = -1.0F;
   std::size_t best_i = 0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    const std::string_view part = std::string_view(text).substr(parts[i].begin, parts[i].end - parts[i].begin);
+    const std::string_view part =
+        std::string_view(text).substr(parts[i].begin, parts[i].end - parts[i].begin);
     const std::vector<std::string_view> one{part};
     const float s = *g.decide_texts(one)[0].score;
     if (s > best) {

@@ -80,7 +80,8 @@ TEST(Attention, EachHeadKernelMatchesADoubleReference) {
         for (auto& x : c2p) x = dist(rng);
         for (auto& x : p2c) x = dist(rng);
         std::vector<std::int32_t> rows;
-        for (std::ptrdiff_t r = -static_cast<std::ptrdiff_t>(len); r <= static_cast<std::ptrdiff_t>(len); ++r) {
+        for (std::ptrdiff_t r = -static_cast<std::ptrdiff_t>(len); r <= static_cast<std::ptrdiff_t>(len);
+             ++r) {
           rows.push_back(static_cast<std::int32_t>(std::clamp<std::ptrdiff_t>(r + 5, 0, 9)));
         }
         detail::ScoreBias bias;

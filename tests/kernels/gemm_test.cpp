@@ -186,7 +186,8 @@ TEST(Gemm, APanelRangeComputesItsColumnsOnly) {
   for (auto& x : bias) x = dist(rng);
   for (auto& x : a) x = dist(rng);
   for (const Isa isa : {Isa::Portable, Isa::Avx2, Isa::Avx512}) {
-    if ((isa == Isa::Avx2 && !cpu_features().avx2_fma) || (isa == Isa::Avx512 && !cpu_features().avx512)) continue;
+    if ((isa == Isa::Avx2 && !cpu_features().avx2_fma) || (isa == Isa::Avx512 && !cpu_features().avx512))
+      continue;
     const PackedLinear layer(w, n, k, bias, isa);
     std::vector<float> full(m * n);
     linear(a.data(), k, m, layer, full.data(), n);

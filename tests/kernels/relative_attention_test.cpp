@@ -25,7 +25,8 @@ constexpr std::size_t kSpan = 4;  // table rows: 2 * kSpan
 // rows for distances -max..max: a bucketing that saturates (as DeBERTa's does) at ±(span-1).
 std::vector<std::int32_t> rows_for(std::size_t max_distance) {
   std::vector<std::int32_t> rows;
-  for (std::int64_t r = -static_cast<std::int64_t>(max_distance); r <= static_cast<std::int64_t>(max_distance); ++r) {
+  for (std::int64_t r = -static_cast<std::int64_t>(max_distance);
+       r <= static_cast<std::int64_t>(max_distance); ++r) {
     const std::int64_t b = r < -3 ? -3 + (r + 3) / 4 : (r > 3 ? 3 + (r - 3) / 4 : r);
     rows.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(b + kSpan, 0, 2 * kSpan - 1)));
   }
@@ -44,7 +45,8 @@ std::vector<double> reference(const std::vector<float>& qkv, const std::vector<s
         double mx = -1e300;
         for (std::size_t j = 0; j < n; ++j) {
           const auto r = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(j);
-          const std::size_t row = static_cast<std::size_t>(rows[static_cast<std::size_t>(r + static_cast<std::int64_t>(max_distance))]);
+          const std::size_t row = static_cast<std::size_t>(
+              rows[static_cast<std::size_t>(r + static_cast<std::int64_t>(max_distance))]);
           double v = 0;
           for (std::size_t d = 0; d < kDim; ++d) {
             const double qd = qkv[(b + i) * 3 * kCols + h * kDim + d];
@@ -60,7 +62,8 @@ std::vector<double> reference(const std::vector<float>& qkv, const std::vector<s
         for (auto& x : sc) sum += (x = std::exp(x - mx));
         for (std::size_t j = 0; j < n; ++j) {
           for (std::size_t d = 0; d < kDim; ++d) {
-            out[(b + i) * kCols + h * kDim + d] += sc[j] / sum * double(qkv[(b + j) * 3 * kCols + 2 * kCols + h * kDim + d]);
+            out[(b + i) * kCols + h * kDim + d] +=
+                sc[j] / sum * double(qkv[(b + j) * 3 * kCols + 2 * kCols + h * kDim + d]);
           }
         }
       }
@@ -119,7 +122,8 @@ TEST(RelativeAttention, MatchesItsDefinitionWithC2pP2cBothAndNeither) {
   short_rows.rows = few;
   short_rows.max_distance = 4;
   std::vector<float> out(offsets.back() * kCols);
-  EXPECT_THROW(relative_attention(qkv.data(), 3 * kCols, offsets, {kHeads, kDim, scale}, short_rows, out.data(), kCols),
+  EXPECT_THROW(relative_attention(qkv.data(), 3 * kCols, offsets, {kHeads, kDim, scale}, short_rows,
+                                  out.data(), kCols),
                Error);
 }
 

@@ -15,7 +15,8 @@ namespace warden::model {
 namespace {
 
 // Writes a DeBERTa-v2 classifier fixture with `from` replaced by `to` in its config.json.
-std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from, const std::string& to) {
+std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
+                                  const std::string& to) {
   fixtures::FixtureOptions options;
   options.arch = fixtures::Arch::DebertaV2;
   options.head = fixtures::Head::Classifier;
@@ -41,15 +42,15 @@ void expect_load_error(const std::filesystem::path& dir, ErrorKind kind, const s
 
 TEST(Deberta, ARelativeTableOfTheWrongSizeNamesTheTensor) {
   const testing::TempDir tmp;
-  expect_load_error(with_config(tmp, "\"position_buckets\": 32", "\"position_buckets\": 64"), ErrorKind::CorruptFile,
-                    "encoder.rel_embeddings.weight");
+  expect_load_error(with_config(tmp, "\"position_buckets\": 32", "\"position_buckets\": 64"),
+                    ErrorKind::CorruptFile, "encoder.rel_embeddings.weight");
 }
 
 TEST(Deberta, WhatIsNotRunIsRefusedByName) {
   {
     const testing::TempDir tmp;
-    expect_load_error(with_config(tmp, "\"pooler_dropout\": 0", "\"conv_kernel_size\": 3"), ErrorKind::CorruptFile,
-                      "conv_kernel_size");
+    expect_load_error(with_config(tmp, "\"pooler_dropout\": 0", "\"conv_kernel_size\": 3"),
+                      ErrorKind::CorruptFile, "conv_kernel_size");
   }
   {
     const testing::TempDir tmp;

@@ -118,7 +118,8 @@ TEST(PackedImage, AMappedModelIsBitIdenticalInEveryPrecisionArchitectureAndIsa) 
   for (const Isa isa : isas) {
     for (const Precision precision : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
       for (const auto& dir : {bert, xlmr, distil, deberta}) {
-        SCOPED_TRACE(fmt::format("{} {} {}", dir.filename().string(), isa_name(isa), precision_name(precision)));
+        SCOPED_TRACE(
+            fmt::format("{} {} {}", dir.filename().string(), isa_name(isa), precision_name(precision)));
         expect_mapped_equals_packed(dir, tmp / "cache", isa, precision, &pool);
         ++expected_images;
       }
@@ -134,7 +135,8 @@ TEST(PackedImage, AnInt8CheckpointAndABfloat16OneAreMappedToo) {
   (void)quantize_model_folder(dir, tmp / "int8", Precision::Int8);
   (void)quantize_model_folder(dir, tmp / "bf16", Precision::BFloat16);
   for (const char* name : {"int8", "bf16"}) {
-    fs::last_write_time(tmp / name / "model.safetensors", fs::file_time_type::clock::now() - std::chrono::minutes(1));
+    fs::last_write_time(tmp / name / "model.safetensors",
+                        fs::file_time_type::clock::now() - std::chrono::minutes(1));
   }
   for (const Precision precision : {Precision::Int8, Precision::Float32}) {
     expect_mapped_equals_packed(tmp / "int8", tmp / "cache", active_isa(), precision, nullptr);
@@ -171,7 +173,8 @@ TEST(PackedImage, WeightsModifiedMomentsAgoAreNotSaved) {
   fixtures::write_fixture(options, tmp / "fresh");
   const auto m = load_encoder_model(tmp / "fresh", nullptr, active_isa(), Precision::Float32);
   EXPECT_EQ(m->encoder.packed_image(), PackedImageUse::NotSaved);
-  EXPECT_NE(m->encoder.packed_image_note().find("less than"), std::string::npos) << m->encoder.packed_image_note();
+  EXPECT_NE(m->encoder.packed_image_note().find("less than"), std::string::npos)
+      << m->encoder.packed_image_note();
   EXPECT_TRUE(images(tmp / "cache").empty());
 }
 
@@ -226,7 +229,8 @@ TEST(PackedImage, TheFolderIsTrimmedToItsLimitLeastRecentlyUsedFirst) {
   ::unsetenv("WARDEN_PACK_CACHE_MAX_MB");
   EXPECT_EQ(images(tmp / "cache").size(), 2U);
   for (const Precision kept : {Precision::Float32, Precision::BFloat16}) {
-    EXPECT_EQ(load_encoder_model(dir, nullptr, active_isa(), kept)->encoder.packed_image(), PackedImageUse::Mapped);
+    EXPECT_EQ(load_encoder_model(dir, nullptr, active_isa(), kept)->encoder.packed_image(),
+              PackedImageUse::Mapped);
   }
   EXPECT_NE(load_encoder_model(dir, nullptr, active_isa(), Precision::Int8)->encoder.packed_image(),
             PackedImageUse::Mapped);

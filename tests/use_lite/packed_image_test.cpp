@@ -33,7 +33,8 @@ TEST(UseLitePackedImage, AMappedModelIsBitIdenticalInEveryPrecision) {
   fs::create_directories(tmp);
   fs::copy(test::use_lite_test_model(), tmp / "model", fs::copy_options::recursive);
   for (const auto& e : fs::directory_iterator(tmp / "model")) {
-    if (e.is_regular_file()) fs::last_write_time(e.path(), fs::file_time_type::clock::now() - std::chrono::minutes(1));
+    if (e.is_regular_file())
+      fs::last_write_time(e.path(), fs::file_time_type::clock::now() - std::chrono::minutes(1));
   }
   ThreadPool pool(2);
   const std::vector<std::string_view> texts{"hello world", "The quick brown fox jumps over the lazy dog.",
