@@ -30,6 +30,8 @@ const std::filesystem::path& model_dir() {
         std::filesystem::temp_directory_path() / ("warden-fuzz-model-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     warden::write_file_atomic(d / "config.json", kConfig);
+    // Every input is a new file: no packed image would ever be used, so none is written.
+    ::setenv("WARDEN_PACK_CACHE", "off", 1);
     return d;
   }();
   return dir;
