@@ -483,6 +483,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   dims.type_vocab = arch.architecture == Architecture::DistilBert ? 0 : config.type_vocab_size;
   dims.layer_norm_eps = static_cast<float>(config.layer_norm_eps);
   dims.ffn_activation = activation_named(config.hidden_act, "hidden_act", dir);
+  RelativeSpec relative;
   if (arch.architecture == Architecture::DebertaV2) {
     const ModelConfig::Deberta& db = config.deberta;
     dims.position_embeddings = db.position_biased_input;
@@ -496,6 +497,9 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                             : db.max_relative_positions;
       const std::int64_t span = db.position_buckets > 0 ? db.position_buckets : max_relative;
       dims.relative_rows = relative_rows(dims.max_positions - 1, span, db.position_buckets, max_relative);
+      relative.table_rows = 2 * static_cast<std::size_t>(span);
+      relative.norm = db.norm_rel_ebd;
+      relative.shared = db.share_att_key;
     }
   }
   if (arch.architecture == Architecture::Roberta) {
@@ -516,17 +520,6 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   const LayerNames& names = arch.architecture == Architecture::DistilBert  ? kDistilBertNames
                             : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
                                                                            : kBertNames;
-  RelativeSpec relative;
-  if (!dims.relative_rows.empty()) {
-    const ModelConfig::Deberta& db = config.deberta;
-    const std::int64_t max_relative = db.max_relative_positions < 1
-                                          ? static_cast<std::int64_t>(config.max_position_embeddings)
-                                          : db.max_relative_positions;
-    relative.table_rows =
-        2 * static_cast<std::size_t>(db.position_buckets > 0 ? db.position_buckets : max_relative);
-    relative.norm = db.norm_rel_ebd;
-    relative.shared = db.share_att_key;
-  }
   EncoderWeights encoder_weights =
       read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);
 
