@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/cpu_features.hpp"
+#include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "kernels/kernel_table.hpp"
 
@@ -14,6 +15,19 @@ namespace detail {
 
 void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
                     std::size_t ld_scores, std::size_t len) {
+  if (bias.alibi_slope != 0.0F) {
+    // -m·|i - j| as the reference computes it: the distance as a float times -m (one rounding).
+    const float neg_slope = -bias.alibi_slope;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto i = static_cast<std::ptrdiff_t>(i0 + r);
+      float* s = scores + r * ld_scores;
+      for (std::size_t j = 0; j < len; ++j) {
+        const std::ptrdiff_t d = i - static_cast<std::ptrdiff_t>(j);
+        s[j] += neg_slope * static_cast<float>(d < 0 ? -d : d);
+      }
+    }
+  }
+  if (bias.rows_at_zero == nullptr) return;
   for (std::size_t r = 0; r < rows; ++r) {
     const auto i = static_cast<std::ptrdiff_t>(i0 + r);
     float* s = scores + r * ld_scores;
@@ -61,9 +75,32 @@ void attend_head_portable(const float* q, const float* k, const float* v, std::s
 
 }  // namespace detail
 
+std::vector<float> alibi_slopes(std::size_t heads) {
+  if (heads == 0) return {};
+  auto power_of_two = [](std::size_t n) {
+    // start = 2^(-8/n), slope i = start^(i + 1), in double as Python's floats, then rounded once.
+    const double start = std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3.0)));
+    std::vector<double> s(n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = start * std::pow(start, static_cast<double>(i));
+    return s;
+  };
+  std::size_t n = 1;
+  while (n * 2 <= heads) n *= 2;
+  std::vector<double> slopes = power_of_two(n);
+  if (n != heads) {
+    const std::vector<double> wider = power_of_two(2 * n);
+    for (std::size_t i = 0; slopes.size() < heads; i += 2) slopes.push_back(wider[i]);
+  }
+  return {slopes.begin(), slopes.end()};
+}
+
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
-               const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool) {
+               const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool,
+               std::span<const float> alibi_slopes) {
   if (seq_offsets.size() < 2) return;
+  if (!alibi_slopes.empty() && alibi_slopes.size() != shape.heads) {
+    throw Error(ErrorKind::Internal, "attention: one ALiBi slope per head is needed");
+  }
   const std::size_t sequences = seq_offsets.size() - 1;
   const std::size_t q_cols = shape.heads * shape.head_dim;
   std::size_t max_len = 0;
@@ -81,8 +118,11 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
     const std::size_t len = seq_offsets[s + 1] - row0;
     if (len == 0) return;
     const float* base = qkv + row0 * ld_qkv + h * shape.head_dim;
+    detail::ScoreBias alibi;
+    if (!alibi_slopes.empty()) alibi.alibi_slope = alibi_slopes[h];
     head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
-            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(), nullptr);
+            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(),
+            alibi_slopes.empty() ? nullptr : &alibi);
   };
   const std::size_t tasks = sequences * shape.heads;
   parallel_for(pool, tasks, run);

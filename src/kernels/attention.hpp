@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace warden {
 class ThreadPool;
@@ -22,20 +23,31 @@ struct AttentionShape {
 // qkv: [tokens x ld_qkv], per token Q (heads*head_dim floats) at column 0, K at column
 // q_cols, V at column 2*q_cols where q_cols = heads*head_dim. seq_offsets: S+1 ascending
 // token offsets (sequence s is rows [seq_offsets[s], seq_offsets[s+1])). Writes
-// ctx[t, h*head_dim + i] = sum_j softmax_j(scale * q_t·k_j) v_j[i] for each head h.
+// ctx[t, h*head_dim + i] = sum_j softmax_j(scale * q_t·k_j + bias_h(t, j)) v_j[i] for each
+// head h, where bias_h is ALiBi's symmetric -alibi_slopes[h]·|t - j| (positions counted within
+// the sequence) when slopes are given (one per head), else 0. The bias is computed as the
+// scores are, one block of query rows at a time: never an n x n table.
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
-               const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool = nullptr);
+               const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool = nullptr,
+               std::span<const float> alibi_slopes = {});
+
+// ALiBi's head slopes for `heads` heads, as the reference implementations compute them: the
+// geometric sequence 2^(-8/n), 2^(-16/n), ... for the largest power of two n <= heads, then
+// (when heads is not a power of two) every other slope of the sequence for 2n, appended.
+std::vector<float> alibi_slopes(std::size_t heads);
 
 namespace detail {
-// Terms added to the scores of one (sequence, head) before the softmax, for DeBERTa's
-// relative attention: score(i, j) += scale · (c2p[i][w] + p2c[j][w]) with w =
-// rows_at_zero[i - j] (c2p and p2c have row stride `width`; either may be null).
+// Terms added to the scores of one (sequence, head) before the softmax. DeBERTa's relative
+// attention: score(i, j) += scale · (c2p[i][w] + p2c[j][w]) with w = rows_at_zero[i - j] (c2p
+// and p2c have row stride `width`; either may be null; none when rows_at_zero is null).
+// ALiBi: score(i, j) -= alibi_slope · |i - j| (none when the slope is 0).
 struct ScoreBias {
   const float* c2p = nullptr;
   const float* p2c = nullptr;
   std::size_t width = 0;
   const std::int32_t* rows_at_zero = nullptr;
   float scale = 1.0F;
+  float alibi_slope = 0.0F;
 };
 // Adds the bias to `rows` rows of scores (row stride ld_scores, len keys) of queries i0 ...
 // (plain C++, shared by every ISA's attention).

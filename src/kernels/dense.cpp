@@ -82,6 +82,16 @@ std::size_t DenseLayer::bytes() const noexcept {
   return visit([](const auto& l) { return l.bytes(); });
 }
 
+std::size_t DenseLayer::panel_width() const noexcept {
+  return visit(Overloaded{[](const PackedLinear& l) { return l.panel_width(); },
+                          [](const QuantizedLinear&) { return detail::kInt8PanelWidth; },
+                          [](const Bf16Linear&) { return detail::kBf16PanelWidth; }});
+}
+
+DenseLayer DenseLayer::panel_range(std::size_t first, std::size_t count) const {
+  return visit([&](const auto& l) { return DenseLayer(l.panel_range(first, count)); });
+}
+
 void dense(const float* a, std::size_t lda, std::size_t m, const DenseLayer& w, float* c, std::size_t ldc,
            const Epilogue& epilogue, ThreadPool* pool) {
   w.visit(Overloaded{

@@ -48,6 +48,10 @@ class DenseLayer {
   [[nodiscard]] std::size_t k() const noexcept;
   // Resident bytes of the packed weights, scales and bias.
   [[nodiscard]] std::size_t bytes() const noexcept;
+  // Output columns per packed panel, and panels [first, first + count) as a layer of their
+  // own sharing this one's storage (see PackedLinear::panel_range).
+  [[nodiscard]] std::size_t panel_width() const noexcept;
+  [[nodiscard]] DenseLayer panel_range(std::size_t first, std::size_t count) const;
 
   template <typename Visitor>
   decltype(auto) visit(Visitor&& visitor) const {

@@ -82,6 +82,10 @@ std::pair<std::size_t, std::size_t> packed_sizes(std::size_t n, std::size_t k, s
 
 }  // namespace
 
+std::size_t PackedLinear::panel_width_for(Isa isa) {
+  return kernel_for(isa).nr;
+}
+
 std::size_t PackedLinear::arena_bytes(std::size_t n, std::size_t k, Isa isa) {
   const auto [panel_floats, bias_floats] = packed_sizes(n, k, kernel_for(isa).nr);
   return Arena::footprint<float>(panel_floats) + Arena::footprint<float>(bias_floats);

@@ -103,6 +103,22 @@ Bf16Linear Bf16Linear::from_bf16(std::span<const std::uint16_t> weight, std::siz
   return layer;
 }
 
+Bf16Linear Bf16Linear::panel_range(std::size_t first, std::size_t count) const {
+  const std::size_t panels = (n_ + kNr - 1) / kNr;
+  if (first > panels || count > panels - first) {
+    throw Error(ErrorKind::Internal, "Bf16Linear::panel_range: past the last panel");
+  }
+  Bf16Linear view;
+  view.n_ = std::min(n_ - std::min(n_, first * kNr), count * kNr);
+  view.k_ = k_;
+  view.kp_ = kp_;
+  view.isa_ = isa_;
+  view.kernel_ = kernel_;
+  view.panels_ = panels_.subspan(first * kp_ * kNr, count * kp_ * kNr);
+  view.bias_ = bias_.subspan(first * kNr, count * kNr);
+  return view;
+}
+
 void Bf16Linear::set_weights(std::span<const float> weight, std::span<const float> bias) {
   if (weight.size() != n_ * k_) throw Error(ErrorKind::Internal, "Bf16Linear: sizes do not match the layer");
   std::vector<std::uint16_t> rounded(weight.size());

@@ -59,6 +59,10 @@ class Bf16Linear {
   void set_weights(std::span<const float> weight, std::span<const float> bias);
   void set_bf16_weights(std::span<const std::uint16_t> weight, std::span<const float> bias);
 
+  // Panels [first, first + count) as a layer of their own (the columns first·32 onwards),
+  // sharing this layer's storage: for products that need only some columns.
+  [[nodiscard]] Bf16Linear panel_range(std::size_t first, std::size_t count) const;
+
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
   // k rounded up to even (to a multiple of 32 for AMX): the packed depth.

@@ -154,6 +154,24 @@ QuantizedLinear::QuantizedLinear(std::size_t n, std::size_t k, Isa isa, Arena* a
   std::fill(sums_.begin(), sums_.end(), 0);
 }
 
+QuantizedLinear QuantizedLinear::panel_range(std::size_t first, std::size_t count) const {
+  const std::size_t panels = (n_ + kNr - 1) / kNr;
+  if (first > panels || count > panels - first) {
+    throw Error(ErrorKind::Internal, "QuantizedLinear::panel_range: past the last panel");
+  }
+  QuantizedLinear view;
+  view.n_ = std::min(n_ - std::min(n_, first * kNr), count * kNr);
+  view.k_ = k_;
+  view.kp_ = kp_;
+  view.isa_ = isa_;
+  view.kernel_ = kernel_;
+  view.panels_ = panels_.subspan(first * kp_ * kNr, count * kp_ * kNr);
+  view.scales_ = scales_.subspan(first * kNr, count * kNr);
+  view.bias_ = bias_.subspan(first * kNr, count * kNr);
+  view.sums_ = sums_.subspan(first * kNr, count * kNr);
+  return view;
+}
+
 void QuantizedLinear::set_rows(const QuantizedRows& rows, std::span<const float> bias) {
   const std::size_t n = n_;
   const std::size_t k = k_;

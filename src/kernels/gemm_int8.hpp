@@ -71,6 +71,10 @@ class QuantizedLinear {
   // Throws Error(CorruptFile) on a negative or non-finite scale.
   void set_rows(const QuantizedRows& rows, std::span<const float> bias);
 
+  // Panels [first, first + count) as a layer of their own (the columns first·32 onwards),
+  // sharing this layer's storage: for products that need only some columns.
+  [[nodiscard]] QuantizedLinear panel_range(std::size_t first, std::size_t count) const;
+
   [[nodiscard]] std::size_t n() const noexcept { return n_; }
   [[nodiscard]] std::size_t k() const noexcept { return k_; }
   // k rounded up to a multiple of 4 (64 for the AMX tile): the packed depth.

@@ -2,6 +2,7 @@
 
 #include "core/cpu_features.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/gated_dense.hpp"
 #include "kernels/gemm_bf16.hpp"
 #include "kernels/gemm_int8.hpp"
 #include "kernels/layer_norm.hpp"
@@ -16,6 +17,7 @@ KernelTable choose(Isa isa) {
                 detail::int8_quantize_row_portable,
                 detail::bf16_round_row_portable,
                 nullptr,
+                detail::glu_rows_portable,
                 nullptr};
 #if defined(__x86_64__)
   if (has_avx512(isa)) {
@@ -25,6 +27,7 @@ KernelTable choose(Isa isa) {
     t.bf16_round_row = detail::bf16_round_row_avx512;
     t.int8_epilogue = detail::int8_epilogue_avx512;
     t.bf16_epilogue = detail::bf16_epilogue_avx512;
+    t.glu_rows = detail::glu_rows_avx512;
   } else if (isa == Isa::Avx2) {
     t.layer_norm_rows = detail::layer_norm_rows_avx2;
     t.attend_head = detail::attend_head_avx2;
@@ -32,6 +35,7 @@ KernelTable choose(Isa isa) {
     t.bf16_round_row = detail::bf16_round_row_avx2;
     t.int8_epilogue = detail::int8_epilogue_avx2;
     t.bf16_epilogue = detail::bf16_epilogue_avx2;
+    t.glu_rows = detail::glu_rows_avx2;
   }
 #endif
 #if defined(__aarch64__)

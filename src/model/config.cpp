@@ -195,6 +195,7 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
     }
   }
   if (c.model_type == "deberta-v2") read_deberta(f, c);
+  c.feed_forward_type = f.string("feed_forward_type").value_or("original");
   c.vocab_size = to_size(f.integer_in("vocab_size", 1, kMaxVocab));
   c.max_position_embeddings = optional_in(f, "max_position_embeddings", 1, kMaxPositions, 512);
 

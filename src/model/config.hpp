@@ -52,6 +52,9 @@ struct ModelConfig {
     std::string pooler_hidden_act = "gelu";
   };
   Deberta deberta;
+  // JinaBERT (the remote-code JinaBertConfig: model_type "bert", position_embedding_type
+  // "alibi"): "original" is BERT's feed-forward, "geglu"/"reglu" a gated one.
+  std::string feed_forward_type = "original";
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }

@@ -36,6 +36,14 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
       w_.token_type_embeddings.precision() != Precision::Float32) {
     throw Error(ErrorKind::Internal, "Encoder: weights do not match the dimensions");
   }
+  if (!dims_.alibi_slopes.empty() && dims_.alibi_slopes.size() != dims_.heads) {
+    throw Error(ErrorKind::Internal, "Encoder: one ALiBi slope per head is needed");
+  }
+  for (const EncoderLayer& layer : w_.layers) {
+    if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {
+      throw Error(ErrorKind::Internal, "Encoder: the gated FFN layer does not match the dimensions");
+    }
+  }
 }
 
 void Encoder::validate(const TokenBatch& batch) const {
@@ -116,7 +124,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   for (const EncoderLayer& layer : w_.layers) {
     kernels::dense(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
     if (dims_.relative_rows.empty()) {
-      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool);
+      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, dims_.alibi_slopes);
     } else {
       kernels::RelativePositions rel;
       rel.pos_key = layer.pos_key;
@@ -128,7 +136,11 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
     kernels::dense(ctx, h, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
     kernels::layer_norm(x, h, x, h, tokens, h, layer.attn_norm.gamma.data(), layer.attn_norm.beta.data(),
                         dims_.layer_norm_eps, pool);
-    kernels::dense(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
+    if (dims_.gated_ffn) {
+      kernels::gated_dense(x, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn, dims_.intermediate, pool);
+    } else {
+      kernels::dense(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
+    }
     kernels::dense(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
                    pool);
     kernels::layer_norm(x, h, x, h, tokens, h, layer.ffn_norm.gamma.data(), layer.ffn_norm.beta.data(),
@@ -145,7 +157,7 @@ std::size_t Encoder::weight_bytes() const noexcept {
 std::size_t Encoder::layer_bytes() const noexcept {
   std::size_t bytes = 0;
   for (const auto& l : w_.layers) {
-    bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_out.bytes();
+    bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_gated.bytes() + l.ffn_out.bytes();
     bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);
     for (const auto& t : l.pos_key) bytes += t.bytes();
     for (const auto& t : l.pos_query) bytes += t.bytes();

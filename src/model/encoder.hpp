@@ -8,7 +8,8 @@
 //   QKV = X·Wqkvᵀ + b            one GEMM for the three projections
 //   CTX = attention(QKV)          per (sequence, head), no padding
 //   X   = LN(CTX·Woᵀ + b + X)     residual fused into the GEMM epilogue
-//   H   = gelu(X·W1ᵀ + b1)        activation fused into the GEMM epilogue
+//   H   = gelu(X·W1ᵀ + b1)        activation fused into the GEMM epilogue (or, for gated
+//                                 FFNs, act(X·Waᵀ) ⊙ (X·Wgᵀ), kernels/gated_dense.hpp)
 //   X   = LN(H·W2ᵀ + b2 + X)
 
 #include <cstddef>
@@ -21,6 +22,7 @@
 #include "core/arena.hpp"
 #include "kernels/activation.hpp"
 #include "kernels/dense.hpp"
+#include "kernels/gated_dense.hpp"
 #include "model/embedding_table.hpp"
 #include "model/packed_image.hpp"
 #include "model/token_batch.hpp"
@@ -50,6 +52,12 @@ struct EncoderDims {
   bool c2p = false;
   bool p2c = false;
   std::vector<std::int32_t> relative_rows;
+  // ALiBi (JinaBERT): per head, the slope of the -slope·|i - j| bias added to the scores
+  // (empty: none).
+  std::vector<float> alibi_slopes;
+  // A gated feed-forward (JinaBERT's GEGLU/ReGLU): the FFN's input layer is EncoderLayer::
+  // ffn_gated, giving ffn_activation(first half) ⊙ second half.
+  bool gated_ffn = false;
 };
 
 struct LayerNormWeights {
@@ -63,7 +71,8 @@ struct EncoderLayer {
   kernels::DenseLayer qkv;       // [3·hidden x hidden]: Q, K, V stacked
   kernels::DenseLayer attn_out;  // [hidden x hidden]
   LayerNormWeights attn_norm;
-  kernels::DenseLayer ffn_in;   // [intermediate x hidden]
+  kernels::DenseLayer ffn_in;   // [intermediate x hidden] (empty when the FFN is gated)
+  kernels::GatedDense ffn_gated;  // [intermediate x hidden], two halves (gated FFNs only)
   kernels::DenseLayer ffn_out;  // [hidden x intermediate]
   LayerNormWeights ffn_norm;
   // DeBERTa: the relative embedding table projected by this layer's key (c2p) and query

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/attention.hpp"
 #include "kernels/layer_norm.hpp"
 #include "model/relative_positions.hpp"
 
@@ -29,7 +30,7 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 10> kArchitectures{{
+constexpr std::array<ArchitectureName, 13> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
     {"BertForSequenceClassification", Architecture::Bert, true},
     {"RobertaModel", Architecture::Roberta, false},
@@ -40,6 +41,11 @@ constexpr std::array<ArchitectureName, 10> kArchitectures{{
     {"DistilBertForSequenceClassification", Architecture::DistilBert, true},
     {"DebertaV2Model", Architecture::DebertaV2, false},
     {"DebertaV2ForSequenceClassification", Architecture::DebertaV2, true},
+    // JinaBERT's remote code (jinaai/jina-bert-implementation). The embedding repos name the
+    // masked-LM class over bare-model weights; Warden runs the encoder and ignores the LM head.
+    {"JinaBertModel", Architecture::JinaBert, false},
+    {"JinaBertForMaskedLM", Architecture::JinaBert, false},
+    {"JinaBertForSequenceClassification", Architecture::JinaBert, true},
 }};
 
 const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -47,7 +53,7 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
   if (!config.architectures.empty()) {
     named = config.architectures.front();
   } else if (config.model_type == "bert") {  // configs without "architectures" are base models
-    named = "BertModel";
+    named = config.position_embedding_type == "alibi" ? "JinaBertModel" : "BertModel";
   } else if (config.model_type == "roberta") {
     named = "RobertaModel";
   } else if (config.model_type == "xlm-roberta") {
@@ -208,6 +214,27 @@ class WeightReader {
     return kernels::DenseLayer::make(precision_, stacked, n, in, bias, isa_, arena_);
   }
 
+  // A gated FFN input layer: "<base>.weight" [2·width x in] holds the activated rows, then the
+  // gate rows; "<base>.bias" is optional (JinaBERT's has none).
+  kernels::GatedDense gated(std::string_view base, std::size_t width, std::size_t in) const {
+    if (arena_ != nullptr && arena_->prefilled()) {
+      return kernels::GatedDense::prefilled(precision_, width, in, isa_, *arena_);
+    }
+    std::vector<float> scratch;
+    const Tensor& w = weight(base, 2 * width, in);
+    const std::span<const float> v = weight_floats(base, w, 2 * width, in, scratch);
+    std::vector<float> bias;
+    if (weights_.find(prefix_ + std::string(base) + ".bias") != nullptr) {
+      bias = floats(std::string(base) + ".bias", {2 * width});
+    }
+    const std::span<const float> b(bias);
+    kernels::GatedDense layer = kernels::GatedDense::make(
+        precision_, v.first(width * in), v.subspan(width * in), width, in, b.empty() ? b : b.first(width),
+        b.empty() ? b : b.subspan(width), isa_, arena_);
+    release_pages(w.data);
+    return layer;
+  }
+
   // A float32 layer whatever the model's precision (the classification heads: they run on
   // one row per sequence, so precision there costs nothing).
   kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in) const {
@@ -293,6 +320,7 @@ std::vector<EncoderLayer> load_layers(std::size_t layers, ThreadPool* pool, Load
 struct LayerNames {
   std::string_view layer_prefix;
   std::string_view q, k, v, attn_out, attn_norm, ffn_in, ffn_out, ffn_norm;
+  std::string_view ffn_gated = {};  // [2·intermediate x hidden], when EncoderDims::gated_ffn
 };
 
 constexpr LayerNames kBertNames{
@@ -306,6 +334,14 @@ constexpr LayerNames kDebertaNames{"encoder.layer.",          "attention.self.qu
                                    "intermediate.dense",      "output.dense",
                                    "output.LayerNorm"};
 
+// JinaBertGLUMLP: gated_layers (no bias) = [activated | gate], wo, and the LayerNorm over the
+// residual sum.
+constexpr LayerNames kJinaBertGatedNames{
+    "encoder.layer.",       "attention.self.query",   "attention.self.key",
+    "attention.self.value", "attention.output.dense", "attention.output.LayerNorm",
+    "",                     "mlp.wo",                 "mlp.layernorm",
+    "mlp.gated_layers"};
+
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
                                       "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
@@ -316,7 +352,8 @@ std::size_t layer_arena_bytes(const EncoderDims& d, Precision precision, Isa isa
   const std::size_t i = d.intermediate;
   return kernels::DenseLayer::arena_bytes(precision, 3 * h, h, isa) +
          kernels::DenseLayer::arena_bytes(precision, h, h, isa) +
-         kernels::DenseLayer::arena_bytes(precision, i, h, isa) +
+         (d.gated_ffn ? kernels::GatedDense::arena_bytes(precision, i, h, isa)
+                      : kernels::DenseLayer::arena_bytes(precision, i, h, isa)) +
          kernels::DenseLayer::arena_bytes(precision, h, i, isa);
 }
 
@@ -386,10 +423,11 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       weights,
       fmt::format(
           "encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
-          "isa={} relative={}/{}{}{}{}",
+          "isa={} relative={}/{}{}{}{} ffn={}",
           prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
           precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
-          d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : ""),
+          d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : "",
+          d.gated_ffn ? names.ffn_gated : names.ffn_in),
       total);
   Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
@@ -421,7 +459,11 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
     layer.qkv = reader.dense({name(names.q), name(names.k), name(names.v)}, h, h);
     layer.attn_out = reader.dense({name(names.attn_out)}, h, h);
     layer.attn_norm = reader.layer_norm(name(names.attn_norm), h);
-    layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h);
+    if (d.gated_ffn) {
+      layer.ffn_gated = reader.gated(name(names.ffn_gated), d.intermediate, h);
+    } else {
+      layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h);
+    }
     layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate);
     layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h);
     if (relative.table_rows > 0) {
@@ -467,10 +509,12 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   }
   ModelConfig config = read_model_config(dir / "config.json");
   const ArchitectureName& arch = find_architecture(config, dir);
-  if (config.position_embedding_type != "absolute") {
+  const bool jina = arch.architecture == Architecture::JinaBert;
+  if (config.position_embedding_type != "absolute" && !(jina && config.position_embedding_type == "alibi")) {
     throw Error(ErrorKind::Unsupported,
-                fmt::format("{}: position_embedding_type '{}' is not supported (absolute only)",
-                            (dir / "config.json").string(), config.position_embedding_type));
+                fmt::format("{}: position_embedding_type '{}' is not supported ({})", (dir / "config.json").string(),
+                            config.position_embedding_type,
+                            jina ? "absolute or alibi" : "absolute only; alibi with the JinaBert architectures"));
   }
 
   EncoderDims dims;
@@ -502,6 +546,25 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       relative.shared = db.share_att_key;
     }
   }
+  if (jina) {
+    // JinaBertEmbeddings has a position table only when the positions are absolute; with ALiBi
+    // the encoder adds -slope·|i - j| to each head's scores instead (JinaBertEncoder's alibi).
+    if (config.position_embedding_type == "alibi") {
+      dims.position_embeddings = false;
+      dims.alibi_slopes = kernels::alibi_slopes(dims.heads);
+    }
+    // JinaBertLayer: feed_forward_type ending in "glu" is the gated JinaBertGLUMLP (GEGLU: nn.GELU,
+    // exact; ReGLU: ReLU), anything else BERT's intermediate/output pair.
+    const std::string& ff = config.feed_forward_type;
+    if (ff == "geglu" || ff == "reglu") {
+      dims.gated_ffn = true;
+      dims.ffn_activation = ff == "geglu" ? kernels::Activation::Gelu : kernels::Activation::Relu;
+    } else if (ff != "original") {
+      throw Error(ErrorKind::Unsupported,
+                  fmt::format("{}: feed_forward_type '{}' is not supported (original, geglu, reglu)",
+                              (dir / "config.json").string(), ff));
+    }
+  }
   if (arch.architecture == Architecture::Roberta) {
     // RoBERTa counts positions from padding_idx + 1 (create_position_ids_from_input_ids).
     dims.position_offset = static_cast<std::size_t>(config.pad_token_id.value_or(1)) + 1;
@@ -510,7 +573,9 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   auto weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
-  const std::string base_prefix = arch.architecture == Architecture::Bert        ? "bert."
+  const std::string base_prefix = arch.architecture == Architecture::Bert ||
+                                          arch.architecture == Architecture::JinaBert
+                                      ? "bert."
                                   : arch.architecture == Architecture::Roberta   ? "roberta."
                                   : arch.architecture == Architecture::DebertaV2 ? "deberta."
                                                                                  : "distilbert.";
@@ -519,7 +584,15 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   const WeightReader encoder_reader(*weights, prefix, isa);
   const LayerNames& names = arch.architecture == Architecture::DistilBert  ? kDistilBertNames
                             : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
+                            : dims.gated_ffn                               ? kJinaBertGatedNames
                                                                            : kBertNames;
+  if (jina && weights->find(prefix + "encoder.layer.0.attention.self.layer_norm_q.weight") != nullptr) {
+    // jina-bert-v2-qk-post-norm (the code embedders) normalises queries and keys: not run here.
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: this JinaBERT checkpoint has query/key LayerNorms "
+                            "(attention.self.layer_norm_q, the qk-post-norm variant), which Warden does not run",
+                            weights->source().string()));
+  }
   EncoderWeights encoder_weights =
       read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);
 
@@ -531,6 +604,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     ClassifierHead c;
     switch (arch.architecture) {
       case Architecture::Bert:
+      case Architecture::JinaBert:  // JinaBertForSequenceClassification: the same pooler and classifier
         c.dense = encoder_reader.linear("pooler.dense", h, h);
         c.activation = kernels::Activation::Tanh;
         c.out = root.linear("classifier", labels, h);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cpu_features.hpp"
+#include "core/error.hpp"
 #include "core/thread_pool.hpp"
 
 namespace warden::kernels {
@@ -39,7 +40,11 @@ std::vector<double> reference(const float* q, const float* k, const float* v, st
     for (std::size_t j = 0; j < len; ++j) {
       double dot = 0;
       for (std::size_t d = 0; d < dim; ++d) dot += double(q[i * ld + d]) * double(k[j * ld + d]);
-      if (bias != nullptr) {
+      if (bias != nullptr && bias->alibi_slope != 0.0F) {
+        const double d = std::fabs(double(i) - double(j));
+        dot += -double(bias->alibi_slope) * d / scale;  // added after the scaling below
+      }
+      if (bias != nullptr && bias->rows_at_zero != nullptr) {
         const auto w = static_cast<std::size_t>(
             bias->rows_at_zero[static_cast<std::ptrdiff_t>(i) - static_cast<std::ptrdiff_t>(j)]);
         dot += double(bias->c2p[i * bias->width + w]) + double(bias->p2c[j * bias->width + w]);
@@ -122,6 +127,75 @@ TEST(Attention, PackedSequencesAttendOnlyWithinThemselves) {
     attention(qkv.data() + offsets[s] * 3 * cols, 3 * cols, alone, shape, single.data(), cols);
     for (std::size_t i = 0; i < single.size(); ++i) ASSERT_EQ(single[i], packed[offsets[s] * cols + i]);
   }
+}
+
+TEST(Attention, AlibiSlopesAreTheReferenceSequence) {
+  // _get_alibi_head_slopes: 2^-1 ... 2^-8 for 8 heads; for 12 the same eight, then 2^-0.5,
+  // 2^-1.5, 2^-2.5, 2^-3.5 appended (every other slope of the 16-head sequence).
+  const std::vector<float> eight = alibi_slopes(8);
+  ASSERT_EQ(eight.size(), 8U);
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(eight[i], std::ldexp(1.0F, -static_cast<int>(i + 1)));
+  const std::vector<float> twelve = alibi_slopes(12);
+  ASSERT_EQ(twelve.size(), 12U);
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(twelve[i], eight[i]);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(twelve[8 + i], static_cast<float>(std::pow(2.0, -0.5 - static_cast<double>(i))));
+  }
+  const std::vector<float> six = alibi_slopes(6);  // 2^-2, 2^-4, 2^-6, 2^-8, then 2^-1, 2^-3
+  const std::vector<float> want{0.25F, 0.0625F, 0.015625F, 0.00390625F, 0.5F, 0.125F};
+  EXPECT_EQ(six, want);
+  EXPECT_EQ(alibi_slopes(1), std::vector<float>{0.00390625F});  // n = 1: 2^-8
+}
+
+TEST(Attention, AlibiBiasMatchesADoubleReferenceInEveryKernel) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist(0.0F, 1.0F);
+  for (const HeadFn fn : head_fns()) {
+    for (const std::size_t dim : {8U, 32U, 64U}) {
+      for (const std::size_t len : {1U, 3U, 17U, 70U}) {
+        const std::size_t ld = 3 * dim;
+        std::vector<float> qkv(len * ld);
+        for (auto& x : qkv) x = dist(rng);
+        const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
+        std::vector<float> out(len * dim), scratch((dim + 4) * (len + 16));
+        detail::ScoreBias bias;
+        bias.alibi_slope = 0.5F;
+        fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
+           scratch.data(), &bias);
+        const auto want = reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim,
+                                    double(scale), &bias);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+          ASSERT_NEAR(out[i], want[i], 2e-5) << "dim " << dim << " len " << len << " at " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(Attention, AlibiSequencesCountPositionsFromTheirOwnStart) {
+  const AttentionShape shape{3, 8, 1.0F / std::sqrt(8.0F)};
+  const std::size_t cols = shape.heads * shape.head_dim;
+  const std::vector<std::size_t> offsets{0, 5, 6, 40};
+  const std::size_t tokens = offsets.back();
+  std::mt19937 rng(13);
+  std::normal_distribution<float> dist(0.0F, 1.0F);
+  std::vector<float> qkv(tokens * 3 * cols);
+  for (auto& x : qkv) x = dist(rng);
+  const std::vector<float> slopes = alibi_slopes(shape.heads);
+  std::vector<float> packed(tokens * cols), plain(tokens * cols);
+  ThreadPool pool(2);
+  attention(qkv.data(), 3 * cols, offsets, shape, packed.data(), cols, &pool, slopes);
+  attention(qkv.data(), 3 * cols, offsets, shape, plain.data(), cols, &pool);
+  EXPECT_NE(packed, plain);  // the bias changes the result
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    const std::size_t len = offsets[s + 1] - offsets[s];
+    const std::vector<std::size_t> alone{0, len};
+    std::vector<float> single(len * cols);
+    attention(qkv.data() + offsets[s] * 3 * cols, 3 * cols, alone, shape, single.data(), cols, nullptr, slopes);
+    for (std::size_t i = 0; i < single.size(); ++i) ASSERT_EQ(single[i], packed[offsets[s] * cols + i]);
+  }
+  const std::vector<float> wrong(2, 0.5F);
+  EXPECT_THROW(attention(qkv.data(), 3 * cols, offsets, shape, packed.data(), cols, &pool, wrong), Error);
 }
 
 }  // namespace

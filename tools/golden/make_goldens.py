@@ -53,6 +53,12 @@ SINGLES = [
 _PARAGRAPH = ("The committee reviewed the quarterly figures, discussed the budget for the coming year and "
               "agreed to publish the minutes after the next meeting. ")
 LONG = [_PARAGRAPH * 5, _PARAGRAPH * 16]
+# About 4,130 tokens (the JinaBERT fixtures: ALiBi over long distances). The reference runs it
+# alone (a padded batch of it would need a [cases, heads, L, L] score tensor), and its golden
+# keeps every HIDDEN_ROW_STRIDE-th hidden row and the last one ("hidden_rows").
+XLONG = [_PARAGRAPH * 165]
+XLONG_TOKENS = 1024  # cases longer than this store sampled hidden rows
+HIDDEN_ROW_STRIDE = 64
 PAIRS = [
     ["what is the capital of France?", "Paris is the capital and largest city of France."],
     ["what is the capital of France?", "The quick brown fox jumps over the lazy dog."],
@@ -76,6 +82,11 @@ FIXTURES = [
     # the tiny fixtures never reach a second GEMM k-block (k > 256) nor a 32-wide head,
     # and a bug that only showed there went unnoticed until this fixture existed.
     ("bert-minilm-l6", "bert", "none", ["--pooling", "mean"], "mean", "minilm-l6"),
+    # JinaBERT (jina-embeddings-v2 / jina-reranker-v1): ALiBi with 12 heads (slopes for a head
+    # count that is not a power of two), the GEGLU feed-forward with a width that is not a
+    # whole number of GEMM panels, token types; the embedder also a ~4,100-token input.
+    ("jina-bert-none", "jina-bert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong"),
+    ("jina-bert-reranker", "jina-bert", "reranker", [], None),
 ]
 PRESET = "tiny"  # unless the fixture names another
 SEED = 1
@@ -84,6 +95,7 @@ TOKEN_TYPES = {
     "roberta": "all zeros: XLM-R/RoBERTa tokenizers feed no token_type_ids (type_vocab_size 1)",
     "distilbert": "none: DistilBERT has no token type embeddings",
     "deberta": "none: DeBERTa-v3 has type_vocab_size 0, so DebertaV2Embeddings adds no token type",
+    "jina": "the tokenizer's type_ids (JinaBertEmbeddings' token_type_embeddings)",
 }
 
 
@@ -207,24 +219,40 @@ def make_one(spec, args, scratch):
     cmd, shown = fixture_command(spec, args, model_dir)
     subprocess.run(cmd, check=True)
 
-    inputs = SINGLES + (PAIRS if head != "none" else []) + (LONG if len(spec) > 6 and spec[6] == "long" else [])
+    kind = spec[6] if len(spec) > 6 else None
+    inputs = (SINGLES + (PAIRS if head != "none" else []) + (LONG if kind in ("long", "xlong") else []) +
+              (XLONG if kind == "xlong" else []))
     tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
     enc = tok["encodings"]
 
     m32 = reference.Reference(model_dir, torch.float32)
     m64 = reference.Reference(model_dir, torch.float64)
-    out32 = reference.run(m32, enc)
-    out64 = reference.run(m64, enc)
-    alone = [reference.run(m32, [e])[0] for e in enc]
+    batched = [e for e in enc if len(e["ids"]) <= XLONG_TOKENS]
+    apart = [e for e in enc if len(e["ids"]) > XLONG_TOKENS]
+
+    def run_all(model):
+        by_id = {id(e): o for e, o in zip(batched, reference.run(model, batched))}
+        by_id.update({id(e): reference.run(model, [e])[0] for e in apart})
+        return [by_id[id(e)] for e in enc]
+
+    out32 = run_all(m32)
+    out64 = run_all(m64)
+    alone = [reference.run(m32, [e])[0] if len(e["ids"]) <= XLONG_TOKENS else o for e, o in zip(enc, out32)]
     unused = m32.unused_tensors()
     if unused:
         raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
 
     cases = []
     for inp, e, o in zip(inputs, enc, out32):
+        hidden = o["last_hidden_state"]
+        rows = None
+        if len(e["ids"]) > XLONG_TOKENS:
+            rows = list(range(0, len(e["ids"]), HIDDEN_ROW_STRIDE)) + [len(e["ids"]) - 1]
+            hidden = hidden[rows]
         c = {"input": inp, "tokens": e["tokens"], "ids": e["ids"], "type_ids": e["type_ids"],
              "attention_mask": e["attention_mask"],
-             "last_hidden_state": f32(o["last_hidden_state"]),
+             **({"hidden_rows": rows} if rows is not None else {}),
+             "last_hidden_state": f32(hidden),
              "pooled": {k: f32(o[k]) for k in ("cls", "mean", "max", "last")},
              "normalized": {k: f32(o[k + "_normalized"]) for k in ("cls", "mean", "max", "last")}}
         if "pooler_output" in o:
@@ -259,7 +287,9 @@ def make_one(spec, args, scratch):
             "token_types_fed_to_model": TOKEN_TYPES[fam],
             "tokenizer": tok["tokenizers_binding"],
             "torch": torch.__version__, "numpy": np.__version__,
-            "batch": "all cases in one right-padded batch (pad_token_id, attention mask 0)",
+            "batch": "all cases in one right-padded batch (pad_token_id, attention mask 0)" +
+                     (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
+                      if apart else ""),
             "fp32_vs_fp64_max_abs_diff": reference.max_abs_diff(out32, out64),
             "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
         },

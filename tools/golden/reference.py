@@ -207,7 +207,25 @@ BASE_CLASSES = {
     "DistilBertForSequenceClassification": ("distilbert", "distilbert"),
     "DebertaV2Model": ("deberta", "deberta"),
     "DebertaV2ForSequenceClassification": ("deberta", "deberta"),
+    # JinaBERT's remote code; the embedding repos name the masked-LM class over bare weights.
+    "JinaBertModel": ("jina", "bert"),
+    "JinaBertForMaskedLM": ("jina", "bert"),
+    "JinaBertForSequenceClassification": ("jina", "bert"),
 }
+
+
+# JinaBertEncoder.rebuild_alibi_tensor's `_get_alibi_head_slopes` (Python floats), verbatim in
+# its arithmetic: the power-of-two sequence, then every other slope of the next one appended.
+def jina_alibi_slopes(n_heads):
+    def power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        ratio = start
+        return [start * ratio ** i for i in range(n)]
+
+    if math.log2(n_heads).is_integer():
+        return power_of_2(n_heads)
+    closest = 2 ** math.floor(math.log2(n_heads))
+    return power_of_2(closest) + jina_alibi_slopes(2 * closest)[0::2][: n_heads - closest]
 
 
 # DeBERTa-v2's relative positions: `make_log_bucket_position` and `build_relative_position` of
@@ -277,6 +295,16 @@ class Reference:
                 self.max_relative_positions = c.get("max_position_embeddings", 512)
             self.position_buckets = c.get("position_buckets", -1)
             self.pos_ebd_size = self.position_buckets if self.position_buckets > 0 else self.max_relative_positions
+        elif self.family == "jina":
+            # JinaBertConfig (configuration_bert.py of jinaai/jina-bert-implementation).
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.layers = c["num_hidden_layers"]
+            self.eps = c.get("layer_norm_eps", 1e-12)
+            self.act = ACTIVATIONS[c.get("hidden_act", "gelu")]
+            self.position_embedding_type = c.get("position_embedding_type", "absolute")
+            self.feed_forward_type = c.get("feed_forward_type", "original")
+            self.intermediate = c["intermediate_size"]
         elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
@@ -402,6 +430,65 @@ class Reference:
             x = self.deberta_layer(x, i, mask4, relative_pos, rel_embeddings)
         return x
 
+    # -- JinaBERT (jinaai/jina-bert-implementation, modeling_bert.py) --------------------------
+    def jina_alibi(self, L):
+        # JinaBertEncoder.rebuild_alibi_tensor(size): |memory - context| per head times the
+        # negated slopes, which torch.Tensor makes float32 whatever the model's dtype (the
+        # buffer follows .to(dtype) afterwards). The upstream code builds it once for
+        # max_position_embeddings and slices [:L, :L]; the values are the same.
+        ctx = torch.arange(L)[:, None]
+        mem = torch.arange(L)[None, :]
+        rel = torch.abs(mem - ctx).unsqueeze(0).expand(self.heads, -1, -1)
+        slopes = torch.Tensor(jina_alibi_slopes(self.heads)) * -1
+        return (slopes.unsqueeze(1).unsqueeze(1) * rel).to(self.dtype)  # [heads, L, L]
+
+    def jina_embeddings(self, ids, type_ids):
+        # JinaBertEmbeddings.forward: word + token type (+ position only when
+        # position_embedding_type is "absolute"), LayerNorm; dropout is identity in eval.
+        B, L = ids.shape
+        x = self.W("embeddings.word_embeddings.weight")[ids]
+        x = x + self.W("embeddings.token_type_embeddings.weight")[type_ids]
+        if self.position_embedding_type == "absolute":
+            x = x + self.W("embeddings.position_embeddings.weight")[torch.arange(L)].unsqueeze(0)
+        return self.layer_norm(x, "embeddings.LayerNorm")
+
+    def jina_layer(self, x, i, ext_mask, alibi):
+        # JinaBertLayer: JinaBertAttention (JinaBertSelfAttention's eager path + JinaBertSelfOutput),
+        # then JinaBertGLUMLP (feed_forward_type ending in "glu") or the BERT intermediate/output.
+        p = f"encoder.layer.{i}."
+        q = self.split_heads(self.linear(x, p + "attention.self.query"))
+        k = self.split_heads(self.linear(x, p + "attention.self.key"))
+        v = self.split_heads(self.linear(x, p + "attention.self.value"))
+        # scores = QK^T / sqrt(head_dim); + attention_mask; softmax(scores + bias). One head at a
+        # time here (the same arithmetic) so that a 4096-token input fits in memory.
+        ctx = torch.empty_like(q)
+        for h in range(self.heads):
+            scores = torch.matmul(q[:, h], k[:, h].transpose(-1, -2)) / math.sqrt(self.head_dim)
+            scores = scores + ext_mask[:, 0]
+            probs = torch.softmax(scores + alibi[h].unsqueeze(0) if alibi is not None else scores, dim=-1)
+            ctx[:, h] = torch.matmul(probs, v[:, h])
+        ctx = self.merge_heads(ctx)
+        a = self.layer_norm(self.linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+        if self.feed_forward_type.endswith("glu"):
+            # JinaBertGLUMLP.forward: gated_layers (bias=False) -> [:, :, :I] through act (nn.GELU()
+            # for geglu: exact erf; nn.ReLU() for reglu) times [:, :, I:] -> wo -> layernorm(+ residual).
+            g = torch.nn.functional.linear(a, self.W(p + "mlp.gated_layers.weight"))
+            act = {"geglu": _gelu_erf, "reglu": torch.relu}[self.feed_forward_type]
+            h = act(g[:, :, :self.intermediate]) * g[:, :, self.intermediate:]
+            return self.layer_norm(self.linear(h, p + "mlp.wo") + a, p + "mlp.layernorm")
+        h = self.act(self.linear(a, p + "intermediate.dense"))
+        return self.layer_norm(self.linear(h, p + "output.dense") + a, p + "output.LayerNorm")
+
+    def jina_forward(self, ids, type_ids, mask):
+        # JinaBertModel.forward: embeddings, the extended mask ((1 - mask) * finfo.min, as
+        # ModuleUtilsMixin.get_extended_attention_mask), JinaBertEncoder with the alibi slice.
+        x = self.jina_embeddings(ids, type_ids)
+        ext = (1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min
+        alibi = self.jina_alibi(ids.shape[1]) if self.position_embedding_type == "alibi" else None
+        for i in range(self.layers):
+            x = self.jina_layer(x, i, ext, alibi)
+        return x
+
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
@@ -470,9 +557,11 @@ class Reference:
         """ids, type_ids, mask: int64 [B, L]. Returns a dict of tensors."""
         if self.family == "deberta":
             x = self.deberta_forward(ids, type_ids, mask)
+        elif self.family == "jina":
+            x = self.jina_forward(ids, type_ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family == "deberta":
+        if self.family in ("deberta", "jina"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):
@@ -486,7 +575,8 @@ class Reference:
         if self.family != "distilbert" and (self.prefix + "pooler.dense.weight") in self.w:
             out["pooler_output"] = torch.tanh(self.linear(first, "pooler.dense"))
         if self.has_head:
-            if self.family == "bert":
+            if self.family in ("bert", "jina"):
+                # JinaBertForSequenceClassification: outputs[1] (JinaBertPooler: tanh(dense(CLS)))
                 pooled = torch.tanh(self.linear(first, "pooler.dense"))
                 logits = self.linear(pooled, "classifier", base=False)
             elif self.family == "deberta":
