@@ -35,6 +35,7 @@ constexpr Expect kModels[] = {
     {"xlm-roberta-reranker", ClassifierKind::Reranker, 1},
     {"distilbert-classifier", ClassifierKind::Classifier, 3},
     {"deberta-v2-classifier", ClassifierKind::Classifier, 3},
+    {"jina-bert-reranker", ClassifierKind::Reranker, 1},
 };
 
 PreparedInput prepare(const SequenceClassifier& c, const ClassifierCase& k, InputOptions o = {}) {

@@ -114,10 +114,11 @@ TEST(PackedImage, AMappedModelIsBitIdenticalInEveryPrecisionArchitectureAndIsa) 
   const auto xlmr = write_settled(tmp, "xlmr", Arch::XlmRoberta, Head::Reranker);
   const auto distil = write_settled(tmp, "distil", Arch::DistilBert, Head::Classifier);
   const auto deberta = write_settled(tmp, "deberta", Arch::DebertaV2, Head::Classifier);
+  const auto jina = write_settled(tmp, "jina", Arch::JinaBert, Head::Reranker);
   std::size_t expected_images = 0;
   for (const Isa isa : isas) {
     for (const Precision precision : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
-      for (const auto& dir : {bert, xlmr, distil, deberta}) {
+      for (const auto& dir : {bert, xlmr, distil, deberta, jina}) {
         SCOPED_TRACE(
             fmt::format("{} {} {}", dir.filename().string(), isa_name(isa), precision_name(precision)));
         expect_mapped_equals_packed(dir, tmp / "cache", isa, precision, &pool);

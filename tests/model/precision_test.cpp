@@ -117,14 +117,22 @@ struct Bars {
 };
 constexpr Bars kInt8Bars{0.998, 0.9995, 0.999, 0.1};
 constexpr Bars kBf16Bars{0.9998, 0.9999, 0.9998, 0.03};
+// A gated FFN (JinaBERT's GEGLU) multiplies two rounded products, and the product's heavier
+// tails cost the next layer's per-row int8 scale resolution: measured token-row cosine worst
+// 0.99676, mean 0.99900, pooled worst 0.99902, logits 0.0862 (int8); bf16 logits 0.0325. Bars
+// about 2x the error, still well inside docs/precision.md's (int8 mean >= 0.99, min >= 0.98).
+constexpr Bars kGatedInt8Bars{0.993, 0.998, 0.998, 0.2};
+constexpr Bars kGatedBf16Bars{0.9995, 0.9998, 0.9996, 0.07};
 
 TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2}) {
+  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
-        const Bars bars = precision == Precision::Int8 ? kInt8Bars : kBf16Bars;
+        const bool gated = arch == Arch::JinaBert;
+        const Bars bars = precision == Precision::Int8 ? (gated ? kGatedInt8Bars : kInt8Bars)
+                                                       : (gated ? kGatedBf16Bars : kBf16Bars);
         const std::string label = fmt::format("{}-{} {}", fixtures::arch_name(arch),
                                               fixtures::head_name(head), precision_name(precision));
         SCOPED_TRACE(label);
@@ -200,7 +208,7 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
 TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2}) {
+  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert}) {
     SCOPED_TRACE(fixtures::arch_name(arch));
     const auto dir = write(tmp, arch, Head::Classifier);
     const auto m = load_encoder_model(dir, &pool, active_isa(), Precision::Int8);
