@@ -76,6 +76,7 @@ struct FolderCheck {
   ModelKind kind = ModelKind::Embedding;
   std::size_t width = 0;
   std::size_t bytes = 0;
+  std::string architecture;
 };
 FolderCheck check_folder(const fs::path& dir, Precision precision) {
   std::error_code ec;
@@ -98,6 +99,7 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
   c.kind = folder.kind;
   c.width = folder.hidden_size;
   c.bytes = estimate_bytes(dir, folder, precision);
+  c.architecture = folder.architecture;
   return c;
 }
 
@@ -122,6 +124,7 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
   m.spec.tier = std::move(tier);
   m.spec.estimated_bytes = c.bytes;
   m.spec.dtype = std::string(precision_name(precision));
+  m.spec.architecture = c.architecture;
   const std::size_t bytes = c.bytes;
   if (c.kind == ModelKind::Embedding) {
     m.spec.load = [dir, pool, bytes, precision] {
@@ -144,6 +147,7 @@ CatalogModel builtin_model(const std::string& name, const std::string& builtin, 
   m.spec.name = name;
   m.spec.source = builtin;
   m.spec.tier = std::move(tier);
+  m.spec.architecture = builtin;  // the built-ins are their own architectures
   if (builtin == HashingEmbedder::kId) {
     m.spec.semantic = false;
     m.width = HashingEmbedder::kDim;

@@ -1,7 +1,9 @@
 #include "embed/model_folder.hpp"
 
+#include "core/error.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "model/config.hpp"
+#include "model/encoder_model.hpp"
 
 namespace warden {
 
@@ -11,6 +13,17 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
   if (has_classification_head(dir))
     f.kind = config.num_labels() == 1 ? ModelKind::Reranker : ModelKind::Classifier;
   f.hidden_size = config.hidden_size;
+  // UseLiteModel folders are read by their own loader; everything else by the encoder's. An
+  // architecture Warden does not run stays unnamed here: loading it raises the error.
+  if (!config.architectures.empty() && config.architectures.front() == "UseLiteModel") {
+    f.architecture = config.architectures.front();
+  } else {
+    try {
+      f.architecture = model::architecture_name(config, dir);
+    } catch (const Error&) {
+      f.architecture.clear();
+    }
+  }
   f.half_precision_checkpoint =
       config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
   return f;

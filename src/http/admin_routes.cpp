@@ -27,6 +27,7 @@ void write_status(JsonWriter& w, const serving::ModelStatus& st) {
   w.key("semantic").value(st.semantic);
   w.key("pinned").value(st.pinned);
   if (!st.dtype.empty()) w.key("dtype").value(st.dtype);
+  if (!st.architecture.empty()) w.key("architecture").value(st.architecture);
   w.key("state").value(serving::model_state_name(st.state));
   w.key("resident_bytes").value(static_cast<std::uint64_t>(st.resident_bytes));
   w.key("in_flight").value(static_cast<std::uint64_t>(st.in_flight));

@@ -56,6 +56,7 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
     }
     w.end_object();
     w.key("kind").value(model_kind_name(spec.kind));
+    if (!spec.architecture.empty()) w.key("architecture").value(spec.architecture);
     // dim is 0 for a model that does not embed (the published schema requires the field).
     w.key("dim").value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->dim() : 0));
     if (m.classifier != nullptr) label_list(w, *m.classifier);
@@ -116,6 +117,7 @@ void write_model(JsonWriter& w, const serving::ModelStatus& st, std::int64_t cre
   }
   w.key("semantic").value(st.semantic);
   if (!st.dtype.empty()) w.key("dtype").value(st.dtype);
+  if (!st.architecture.empty()) w.key("architecture").value(st.architecture);
   w.key("state").value(serving::model_state_name(st.state));
   if (!st.fallback_reason.empty()) w.key("fallback").value(true);
   w.end_object();

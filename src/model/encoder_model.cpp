@@ -493,6 +493,10 @@ ModelKind EncoderModel::kind() const noexcept {
   return head->labels() == 1 ? ModelKind::Reranker : ModelKind::Classifier;
 }
 
+std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir) {
+  return std::string(find_architecture(config, dir).name);
+}
+
 std::string supported_architectures() {
   std::string out;
   for (const auto& a : kArchitectures) {

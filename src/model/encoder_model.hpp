@@ -41,6 +41,10 @@ struct EncoderModel {
 
 // The architectures config.json may name, comma-separated, for error messages.
 std::string supported_architectures();
+// The HF class Warden runs for a config (its first `architectures` entry, or the base model
+// of its model_type), e.g. "JinaBertForSequenceClassification"; Error(Unsupported) as
+// load_encoder_model would raise it. `dir` names the folder in the message.
+std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir);
 
 // Loads config.json, the safetensors weights and the sentence-transformers files of a
 // model folder. Errors: NotFound (no folder, no config, no weights), Unsupported (an

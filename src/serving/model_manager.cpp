@@ -675,6 +675,7 @@ ModelStatus status_of(const Entry& e) {
   s.pinned = e.spec->pinned;
   s.fallback_reason = e.spec->fallback_reason;
   s.dtype = e.spec->dtype;
+  s.architecture = e.spec->architecture;
   if (e.current) {
     s.state = ModelState::Loaded;
     const LoadedModel& m = *e.current->model;

@@ -78,6 +78,7 @@ struct ModelSpec {
   std::string fallback_reason;      // non-empty: the hashing embedder stands in for a model that failed
   std::size_t estimated_bytes = 0;  // before the first load, to make room; 0: unknown
   std::string dtype;                // the precision it loads in ("float32", "int8", ...); empty: no weights
+  std::string architecture;         // the HF class it runs ("BertModel", ...), or the built-in's name
   // Loads the model; runs on the loader thread; throws (warden::Error) on failure.
   std::function<std::shared_ptr<LoadedModel>()> load;
 };
@@ -109,7 +110,8 @@ struct ModelStatus {
   bool semantic = true;
   bool pinned = false;
   std::string fallback_reason;
-  std::string dtype;  // as ModelSpec::dtype
+  std::string dtype;         // as ModelSpec::dtype
+  std::string architecture;  // as ModelSpec::architecture
   ModelState state = ModelState::Unloaded;
   std::size_t resident_bytes = 0;   // 0 unless loaded
   std::size_t in_flight = 0;        // live leases on the current instance

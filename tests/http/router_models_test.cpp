@@ -505,5 +505,38 @@ TEST(RouterModels, AdminLoadsAModelInTheDtypeAsked) {
   fs::remove_all(dir);
 }
 
+// Every way of describing a model names the architecture it runs as: /info, /v1/models and
+// /admin/models, for a JinaBERT reranker (a remote-code config) and a built-in.
+TEST(RouterModels, InfoAndModelListsNameTheArchitecture) {
+  const fs::path dir = fs::temp_directory_path() / ("warden-router-arch-" + std::to_string(::getpid()));
+  warden::testing::run_fixture_command(
+      "warden-fixture --arch jina-bert --head reranker --preset tiny --seed 1 --out DIR", dir);
+  ThreadPool pool(1);
+  {
+    Fixture f;
+    f.options.router.make_spec = [&pool](const std::string& name, const std::string& source,
+                                         const std::string& dtype) {
+      catalog::CatalogOptions o;
+      o.pool = &pool;
+      return catalog::make_model_spec(catalog::ModelArg{name, source, dtype}, o).spec;
+    };
+    f.start();
+    HandlerAnswer r = f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "jina"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos) << r.body;
+    r = f.get("/v1/models");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos) << r.body;
+    r = f.get("/models/jina/info");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos) << r.body;
+    EXPECT_EQ(f.post("/models/jina/rerank", R"({"query": "q", "texts": ["a", "b"]})").status, 200);
+    r = f.post("/admin/models", R"({"model": "hashing-ngram-256", "name": "lex"})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("architecture":"hashing-ngram-256")"), std::string::npos) << r.body;
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace warden::http

@@ -271,6 +271,7 @@ class Reference:
         else:
             raise ValueError(f"no {probe} (with or without a '{self.attr}.' prefix)")
         self.used: set[str] = set()
+        self.heads_at_once = False  # JinaBERT: see jina_layer
 
         c = self.config
         if self.family == "deberta":
@@ -460,14 +461,21 @@ class Reference:
         k = self.split_heads(self.linear(x, p + "attention.self.key"))
         v = self.split_heads(self.linear(x, p + "attention.self.value"))
         # scores = QK^T / sqrt(head_dim); + attention_mask; softmax(scores + bias). One head at a
-        # time here (the same arithmetic) so that a 4096-token input fits in memory.
+        # time here (the same arithmetic) so that a 4096-token input fits in memory; all heads at
+        # once, as upstream, for the ONNX export (heads_at_once: one graph node per op, not 12).
+        if self.heads_at_once:
+            scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + ext_mask
+            probs = torch.softmax(scores + alibi.unsqueeze(0) if alibi is not None else scores, dim=-1)
+            return self.jina_after_attention(x, p, self.merge_heads(torch.matmul(probs, v)))
         ctx = torch.empty_like(q)
         for h in range(self.heads):
             scores = torch.matmul(q[:, h], k[:, h].transpose(-1, -2)) / math.sqrt(self.head_dim)
             scores = scores + ext_mask[:, 0]
             probs = torch.softmax(scores + alibi[h].unsqueeze(0) if alibi is not None else scores, dim=-1)
             ctx[:, h] = torch.matmul(probs, v[:, h])
-        ctx = self.merge_heads(ctx)
+        return self.jina_after_attention(x, p, self.merge_heads(ctx))
+
+    def jina_after_attention(self, x, p, ctx):
         a = self.layer_norm(self.linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
         if self.feed_forward_type.endswith("glu"):
             # JinaBertGLUMLP.forward: gated_layers (bias=False) -> [:, :, :I] through act (nn.GELU()
