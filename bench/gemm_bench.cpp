@@ -11,6 +11,7 @@
 
 #include "core/cpu_features.hpp"
 #include "core/thread_pool.hpp"
+#include "kernels/gated_dense.hpp"
 #include "kernels/gemm.hpp"
 
 namespace {
@@ -79,6 +80,21 @@ int main(int argc, char** argv) {
     }
     std::printf("%-8s %-12s %10.3f %10.1f\n", std::string(warden::isa_name(isa)).c_str(), "layer",
                 total_time * 1e3, total_flops / total_time * 1e-9);
+    // A gated FFN input (GEGLU, JinaBERT's): 2·ffn product columns, ffn gated outputs.
+    std::vector<float> a(m * h), wa(f * h), wg(f * h), c(m * f);
+    for (auto& x : a) x = dist(rng);
+    for (auto& x : wa) x = dist(rng);
+    for (auto& x : wg) x = dist(rng);
+    const auto gated = warden::kernels::GatedDense::make(warden::Precision::Float32, wa, wg, f, h, {}, {}, isa);
+    std::vector<double> times;
+    for (int rep = 0; rep < 9; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      warden::kernels::gated_dense(a.data(), h, m, gated, Activation::Gelu, c.data(), f, &pool);
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double t = median(times);
+    std::printf("%-8s %-12s %10.3f %10.1f\n", std::string(warden::isa_name(isa)).c_str(), "ffn_geglu", t * 1e3,
+                4.0 * double(m) * double(f) * double(h) / t * 1e-9);
   }
   return 0;
 }

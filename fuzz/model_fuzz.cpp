@@ -1,7 +1,10 @@
-// libFuzzer: any model.safetensors beside a fixed tiny BERT config.json either loads — in
-// every precision, int8 checkpoints (I8 weights + "_scale" tensors, `warden quantize`)
-// included — and runs a forward pass, or throws warden::Error; never anything else.
-// Seeds: fuzz/corpus/model (a float32 and an int8 checkpoint of that config).
+// libFuzzer: any model.safetensors beside a tiny config.json either loads — in every
+// precision, int8 checkpoints (I8 weights + "_scale" tensors, `warden quantize`) included —
+// and runs a forward pass, or throws warden::Error; never anything else. The config is BERT's,
+// DeBERTa-v3's (relative attention over log buckets, shared keys, a normalised table) when the
+// bytes mention "rel_embeddings", JinaBERT's (ALiBi, GEGLU) when they mention "gated_layers".
+// Seeds: fuzz/corpus/model (float32 and int8 BERT checkpoints; a DeBERTa and a JinaBERT one,
+// written by fuzz/make_model_seeds.py).
 
 #include <unistd.h>
 
@@ -19,28 +22,53 @@
 
 namespace {
 
-constexpr std::string_view kConfig = R"({"architectures": ["BertModel"], "model_type": "bert",
+constexpr std::string_view kBertConfig = R"({"architectures": ["BertModel"], "model_type": "bert",
  "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
  "vocab_size": 8, "max_position_embeddings": 8, "type_vocab_size": 1, "hidden_act": "gelu",
  "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "absolute"})";
 
-const std::filesystem::path& model_dir() {
+constexpr std::string_view kDebertaConfig = R"({"architectures": ["DebertaV2Model"],
+ "model_type": "deberta-v2", "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2,
+ "intermediate_size": 8, "vocab_size": 8, "max_position_embeddings": 8, "type_vocab_size": 0,
+ "relative_attention": true, "position_buckets": 4, "max_relative_positions": -1,
+ "pos_att_type": ["p2c", "c2p"], "share_att_key": true, "norm_rel_ebd": "layer_norm",
+ "position_biased_input": false, "layer_norm_eps": 1e-7, "pad_token_id": 0})";
+
+constexpr std::string_view kJinaBertConfig = R"({"architectures": ["JinaBertModel"], "model_type": "bert",
+ "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+ "vocab_size": 8, "max_position_embeddings": 8, "type_vocab_size": 2, "hidden_act": "gelu",
+ "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "alibi",
+ "feed_forward_type": "geglu"})";
+
+bool mentions(const std::uint8_t* data, std::size_t size, std::string_view word) {
+  return std::string_view(reinterpret_cast<const char*>(data), size).find(word) != std::string_view::npos;
+}
+
+// The model folder, with the config the input calls for.
+const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t size) {
   static const std::filesystem::path dir = [] {
     const auto d =
         std::filesystem::temp_directory_path() / ("warden-fuzz-model-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
-    warden::write_file_atomic(d / "config.json", kConfig);
     // Every input is a new file: no packed image would ever be used, so none is written.
     ::setenv("WARDEN_PACK_CACHE", "off", 1);
     return d;
   }();
+  static std::string_view written;
+  const std::string_view config = mentions(data, size, "gated_layers")     ? kJinaBertConfig
+                                  : mentions(data, size, "rel_embeddings") ? kDebertaConfig
+                                                                           : kBertConfig;
+  if (config.data() != written.data()) {
+    warden::write_file_atomic(dir / "config.json", config);
+    written = config;
+  }
   return dir;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::filesystem::path& dir = model_dir();
+  const std::filesystem::path& dir = model_dir(data, size);
   {
     std::ofstream out(dir / "model.safetensors", std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

@@ -14,6 +14,7 @@
 #include "embed/sequence_classifier.hpp"
 #include "embed/use_lite_embedder.hpp"
 #include "serving/model_name.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace warden::catalog {
 
@@ -86,8 +87,7 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
     throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
   const ModelFolder folder = inspect_model_folder(dir);  // NotFound / CorruptFile, named
   if (!fs::exists(dir / "tokenizer.json", ec) && !fs::exists(dir / "vocab.txt", ec)) {
-    throw Error(ErrorKind::NotFound,
-                fmt::format("{} has no tokenizer (tokenizer.json or vocab.txt)", dir.string()));
+    throw Error(ErrorKind::NotFound, Tokenizer::missing_tokenizer_message(dir));
   }
   if (!fs::exists(dir / "model.safetensors", ec) && !fs::exists(dir / "model.safetensors.index.json", ec)) {
     throw Error(

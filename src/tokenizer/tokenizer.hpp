@@ -85,8 +85,13 @@ class Tokenizer {
   // tokenizer_config.json for do_lower_case / strip_accents / tokenize_chinese_chars.
   static Tokenizer from_bert_vocab(const std::filesystem::path& vocab_txt,
                                    const std::filesystem::path& tokenizer_config = {});
-  // Loads <dir>/tokenizer.json when present, else <dir>/vocab.txt (+ tokenizer_config.json).
+  // Loads <dir>/tokenizer.json when present, else <dir>/vocab.txt (+ tokenizer_config.json);
+  // Error(NotFound) with missing_tokenizer_message(dir) when neither is there.
   static Tokenizer from_directory(const std::filesystem::path& dir);
+  // Why a folder has no tokenizer Warden reads: names a SentencePiece model (spm.model,
+  // sentencepiece.bpe.model, tokenizer.model: the DeBERTa-v3 and XLM-R repos that ship only
+  // that) and how to turn it into the tokenizer.json Warden reads.
+  static std::string missing_tokenizer_message(const std::filesystem::path& dir);
 
   Tokenizer(Tokenizer&&) noexcept;
   Tokenizer& operator=(Tokenizer&&) noexcept;

@@ -231,7 +231,20 @@ Tokenizer Tokenizer::from_directory(const std::filesystem::path& dir) {
   if (std::filesystem::exists(dir / "tokenizer.json")) return from_file(dir / "tokenizer.json");
   if (std::filesystem::exists(dir / "vocab.txt"))
     return from_bert_vocab(dir / "vocab.txt", dir / "tokenizer_config.json");
-  throw Error(ErrorKind::NotFound, fmt::format("{}: no tokenizer.json or vocab.txt", dir.string()));
+  throw Error(ErrorKind::NotFound, missing_tokenizer_message(dir));
+}
+
+std::string Tokenizer::missing_tokenizer_message(const std::filesystem::path& dir) {
+  for (const char* spm : {"spm.model", "sentencepiece.bpe.model", "tokenizer.model"}) {
+    if (std::filesystem::exists(dir / spm)) {
+      return fmt::format(
+          "{} has no tokenizer.json (nor vocab.txt), only the SentencePiece model {}, which Warden does not "
+          "read: save the fast tokenizer once with transformers (AutoTokenizer.from_pretrained(DIR)"
+          ".save_pretrained(DIR) writes tokenizer.json) or use a revision of the repo that ships tokenizer.json",
+          dir.string(), spm);
+    }
+  }
+  return fmt::format("{} has no tokenizer (tokenizer.json or vocab.txt)", dir.string());
 }
 
 }  // namespace warden

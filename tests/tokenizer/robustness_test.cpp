@@ -8,7 +8,12 @@
 #include <chrono>
 #include <string>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/utf8.hpp"
 #include "reference_util.hpp"
 #include "tokenizer/tokenizer.hpp"
@@ -220,6 +225,23 @@ TEST(TokenizerRobustness, PathologicalRegexIsRefusedNotHung) {
 TEST(TokenizerApi, FromDirectoryPrefersTokenizerJson) {
   EXPECT_THROW((void)Tokenizer::from_directory("/nonexistent-dir"), Error);
   EXPECT_THROW((void)Tokenizer::from_file("/nonexistent-dir/tokenizer.json"), Error);
+}
+
+// A repo that ships only SentencePiece's model (older DeBERTa-v3 and XLM-R uploads): a clear
+// NotFound that names the file and how to get the tokenizer.json Warden reads.
+TEST(TokenizerApi, ASentencePieceOnlyFolderSaysWhatIsMissing) {
+  const auto dir = std::filesystem::temp_directory_path() / ("warden-spm-only-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  write_file_atomic(dir / "spm.model", "not read");
+  try {
+    (void)Tokenizer::from_directory(dir);
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotFound);
+    EXPECT_NE(std::string(e.what()).find("spm.model"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tokenizer.json"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

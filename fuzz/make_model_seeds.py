@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Writes the DeBERTa-v3 and JinaBERT seeds of the model fuzz target (fuzz/corpus/model): valid
+float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
+
+    /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
+"""
+
+import json
+import os
+import random
+import struct
+import sys
+
+
+def safetensors(tensors):
+    header, blobs, offset = {}, [], 0
+    for name, shape in tensors:
+        n = 1
+        for d in shape:
+            n *= d
+        blob = struct.pack(f"<{n}f", *[random.uniform(-0.5, 0.5) for _ in range(n)])
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    text = json.dumps({"__metadata__": {"format": "pt"}, **header}, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + b"".join(blobs)
+
+
+def linear(name, out, inp, bias=True):
+    return [(name + ".weight", [out, inp])] + ([(name + ".bias", [out])] if bias else [])
+
+
+def norm(name, n):
+    return [(name + ".weight", [n]), (name + ".bias", [n])]
+
+
+def deberta():
+    h, i, layer = 4, 8, "encoder.layer.0."
+    t = [("embeddings.word_embeddings.weight", [8, h])] + norm("embeddings.LayerNorm", h)
+    for p in ("query_proj", "key_proj", "value_proj"):
+        t += linear(layer + "attention.self." + p, h, h)
+    t += linear(layer + "attention.output.dense", h, h) + norm(layer + "attention.output.LayerNorm", h)
+    t += linear(layer + "intermediate.dense", i, h) + linear(layer + "output.dense", h, i)
+    t += norm(layer + "output.LayerNorm", h)
+    return t + [("encoder.rel_embeddings.weight", [8, h])] + norm("encoder.LayerNorm", h)
+
+
+def jina_bert():
+    h, i, layer = 4, 8, "encoder.layer.0."
+    t = [("embeddings.word_embeddings.weight", [8, h]), ("embeddings.token_type_embeddings.weight", [2, h])]
+    t += norm("embeddings.LayerNorm", h)
+    for p in ("query", "key", "value"):
+        t += linear(layer + "attention.self." + p, h, h)
+    t += linear(layer + "attention.output.dense", h, h) + norm(layer + "attention.output.LayerNorm", h)
+    t += linear(layer + "mlp.gated_layers", 2 * i, h, bias=False) + linear(layer + "mlp.wo", h, i)
+    return t + norm(layer + "mlp.layernorm", h) + linear("pooler.dense", h, h)
+
+
+def main():
+    out = sys.argv[1]
+    random.seed(1)
+    for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert())):
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(safetensors(tensors))
+
+
+if __name__ == "__main__":
+    main()
