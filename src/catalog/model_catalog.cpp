@@ -14,7 +14,6 @@
 #include "embed/sequence_classifier.hpp"
 #include "embed/use_lite_embedder.hpp"
 #include "serving/model_name.hpp"
-#include "tokenizer/tokenizer.hpp"
 
 namespace warden::catalog {
 
@@ -86,9 +85,7 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
   if (!fs::is_directory(dir, ec))
     throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
   const ModelFolder folder = inspect_model_folder(dir);  // NotFound / CorruptFile, named
-  if (!fs::exists(dir / "tokenizer.json", ec) && !fs::exists(dir / "vocab.txt", ec)) {
-    throw Error(ErrorKind::NotFound, Tokenizer::missing_tokenizer_message(dir));
-  }
+  require_tokenizer_files(dir);
   if (!fs::exists(dir / "model.safetensors", ec) && !fs::exists(dir / "model.safetensors.index.json", ec)) {
     throw Error(
         ErrorKind::NotFound,

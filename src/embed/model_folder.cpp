@@ -4,6 +4,7 @@
 #include "embed/sequence_classifier.hpp"
 #include "model/config.hpp"
 #include "model/encoder_model.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace warden {
 
@@ -27,6 +28,13 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
   f.half_precision_checkpoint =
       config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
   return f;
+}
+
+void require_tokenizer_files(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir / "tokenizer.json", ec) && !std::filesystem::exists(dir / "vocab.txt", ec)) {
+    throw Error(ErrorKind::NotFound, Tokenizer::missing_tokenizer_message(dir));
+  }
 }
 
 }  // namespace warden

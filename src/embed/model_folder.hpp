@@ -19,5 +19,8 @@ struct ModelFolder {
 
 // Error(NotFound / CorruptFile) naming the file when config.json is missing or malformed.
 ModelFolder inspect_model_folder(const std::filesystem::path& dir);
+// Error(NotFound) unless the folder has a tokenizer Warden reads (tokenizer.json or vocab.txt);
+// the message names a SentencePiece-only folder as such.
+void require_tokenizer_files(const std::filesystem::path& dir);
 
 }  // namespace warden

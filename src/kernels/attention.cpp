@@ -107,7 +107,7 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
   for (std::size_t s = 0; s < sequences; ++s)
     max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
   const auto head_fn = kernel_table().attend_head;
-  const std::size_t scratch_floats = (shape.head_dim + 4) * (max_len + 16);
+  const std::size_t scratch_floats = detail::attention_scratch_floats(shape.head_dim, max_len);
   auto run = [&](std::size_t task) {
     // Per-thread scratch that only grows: no allocation once the longest sequence was seen.
     thread_local std::vector<float> scratch;

@@ -54,8 +54,15 @@ struct ScoreBias {
 void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
                     std::size_t ld_scores, std::size_t len);
 
+// Floats of scratch one attend_head call needs: K transposed, a block of scores, and V copied
+// into contiguous rows (V's rows are ld floats apart, often more than a page, and a long
+// sequence's V is read once per block of queries: contiguous, the prefetchers keep it in cache).
+constexpr std::size_t attention_scratch_floats(std::size_t head_dim, std::size_t len) {
+  return (2 * head_dim + 4) * (len + 32);
+}
+
 // One (sequence, head): q/k/v point at that head's first column of the sequence's first
-// row; rows have stride ld. `scratch` holds at least (head_dim + 4) * (len + 16) floats.
+// row; rows have stride ld. `scratch` holds at least attention_scratch_floats(head_dim, len).
 // bias may be null.
 void attend_head_portable(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                           std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,

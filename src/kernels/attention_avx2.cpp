@@ -108,6 +108,10 @@ void attend_head_avx2(const float* q, const float* k, const float* v, std::size_
   const std::size_t len_pad = (len + 15) / 16 * 16;
   float* kt = scratch;
   float* scores = scratch + head_dim * len_pad;
+  // Subnormal probabilities of far keys cost a microcode assist each: flushed (see the AVX-512
+  // kernel).
+  const unsigned int csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8040U);
   for (std::size_t j = 0; j < len; ++j) {
     const float* kj = k + j * ld;
     for (std::size_t d = 0; d < head_dim; ++d) kt[d * len_pad + j] = kj[d];
@@ -136,6 +140,7 @@ void attend_head_avx2(const float* q, const float* k, const float* v, std::size_
     default:
       break;
   }
+  _mm_setcsr(csr);
 }
 
 }  // namespace warden::kernels::detail

@@ -140,6 +140,7 @@ void pv_rows(const float* scores, std::size_t len_pad, const float* v, std::size
   }
 }
 
+// v: rows of stride head_dim (the contiguous copy).
 template <int R>
 void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v, std::size_t len,
                  std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out,
@@ -148,7 +149,7 @@ void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v
   if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, len);
   float inv[R];
   for (int r = 0; r < R; ++r) inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, len);
-  pv_rows<R>(scores, len_pad, v, ld, len, head_dim, inv, out, ld_out);
+  pv_rows<R>(scores, len_pad, v, head_dim, len, head_dim, inv, out, ld_out);
 }
 
 }  // namespace
@@ -157,13 +158,27 @@ void attend_head_avx512(const float* q, const float* k, const float* v, std::siz
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
                         const ScoreBias* bias) {
   constexpr std::size_t kRows = 4;
-  const std::size_t len_pad = (len + 15) / 16 * 16;
+  // Rows of K^T and of the scores a multiple of 4 KiB apart (len 1024, 2048, ...) would all
+  // map to the same L1 sets, and a load of a score just stored would wait on a false 4K-alias
+  // conflict: one spare cache line per row avoids both.
+  std::size_t len_pad = (len + 15) / 16 * 16;
+  if (len_pad % 1024 == 0) len_pad += 16;
   float* kt = scratch;                           // [head_dim][len_pad]
   float* scores = scratch + head_dim * len_pad;  // [kRows][len_pad]
+  float* vc = scores + kRows * len_pad;          // [len][head_dim]: V's rows, contiguous
+  // Far keys get probabilities that underflow to subnormals (ALiBi's linear penalty puts a band
+  // of them in every long row), and each subnormal exp result or product takes a microcode
+  // assist of ~100 cycles: 4x the whole kernel's time at 8192 tokens. Flushing them to zero
+  // (FTZ, DAZ) changes no result: a term below 2^-126 is absorbed by sums of order 1.
+  const unsigned int csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8040U);
   for (std::size_t j = 0; j < len; ++j) {
     const float* kj = k + j * ld;
     for (std::size_t d = 0; d < head_dim; ++d) kt[d * len_pad + j] = kj[d];
+    const float* vj = v + j * ld;
+    for (std::size_t d = 0; d < head_dim; ++d) vc[j * head_dim + d] = vj[d];
   }
+  v = vc;
   for (std::size_t d = 0; d < head_dim; ++d) {
     for (std::size_t j = len; j < len_pad; ++j) kt[d * len_pad + j] = 0.0F;
   }
@@ -188,6 +203,7 @@ void attend_head_avx512(const float* q, const float* k, const float* v, std::siz
     default:
       break;
   }
+  _mm_setcsr(csr);
 }
 
 }  // namespace warden::kernels::detail

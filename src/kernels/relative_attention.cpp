@@ -53,7 +53,7 @@ void relative_attention(const float* qkv, std::size_t ld_qkv, std::span<const st
     const std::size_t len = seq_offsets[s + 1] - row0;
     if (len == 0) return;
     const std::size_t products = len * table_rows;
-    const std::size_t attention_floats = (shape.head_dim + 4) * (len + 16);
+    const std::size_t attention_floats = detail::attention_scratch_floats(shape.head_dim, len);
     if (scratch.size() < 2 * products + attention_floats) scratch.resize(2 * products + attention_floats);
     float* c2p_out = scratch.data();
     float* p2c_out = c2p_out + products;

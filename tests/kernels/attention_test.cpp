@@ -70,7 +70,7 @@ TEST(Attention, EachHeadKernelMatchesADoubleReference) {
         const std::size_t ld = 3 * dim + 5;
         std::vector<float> qkv(len * ld);
         for (auto& x : qkv) x = dist(rng);
-        std::vector<float> out(len * dim), scratch((dim + 4) * (len + 16));
+        std::vector<float> out(len * dim), scratch(detail::attention_scratch_floats(dim, len));
         const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
         fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
            scratch.data(), nullptr);
@@ -157,7 +157,7 @@ TEST(Attention, AlibiBiasMatchesADoubleReferenceInEveryKernel) {
         std::vector<float> qkv(len * ld);
         for (auto& x : qkv) x = dist(rng);
         const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
-        std::vector<float> out(len * dim), scratch((dim + 4) * (len + 16));
+        std::vector<float> out(len * dim), scratch(detail::attention_scratch_floats(dim, len));
         detail::ScoreBias bias;
         bias.alibi_slope = 0.5F;
         fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
