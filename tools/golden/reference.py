@@ -71,6 +71,28 @@ DistilBERT (`modeling_distilbert.DistilBertModel`)
     config.activation) -> `ffn.lin2`, then `output_layer_norm(ffn_out + sa_out)` (eps 1e-12).
     `DistilBertTokenizerFast.model_input_names` has no token_type_ids either.
 
+JinaBERT (jinaai/jina-bert-implementation `modeling_bert.py`, the remote code that
+jina-embeddings-v2-*-en and jina-reranker-v1-*-en name in `auto_map`; TEI's candle `jina.rs` as
+a second reading)
+    JinaBertEmbeddings: `word_embeddings + token_type_embeddings` (the tokenizer's type ids),
+    plus `position_embeddings` only when `position_embedding_type` is "absolute" (with "alibi"
+    the module has no position table), then `embeddings.LayerNorm`.
+    JinaBertEncoder.rebuild_alibi_tensor: `relative_position = |memory - context|` per head,
+    times `-slope` from `_get_alibi_head_slopes(n_heads)` (a power-of-two head count: the
+    geometric sequence from 2^(-8/n); otherwise that sequence for the largest power of two
+    below, then every other slope of the next power's sequence appended), built as a float32
+    torch.Tensor; JinaBertEncoder.forward slices it to the batch's length.
+    JinaBertSelfAttention (eager path): `scores = Q K^T / sqrt(head_dim) + extended mask`, then
+    `softmax(scores + alibi)`; context as BERT. (Computed one head at a time, the same arithmetic,
+    so that a 4,096-token input fits in memory; `heads_at_once` for the ONNX export.)
+    JinaBertSelfOutput: BERT's post-LN residual.
+    JinaBertGLUMLP (`feed_forward_type` "geglu"/"reglu"): `gated_layers` (no bias) gives
+    [B, L, 2I]; `act(h[..., :I]) * h[..., I:]` with nn.GELU() (exact erf) or nn.ReLU(); `wo`;
+    `layernorm(wo_out + residual)`. "original" is BERT's intermediate/output pair.
+    JinaBertPooler: tanh(dense(token 0)); JinaBertForSequenceClassification: `classifier` on it.
+    The embedding repos list `JinaBertForMaskedLM` over the bare model's weights: read as the
+    base model here (its LM head is not used for embeddings).
+
 Heads (*ForSequenceClassification, eval mode)
     BertForSequenceClassification: `bert.pooler.dense` + tanh on token 0 ([CLS]), then
     `classifier` (Linear hidden -> num_labels).
