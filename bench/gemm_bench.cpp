@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
     for (auto& x : a) x = dist(rng);
     for (auto& x : wa) x = dist(rng);
     for (auto& x : wg) x = dist(rng);
-    const auto gated = warden::kernels::GatedDense::make(warden::Precision::Float32, wa, wg, f, h, {}, {}, isa);
+    const auto gated =
+        warden::kernels::GatedDense::make(warden::Precision::Float32, wa, wg, f, h, {}, {}, isa);
     std::vector<double> times;
     for (int rep = 0; rep < 9; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -93,8 +94,8 @@ int main(int argc, char** argv) {
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     const double t = median(times);
-    std::printf("%-8s %-12s %10.3f %10.1f\n", std::string(warden::isa_name(isa)).c_str(), "ffn_geglu", t * 1e3,
-                4.0 * double(m) * double(f) * double(h) / t * 1e-9);
+    std::printf("%-8s %-12s %10.3f %10.1f\n", std::string(warden::isa_name(isa)).c_str(), "ffn_geglu",
+                t * 1e3, 4.0 * double(m) * double(f) * double(h) / t * 1e-9);
   }
   return 0;
 }

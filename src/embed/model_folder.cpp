@@ -32,7 +32,8 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
 
 void require_tokenizer_files(const std::filesystem::path& dir) {
   std::error_code ec;
-  if (!std::filesystem::exists(dir / "tokenizer.json", ec) && !std::filesystem::exists(dir / "vocab.txt", ec)) {
+  if (!std::filesystem::exists(dir / "tokenizer.json", ec) &&
+      !std::filesystem::exists(dir / "vocab.txt", ec)) {
     throw Error(ErrorKind::NotFound, Tokenizer::missing_tokenizer_message(dir));
   }
 }

@@ -14,7 +14,7 @@ struct ModelFolder {
   ModelKind kind = ModelKind::Embedding;  // a *ForSequenceClassification head: by its label count
   std::size_t hidden_size = 0;
   bool half_precision_checkpoint = false;  // torch_dtype float16/bfloat16: widened to f32 when loaded
-  std::string architecture;                // the HF class Warden runs, e.g. "DebertaV2ForSequenceClassification"
+  std::string architecture;  // the HF class Warden runs, e.g. "DebertaV2ForSequenceClassification"
 };
 
 // Error(NotFound / CorruptFile) naming the file when config.json is missing or malformed.

@@ -39,9 +39,10 @@ std::size_t panel_width_for(Precision precision, Isa isa) {
 
 }  // namespace
 
-GatedDense GatedDense::make(Precision precision, std::span<const float> activated, std::span<const float> gate,
-                            std::size_t width, std::size_t k, std::span<const float> activated_bias,
-                            std::span<const float> gate_bias, Isa isa, Arena* arena) {
+GatedDense GatedDense::make(Precision precision, std::span<const float> activated,
+                            std::span<const float> gate, std::size_t width, std::size_t k,
+                            std::span<const float> activated_bias, std::span<const float> gate_bias, Isa isa,
+                            Arena* arena) {
   if (activated.size() != width * k || gate.size() != width * k ||
       (!activated_bias.empty() && activated_bias.size() != width) ||
       (!gate_bias.empty() && gate_bias.size() != width)) {
@@ -57,7 +58,8 @@ GatedDense GatedDense::make(Precision precision, std::span<const float> activate
   return {DenseLayer::make(precision, weight, 2 * half, k, bias, isa, arena), width, half};
 }
 
-GatedDense GatedDense::prefilled(Precision precision, std::size_t width, std::size_t k, Isa isa, Arena& arena) {
+GatedDense GatedDense::prefilled(Precision precision, std::size_t width, std::size_t k, Isa isa,
+                                 Arena& arena) {
   const std::size_t half = padded_half(width, panel_width_for(precision, isa));
   return {DenseLayer::prefilled(precision, 2 * half, k, isa, arena), width, half};
 }
@@ -66,8 +68,8 @@ std::size_t GatedDense::arena_bytes(Precision precision, std::size_t width, std:
   return DenseLayer::arena_bytes(precision, 2 * padded_half(width, panel_width_for(precision, isa)), k, isa);
 }
 
-void gated_dense(const float* a, std::size_t lda, std::size_t m, const GatedDense& w, Activation act, float* c,
-                 std::size_t ldc, ThreadPool* pool) {
+void gated_dense(const float* a, std::size_t lda, std::size_t m, const GatedDense& w, Activation act,
+                 float* c, std::size_t ldc, ThreadPool* pool) {
   const std::size_t width = w.width();
   if (m == 0 || width == 0) return;
   const DenseLayer& product = w.product();
@@ -78,7 +80,8 @@ void gated_dense(const float* a, std::size_t lda, std::size_t m, const GatedDens
   const std::size_t mblocks = (m + kRowsPerTask - 1) / kRowsPerTask;
   const detail::TaskGrid grid =
       detail::task_grid(mblocks, half_panels, pool != nullptr ? pool->threads_now() : 1);
-  const std::size_t group_panels = std::min(grid.panels_per_block, std::max<std::size_t>(1, kMaxColumnsPerTask / panel));
+  const std::size_t group_panels =
+      std::min(grid.panels_per_block, std::max<std::size_t>(1, kMaxColumnsPerTask / panel));
   const std::size_t groups = (half_panels + group_panels - 1) / group_panels;
   const auto glu = kernel_table().glu_rows;
   auto task = [&](std::size_t t) {
@@ -103,8 +106,8 @@ void gated_dense(const float* a, std::size_t lda, std::size_t m, const GatedDens
 
 namespace detail {
 
-void glu_rows_portable(const float* x, const float* gate, std::size_t ldx, std::size_t rows, std::size_t width,
-                       Activation act, float* out, std::size_t ldo) {
+void glu_rows_portable(const float* x, const float* gate, std::size_t ldx, std::size_t rows,
+                       std::size_t width, Activation act, float* out, std::size_t ldo) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* a = x + r * ldx;
     const float* g = gate + r * ldx;

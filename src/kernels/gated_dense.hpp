@@ -52,14 +52,14 @@ class GatedDense {
 
 // C[m x width] = act(A·W_aᵀ + b_a) ⊙ (A·W_gᵀ + b_g). A has row stride lda, C row stride ldc;
 // C must not alias A. pool may be null.
-void gated_dense(const float* a, std::size_t lda, std::size_t m, const GatedDense& w, Activation act, float* c,
-                 std::size_t ldc, ThreadPool* pool = nullptr);
+void gated_dense(const float* a, std::size_t lda, std::size_t m, const GatedDense& w, Activation act,
+                 float* c, std::size_t ldc, ThreadPool* pool = nullptr);
 
 namespace detail {
 // out[r][j] = act(x[r][j]) · gate[r][j] for r < rows, j < width (x and gate row stride ldx,
 // out row stride ldo): the gate, per instruction set.
-void glu_rows_portable(const float* x, const float* gate, std::size_t ldx, std::size_t rows, std::size_t width,
-                       Activation act, float* out, std::size_t ldo);
+void glu_rows_portable(const float* x, const float* gate, std::size_t ldx, std::size_t rows,
+                       std::size_t width, Activation act, float* out, std::size_t ldo);
 void glu_rows_avx2(const float* x, const float* gate, std::size_t ldx, std::size_t rows, std::size_t width,
                    Activation act, float* out, std::size_t ldo);
 void glu_rows_avx512(const float* x, const float* gate, std::size_t ldx, std::size_t rows, std::size_t width,

@@ -6,8 +6,7 @@
 namespace warden::kernels::detail {
 
 void glu_rows_avx512(const float* x, const float* gate, std::size_t ldx, std::size_t rows, std::size_t width,
-                     Activation act,
-                     float* out, std::size_t ldo) {
+                     Activation act, float* out, std::size_t ldo) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* a = x + r * ldx;
     const float* g = gate + r * ldx;

@@ -137,7 +137,8 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
     kernels::layer_norm(x, h, x, h, tokens, h, layer.attn_norm.gamma.data(), layer.attn_norm.beta.data(),
                         dims_.layer_norm_eps, pool);
     if (dims_.gated_ffn) {
-      kernels::gated_dense(x, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn, dims_.intermediate, pool);
+      kernels::gated_dense(x, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn, dims_.intermediate,
+                           pool);
     } else {
       kernels::dense(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
     }

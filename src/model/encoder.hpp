@@ -71,9 +71,9 @@ struct EncoderLayer {
   kernels::DenseLayer qkv;       // [3·hidden x hidden]: Q, K, V stacked
   kernels::DenseLayer attn_out;  // [hidden x hidden]
   LayerNormWeights attn_norm;
-  kernels::DenseLayer ffn_in;   // [intermediate x hidden] (empty when the FFN is gated)
+  kernels::DenseLayer ffn_in;     // [intermediate x hidden] (empty when the FFN is gated)
   kernels::GatedDense ffn_gated;  // [intermediate x hidden], two halves (gated FFNs only)
-  kernels::DenseLayer ffn_out;  // [hidden x intermediate]
+  kernels::DenseLayer ffn_out;    // [hidden x intermediate]
   LayerNormWeights ffn_norm;
   // DeBERTa: the relative embedding table projected by this layer's key (c2p) and query
   // (p2c) weights, one packed [table rows x head_dim] slice per head; empty when unused.

@@ -336,11 +336,16 @@ constexpr LayerNames kDebertaNames{"encoder.layer.",          "attention.self.qu
 
 // JinaBertGLUMLP: gated_layers (no bias) = [activated | gate], wo, and the LayerNorm over the
 // residual sum.
-constexpr LayerNames kJinaBertGatedNames{
-    "encoder.layer.",       "attention.self.query",   "attention.self.key",
-    "attention.self.value", "attention.output.dense", "attention.output.LayerNorm",
-    "",                     "mlp.wo",                 "mlp.layernorm",
-    "mlp.gated_layers"};
+constexpr LayerNames kJinaBertGatedNames{"encoder.layer.",
+                                         "attention.self.query",
+                                         "attention.self.key",
+                                         "attention.self.value",
+                                         "attention.output.dense",
+                                         "attention.output.LayerNorm",
+                                         "",
+                                         "mlp.wo",
+                                         "mlp.layernorm",
+                                         "mlp.gated_layers"};
 
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
@@ -515,10 +520,11 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   const ArchitectureName& arch = find_architecture(config, dir);
   const bool jina = arch.architecture == Architecture::JinaBert;
   if (config.position_embedding_type != "absolute" && !(jina && config.position_embedding_type == "alibi")) {
-    throw Error(ErrorKind::Unsupported,
-                fmt::format("{}: position_embedding_type '{}' is not supported ({})", (dir / "config.json").string(),
-                            config.position_embedding_type,
-                            jina ? "absolute or alibi" : "absolute only; alibi with the JinaBert architectures"));
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{}: position_embedding_type '{}' is not supported ({})", (dir / "config.json").string(),
+                    config.position_embedding_type,
+                    jina ? "absolute or alibi" : "absolute only; alibi with the JinaBert architectures"));
   }
 
   EncoderDims dims;
@@ -577,12 +583,11 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   auto weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
-  const std::string base_prefix = arch.architecture == Architecture::Bert ||
-                                          arch.architecture == Architecture::JinaBert
-                                      ? "bert."
-                                  : arch.architecture == Architecture::Roberta   ? "roberta."
-                                  : arch.architecture == Architecture::DebertaV2 ? "deberta."
-                                                                                 : "distilbert.";
+  const std::string base_prefix =
+      arch.architecture == Architecture::Bert || arch.architecture == Architecture::JinaBert ? "bert."
+      : arch.architecture == Architecture::Roberta                                           ? "roberta."
+      : arch.architecture == Architecture::DebertaV2                                         ? "deberta."
+                                                                                             : "distilbert.";
   const std::string prefix =
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
   const WeightReader encoder_reader(*weights, prefix, isa);
@@ -592,10 +597,11 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                                            : kBertNames;
   if (jina && weights->find(prefix + "encoder.layer.0.attention.self.layer_norm_q.weight") != nullptr) {
     // jina-bert-v2-qk-post-norm (the code embedders) normalises queries and keys: not run here.
-    throw Error(ErrorKind::Unsupported,
-                fmt::format("{}: this JinaBERT checkpoint has query/key LayerNorms "
-                            "(attention.self.layer_norm_q, the qk-post-norm variant), which Warden does not run",
-                            weights->source().string()));
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{}: this JinaBERT checkpoint has query/key LayerNorms "
+                    "(attention.self.layer_norm_q, the qk-post-norm variant), which Warden does not run",
+                    weights->source().string()));
   }
   EncoderWeights encoder_weights =
       read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);

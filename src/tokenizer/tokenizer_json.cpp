@@ -240,7 +240,8 @@ std::string Tokenizer::missing_tokenizer_message(const std::filesystem::path& di
       return fmt::format(
           "{} has no tokenizer.json (nor vocab.txt), only the SentencePiece model {}, which Warden does not "
           "read: save the fast tokenizer once with transformers (AutoTokenizer.from_pretrained(DIR)"
-          ".save_pretrained(DIR) writes tokenizer.json) or use a revision of the repo that ships tokenizer.json",
+          ".save_pretrained(DIR) writes tokenizer.json) or use a revision of the repo that ships "
+          "tokenizer.json",
           dir.string(), spm);
     }
   }

@@ -523,13 +523,16 @@ TEST(RouterModels, InfoAndModelListsNameTheArchitecture) {
     f.start();
     HandlerAnswer r = f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "jina"})");
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos)
+        << r.body;
     r = f.get("/v1/models");
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos)
+        << r.body;
     r = f.get("/models/jina/info");
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos) << r.body;
+    EXPECT_NE(r.body.find(R"("architecture":"JinaBertForSequenceClassification")"), std::string::npos)
+        << r.body;
     EXPECT_EQ(f.post("/models/jina/rerank", R"({"query": "q", "texts": ["a", "b"]})").status, 200);
     r = f.post("/admin/models", R"({"model": "hashing-ngram-256", "name": "lex"})");
     ASSERT_EQ(r.status, 200) << r.body;

@@ -162,8 +162,8 @@ TEST(Attention, AlibiBiasMatchesADoubleReferenceInEveryKernel) {
         bias.alibi_slope = 0.5F;
         fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
            scratch.data(), &bias);
-        const auto want = reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim,
-                                    double(scale), &bias);
+        const auto want =
+            reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, double(scale), &bias);
         for (std::size_t i = 0; i < out.size(); ++i) {
           ASSERT_NEAR(out[i], want[i], 2e-5) << "dim " << dim << " len " << len << " at " << i;
         }
@@ -191,7 +191,8 @@ TEST(Attention, AlibiSequencesCountPositionsFromTheirOwnStart) {
     const std::size_t len = offsets[s + 1] - offsets[s];
     const std::vector<std::size_t> alone{0, len};
     std::vector<float> single(len * cols);
-    attention(qkv.data() + offsets[s] * 3 * cols, 3 * cols, alone, shape, single.data(), cols, nullptr, slopes);
+    attention(qkv.data() + offsets[s] * 3 * cols, 3 * cols, alone, shape, single.data(), cols, nullptr,
+              slopes);
     for (std::size_t i = 0; i < single.size(); ++i) ASSERT_EQ(single[i], packed[offsets[s] * cols + i]);
   }
   const std::vector<float> wrong(2, 0.5F);

@@ -52,8 +52,9 @@ TEST(GatedDense, EqualsTheStackedProductGatedForEveryPrecisionAndShape) {
           stacked_bias.insert(stacked_bias.end(), bias_g.begin(), bias_g.end());
           const DenseLayer plain = DenseLayer::make(precision, stacked, 2 * width, k, stacked_bias, isa);
           for (const std::size_t m : {1U, 16U, 97U, 230U}) {
-            SCOPED_TRACE(testing::Message() << "isa " << isa_name(isa) << " precision " << precision_name(precision)
-                                            << " width " << width << " k " << k << " m " << m);
+            SCOPED_TRACE(testing::Message()
+                         << "isa " << isa_name(isa) << " precision " << precision_name(precision) << " width "
+                         << width << " k " << k << " m " << m);
             const auto a = normal_vector(m * k, rng, 1.0F);
             std::vector<float> product(m * 2 * width);
             dense(a.data(), k, m, plain, product.data(), 2 * width, {}, nullptr);
@@ -64,10 +65,12 @@ TEST(GatedDense, EqualsTheStackedProductGatedForEveryPrecisionAndShape) {
               for (std::size_t j = 0; j < width; ++j) {
                 const double x = product[r * 2 * width + j];
                 const double g = product[r * 2 * width + width + j];
-                const double ax = act == Activation::Relu ? std::max(x, 0.0) : 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+                const double ax = act == Activation::Relu ? std::max(x, 0.0)
+                                                          : 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
                 ASSERT_NEAR(c[r * ldc + j], ax * g, 1e-5 + 1e-5 * std::fabs(ax * g)) << r << "," << j;
               }
-              for (std::size_t j = width; j < ldc; ++j) ASSERT_EQ(c[r * ldc + j], 777.0F) << "padding written";
+              for (std::size_t j = width; j < ldc; ++j)
+                ASSERT_EQ(c[r * ldc + j], 777.0F) << "padding written";
             }
           }
         }
@@ -83,7 +86,8 @@ TEST(GatedDense, ArenaBytesCoverTheLayerAndPrefilledReadsItBack) {
   const auto gate = normal_vector(width * k, rng, 0.1F);
   for (const Precision precision : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
     Arena arena(GatedDense::arena_bytes(precision, width, k));
-    const GatedDense made = GatedDense::make(precision, activated, gate, width, k, {}, {}, active_isa(), &arena);
+    const GatedDense made =
+        GatedDense::make(precision, activated, gate, width, k, {}, {}, active_isa(), &arena);
     EXPECT_EQ(made.width(), width);
     EXPECT_EQ(made.k(), k);
     EXPECT_EQ(made.half() % made.product().panel_width(), 0U);

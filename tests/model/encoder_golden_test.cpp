@@ -70,7 +70,7 @@ struct Case {
   std::vector<std::uint32_t> type_ids;
   std::vector<float> hidden;
   std::vector<std::size_t> hidden_rows;  // empty: every row (long cases store a sample)
-  std::vector<float> pooled[4];  // cls, mean, max, last
+  std::vector<float> pooled[4];          // cls, mean, max, last
   std::vector<float> normalized[4];
   std::vector<float> logits;
 };
@@ -113,7 +113,8 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
       k.hidden = rows(c["last_hidden_state"]);
       element sampled;
       if (c["hidden_rows"].get(sampled) == simdjson::SUCCESS) {
-        for (const element x : sampled.get_array()) k.hidden_rows.push_back(static_cast<std::size_t>(int64_t(x)));
+        for (const element x : sampled.get_array())
+          k.hidden_rows.push_back(static_cast<std::size_t>(int64_t(x)));
       }
       for (int m = 0; m < 4; ++m) {
         k.pooled[m] = floats(c["pooled"][kModeNames[m]]);

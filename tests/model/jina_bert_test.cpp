@@ -18,7 +18,8 @@
 namespace warden::model {
 namespace {
 
-std::filesystem::path write_jina(const testing::TempDir& tmp, fixtures::Head head = fixtures::Head::Reranker) {
+std::filesystem::path write_jina(const testing::TempDir& tmp,
+                                 fixtures::Head head = fixtures::Head::Reranker) {
   fixtures::FixtureOptions options;
   options.arch = fixtures::Arch::JinaBert;
   options.head = head;
@@ -28,7 +29,8 @@ std::filesystem::path write_jina(const testing::TempDir& tmp, fixtures::Head hea
 }
 
 // A JinaBERT reranker fixture with `from` replaced by `to` in its config.json.
-std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from, const std::string& to) {
+std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
+                                  const std::string& to) {
   const auto dir = write_jina(tmp);
   std::string config = read_file(dir / "config.json");
   const auto at = config.find(from);
@@ -73,27 +75,30 @@ TEST(JinaBert, AGatedLayerOfTheWrongWidthNamesTheTensor) {
 
 TEST(JinaBert, AnOriginalFeedForwardNeedsBertsLayersAndNamesTheMissingOne) {
   const testing::TempDir tmp;
-  expect_load_error(with_config(tmp, "\"feed_forward_type\": \"geglu\"", "\"feed_forward_type\": \"original\""),
-                    ErrorKind::CorruptFile, "intermediate.dense");
+  expect_load_error(
+      with_config(tmp, "\"feed_forward_type\": \"geglu\"", "\"feed_forward_type\": \"original\""),
+      ErrorKind::CorruptFile, "intermediate.dense");
 }
 
 TEST(JinaBert, WhatIsNotRunIsRefusedByName) {
   {
     const testing::TempDir tmp;
-    expect_load_error(with_config(tmp, "\"feed_forward_type\": \"geglu\"", "\"feed_forward_type\": \"swiglu\""),
-                      ErrorKind::Unsupported, "feed_forward_type 'swiglu'");
+    expect_load_error(
+        with_config(tmp, "\"feed_forward_type\": \"geglu\"", "\"feed_forward_type\": \"swiglu\""),
+        ErrorKind::Unsupported, "feed_forward_type 'swiglu'");
   }
   {
     const testing::TempDir tmp;
-    expect_load_error(
-        with_config(tmp, "\"position_embedding_type\": \"alibi\"", "\"position_embedding_type\": \"relative_key\""),
-        ErrorKind::Unsupported, "position_embedding_type 'relative_key'");
+    expect_load_error(with_config(tmp, "\"position_embedding_type\": \"alibi\"",
+                                  "\"position_embedding_type\": \"relative_key\""),
+                      ErrorKind::Unsupported, "position_embedding_type 'relative_key'");
   }
   {
     // BERT proper has no ALiBi: only the JinaBert classes run it.
     const testing::TempDir tmp;
-    expect_load_error(with_config(tmp, "\"JinaBertForSequenceClassification\"", "\"BertForSequenceClassification\""),
-                      ErrorKind::Unsupported, "alibi");
+    expect_load_error(
+        with_config(tmp, "\"JinaBertForSequenceClassification\"", "\"BertForSequenceClassification\""),
+        ErrorKind::Unsupported, "alibi");
   }
   {
     // The qk-post-norm variant (query/key LayerNorms): refused, naming the tensor.
