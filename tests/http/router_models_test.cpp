@@ -457,6 +457,16 @@ TEST(RouterModels, HotSwapLetsARequestInFlightFinishOnTheOldModel) {
   EXPECT_TRUE(gated.use_count() >= 1);
 }
 
+// POST /admin/models resolves sources as `warden serve` wires it: through the catalog.
+void resolve_through_the_catalog(Fixture& f, ThreadPool& pool) {
+  f.options.router.make_spec = [&pool](const std::string& name, const std::string& source,
+                                       const std::string& dtype) {
+    catalog::CatalogOptions o;
+    o.pool = &pool;
+    return catalog::make_model_spec(catalog::ModelArg{name, source, dtype}, o).spec;
+  };
+}
+
 // POST /admin/models with "dtype", through the catalog as `warden serve` wires it:
 // the model loads in that precision and its status says so; a name that is not a dtype is
 // the request's 422, and so is one this build cannot run. The hashing embedder has no dtype.
@@ -467,12 +477,7 @@ TEST(RouterModels, AdminLoadsAModelInTheDtypeAsked) {
   ThreadPool pool(1);
   {
     Fixture f;
-    f.options.router.make_spec = [&pool](const std::string& name, const std::string& source,
-                                         const std::string& dtype) {
-      catalog::CatalogOptions o;
-      o.pool = &pool;
-      return catalog::make_model_spec(catalog::ModelArg{name, source, dtype}, o).spec;
-    };
+    resolve_through_the_catalog(f, pool);
     f.start();
     HandlerAnswer r =
         f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "q", "dtype": "int8"})");
@@ -514,12 +519,7 @@ TEST(RouterModels, InfoAndModelListsNameTheArchitecture) {
   ThreadPool pool(1);
   {
     Fixture f;
-    f.options.router.make_spec = [&pool](const std::string& name, const std::string& source,
-                                         const std::string& dtype) {
-      catalog::CatalogOptions o;
-      o.pool = &pool;
-      return catalog::make_model_spec(catalog::ModelArg{name, source, dtype}, o).spec;
-    };
+    resolve_through_the_catalog(f, pool);
     f.start();
     HandlerAnswer r = f.post("/admin/models", R"({"model": ")" + dir.string() + R"(", "name": "jina"})");
     ASSERT_EQ(r.status, 200) << r.body;

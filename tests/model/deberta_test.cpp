@@ -10,6 +10,7 @@
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
 #include "model/temp_dir.hpp"
+#include "support/model_load_errors.hpp"
 
 namespace warden::model {
 namespace {
@@ -22,23 +23,11 @@ std::filesystem::path with_config(const testing::TempDir& tmp, const std::string
   options.head = fixtures::Head::Classifier;
   const auto dir = tmp / "model";
   fixtures::write_fixture(options, dir);
-  std::string config = read_file(dir / "config.json");
-  const auto at = config.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) config.replace(at, from.size(), to);
-  write_file_atomic(dir / "config.json", config);
+  testing::edit_config(dir, from, to);
   return dir;
 }
 
-void expect_load_error(const std::filesystem::path& dir, ErrorKind kind, const std::string& names) {
-  try {
-    (void)load_encoder_model(dir);
-    ADD_FAILURE() << "loaded";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
-  }
-}
+using testing::expect_load_error;
 
 TEST(Deberta, ARelativeTableOfTheWrongSizeNamesTheTensor) {
   const testing::TempDir tmp;

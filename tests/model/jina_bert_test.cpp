@@ -14,6 +14,7 @@
 #include "model/safetensors.hpp"
 #include "model/temp_dir.hpp"
 #include "model/weights.hpp"
+#include "support/model_load_errors.hpp"
 
 namespace warden::model {
 namespace {
@@ -32,23 +33,11 @@ std::filesystem::path write_jina(const testing::TempDir& tmp,
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
   const auto dir = write_jina(tmp);
-  std::string config = read_file(dir / "config.json");
-  const auto at = config.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) config.replace(at, from.size(), to);
-  write_file_atomic(dir / "config.json", config);
+  testing::edit_config(dir, from, to);
   return dir;
 }
 
-void expect_load_error(const std::filesystem::path& dir, ErrorKind kind, const std::string& names) {
-  try {
-    (void)load_encoder_model(dir);
-    ADD_FAILURE() << "loaded";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
-  }
-}
+using testing::expect_load_error;
 
 TEST(JinaBert, LoadsAsTheRemoteCodeClassesAndRunsAlibiWithAGatedFeedForward) {
   const testing::TempDir tmp;
