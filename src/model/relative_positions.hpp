@@ -1,8 +1,9 @@
 #pragma once
-// DeBERTa-v2's relative positions: the bucket of a distance r = i - j (query i, key j) and
-// the row of the relative embedding table it reads, with HF transformers' arithmetic
+// Bucketed relative positions, with HF transformers' arithmetic. DeBERTa-v2: the bucket of a
+// distance r = i - j (query i, key j) and the row of the relative embedding table it reads
 // (`make_log_bucket_position`, `build_relative_position` and the clamp of
-// `disentangled_attention_bias` in models/deberta_v2/modeling_deberta_v2.py).
+// `disentangled_attention_bias` in models/deberta_v2/modeling_deberta_v2.py). MPNet: the
+// T5-style bucket of its relative attention bias (models/mpnet/modeling_mpnet.py).
 
 #include <cstddef>
 #include <cstdint>
@@ -20,5 +21,11 @@ std::int64_t relative_bucket(std::int64_t r, std::int64_t bucket_size, std::int6
 // table ([2·span x hidden]) that distance r reads, clamp(bucket(r) + span, 0, 2·span - 1).
 std::vector<std::int32_t> relative_rows(std::size_t max_distance, std::int64_t span, std::int64_t bucket_size,
                                         std::int64_t max_position);
+
+// MPNet's bucket of a relative position j - i (key j, query i): HF modeling_mpnet's
+// relative_position_bucket (T5's bidirectional scheme, fixed at 32 buckets and max_distance
+// 128): with n = i - j, 16 · [n < 0] plus |n| when |n| < 8, else
+// min(8 + trunc(ln(|n| / 8) / ln(16) · 8), 15), in float32 as torch computes it.
+std::int64_t mpnet_relative_bucket(std::int64_t relative_position);
 
 }  // namespace warden::model

@@ -56,5 +56,27 @@ TEST(RelativePositions, RowsAreTheBucketShiftedBySpanAndClamped) {
   EXPECT_EQ(plain[0], 0);
 }
 
+// MPNet's buckets against HF's arithmetic run in torch (tools/golden/mpnet_buckets.py, every
+// relative position of every length up to 1,026 tokens; tests/data/mpnet-buckets.json).
+TEST(RelativePositions, MpnetBucketsEqualUpstreamForEveryRelativePosition) {
+  const std::string json = read_file(std::string(WARDEN_TEST_DATA) + "/mpnet-buckets.json");
+  simdjson::dom::parser parser;
+  const simdjson::dom::element root = parser.parse(json);
+  std::int64_t r = root["first_relative_position"].get_int64();
+  std::size_t checked = 0;
+  for (const simdjson::dom::element want : root["buckets"].get_array()) {
+    ASSERT_EQ(mpnet_relative_bucket(r), want.get_int64().value()) << "j - i = " << r;
+    ++r;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2051U);
+  // The log boundaries, where float32 rounding decides: |n| = 16, 32, 64 and the cap at 128.
+  EXPECT_EQ(mpnet_relative_bucket(-16), 10);
+  EXPECT_EQ(mpnet_relative_bucket(16), 26);
+  EXPECT_EQ(mpnet_relative_bucket(-64), 14);
+  EXPECT_EQ(mpnet_relative_bucket(-100000), 15);
+  EXPECT_EQ(mpnet_relative_bucket(100000), 31);
+}
+
 }  // namespace
 }  // namespace warden::model
