@@ -15,16 +15,12 @@ namespace detail {
 
 void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
                     std::size_t ld_scores, std::size_t len) {
-  if (bias.alibi_slope != 0.0F) {
-    // -m·|i - j| as the reference computes it: the distance as a float times -m (one rounding).
-    const float neg_slope = -bias.alibi_slope;
+  if (bias.by_distance != nullptr) {
     for (std::size_t r = 0; r < rows; ++r) {
-      const auto i = static_cast<std::ptrdiff_t>(i0 + r);
+      // Row i reads the table from distance -i onwards: a contiguous run.
+      const float* t = bias.by_distance - static_cast<std::ptrdiff_t>(i0 + r);
       float* s = scores + r * ld_scores;
-      for (std::size_t j = 0; j < len; ++j) {
-        const std::ptrdiff_t d = i - static_cast<std::ptrdiff_t>(j);
-        s[j] += neg_slope * static_cast<float>(d < 0 ? -d : d);
-      }
+      for (std::size_t j = 0; j < len; ++j) s[j] += t[j];
     }
   }
   if (bias.rows_at_zero == nullptr) return;
@@ -75,6 +71,12 @@ void attend_head_portable(const float* q, const float* k, const float* v, std::s
 
 }  // namespace detail
 
+DistanceBias DistanceBias::alibi(std::span<const float> slopes, std::size_t max_distance) {
+  return make(slopes.size(), max_distance, [&](std::size_t h, std::ptrdiff_t r) {
+    return -slopes[h] * static_cast<float>(r < 0 ? -r : r);
+  });
+}
+
 std::vector<float> alibi_slopes(std::size_t heads) {
   if (heads == 0) return {};
   auto power_of_two = [](std::size_t n) {
@@ -96,10 +98,10 @@ std::vector<float> alibi_slopes(std::size_t heads) {
 
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
                const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool,
-               std::span<const float> alibi_slopes) {
+               const DistanceBias& bias) {
   if (seq_offsets.size() < 2) return;
-  if (!alibi_slopes.empty() && alibi_slopes.size() != shape.heads) {
-    throw Error(ErrorKind::Internal, "attention: one ALiBi slope per head is needed");
+  if (!bias.empty() && bias.heads() != shape.heads) {
+    throw Error(ErrorKind::Internal, "attention: the distance bias needs one row per head");
   }
   const std::size_t sequences = seq_offsets.size() - 1;
   const std::size_t q_cols = shape.heads * shape.head_dim;
@@ -107,6 +109,9 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
   for (std::size_t s = 0; s < sequences; ++s)
     max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
   const auto head_fn = kernel_table().attend_head;
+  if (!bias.empty() && max_len > bias.max_distance() + 1) {
+    throw Error(ErrorKind::Internal, "attention: a sequence is longer than the distance bias covers");
+  }
   const std::size_t scratch_floats = detail::attention_scratch_floats(shape.head_dim, max_len);
   auto run = [&](std::size_t task) {
     // Per-thread scratch that only grows: no allocation once the longest sequence was seen.
@@ -118,11 +123,11 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
     const std::size_t len = seq_offsets[s + 1] - row0;
     if (len == 0) return;
     const float* base = qkv + row0 * ld_qkv + h * shape.head_dim;
-    detail::ScoreBias alibi;
-    if (!alibi_slopes.empty()) alibi.alibi_slope = alibi_slopes[h];
+    detail::ScoreBias distance;
+    if (!bias.empty()) distance.by_distance = bias.at_zero(h);
     head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
             ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(),
-            alibi_slopes.empty() ? nullptr : &alibi);
+            bias.empty() ? nullptr : &distance);
   };
   const std::size_t tasks = sequences * shape.heads;
   parallel_for(pool, tasks, run);

@@ -23,13 +23,53 @@ struct AttentionShape {
 // qkv: [tokens x ld_qkv], per token Q (heads*head_dim floats) at column 0, K at column
 // q_cols, V at column 2*q_cols where q_cols = heads*head_dim. seq_offsets: S+1 ascending
 // token offsets (sequence s is rows [seq_offsets[s], seq_offsets[s+1])). Writes
-// ctx[t, h*head_dim + i] = sum_j softmax_j(scale * q_t·k_j + bias_h(t, j)) v_j[i] for each
-// head h, where bias_h is ALiBi's symmetric -alibi_slopes[h]·|t - j| (positions counted within
-// the sequence) when slopes are given (one per head), else 0. The bias is computed as the
-// scores are, one block of query rows at a time: never an n x n table.
+// A bias added to each head's scores that depends only on the distance j - i between key j
+// and query i (positions counted within the sequence): ALiBi's -slope·|j - i| (JinaBERT),
+// MPNet's learned bias of the distance's bucket. One row of 2·max_distance + 1 values per head,
+// computed once at load: linear in the length, never an n x n table.
+class DistanceBias {
+ public:
+  DistanceBias() = default;
+  // value(h, r) for every head h < heads and distance r in [-max_distance, max_distance].
+  template <typename Value>
+  static DistanceBias make(std::size_t heads, std::size_t max_distance, Value value) {
+    DistanceBias b(heads, max_distance);
+    for (std::size_t h = 0; h < heads; ++h) {
+      for (std::size_t i = 0; i < b.width(); ++i) {
+        b.values_[h * b.width() + i] =
+            value(h, static_cast<std::ptrdiff_t>(i) - static_cast<std::ptrdiff_t>(max_distance));
+      }
+    }
+    return b;
+  }
+  // ALiBi with the given per-head slopes: -slope·|r|, the distance as a float times -slope
+  // (one rounding, as the reference computes it).
+  static DistanceBias alibi(std::span<const float> slopes, std::size_t max_distance);
+
+  [[nodiscard]] bool empty() const noexcept { return values_.empty(); }
+  [[nodiscard]] std::size_t heads() const noexcept { return heads_; }
+  [[nodiscard]] std::size_t max_distance() const noexcept { return max_distance_; }
+  // Head h's row, pointing at distance 0 (valid from -max_distance to max_distance).
+  [[nodiscard]] const float* at_zero(std::size_t h) const noexcept {
+    return values_.data() + h * width() + max_distance_;
+  }
+
+ private:
+  DistanceBias(std::size_t heads, std::size_t max_distance)
+      : heads_(heads), max_distance_(max_distance), values_(heads * (2 * max_distance + 1)) {}
+  [[nodiscard]] std::size_t width() const noexcept { return 2 * max_distance_ + 1; }
+  std::size_t heads_ = 0;
+  std::size_t max_distance_ = 0;
+  std::vector<float> values_;
+};
+
+// ctx[t, h*head_dim + i] = sum_j softmax_j(scale * q_t·k_j + bias_h(j - t)) v_j[i] for each
+// head h, bias_h from `bias` when it is not empty (one row per head; every sequence at most
+// max_distance + 1 tokens), else 0. The bias is added as the scores are formed, one block of
+// query rows at a time.
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
                const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool = nullptr,
-               std::span<const float> alibi_slopes = {});
+               const DistanceBias& bias = {});
 
 // ALiBi's head slopes for `heads` heads, as the reference implementations compute them: the
 // geometric sequence 2^(-8/n), 2^(-16/n), ... for the largest power of two n <= heads, then
@@ -40,14 +80,14 @@ namespace detail {
 // Terms added to the scores of one (sequence, head) before the softmax. DeBERTa's relative
 // attention: score(i, j) += scale · (c2p[i][w] + p2c[j][w]) with w = rows_at_zero[i - j] (c2p
 // and p2c have row stride `width`; either may be null; none when rows_at_zero is null).
-// ALiBi: score(i, j) -= alibi_slope · |i - j| (none when the slope is 0).
+// A distance bias: score(i, j) += by_distance[j - i] (none when null).
 struct ScoreBias {
   const float* c2p = nullptr;
   const float* p2c = nullptr;
   std::size_t width = 0;
   const std::int32_t* rows_at_zero = nullptr;
   float scale = 1.0F;
-  float alibi_slope = 0.0F;
+  const float* by_distance = nullptr;
 };
 // Adds the bias to `rows` rows of scores (row stride ld_scores, len keys) of queries i0 ...
 // (plain C++, shared by every ISA's attention).

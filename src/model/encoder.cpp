@@ -36,8 +36,15 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
       w_.token_type_embeddings.precision() != Precision::Float32) {
     throw Error(ErrorKind::Internal, "Encoder: weights do not match the dimensions");
   }
-  if (!dims_.alibi_slopes.empty() && dims_.alibi_slopes.size() != dims_.heads) {
-    throw Error(ErrorKind::Internal, "Encoder: one ALiBi slope per head is needed");
+  if (!dims_.alibi_slopes.empty()) {
+    if (dims_.alibi_slopes.size() != dims_.heads) {
+      throw Error(ErrorKind::Internal, "Encoder: one ALiBi slope per head is needed");
+    }
+    w_.distance_bias = kernels::DistanceBias::alibi(dims_.alibi_slopes, dims_.max_positions - 1);
+  }
+  if (!w_.distance_bias.empty() && (w_.distance_bias.heads() != dims_.heads ||
+                                    w_.distance_bias.max_distance() + 1 < dims_.max_positions)) {
+    throw Error(ErrorKind::Internal, "Encoder: the distance bias does not match the dimensions");
   }
   for (const EncoderLayer& layer : w_.layers) {
     if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {
@@ -124,7 +131,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   for (const EncoderLayer& layer : w_.layers) {
     kernels::dense(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
     if (dims_.relative_rows.empty()) {
-      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, dims_.alibi_slopes);
+      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, w_.distance_bias);
     } else {
       kernels::RelativePositions rel;
       rel.pos_key = layer.pos_key;

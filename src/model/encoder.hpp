@@ -21,6 +21,7 @@
 #include "core/aligned_buffer.hpp"
 #include "core/arena.hpp"
 #include "kernels/activation.hpp"
+#include "kernels/attention.hpp"
 #include "kernels/dense.hpp"
 #include "kernels/gated_dense.hpp"
 #include "model/embedding_table.hpp"
@@ -53,7 +54,7 @@ struct EncoderDims {
   bool p2c = false;
   std::vector<std::int32_t> relative_rows;
   // ALiBi (JinaBERT): per head, the slope of the -slope·|i - j| bias added to the scores
-  // (empty: none).
+  // (empty: none); the encoder turns them into its distance bias.
   std::vector<float> alibi_slopes;
   // A gated feed-forward (JinaBERT's GEGLU/ReGLU): the FFN's input layer is EncoderLayer::
   // ffn_gated, giving ffn_activation(first half) ⊙ second half.
@@ -92,6 +93,8 @@ struct EncoderWeights {
   EmbeddingTable token_type_embeddings;  // type_vocab x hidden (float32), or empty
   LayerNormWeights embedding_norm;
   std::vector<EncoderLayer> layers;
+  // A per-head bias of the key-query distance, added to every layer's scores (empty: none).
+  kernels::DistanceBias distance_bias;
 };
 
 // Scratch buffers of one forward pass. Reused across calls: they grow to the largest

@@ -36,8 +36,8 @@ std::vector<std::int32_t> relative_rows(std::size_t max_distance, std::int64_t s
 }
 
 std::int64_t mpnet_relative_bucket(std::int64_t relative_position) {
-  constexpr std::int64_t kHalf = 16;     // num_buckets // 2
-  constexpr std::int64_t kExact = 8;     // max_exact
+  constexpr std::int64_t kHalf = 16;  // num_buckets // 2
+  constexpr std::int64_t kExact = 8;  // max_exact
   constexpr double kMaxDistance = 128.0;
   const std::int64_t n = -relative_position;
   const std::int64_t base = n < 0 ? kHalf : 0;
@@ -46,7 +46,8 @@ std::int64_t mpnet_relative_bucket(std::int64_t relative_position) {
   // torch: (n.float() / max_exact), log, divided by the float32 of math.log(16), times 8, each
   // rounded to float32, then truncated.
   const float scaled = static_cast<float>(a) / static_cast<float>(kExact);
-  const float ratio = std::log(scaled) / static_cast<float>(std::log(kMaxDistance / static_cast<double>(kExact)));
+  const float ratio =
+      std::log(scaled) / static_cast<float>(std::log(kMaxDistance / static_cast<double>(kExact)));
   const auto large = kExact + static_cast<std::int64_t>(ratio * static_cast<float>(kHalf - kExact));
   return base + std::min(large, kHalf - 1);
 }

@@ -40,9 +40,10 @@ std::vector<double> reference(const float* q, const float* k, const float* v, st
     for (std::size_t j = 0; j < len; ++j) {
       double dot = 0;
       for (std::size_t d = 0; d < dim; ++d) dot += double(q[i * ld + d]) * double(k[j * ld + d]);
-      if (bias != nullptr && bias->alibi_slope != 0.0F) {
-        const double d = std::fabs(double(i) - double(j));
-        dot += -double(bias->alibi_slope) * d / scale;  // added after the scaling below
+      if (bias != nullptr && bias->by_distance != nullptr) {
+        // added after the scaling below
+        dot += double(bias->by_distance[static_cast<std::ptrdiff_t>(j) - static_cast<std::ptrdiff_t>(i)]) /
+               scale;
       }
       if (bias != nullptr && bias->rows_at_zero != nullptr) {
         const auto w = static_cast<std::size_t>(
@@ -158,8 +159,10 @@ TEST(Attention, AlibiBiasMatchesADoubleReferenceInEveryKernel) {
         for (auto& x : qkv) x = dist(rng);
         const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
         std::vector<float> out(len * dim), scratch(detail::attention_scratch_floats(dim, len));
+        const std::vector<float> slope{0.5F};
+        const DistanceBias alibi = DistanceBias::alibi(slope, len);
         detail::ScoreBias bias;
-        bias.alibi_slope = 0.5F;
+        bias.by_distance = alibi.at_zero(0);
         fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
            scratch.data(), &bias);
         const auto want =
@@ -181,7 +184,7 @@ TEST(Attention, AlibiSequencesCountPositionsFromTheirOwnStart) {
   std::normal_distribution<float> dist(0.0F, 1.0F);
   std::vector<float> qkv(tokens * 3 * cols);
   for (auto& x : qkv) x = dist(rng);
-  const std::vector<float> slopes = alibi_slopes(shape.heads);
+  const DistanceBias slopes = DistanceBias::alibi(alibi_slopes(shape.heads), 40);
   std::vector<float> packed(tokens * cols), plain(tokens * cols);
   ThreadPool pool(2);
   attention(qkv.data(), 3 * cols, offsets, shape, packed.data(), cols, &pool, slopes);
@@ -195,8 +198,14 @@ TEST(Attention, AlibiSequencesCountPositionsFromTheirOwnStart) {
               slopes);
     for (std::size_t i = 0; i < single.size(); ++i) ASSERT_EQ(single[i], packed[offsets[s] * cols + i]);
   }
-  const std::vector<float> wrong(2, 0.5F);
-  EXPECT_THROW(attention(qkv.data(), 3 * cols, offsets, shape, packed.data(), cols, &pool, wrong), Error);
+  const DistanceBias wrong_heads = DistanceBias::alibi(std::vector<float>(2, 0.5F), 40);
+  EXPECT_THROW(attention(qkv.data(), 3 * cols, offsets, shape, packed.data(), cols, &pool, wrong_heads),
+               Error);
+  const DistanceBias too_short = DistanceBias::alibi(alibi_slopes(shape.heads), 20);  // 34 tokens > 21
+  EXPECT_THROW(attention(qkv.data(), 3 * cols, offsets, shape, packed.data(), cols, &pool, too_short), Error);
+  // The table holds -slope·|r| exactly as the reference's float product.
+  EXPECT_EQ(slopes.at_zero(0)[-7], -alibi_slopes(shape.heads)[0] * 7.0F);
+  EXPECT_EQ(slopes.at_zero(2)[5], -alibi_slopes(shape.heads)[2] * 5.0F);
 }
 
 }  // namespace
