@@ -88,6 +88,18 @@ std::size_t DenseLayer::panel_width() const noexcept {
                           [](const Bf16Linear&) { return detail::kBf16PanelWidth; }});
 }
 
+std::size_t DenseLayer::panel_width_for(Precision precision, Isa isa) noexcept {
+  switch (precision) {
+    case Precision::Int8:
+      return detail::kInt8PanelWidth;
+    case Precision::BFloat16:
+      return detail::kBf16PanelWidth;
+    case Precision::Float32:
+      break;
+  }
+  return PackedLinear::panel_width_for(isa);
+}
+
 DenseLayer DenseLayer::panel_range(std::size_t first, std::size_t count) const {
   return visit([&](const auto& l) { return DenseLayer(l.panel_range(first, count)); });
 }

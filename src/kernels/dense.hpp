@@ -51,6 +51,8 @@ class DenseLayer {
   // Output columns per packed panel, and panels [first, first + count) as a layer of their
   // own sharing this one's storage (see PackedLinear::panel_range).
   [[nodiscard]] std::size_t panel_width() const noexcept;
+  // The panel width of layers of that precision packed for `isa`.
+  [[nodiscard]] static std::size_t panel_width_for(Precision precision, Isa isa) noexcept;
   [[nodiscard]] DenseLayer panel_range(std::size_t first, std::size_t count) const;
 
   template <typename Visitor>

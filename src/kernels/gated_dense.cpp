@@ -18,23 +18,10 @@ namespace {
 constexpr std::size_t kRowsPerTask = 96;
 constexpr std::size_t kMaxColumnsPerTask = 256;
 
-// The padded half: every precision's panels are 32 wide on AVX-512 (16 or 12 elsewhere),
-// and 96 is a multiple of all of them, but a layer only needs its own.
-std::size_t padded_half(std::size_t width, std::size_t panel) {
+// Each half padded to whole panels of the layer, so that both start on a panel.
+std::size_t padded_half(std::size_t width, Precision precision, Isa isa) {
+  const std::size_t panel = DenseLayer::panel_width_for(precision, isa);
   return (width + panel - 1) / panel * panel;
-}
-
-std::size_t panel_width_for(Precision precision, Isa isa) {
-  // The width of an empty layer of that precision and ISA, without packing anything.
-  switch (precision) {
-    case Precision::Int8:
-      return detail::kInt8PanelWidth;
-    case Precision::BFloat16:
-      return detail::kBf16PanelWidth;
-    case Precision::Float32:
-      break;
-  }
-  return PackedLinear::panel_width_for(isa);
 }
 
 }  // namespace
@@ -48,7 +35,7 @@ GatedDense GatedDense::make(Precision precision, std::span<const float> activate
       (!gate_bias.empty() && gate_bias.size() != width)) {
     throw Error(ErrorKind::Internal, "GatedDense: sizes do not match the layer");
   }
-  const std::size_t half = padded_half(width, panel_width_for(precision, isa));
+  const std::size_t half = padded_half(width, precision, isa);
   std::vector<float> weight(2 * half * k, 0.0F);
   std::vector<float> bias(2 * half, 0.0F);
   std::copy(activated.begin(), activated.end(), weight.begin());
@@ -60,12 +47,12 @@ GatedDense GatedDense::make(Precision precision, std::span<const float> activate
 
 GatedDense GatedDense::prefilled(Precision precision, std::size_t width, std::size_t k, Isa isa,
                                  Arena& arena) {
-  const std::size_t half = padded_half(width, panel_width_for(precision, isa));
+  const std::size_t half = padded_half(width, precision, isa);
   return {DenseLayer::prefilled(precision, 2 * half, k, isa, arena), width, half};
 }
 
 std::size_t GatedDense::arena_bytes(Precision precision, std::size_t width, std::size_t k, Isa isa) {
-  return DenseLayer::arena_bytes(precision, 2 * padded_half(width, panel_width_for(precision, isa)), k, isa);
+  return DenseLayer::arena_bytes(precision, 2 * padded_half(width, precision, isa), k, isa);
 }
 
 void gated_dense(const float* a, std::size_t lda, std::size_t m, const GatedDense& w, Activation act,

@@ -82,7 +82,7 @@ std::pair<std::size_t, std::size_t> packed_sizes(std::size_t n, std::size_t k, s
 
 }  // namespace
 
-std::size_t PackedLinear::panel_width_for(Isa isa) {
+std::size_t PackedLinear::panel_width_for(Isa isa) noexcept {
   return kernel_for(isa).nr;
 }
 

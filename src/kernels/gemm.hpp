@@ -34,7 +34,7 @@ class PackedLinear {
   // Bytes an arena must provide for one such layer (alignment included).
   [[nodiscard]] static std::size_t arena_bytes(std::size_t n, std::size_t k, Isa isa = active_isa());
   // The panel width (output columns per panel) of layers packed for `isa`.
-  [[nodiscard]] static std::size_t panel_width_for(Isa isa);
+  [[nodiscard]] static std::size_t panel_width_for(Isa isa) noexcept;
 
   // Packs rows [row0, row0 + rows) of W (weight: rows*k floats, row-major) and their bias
   // (rows floats, or empty for zero).
