@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the DeBERTa-v3 and JinaBERT seeds of the model fuzz target (fuzz/corpus/model): valid
+"""Writes the DeBERTa-v3, JinaBERT and MPNet seeds of the model fuzz target (fuzz/corpus/model): valid
 float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
 
     /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
@@ -57,10 +57,23 @@ def jina_bert():
     return t + norm(layer + "mlp.layernorm", h) + linear("pooler.dense", h, h)
 
 
+def mpnet():
+    h, i, layer = 4, 8, "encoder.layer.0."
+    t = [("embeddings.word_embeddings.weight", [8, h]), ("embeddings.position_embeddings.weight", [8, h])]
+    t += norm("embeddings.LayerNorm", h)
+    for p in ("q", "k", "v", "o"):
+        t += linear(layer + "attention.attn." + p, h, h)
+    t += norm(layer + "attention.LayerNorm", h)
+    t += linear(layer + "intermediate.dense", i, h) + linear(layer + "output.dense", h, i)
+    t += norm(layer + "output.LayerNorm", h)
+    return t + [("encoder.relative_attention_bias.weight", [32, 2])] + linear("pooler.dense", h, h)
+
+
 def main():
     out = sys.argv[1]
     random.seed(1)
-    for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert())):
+    for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert()),
+                          ("mpnet.safetensors", mpnet())):
         with open(os.path.join(out, name), "wb") as f:
             f.write(safetensors(tensors))
 

@@ -40,6 +40,11 @@ constexpr std::string_view kJinaBertConfig = R"({"architectures": ["JinaBertMode
  "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "alibi",
  "feed_forward_type": "geglu"})";
 
+constexpr std::string_view kMpnetConfig = R"({"architectures": ["MPNetForMaskedLM"], "model_type": "mpnet",
+ "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+ "vocab_size": 8, "max_position_embeddings": 8, "hidden_act": "gelu", "layer_norm_eps": 1e-5,
+ "pad_token_id": 1, "relative_attention_num_buckets": 32})";
+
 bool mentions(const std::uint8_t* data, std::size_t size, std::string_view word) {
   return std::string_view(reinterpret_cast<const char*>(data), size).find(word) != std::string_view::npos;
 }
@@ -55,9 +60,10 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
     return d;
   }();
   static std::string_view written;
-  const std::string_view config = mentions(data, size, "gated_layers")     ? kJinaBertConfig
-                                  : mentions(data, size, "rel_embeddings") ? kDebertaConfig
-                                                                           : kBertConfig;
+  const std::string_view config = mentions(data, size, "gated_layers")              ? kJinaBertConfig
+                                  : mentions(data, size, "rel_embeddings")          ? kDebertaConfig
+                                  : mentions(data, size, "relative_attention_bias") ? kMpnetConfig
+                                                                                    : kBertConfig;
   if (config.data() != written.data()) {
     warden::write_file_atomic(dir / "config.json", config);
     written = config;

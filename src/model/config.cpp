@@ -195,6 +195,12 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
     }
   }
   if (c.model_type == "deberta-v2") read_deberta(f, c);
+  if (c.model_type == "mpnet") {
+    if (!f.has("type_vocab_size")) c.type_vocab_size = 0;  // MPNetConfig has no token types
+    // MPNetEncoder.compute_position_bias reads buckets 0..31 of this table whatever it says.
+    c.relative_attention_num_buckets =
+        optional_in(f, "relative_attention_num_buckets", 32, kMaxPositions, 32);
+  }
   c.feed_forward_type = f.string("feed_forward_type").value_or("original");
   c.vocab_size = to_size(f.integer_in("vocab_size", 1, kMaxVocab));
   c.max_position_embeddings = optional_in(f, "max_position_embeddings", 1, kMaxPositions, 512);
@@ -205,8 +211,9 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
         fmt::format("is {}, which does not divide the hidden size {}", c.num_attention_heads, c.hidden_size));
   }
 
-  // transformers' class defaults: BERT and DistilBERT pad with 0, RoBERTa/XLM-R with 1.
-  const bool roberta_like = c.model_type == "roberta" || c.model_type == "xlm-roberta";
+  // transformers' class defaults: BERT and DistilBERT pad with 0, RoBERTa/XLM-R/MPNet with 1.
+  const bool roberta_like =
+      c.model_type == "roberta" || c.model_type == "xlm-roberta" || c.model_type == "mpnet";
   if (f.has("pad_token_id")) {
     const auto pad = f.integer("pad_token_id");
     if (*pad < 0 || static_cast<std::uint64_t>(*pad) >= c.vocab_size) {

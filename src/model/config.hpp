@@ -55,6 +55,9 @@ struct ModelConfig {
   // JinaBERT (the remote-code JinaBertConfig: model_type "bert", position_embedding_type
   // "alibi"): "original" is BERT's feed-forward, "geglu"/"reglu" a gated one.
   std::string feed_forward_type = "original";
+  // MPNet: rows of encoder.relative_attention_bias (MPNetConfig's default 32; the bucketing
+  // itself always uses 32, whatever this says).
+  std::size_t relative_attention_num_buckets = 32;
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }

@@ -86,8 +86,10 @@ Precision Encoder::precision() const noexcept {
 void Encoder::embed(const TokenBatch& batch, float* x, float* scratch) const {
   const std::size_t h = dims_.hidden;
   for (std::size_t s = 0; s < batch.sequences(); ++s) {
+    std::size_t next_position = dims_.position_offset;
     for (std::size_t t = batch.offsets[s]; t < batch.offsets[s + 1]; ++t) {
-      const std::size_t pos = dims_.position_offset + (t - batch.offsets[s]);
+      const bool padding = dims_.padding_idx && batch.ids[t] == *dims_.padding_idx;
+      const std::size_t pos = padding ? *dims_.padding_idx : next_position++;
       const float* word = w_.word_embeddings.row(batch.ids[t], scratch);
       float* row = x + t * h;
       if (!dims_.position_embeddings) {

@@ -1,8 +1,9 @@
 #pragma once
-// The transformer encoder shared by BERT, RoBERTa/XLM-R and DistilBERT: embeddings, then
-// post-LayerNorm blocks (attention, residual, LayerNorm, FFN, residual, LayerNorm). The
-// architectures differ only in how their checkpoints name and shape these weights and in
-// how position ids are counted; the loaders (model/*_loader.cpp) translate.
+// The post-LayerNorm transformer encoder shared by BERT, RoBERTa/XLM-R, DistilBERT,
+// DeBERTa-v2, JinaBERT and MPNet: embeddings, then blocks of attention, residual, LayerNorm,
+// FFN, residual, LayerNorm. The architectures differ in how their checkpoints name and shape
+// these weights, how position ids are counted and which terms the attention scores add
+// (relative, ALiBi or bucketed distance biases); model/encoder_model.cpp translates.
 //
 // Execution plan per layer, over the packed token matrix X [tokens x hidden]:
 //   QKV = X·Wqkvᵀ + b            one GEMM for the three projections
@@ -15,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -43,6 +45,11 @@ struct EncoderDims {
   std::size_t max_positions = 0;
   std::size_t type_vocab = 0;       // 0: the model has no token type embeddings
   std::size_t position_offset = 0;  // first position id (RoBERTa: padding_idx + 1)
+  // RoBERTa/XLM-R/MPNet number positions over the non-padding tokens only (HF's
+  // create_position_ids_from_input_ids): a token whose id is padding_idx (a literal <pad> in
+  // the text) gets position padding_idx and does not advance the count. Unset: every token
+  // advances it.
+  std::optional<std::uint32_t> padding_idx;
   float layer_norm_eps = 1e-12F;
   kernels::Activation ffn_activation = kernels::Activation::Gelu;
   bool position_embeddings = true;  // false: no absolute position table (DeBERTa-v3)

@@ -30,7 +30,7 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 13> kArchitectures{{
+constexpr std::array<ArchitectureName, 16> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
     {"BertForSequenceClassification", Architecture::Bert, true},
     {"RobertaModel", Architecture::Roberta, false},
@@ -46,6 +46,11 @@ constexpr std::array<ArchitectureName, 13> kArchitectures{{
     {"JinaBertModel", Architecture::JinaBert, false},
     {"JinaBertForMaskedLM", Architecture::JinaBert, false},
     {"JinaBertForSequenceClassification", Architecture::JinaBert, true},
+    // sentence-transformers' MPNet repos (all-mpnet-base-v2, multi-qa-mpnet-base-dot-v1) name the
+    // masked-LM class over bare-model weights, as JinaBERT's do.
+    {"MPNetModel", Architecture::MPNet, false},
+    {"MPNetForMaskedLM", Architecture::MPNet, false},
+    {"MPNetForSequenceClassification", Architecture::MPNet, true},
 }};
 
 const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -62,6 +67,8 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
     named = "DistilBertModel";
   } else if (config.model_type == "deberta-v2") {
     named = "DebertaV2Model";
+  } else if (config.model_type == "mpnet") {
+    named = "MPNetModel";
   }
   for (const auto& a : kArchitectures) {
     if (a.name == named) return a;
@@ -347,6 +354,12 @@ constexpr LayerNames kJinaBertGatedNames{"encoder.layer.",
                                          "mlp.layernorm",
                                          "mlp.gated_layers"};
 
+// MPNetLayer: MPNetAttention holds the projections as attn.q/k/v/o and its own LayerNorm;
+// MPNetIntermediate/MPNetOutput are BERT's.
+constexpr LayerNames kMpnetNames{"encoder.layer.",     "attention.attn.q", "attention.attn.k",
+                                 "attention.attn.v",   "attention.attn.o", "attention.LayerNorm",
+                                 "intermediate.dense", "output.dense",     "output.LayerNorm"};
+
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
                                       "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
@@ -491,6 +504,18 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   return w;
 }
 
+// MPNetEncoder.compute_position_bias: relative_attention_bias ([buckets x heads]) at the bucket
+// of each key-query distance j - i, computed once and added to every layer's scores after the
+// 1/sqrt(head_dim) scaling (MPNetSelfAttention), so one distance table serves all layers.
+kernels::DistanceBias mpnet_distance_bias(const ModelWeights& weights, const std::string& prefix,
+                                          const EncoderDims& d, std::size_t buckets) {
+  const std::vector<float> table = WeightReader(weights, prefix, Isa::Portable)
+                                       .floats("encoder.relative_attention_bias.weight", {buckets, d.heads});
+  return kernels::DistanceBias::make(d.heads, d.max_positions - 1, [&](std::size_t h, std::ptrdiff_t r) {
+    return table[static_cast<std::size_t>(mpnet_relative_bucket(r)) * d.heads + h];
+  });
+}
+
 }  // namespace
 
 ModelKind EncoderModel::kind() const noexcept {
@@ -575,9 +600,23 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                               (dir / "config.json").string(), ff));
     }
   }
-  if (arch.architecture == Architecture::Roberta) {
-    // RoBERTa counts positions from padding_idx + 1 (create_position_ids_from_input_ids).
-    dims.position_offset = static_cast<std::size_t>(config.pad_token_id.value_or(1)) + 1;
+  if (arch.architecture == Architecture::Roberta || arch.architecture == Architecture::MPNet) {
+    // create_position_ids_from_input_ids: positions from padding_idx + 1 over the non-padding
+    // tokens. RobertaEmbeddings' padding_idx is pad_token_id; MPNetEmbeddings fixes it at 1.
+    const auto padding_idx = arch.architecture == Architecture::MPNet
+                                 ? std::uint32_t{1}
+                                 : static_cast<std::uint32_t>(config.pad_token_id.value_or(1));
+    dims.padding_idx = padding_idx;
+    dims.position_offset = std::size_t{padding_idx} + 1;
+  }
+  if (arch.architecture == Architecture::MPNet) {
+    dims.type_vocab = 0;  // MPNetEmbeddings: word + position only
+    if (dims.max_positions <= dims.position_offset) {
+      throw Error(
+          ErrorKind::CorruptFile,
+          fmt::format("{}: max_position_embeddings is {}, too small for MPNet's positions, which start at 2",
+                      (dir / "config.json").string(), dims.max_positions));
+    }
   }
 
   auto weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
@@ -587,12 +626,14 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       arch.architecture == Architecture::Bert || arch.architecture == Architecture::JinaBert ? "bert."
       : arch.architecture == Architecture::Roberta                                           ? "roberta."
       : arch.architecture == Architecture::DebertaV2                                         ? "deberta."
+      : arch.architecture == Architecture::MPNet                                             ? "mpnet."
                                                                                              : "distilbert.";
   const std::string prefix =
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
   const WeightReader encoder_reader(*weights, prefix, isa);
   const LayerNames& names = arch.architecture == Architecture::DistilBert  ? kDistilBertNames
                             : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
+                            : arch.architecture == Architecture::MPNet     ? kMpnetNames
                             : dims.gated_ffn                               ? kJinaBertGatedNames
                                                                            : kBertNames;
   if (jina && weights->find(prefix + "encoder.layer.0.attention.self.layer_norm_q.weight") != nullptr) {
@@ -605,6 +646,10 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   }
   EncoderWeights encoder_weights =
       read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);
+  if (arch.architecture == Architecture::MPNet) {
+    encoder_weights.distance_bias =
+        mpnet_distance_bias(*weights, prefix, dims, config.relative_attention_num_buckets);
+  }
 
   std::optional<ClassifierHead> head;
   if (arch.classifier) {
@@ -620,6 +665,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
         c.out = root.linear("classifier", labels, h);
         break;
       case Architecture::Roberta:
+      case Architecture::MPNet:  // MPNetClassificationHead: the same dense-tanh-out_proj on <s>
         c.dense = root.linear("classifier.dense", h, h);
         c.activation = kernels::Activation::Tanh;
         c.out = root.linear("classifier.out_proj", labels, h);

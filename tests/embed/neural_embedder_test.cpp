@@ -32,8 +32,8 @@ void make_fixture(const std::string& golden_name, const fs::path& out) {
 
 TEST(NeuralEmbedder, EmbedsLikeTheReferenceForEveryEmbeddingFixture) {
   ThreadPool pool(2);
-  for (const std::string name :
-       {"bert-none", "xlm-roberta-none", "distilbert-none", "deberta-v2-none", "jina-bert-none"}) {
+  for (const std::string name : {"bert-none", "xlm-roberta-none", "distilbert-none", "deberta-v2-none",
+                                 "jina-bert-none", "mpnet-none"}) {
     SCOPED_TRACE(name);
     const fs::path dir = fs::temp_directory_path() / ("warden-embedder-" + std::to_string(::getpid()) + name);
     make_fixture(name, dir);

@@ -127,7 +127,8 @@ constexpr Bars kGatedBf16Bars{0.9995, 0.9998, 0.9996, 0.07};
 TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert}) {
+  for (const Arch arch :
+       {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert, Arch::MPNet}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
         const bool gated = arch == Arch::JinaBert;
@@ -208,7 +209,8 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
 TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert}) {
+  for (const Arch arch :
+       {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert, Arch::MPNet}) {
     SCOPED_TRACE(fixtures::arch_name(arch));
     const auto dir = write(tmp, arch, Head::Classifier);
     const auto m = load_encoder_model(dir, &pool, active_isa(), Precision::Int8);

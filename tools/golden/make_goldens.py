@@ -68,7 +68,7 @@ PAIRS = [
 # name, arch, head, extra fixture arguments, pooling the fixture is meant to declare
 FIXTURES = [
     ("bert-none", "bert", "none", ["--pooling", "cls"], "cls"),
-    ("xlm-roberta-none", "xlm-roberta", "none", ["--pooling", "mean"], "mean"),
+    ("xlm-roberta-none", "xlm-roberta", "none", ["--pooling", "mean"], "mean", "tiny", "pad"),
     ("distilbert-none", "distilbert", "none", ["--pooling", "mean"], "mean"),
     ("bert-reranker", "bert", "reranker", [], None),
     ("xlm-roberta-reranker", "xlm-roberta", "reranker", [], None),
@@ -87,7 +87,13 @@ FIXTURES = [
     # whole number of GEMM panels, token types; the embedder also a ~4,100-token input.
     ("jina-bert-none", "jina-bert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong"),
     ("jina-bert-reranker", "jina-bert", "reranker", [], None),
+    # MPNet (all-mpnet-base-v2): bucketed relative position bias, positions over the non-padding
+    # tokens (a literal <pad> in the text), ~130- and ~480-token inputs past max_distance 128.
+    ("mpnet-none", "mpnet", "none", ["--pooling", "mean"], "mean", "tiny", "long+pad"),
+    ("mpnet-reranker", "mpnet", "reranker", [], None, "tiny", "pad"),
 ]
+# A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
+PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
 PRESET = "tiny"  # unless the fixture names another
 SEED = 1
 TOKEN_TYPES = {
@@ -96,6 +102,7 @@ TOKEN_TYPES = {
     "distilbert": "none: DistilBERT has no token type embeddings",
     "deberta": "none: DeBERTa-v3 has type_vocab_size 0, so DebertaV2Embeddings adds no token type",
     "jina": "the tokenizer's type_ids (JinaBertEmbeddings' token_type_embeddings)",
+    "mpnet": "none: MPNet has no token type embeddings",
 }
 
 
@@ -219,9 +226,9 @@ def make_one(spec, args, scratch):
     cmd, shown = fixture_command(spec, args, model_dir)
     subprocess.run(cmd, check=True)
 
-    kind = spec[6] if len(spec) > 6 else None
-    inputs = (SINGLES + (PAIRS if head != "none" else []) + (LONG if kind in ("long", "xlong") else []) +
-              (XLONG if kind == "xlong" else []))
+    kinds = set(spec[6].split("+")) if len(spec) > 6 else set()
+    inputs = (SINGLES + (PAIRS if head != "none" else []) + (PAD_LITERAL if "pad" in kinds else []) +
+              (LONG if kinds & {"long", "xlong"} else []) + (XLONG if "xlong" in kinds else []))
     tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
     enc = tok["encodings"]
 

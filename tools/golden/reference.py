@@ -93,6 +93,21 @@ a second reading)
     The embedding repos list `JinaBertForMaskedLM` over the bare model's weights: read as the
     base model here (its LM head is not used for embeddings).
 
+MPNet (HF `modeling_mpnet.py`; all-mpnet-base-v2, multi-qa-mpnet-base-dot-v1)
+    MPNetEmbeddings: `padding_idx = 1` fixed (not config.pad_token_id); position ids from
+    `create_position_ids_from_input_ids(input_ids, 1)` as RoBERTa's (a `<pad>` inside the text
+    gets position 1 and does not advance the count); `word_embeddings + position_embeddings`, no
+    token types, then `embeddings.LayerNorm` (eps = layer_norm_eps).
+    MPNetEncoder.compute_position_bias, once per forward: `relative_position = memory - context`
+    over arange positions, `relative_position_bucket` (n = -relative_position; 16 buckets per
+    sign; exact below 8, then 8 + trunc(log(n / 8) / log(128 / 8) * 8) capped at 15), always 32
+    buckets and max_distance 128 whatever relative_attention_num_buckets says; the bias table
+    `encoder.relative_attention_bias` looked up and permuted to [1, heads, L, L].
+    MPNetSelfAttention: `attn.q/k/v`, scores / sqrt(head_dim), `+= position_bias`, + extended
+    mask, softmax, context, `attn.o`; MPNetAttention: `attention.LayerNorm(o + input)`.
+    MPNetIntermediate / MPNetOutput: BERT's. MPNetPooler: tanh(dense(token 0)) when present.
+    MPNetForSequenceClassification: MPNetClassificationHead, dense-tanh-out_proj on <s>.
+
 Heads (*ForSequenceClassification, eval mode)
     BertForSequenceClassification: `bert.pooler.dense` + tanh on token 0 ([CLS]), then
     `classifier` (Linear hidden -> num_labels).
@@ -233,7 +248,30 @@ BASE_CLASSES = {
     "JinaBertModel": ("jina", "bert"),
     "JinaBertForMaskedLM": ("jina", "bert"),
     "JinaBertForSequenceClassification": ("jina", "bert"),
+    # sentence-transformers' MPNet repos name the masked-LM class over bare-model weights.
+    "MPNetModel": ("mpnet", "mpnet"),
+    "MPNetForMaskedLM": ("mpnet", "mpnet"),
+    "MPNetForSequenceClassification": ("mpnet", "mpnet"),
 }
+
+
+# MPNetEncoder.relative_position_bucket (HF modeling_mpnet.py), verbatim in its arithmetic: the
+# bucket of relative_position = memory - context (key j minus query i), T5's bidirectional
+# scheme with the 32 buckets and max_distance 128 that compute_position_bias always passes.
+def mpnet_relative_position_bucket(relative_position, num_buckets=32, max_distance=128):
+    ret = 0
+    n = -relative_position
+    num_buckets //= 2
+    ret += (n < 0).to(torch.long) * num_buckets
+    n = torch.abs(n)
+    max_exact = num_buckets // 2
+    is_small = n < max_exact
+    val_if_large = max_exact + (
+        torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    ).to(torch.long)
+    val_if_large = torch.min(val_if_large, torch.full_like(val_if_large, num_buckets - 1))
+    ret += torch.where(is_small, n, val_if_large)
+    return ret
 
 
 # JinaBertEncoder.rebuild_alibi_tensor's `_get_alibi_head_slopes` (Python floats), verbatim in
@@ -328,6 +366,13 @@ class Reference:
             self.position_embedding_type = c.get("position_embedding_type", "absolute")
             self.feed_forward_type = c.get("feed_forward_type", "original")
             self.intermediate = c["intermediate_size"]
+        elif self.family == "mpnet":
+            # MPNetConfig: no token types; MPNetEmbeddings fixes padding_idx at 1.
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.layers = c["num_hidden_layers"]
+            self.eps = c.get("layer_norm_eps", 1e-12)
+            self.act = ACTIVATIONS[c.get("hidden_act", "gelu")]
         elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
@@ -343,7 +388,7 @@ class Reference:
             pet = c.get("position_embedding_type", "absolute")
             if pet != "absolute":
                 raise ValueError(f"position_embedding_type {pet} is not supported")
-        self.pad_id = c.get("pad_token_id", 0 if self.family != "roberta" else 1)
+        self.pad_id = c.get("pad_token_id", 1 if self.family in ("roberta", "mpnet") else 0)
         if self.hidden % self.heads:
             raise ValueError("hidden size not divisible by the number of heads")
         self.head_dim = self.hidden // self.heads
@@ -519,6 +564,43 @@ class Reference:
             x = self.jina_layer(x, i, ext, alibi)
         return x
 
+    # -- MPNet (HF modeling_mpnet.py) -------------------------------------------------------
+    def mpnet_forward(self, ids, mask):
+        # MPNetEmbeddings.forward: position ids from create_position_ids_from_input_ids(input_ids,
+        # padding_idx=1) -- cumsum of the non-padding tokens, times the mask, plus padding_idx, so
+        # a <pad> inside the text sits at position 1 and does not advance the count --, then
+        # word + position embeddings (no token types) and LayerNorm.
+        padding_idx = 1
+        nonpad = ids.ne(padding_idx).int()
+        pos = (torch.cumsum(nonpad, dim=1).type_as(nonpad) * nonpad).long() + padding_idx
+        x = self.W("embeddings.word_embeddings.weight")[ids] + self.W("embeddings.position_embeddings.weight")[pos]
+        x = self.layer_norm(x, "embeddings.LayerNorm")
+        # MPNetModel: get_extended_attention_mask ((1 - mask) * finfo.min).
+        ext = (1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min
+        # MPNetEncoder.compute_position_bias (position_ids None): arange positions, the bucket of
+        # memory - context, relative_attention_bias looked up, permuted to [1, heads, L, L].
+        L = ids.shape[1]
+        rel = torch.arange(L, dtype=torch.long)[None, :] - torch.arange(L, dtype=torch.long)[:, None]
+        bias = self.W("encoder.relative_attention_bias.weight")[mpnet_relative_position_bucket(rel)]
+        bias = bias.permute([2, 0, 1]).unsqueeze(0)
+        for i in range(self.layers):
+            # MPNetLayer: MPNetAttention (MPNetSelfAttention: scores / sqrt(d), += position_bias,
+            # + mask, softmax, context, o; then LayerNorm(o + input)), MPNetIntermediate,
+            # MPNetOutput (BERT's post-LN FFN).
+            p = f"encoder.layer.{i}."
+            q = self.split_heads(self.linear(x, p + "attention.attn.q"))
+            k = self.split_heads(self.linear(x, p + "attention.attn.k"))
+            v = self.split_heads(self.linear(x, p + "attention.attn.v"))
+            scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
+            scores += bias
+            scores = scores + ext
+            probs = torch.softmax(scores, dim=-1)
+            o = self.linear(self.merge_heads(torch.matmul(probs, v)), p + "attention.attn.o")
+            a = self.layer_norm(o + x, p + "attention.LayerNorm")
+            h = self.act(self.linear(a, p + "intermediate.dense"))
+            x = self.layer_norm(self.linear(h, p + "output.dense") + a, p + "output.LayerNorm")
+        return x
+
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
@@ -589,9 +671,11 @@ class Reference:
             x = self.deberta_forward(ids, type_ids, mask)
         elif self.family == "jina":
             x = self.jina_forward(ids, type_ids, mask)
+        elif self.family == "mpnet":
+            x = self.mpnet_forward(ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina"):
+        if self.family in ("deberta", "jina", "mpnet"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):
@@ -613,7 +697,8 @@ class Reference:
                 # ContextPooler (token 0, dense, pooler_hidden_act), then the classifier
                 h = self.pooler_act(self.linear(first, "pooler.dense", base=False))
                 logits = self.linear(h, "classifier", base=False)
-            elif self.family == "roberta":
+            elif self.family in ("roberta", "mpnet"):
+                # MPNetClassificationHead is RobertaClassificationHead's dense-tanh-out_proj on <s>.
                 h = torch.tanh(self.linear(first, "classifier.dense", base=False))
                 logits = self.linear(h, "classifier.out_proj", base=False)
             else:
