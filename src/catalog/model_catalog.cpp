@@ -1,6 +1,7 @@
 #include "catalog/model_catalog.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
 #include "embed/sequence_classifier.hpp"
+#include "embed/static_embedder.hpp"
 #include "embed/use_lite_embedder.hpp"
 #include "serving/model_name.hpp"
 
@@ -77,6 +79,7 @@ struct FolderCheck {
   std::size_t width = 0;
   std::size_t bytes = 0;
   std::string architecture;
+  std::optional<model::StaticLayout> static_layout;
 };
 FolderCheck check_folder(const fs::path& dir, Precision precision) {
   std::error_code ec;
@@ -86,6 +89,15 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
     throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
   const ModelFolder folder = inspect_model_folder(dir);  // NotFound / CorruptFile, named
   require_tokenizer_files(dir);
+  if (folder.static_layout) {
+    // A static table is memory-mapped, whatever the dtype asked for: its file is its size.
+    FolderCheck c;
+    c.width = folder.hidden_size;
+    c.bytes = folder_bytes(folder.static_layout->files);
+    c.architecture = folder.architecture;
+    c.static_layout = folder.static_layout;
+    return c;
+  }
   if (!fs::exists(dir / "model.safetensors", ec) && !fs::exists(dir / "model.safetensors.index.json", ec)) {
     throw Error(
         ErrorKind::NotFound,
@@ -123,7 +135,13 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
   m.spec.dtype = std::string(precision_name(precision));
   m.spec.architecture = c.architecture;
   const std::size_t bytes = c.bytes;
-  if (c.kind == ModelKind::Embedding) {
+  if (c.static_layout) {
+    m.spec.dtype = "float32";
+    m.spec.load = [dir, layout = *c.static_layout, bytes] {
+      return serving::make_loaded_model(
+          std::unique_ptr<Embedder>(std::make_unique<StaticEmbedder>(dir, layout)), bytes);
+    };
+  } else if (c.kind == ModelKind::Embedding) {
     m.spec.load = [dir, pool, bytes, precision] {
       return serving::make_loaded_model(
           std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool, precision)), bytes);

@@ -1,5 +1,7 @@
 #include "embed/model_folder.hpp"
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "model/config.hpp"
@@ -9,6 +11,13 @@
 namespace warden {
 
 ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
+  if (auto layout = model::find_static_layout(dir)) {
+    ModelFolder f;
+    f.architecture = layout->rules == model::StaticRules::Model2Vec ? "StaticModel" : "StaticEmbedding";
+    f.hidden_size = model::StaticModel::table_width(*layout);
+    f.static_layout = std::move(layout);
+    return f;
+  }
   const ModelConfig config = read_model_config(dir / "config.json");
   ModelFolder f;
   if (has_classification_head(dir))
@@ -32,6 +41,13 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
 
 void require_tokenizer_files(const std::filesystem::path& dir) {
   std::error_code ec;
+  if (const auto layout = model::find_static_layout(dir)) {
+    if (!std::filesystem::exists(layout->files / "tokenizer.json", ec)) {
+      throw Error(ErrorKind::NotFound, fmt::format("static model {} has no {}", dir.string(),
+                                                   (layout->files / "tokenizer.json").string()));
+    }
+    return;
+  }
   if (!std::filesystem::exists(dir / "tokenizer.json", ec) &&
       !std::filesystem::exists(dir / "vocab.txt", ec)) {
     throw Error(ErrorKind::NotFound, Tokenizer::missing_tokenizer_message(dir));

@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "core/model_kind.hpp"
+#include "model/static_model.hpp"
 
 namespace warden {
 
@@ -15,12 +17,17 @@ struct ModelFolder {
   std::size_t hidden_size = 0;
   bool half_precision_checkpoint = false;  // torch_dtype float16/bfloat16: widened to f32 when loaded
   std::string architecture;  // the HF class Warden runs, e.g. "DebertaV2ForSequenceClassification"
+  // A static embedding model (model2vec or sentence-transformers' StaticEmbedding): where its
+  // files are; hidden_size is then its vector width.
+  std::optional<model::StaticLayout> static_layout;
 };
 
-// Error(NotFound / CorruptFile) naming the file when config.json is missing or malformed.
+// Error(NotFound / CorruptFile) naming the file when config.json is missing or malformed (or,
+// for a static model, its table).
 ModelFolder inspect_model_folder(const std::filesystem::path& dir);
-// Error(NotFound) unless the folder has a tokenizer Warden reads (tokenizer.json or vocab.txt);
-// the message names a SentencePiece-only folder as such.
+// Error(NotFound) unless the folder has a tokenizer Warden reads (tokenizer.json or vocab.txt;
+// a static model's tokenizer.json where its layout keeps it); the message names a
+// SentencePiece-only folder as such.
 void require_tokenizer_files(const std::filesystem::path& dir);
 
 }  // namespace warden

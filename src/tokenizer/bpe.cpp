@@ -187,6 +187,7 @@ class Bpe final : public Model {
     return tokens_[id];
   }
   [[nodiscard]] std::size_t vocab_size() const override { return map_.size(); }
+  [[nodiscard]] std::optional<std::uint32_t> unk_id() const override { return unk_id_; }
 
  private:
   static constexpr std::uint32_t kNone = 0xFFFFFFFFU;

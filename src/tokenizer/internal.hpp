@@ -94,6 +94,8 @@ class Model {
   [[nodiscard]] virtual std::optional<std::uint32_t> token_to_id(std::string_view token) const = 0;
   [[nodiscard]] virtual std::optional<std::string_view> id_to_token(std::uint32_t id) const = 0;
   [[nodiscard]] virtual std::size_t vocab_size() const = 0;
+  // The model's own unknown token (WordPiece, WordLevel and BPE's unk_token), if it has one.
+  [[nodiscard]] virtual std::optional<std::uint32_t> unk_id() const { return std::nullopt; }
   // The token's string as HF reports it (Unigram's unk is the covered text itself).
   [[nodiscard]] virtual std::string_view token_string(const Token& t, const NormText& /*text*/) const {
     return id_to_token(t.id).value_or(std::string_view{});

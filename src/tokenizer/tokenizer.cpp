@@ -407,6 +407,30 @@ std::size_t Tokenizer::vocab_size() const {
   return n;
 }
 
+std::vector<std::string> Tokenizer::vocabulary() const {
+  std::vector<std::pair<std::uint32_t, std::string>> by_id;
+  const std::size_t n = p_->model->vocab_size();
+  by_id.reserve(n + p_->added.size());
+  for (std::size_t id = 0; id < n; ++id) {
+    if (const auto t = p_->model->id_to_token(static_cast<std::uint32_t>(id)); t && !t->empty()) {
+      by_id.emplace_back(static_cast<std::uint32_t>(id), std::string(*t));
+    }
+  }
+  for (const auto& t : p_->added) {
+    if (!p_->model->token_to_id(t.content)) by_id.emplace_back(t.id, t.content);
+  }
+  std::stable_sort(by_id.begin(), by_id.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  out.reserve(by_id.size());
+  for (auto& [id, token] : by_id) out.push_back(std::move(token));
+  return out;
+}
+
+std::optional<std::uint32_t> Tokenizer::model_unk_id() const {
+  return p_->model->unk_id();
+}
+
 const std::optional<TruncationParams>& Tokenizer::truncation() const noexcept {
   return p_->truncation;
 }

@@ -123,6 +123,11 @@ class Tokenizer {
   [[nodiscard]] std::optional<std::string> id_to_token(std::uint32_t id) const;
   // Model vocabulary plus added tokens (HF's get_vocab_size(with_added_tokens = true)).
   [[nodiscard]] std::size_t vocab_size() const;
+  // Every token string, ordered by id, as HF's get_vocab() sorted by id: the model's
+  // vocabulary and the added tokens it does not hold.
+  [[nodiscard]] std::vector<std::string> vocabulary() const;
+  // The model's unk_token (HF's tokenizer.model.unk_token: WordPiece, WordLevel, BPE), if set.
+  [[nodiscard]] std::optional<std::uint32_t> model_unk_id() const;
 
   // Truncation and padding as loaded from the file. Setting them is not synchronised with
   // encoding: configure a tokenizer before sharing it between threads.

@@ -88,6 +88,7 @@ class WordPiece final : public Model {
     return tokens_[id];
   }
   [[nodiscard]] std::size_t vocab_size() const override { return map_.size(); }
+  [[nodiscard]] std::optional<std::uint32_t> unk_id() const override { return unk_id_; }
 
  private:
   StringTable tokens_;
@@ -129,6 +130,7 @@ class WordLevel final : public Model {
     return tokens_[id];
   }
   [[nodiscard]] std::size_t vocab_size() const override { return map_.size(); }
+  [[nodiscard]] std::optional<std::uint32_t> unk_id() const override { return unk_id_; }
 
  private:
   StringTable tokens_;

@@ -2,12 +2,13 @@
 // Tokenizes a list of inputs with HuggingFace `tokenizers` itself (the Rust crate, through the
 // native Node binding `@anush008/tokenizers` 0.6.0), for the golden outputs of tools/golden.
 //
-//   node tools/golden/tokenize.mjs TOKENIZER_JSON INPUTS_JSON > tokens.json
+//   node tools/golden/tokenize.mjs TOKENIZER_JSON INPUTS_JSON [--no-special-tokens] > tokens.json
 //
 // INPUTS_JSON is a JSON list whose items are a text ("...") or a pair (["text", "text_pair"]).
 // Output (stdout, JSON): {"tokenizers_binding": "...", "encodings": [{"ids", "type_ids",
 // "attention_mask", "tokens", "offsets"}, ...]} with one encoding per input, special tokens added
-// (the post-processor of the tokenizer.json: [CLS] A [SEP] B [SEP], <s> A </s></s> B </s>, ...).
+// (the post-processor of the tokenizer.json: [CLS] A [SEP] B [SEP], <s> A </s></s> B </s>, ...),
+// or none with --no-special-tokens (add_special_tokens=False, as static embedders encode).
 // Padding is disabled (each input is encoded alone, so the attention mask is all ones);
 // truncation is whatever the tokenizer.json says.
 //
@@ -39,9 +40,11 @@ function findBinding() {
 }
 
 async function main() {
-  const args = process.argv.slice(2);
+  let args = process.argv.slice(2);
+  const addSpecialTokens = !args.includes("--no-special-tokens");
+  args = args.filter((a) => a !== "--no-special-tokens");
   if (args.length !== 2) {
-    process.stderr.write("usage: tokenize.mjs TOKENIZER_JSON INPUTS_JSON\n");
+    process.stderr.write("usage: tokenize.mjs TOKENIZER_JSON INPUTS_JSON [--no-special-tokens]\n");
     process.exit(2);
   }
   const [tokenizerPath, inputsPath] = args;
@@ -56,10 +59,10 @@ async function main() {
   for (const [i, item] of inputs.entries()) {
     let enc;
     if (typeof item === "string") {
-      enc = await tokenizer.encode(item, null, { addSpecialTokens: true });
+      enc = await tokenizer.encode(item, null, { addSpecialTokens });
     } else if (Array.isArray(item) && item.length === 2 &&
                typeof item[0] === "string" && typeof item[1] === "string") {
-      enc = await tokenizer.encode(item[0], item[1], { addSpecialTokens: true });
+      enc = await tokenizer.encode(item[0], item[1], { addSpecialTokens });
     } else {
       throw new Error(`input ${i}: expected a string or a [text, text_pair] list`);
     }
