@@ -8,6 +8,7 @@ enum class Activation {
   Gelu,  // exact: x/2·(1 + erf(x/√2)), as BERT's "gelu" (not the tanh approximation)
   Relu,
   Tanh,
+  Silu,  // x·sigmoid(x) = x / (1 + e^-x), torch's F.silu (SwiGLU's gate)
 };
 
 }  // namespace warden::kernels

@@ -282,6 +282,8 @@ float activate(float v, Activation act) noexcept {
       return v > 0.0F ? v : 0.0F;
     case Activation::Tanh:
       return std::tanh(v);
+    case Activation::Silu:
+      return v / (1.0F + std::exp(-v));
   }
   return v;
 }

@@ -72,6 +72,9 @@ void tile_avx2(const Tile& t) {
       } else if (t.activation == Activation::Relu) {
         v0 = _mm256_max_ps(v0, _mm256_setzero_ps());
         v1 = _mm256_max_ps(v1, _mm256_setzero_ps());
+      } else if (t.activation == Activation::Silu) {
+        v0 = avx2::silu_ps(v0);
+        v1 = avx2::silu_ps(v1);
       }
       if (t.residual != nullptr && t.activation != Activation::Tanh) {
         const float* res = t.residual + static_cast<std::size_t>(r) * t.ldr;

@@ -20,6 +20,8 @@ inline __m512 apply_activation(__m512 v, Activation act) {
       return avx512::gelu_ps(v);
     case Activation::Relu:
       return _mm512_max_ps(v, _mm512_setzero_ps());
+    case Activation::Silu:
+      return avx512::silu_ps(v);
     default:
       return v;  // Tanh is applied after the store (see below)
   }

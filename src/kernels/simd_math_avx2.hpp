@@ -54,6 +54,12 @@ inline __m256 gelu_ps(__m256 x) {
   return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5F)), _mm256_add_ps(e, _mm256_set1_ps(1.0F)));
 }
 
+// SiLU: x / (1 + exp(-x)).
+inline __m256 silu_ps(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0F);
+  return _mm256_div_ps(x, _mm256_add_ps(one, exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+}
+
 // A dense layer's activation on 8 lanes, as the epilogues apply it. Tanh (classification
 // heads only: one row per sequence) goes through the scalar tanhf.
 inline __m256 activate_ps(__m256 v, Activation act) {
@@ -62,6 +68,8 @@ inline __m256 activate_ps(__m256 v, Activation act) {
       return gelu_ps(v);
     case Activation::Relu:
       return _mm256_max_ps(v, _mm256_setzero_ps());
+    case Activation::Silu:
+      return silu_ps(v);
     case Activation::Tanh: {
       float lanes[8];
       _mm256_storeu_ps(lanes, v);

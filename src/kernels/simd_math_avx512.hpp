@@ -59,6 +59,12 @@ inline __m512 gelu_ps(__m512 x) {
   return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5F)), _mm512_add_ps(e, _mm512_set1_ps(1.0F)));
 }
 
+// SiLU: x / (1 + exp(-x)).
+inline __m512 silu_ps(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0F);
+  return _mm512_div_ps(x, _mm512_add_ps(one, exp_ps(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+
 // A dense layer's activation on 16 lanes, as the epilogues apply it. Tanh (classification
 // heads only: one row per sequence) goes through the scalar tanhf.
 inline __m512 activate_ps(__m512 v, Activation act) {
@@ -67,6 +73,8 @@ inline __m512 activate_ps(__m512 v, Activation act) {
       return gelu_ps(v);
     case Activation::Relu:
       return _mm512_max_ps(v, _mm512_setzero_ps());
+    case Activation::Silu:
+      return silu_ps(v);
     case Activation::Tanh: {
       float lanes[16];
       _mm512_storeu_ps(lanes, v);

@@ -67,6 +67,11 @@ inline float32x4_t gelu_ps(float32x4_t x) {
 
 // NEON has no masked loads or stores: a tail of `count` < 4 floats goes through a small
 // zero-filled buffer, so nothing past the end of a row is read or written.
+// SiLU: x / (1 + exp(-x)).
+inline float32x4_t silu_ps(float32x4_t x) {
+  return vdivq_f32(x, vaddq_f32(vdupq_n_f32(1.0F), exp_ps(vnegq_f32(x))));
+}
+
 inline float32x4_t load_partial(const float* p, std::size_t count) {
   if (count >= 4) return vld1q_f32(p);
   float buf[4] = {0.0F, 0.0F, 0.0F, 0.0F};

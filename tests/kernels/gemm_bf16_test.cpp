@@ -62,6 +62,8 @@ double activate(double x, Activation act) {
       return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     case Activation::Tanh:
       return std::tanh(x);
+    case Activation::Silu:
+      return x / (1.0 + std::exp(-x));
   }
   return x;
 }
@@ -143,7 +145,7 @@ TEST(GemmBf16Test, MatchesDoubleReference) {
           const Bf16Linear w(wt, n, k, bias, isa);
           ASSERT_EQ(w.k_padded() % 2, 0U);
           for (const Activation act :
-               {Activation::None, Activation::Relu, Activation::Gelu, Activation::Tanh}) {
+               {Activation::None, Activation::Relu, Activation::Gelu, Activation::Tanh, Activation::Silu}) {
             const bool with_res = act != Activation::Relu;
             const Epilogue ep{act, with_res ? res.data() : nullptr, ldc};
             ThreadPool* p = (m + k) % 2 == 0 ? &pool : nullptr;

@@ -41,6 +41,8 @@ double activate(double v, Activation act) {
       return v > 0 ? v : 0;
     case Activation::Tanh:
       return std::tanh(v);
+    case Activation::Silu:
+      return v / (1.0 + std::exp(-v));
   }
   return v;
 }
@@ -94,7 +96,8 @@ TEST(Gemm, MatchesADoubleReferenceOnEveryIsaAndEdgeShape) {
 TEST(Gemm, FusedEpiloguesMatchOnEveryIsa) {
   ThreadPool pool(2);
   for (const Isa isa : supported_isas()) {
-    for (const Activation act : {Activation::None, Activation::Gelu, Activation::Relu, Activation::Tanh}) {
+    for (const Activation act :
+         {Activation::None, Activation::Gelu, Activation::Relu, Activation::Tanh, Activation::Silu}) {
       check_linear(isa, 29, 70, 96, act, false, &pool);
       check_linear(isa, 29, 70, 96, act, true, &pool);
     }
