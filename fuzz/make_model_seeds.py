@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the DeBERTa-v3, JinaBERT and MPNet seeds of the model fuzz target (fuzz/corpus/model): valid
+"""Writes the DeBERTa-v3, JinaBERT, MPNet and NomicBERT seeds of the model fuzz target (fuzz/corpus/model): valid
 float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
 
     /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
@@ -69,11 +69,21 @@ def mpnet():
     return t + [("encoder.relative_attention_bias.weight", [32, 2])] + linear("pooler.dense", h, h)
 
 
+def nomic_bert():
+    # n_inner 8 rounds up to NomciBertGatedMLP's 256; no biases anywhere.
+    h, i, layer = 4, 256, "encoder.layers.0."
+    t = [("embeddings.word_embeddings.weight", [8, h]), ("embeddings.token_type_embeddings.weight", [2, h])]
+    t += norm("emb_ln", h)
+    t += [(layer + "attn.Wqkv.weight", [3 * h, h]), (layer + "attn.out_proj.weight", [h, h]),
+          (layer + "mlp.fc11.weight", [i, h]), (layer + "mlp.fc12.weight", [i, h]), (layer + "mlp.fc2.weight", [h, i])]
+    return t + norm(layer + "norm1", h) + norm(layer + "norm2", h)
+
+
 def main():
     out = sys.argv[1]
     random.seed(1)
     for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert()),
-                          ("mpnet.safetensors", mpnet())):
+                          ("mpnet.safetensors", mpnet()), ("nomic-bert.safetensors", nomic_bert())):
         with open(os.path.join(out, name), "wb") as f:
             f.write(safetensors(tensors))
 

@@ -45,6 +45,12 @@ constexpr std::string_view kMpnetConfig = R"({"architectures": ["MPNetForMaskedL
  "vocab_size": 8, "max_position_embeddings": 8, "hidden_act": "gelu", "layer_norm_eps": 1e-5,
  "pad_token_id": 1, "relative_attention_num_buckets": 32})";
 
+constexpr std::string_view kNomicConfig = R"({"architectures": ["NomicBertModel"], "model_type": "nomic_bert",
+ "n_embd": 4, "n_layer": 1, "n_head": 2, "n_inner": 8, "n_positions": 16, "vocab_size": 8,
+ "activation_function": "swiglu", "qkv_proj_bias": false, "mlp_fc1_bias": false, "mlp_fc2_bias": false,
+ "rotary_emb_base": 1000, "rotary_emb_fraction": 1.0, "rotary_scaling_factor": 2.0,
+ "max_trained_positions": 4, "layer_norm_epsilon": 1e-12, "type_vocab_size": 2})";
+
 bool mentions(const std::uint8_t* data, std::size_t size, std::string_view word) {
   return std::string_view(reinterpret_cast<const char*>(data), size).find(word) != std::string_view::npos;
 }
@@ -63,6 +69,7 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
   const std::string_view config = mentions(data, size, "gated_layers")              ? kJinaBertConfig
                                   : mentions(data, size, "rel_embeddings")          ? kDebertaConfig
                                   : mentions(data, size, "relative_attention_bias") ? kMpnetConfig
+                                  : mentions(data, size, "Wqkv")                    ? kNomicConfig
                                                                                     : kBertConfig;
   if (config.data() != written.data()) {
     warden::write_file_atomic(dir / "config.json", config);

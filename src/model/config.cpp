@@ -148,6 +148,67 @@ void read_deberta(const Fields& f, ModelConfig& c) {
   }
 }
 
+// NomicBertConfig (nomic-ai/nomic-bert-2048's configuration_hf_nomic_bert.py), a GPT2Config:
+// GPT-2's key names and defaults where the file says nothing. NomicBertModel pads the
+// vocabulary to pad_vocab_size_multiple, and its gated MLP rounds n_inner (default 8/3 of the
+// width) up to a multiple of 256 (NomciBertGatedMLP's multiple_of); what it builds is what the
+// weights have, so those are the sizes read here. Variants Warden does not run are refused by
+// name.
+void read_nomic(const Fields& f, ModelConfig& c) {
+  c.hidden_size = optional_in(f, "n_embd", 1, kMaxHidden, 768);
+  c.num_hidden_layers = optional_in(f, "n_layer", 1, kMaxLayers, 12);
+  c.num_attention_heads = optional_in(f, "n_head", 1, kMaxHidden, 12);
+  c.max_position_embeddings = optional_in(f, "n_positions", 1, kMaxPositions, 1024);
+  c.type_vocab_size = optional_in(f, "type_vocab_size", 0, kMaxTypeVocab, 2);
+  c.hidden_act = f.string("activation_function").value_or("gelu_new");
+  c.layer_norm_eps = f.number("layer_norm_epsilon").value_or(1e-5);
+  if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0.0 || c.layer_norm_eps >= 1.0) {
+    throw f.fail("layer_norm_epsilon", fmt::format("is {}, outside (0, 1)", c.layer_norm_eps));
+  }
+  const bool gated = c.hidden_act == "swiglu" || c.hidden_act == "geglu" || c.hidden_act == "glu";
+  std::size_t inner = 0;
+  if (f.has("n_inner") && f.integer("n_inner")) {
+    inner = to_size(f.integer_in("n_inner", 1, kMaxIntermediate));
+  } else {
+    inner = gated ? c.hidden_size * 8 / 3 : 4 * c.hidden_size;
+  }
+  if (gated) inner = (inner + 255) / 256 * 256;
+  c.intermediate_size = inner;
+  const std::size_t vocab = optional_in(f, "vocab_size", 1, kMaxVocab, 50257);
+  const std::size_t multiple = optional_in(f, "pad_vocab_size_multiple", 1, 1 << 16, 1);
+  c.vocab_size = (vocab + multiple - 1) / multiple * multiple;
+  ModelConfig::Nomic& n = c.nomic;
+  n.qkv_proj_bias = f.boolean("qkv_proj_bias").value_or(true);
+  n.mlp_fc1_bias = f.boolean("mlp_fc1_bias").value_or(true);
+  n.mlp_fc2_bias = f.boolean("mlp_fc2_bias").value_or(true);
+  ModelConfig::Rotary& r = c.rotary;
+  r.base = f.number("rotary_emb_base").value_or(10000.0);
+  r.fraction = f.number("rotary_emb_fraction").value_or(0.0);
+  r.interleaved = f.boolean("rotary_emb_interleaved").value_or(false);
+  r.scaling_factor = f.number("rotary_scaling_factor");
+  r.max_trained_positions = optional_in(f, "max_trained_positions", 1, kMaxPositions, 2048);
+  if (!std::isfinite(r.base) || r.base <= 1.0) throw f.fail("rotary_emb_base", "must be a number above 1");
+  if (!std::isfinite(r.fraction) || r.fraction < 0.0 || r.fraction > 1.0) {
+    throw f.fail("rotary_emb_fraction", "must be in [0, 1]");
+  }
+  if (r.scaling_factor && (!std::isfinite(*r.scaling_factor) || *r.scaling_factor < 1.0)) {
+    throw f.fail("rotary_scaling_factor", "must be null or a number of at least 1");
+  }
+  for (const char* key : {"prenorm", "parallel_block", "use_rms_norm", "causal"}) {
+    if (f.boolean(key).value_or(false)) throw f.fail(key, "is true: that NomicBERT variant is not supported");
+  }
+  if (f.number("rotary_emb_scale_base")) {
+    throw f.fail("rotary_emb_scale_base", "is set: xPos-scaled rotary embeddings are not supported");
+  }
+  if (f.integer("moe_every_n_layers").value_or(0) > 0) {
+    throw f.fail("moe_every_n_layers", "is set: mixture-of-experts layers are not supported");
+  }
+  if (const auto kv = f.integer("num_heads_kv");
+      kv && *kv != static_cast<std::int64_t>(c.num_attention_heads)) {
+    throw f.fail("num_heads_kv", "differs from n_head: grouped-query attention is not supported here");
+  }
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(std::string_view json, std::string_view source) {
@@ -170,7 +231,10 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
   if (!c.torch_dtype) c.torch_dtype = f.string("dtype");
 
   const bool distilbert = c.model_type == "distilbert";
-  if (distilbert) {
+  const bool nomic = c.model_type == "nomic_bert";
+  if (nomic) {
+    read_nomic(f, c);
+  } else if (distilbert) {
     c.hidden_size = to_size(f.integer_in("dim", 1, kMaxHidden));
     c.num_hidden_layers = to_size(f.integer_in("n_layers", 1, kMaxLayers));
     c.num_attention_heads = to_size(f.integer_in("n_heads", 1, kMaxHidden));
@@ -202,12 +266,16 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
         optional_in(f, "relative_attention_num_buckets", 32, kMaxPositions, 32);
   }
   c.feed_forward_type = f.string("feed_forward_type").value_or("original");
-  c.vocab_size = to_size(f.integer_in("vocab_size", 1, kMaxVocab));
-  c.max_position_embeddings = optional_in(f, "max_position_embeddings", 1, kMaxPositions, 512);
+  if (!nomic) {
+    c.vocab_size = to_size(f.integer_in("vocab_size", 1, kMaxVocab));
+    c.max_position_embeddings = optional_in(f, "max_position_embeddings", 1, kMaxPositions, 512);
+  }
 
   if (c.num_attention_heads > c.hidden_size || c.hidden_size % c.num_attention_heads != 0) {
     throw f.fail(
-        distilbert ? "n_heads" : "num_attention_heads",
+        distilbert ? "n_heads"
+        : nomic    ? "n_head"
+                   : "num_attention_heads",
         fmt::format("is {}, which does not divide the hidden size {}", c.num_attention_heads, c.hidden_size));
   }
 

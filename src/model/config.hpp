@@ -58,6 +58,24 @@ struct ModelConfig {
   // MPNet: rows of encoder.relative_attention_bias (MPNetConfig's default 32; the bucketing
   // itself always uses 32, whatever this says).
   std::size_t relative_attention_num_buckets = 32;
+  // Rotary position embeddings (NomicBERT): the base, the fraction of each head rotated (0:
+  // none), rotate-half or interleaved pairs, and NomicBERT's dynamic NTK scaling, which raises
+  // the base for a sequence longer than max_trained_positions.
+  struct Rotary {
+    double base = 10000.0;
+    double fraction = 0.0;
+    bool interleaved = false;
+    std::optional<double> scaling_factor;
+    std::size_t max_trained_positions = 2048;
+  };
+  Rotary rotary;
+  // NomicBERT (model_type "nomic_bert", GPT-2-style keys): which nn.Linear layers have biases.
+  struct Nomic {
+    bool qkv_proj_bias = true;  // Wqkv and out_proj
+    bool mlp_fc1_bias = true;   // fc11/fc12 (or fc1)
+    bool mlp_fc2_bias = true;
+  };
+  Nomic nomic;
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }

@@ -14,6 +14,15 @@
 
 namespace warden::model {
 
+const kernels::RotaryTable& EncoderWorkspace::rotary(std::span<const float> inv_freq, std::size_t positions) {
+  if (rotary_.positions() < positions ||
+      !std::equal(inv_freq.begin(), inv_freq.end(), rotary_inv_freq_.begin(), rotary_inv_freq_.end())) {
+    rotary_ = kernels::RotaryTable::make(inv_freq, positions);
+    rotary_inv_freq_.assign(inv_freq.begin(), inv_freq.end());
+  }
+  return rotary_;
+}
+
 float* EncoderWorkspace::ensure(AlignedBuffer<float>& buffer, std::size_t floats) {
   if (buffer.size() < floats) buffer = AlignedBuffer<float>(floats);
   return buffer.data();
@@ -45,6 +54,13 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
   if (!w_.distance_bias.empty() && (w_.distance_bias.heads() != dims_.heads ||
                                     w_.distance_bias.max_distance() + 1 < dims_.max_positions)) {
     throw Error(ErrorKind::Internal, "Encoder: the distance bias does not match the dimensions");
+  }
+  if (dims_.rotary_dims > 0) {
+    if (dims_.rotary_dims % 2 != 0 || dims_.rotary_dims > h / dims_.heads) {
+      throw Error(ErrorKind::CorruptFile, fmt::format("{} rotary dimensions do not fit heads of {}",
+                                                      dims_.rotary_dims, h / dims_.heads));
+    }
+    rotary_inv_freq_ = kernels::rotary_inv_freq(dims_.rotary_base, dims_.rotary_dims);
   }
   for (const EncoderLayer& layer : w_.layers) {
     if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {
@@ -113,6 +129,44 @@ void Encoder::embed(const TokenBatch& batch, float* x, float* scratch) const {
   }
 }
 
+std::vector<const kernels::RotaryTable*> Encoder::rotary_tables(
+    const TokenBatch& batch, EncoderWorkspace& ws, std::vector<kernels::RotaryTable>& scaled) const {
+  const std::size_t n = batch.sequences();
+  const auto scaled_length = [this](std::size_t len) {
+    return dims_.rotary_ntk_factor && len > dims_.rotary_max_trained;
+  };
+  std::size_t longest = 0;
+  std::size_t scaled_count = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    if (scaled_length(batch.length(s))) {
+      ++scaled_count;
+    } else {
+      longest = std::max(longest, batch.length(s));
+    }
+  }
+  const kernels::RotaryTable& base = ws.rotary(rotary_inv_freq_, longest);
+  scaled.clear();
+  scaled.reserve(scaled_count);  // no reallocation: the pointers below stay valid
+  std::vector<const kernels::RotaryTable*> tables(n, &base);
+  for (std::size_t s = 0; s < n; ++s) {
+    const std::size_t len = batch.length(s);
+    if (!scaled_length(len)) continue;
+    // NomicBertDynamicNTKRotaryEmbedding: base · ((factor · len / trained) − (factor − 1))^(d / (d − 2)),
+    // in double as Python computes it, for this sequence's length.
+    const double factor = *dims_.rotary_ntk_factor;
+    const auto d = static_cast<double>(dims_.rotary_dims);
+    const double base_scaled =
+        dims_.rotary_base *
+        std::pow(factor * static_cast<double>(len) / static_cast<double>(dims_.rotary_max_trained) -
+                     (factor - 1.0),
+                 d / (d - 2.0));
+    scaled.push_back(
+        kernels::RotaryTable::make(kernels::rotary_inv_freq(base_scaled, dims_.rotary_dims), len));
+    tables[s] = &scaled.back();
+  }
+  return tables;
+}
+
 std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspace& ws,
                                         ThreadPool* pool) const {
   const std::size_t tokens = batch.tokens();
@@ -130,8 +184,15 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   const float terms = 1.0F + (dims_.c2p ? 1.0F : 0.0F) + (dims_.p2c ? 1.0F : 0.0F);
   const kernels::AttentionShape shape{dims_.heads, head_dim,
                                       1.0F / std::sqrt(static_cast<float>(head_dim) * terms)};
+  std::vector<kernels::RotaryTable> scaled_rotary;
+  std::vector<const kernels::RotaryTable*> rotary;
+  if (dims_.rotary_dims > 0) rotary = rotary_tables(batch, ws, scaled_rotary);
   for (const EncoderLayer& layer : w_.layers) {
     kernels::dense(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
+    if (!rotary.empty()) {
+      kernels::apply_rotary(qkv, 3 * h, batch.offsets, dims_.heads, head_dim, rotary,
+                            dims_.rotary_interleaved, pool);
+    }
     if (dims_.relative_rows.empty()) {
       kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, w_.distance_bias);
     } else {

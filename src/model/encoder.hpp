@@ -26,6 +26,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/dense.hpp"
 #include "kernels/gated_dense.hpp"
+#include "kernels/rotary.hpp"
 #include "model/embedding_table.hpp"
 #include "model/packed_image.hpp"
 #include "model/token_batch.hpp"
@@ -66,6 +67,15 @@ struct EncoderDims {
   // A gated feed-forward (JinaBERT's GEGLU/ReGLU): the FFN's input layer is EncoderLayer::
   // ffn_gated, giving ffn_activation(first half) ⊙ second half.
   bool gated_ffn = false;
+  // Rotary positions (NomicBERT): the first rotary_dims values of every query and key head
+  // turn by position · inv_freq (kernels/rotary.hpp), with inverse frequencies from
+  // rotary_base; rotary_ntk_factor (NomicBERT's dynamic NTK) raises the base for a sequence
+  // longer than rotary_max_trained tokens. rotary_dims 0: none.
+  std::size_t rotary_dims = 0;
+  double rotary_base = 10000.0;
+  bool rotary_interleaved = false;
+  std::optional<double> rotary_ntk_factor;
+  std::size_t rotary_max_trained = 0;
 };
 
 struct LayerNormWeights {
@@ -113,8 +123,12 @@ class EncoderWorkspace {
   float* context(std::size_t floats) { return ensure(context_, floats); }
   float* ffn(std::size_t floats) { return ensure(ffn_, floats); }
   float* row(std::size_t floats) { return ensure(row_, floats); }  // one widened embedding row
+  // The rotary table of `inv_freq` for at least `positions` positions (rebuilt when longer).
+  const kernels::RotaryTable& rotary(std::span<const float> inv_freq, std::size_t positions);
 
  private:
+  kernels::RotaryTable rotary_;
+  std::vector<float> rotary_inv_freq_;  // what rotary_ was built from (workspaces are shared by models)
   static float* ensure(AlignedBuffer<float>& buffer, std::size_t floats);
   AlignedBuffer<float> hidden_, qkv_, context_, ffn_, row_;
 };
@@ -145,8 +159,13 @@ class Encoder {
 
  private:
   void embed(const TokenBatch& batch, float* x, float* scratch) const;
+  // One rotary table per sequence of the batch: the workspace's for the model's base, or, for
+  // a sequence past rotary_max_trained with NTK scaling, its own (kept in `scaled`).
+  std::vector<const kernels::RotaryTable*> rotary_tables(const TokenBatch& batch, EncoderWorkspace& ws,
+                                                         std::vector<kernels::RotaryTable>& scaled) const;
 
   EncoderDims dims_;
+  std::vector<float> rotary_inv_freq_;  // for rotary_base
   EncoderWeights w_;
 };
 

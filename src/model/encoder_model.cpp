@@ -30,7 +30,7 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 16> kArchitectures{{
+constexpr std::array<ArchitectureName, 17> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
     {"BertForSequenceClassification", Architecture::Bert, true},
     {"RobertaModel", Architecture::Roberta, false},
@@ -51,6 +51,8 @@ constexpr std::array<ArchitectureName, 16> kArchitectures{{
     {"MPNetModel", Architecture::MPNet, false},
     {"MPNetForMaskedLM", Architecture::MPNet, false},
     {"MPNetForSequenceClassification", Architecture::MPNet, true},
+    // NomicBERT's remote code (nomic-ai/nomic-bert-2048): nomic-embed-text-v1/v1.5.
+    {"NomicBertModel", Architecture::NomicBert, false},
 }};
 
 const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -69,6 +71,8 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
     named = "DebertaV2Model";
   } else if (config.model_type == "mpnet") {
     named = "MPNetModel";
+  } else if (config.model_type == "nomic_bert") {
+    named = "NomicBertModel";
   }
   for (const auto& a : kArchitectures) {
     if (a.name == named) return a;
@@ -161,15 +165,17 @@ class WeightReader {
 
   // The layers `bases` (each "<base>.weight" [rows x in] and "<base>.bias") stacked into
   // one [bases.size()·rows x in] layer in the model's precision.
-  kernels::DenseLayer dense(std::initializer_list<std::string_view> bases, std::size_t rows,
-                            std::size_t in) const {
+  // with_bias false: the model has no bias there (nn.Linear(bias=False)); none is read.
+  kernels::DenseLayer dense(std::initializer_list<std::string_view> bases, std::size_t rows, std::size_t in,
+                            bool with_bias = true) const {
     const std::size_t n = bases.size() * rows;
     if (arena_ != nullptr && arena_->prefilled()) {
       return kernels::DenseLayer::prefilled(precision_, n, in, isa_, *arena_);
     }
     std::vector<float> bias;
-    bias.reserve(n);
+    bias.reserve(with_bias ? n : 0);
     for (const std::string_view base : bases) {
+      if (!with_bias) break;
       const std::vector<float> b = floats(std::string(base) + ".bias", {rows});
       bias.insert(bias.end(), b.begin(), b.end());
     }
@@ -180,8 +186,9 @@ class WeightReader {
         for (const std::string_view base : bases) {
           std::vector<float> scratch;
           const Tensor& w = weight(base, rows, in);
-          packed.set_rows(row0, rows, weight_floats(base, w, rows, in, scratch),
-                          std::span<const float>(bias).subspan(row0, rows));
+          packed.set_rows(
+              row0, rows, weight_floats(base, w, rows, in, scratch),
+              bias.empty() ? std::span<const float>() : std::span<const float>(bias).subspan(row0, rows));
           release_pages(w.data);
           row0 += rows;
         }
@@ -239,6 +246,31 @@ class WeightReader {
         precision_, v.first(width * in), v.subspan(width * in), width, in, b.empty() ? b : b.first(width),
         b.empty() ? b : b.subspan(width), isa_, arena_);
     release_pages(w.data);
+    return layer;
+  }
+
+  // A gated FFN input layer from two tensors: "<activated>.weight" and "<gate>.weight", [width x
+  // in] each (NomicBERT's fc12 and fc11), with their biases when with_bias.
+  kernels::GatedDense gated_pair(std::string_view activated, std::string_view gate, std::size_t width,
+                                 std::size_t in, bool with_bias) const {
+    if (arena_ != nullptr && arena_->prefilled()) {
+      return kernels::GatedDense::prefilled(precision_, width, in, isa_, *arena_);
+    }
+    std::vector<float> scratch_a;
+    std::vector<float> scratch_g;
+    const Tensor& wa = weight(activated, width, in);
+    const Tensor& wg = weight(gate, width, in);
+    std::vector<float> bias_a;
+    std::vector<float> bias_g;
+    if (with_bias) {
+      bias_a = floats(std::string(activated) + ".bias", {width});
+      bias_g = floats(std::string(gate) + ".bias", {width});
+    }
+    kernels::GatedDense layer = kernels::GatedDense::make(
+        precision_, weight_floats(activated, wa, width, in, scratch_a),
+        weight_floats(gate, wg, width, in, scratch_g), width, in, bias_a, bias_g, isa_, arena_);
+    release_pages(wa.data);
+    release_pages(wg.data);
     return layer;
   }
 
@@ -327,7 +359,19 @@ std::vector<EncoderLayer> load_layers(std::size_t layers, ThreadPool* pool, Load
 struct LayerNames {
   std::string_view layer_prefix;
   std::string_view q, k, v, attn_out, attn_norm, ffn_in, ffn_out, ffn_norm;
-  std::string_view ffn_gated = {};  // [2·intermediate x hidden], when EncoderDims::gated_ffn
+  // When EncoderDims::gated_ffn: [2·intermediate x hidden] holding the activated rows, then the
+  // gate rows; or, with ffn_gate set, the activated rows alone, ffn_gate the gate rows.
+  std::string_view ffn_gated = {};
+  std::string_view ffn_gate = {};
+  std::string_view embedding_norm = "embeddings.LayerNorm";
+  // q alone names Q, K and V stacked in one [3·hidden x hidden] tensor when k is empty.
+};
+
+// Which of a layer's nn.Linear modules have biases (NomicBERT's are configurable).
+struct LayerBiases {
+  bool attention = true;  // the QKV projection and the attention output
+  bool ffn_in = true;
+  bool ffn_out = true;
 };
 
 constexpr LayerNames kBertNames{
@@ -359,6 +403,13 @@ constexpr LayerNames kJinaBertGatedNames{"encoder.layer.",
 constexpr LayerNames kMpnetNames{"encoder.layer.",     "attention.attn.q", "attention.attn.k",
                                  "attention.attn.v",   "attention.attn.o", "attention.LayerNorm",
                                  "intermediate.dense", "output.dense",     "output.LayerNorm"};
+
+// NomicBertBlock: attn.Wqkv (Q, K, V stacked), attn.out_proj, norm1; the gated MLP's fc11
+// (multiplied) and fc12 (through the activation: fc11(x) · act(fc12(x))), or fc1 for the plain
+// MLP; fc2; norm2. The embeddings' LayerNorm is NomicBertModel.emb_ln.
+constexpr LayerNames kNomicNames{"encoder.layers.", "attn.Wqkv", "",         "",
+                                 "attn.out_proj",   "norm1",     "mlp.fc1",  "mlp.fc2",
+                                 "norm2",           "mlp.fc12",  "mlp.fc11", "emb_ln"};
 
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
@@ -425,7 +476,7 @@ std::vector<kernels::PackedLinear> relative_heads(const WeightReader& r, const s
 
 EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
                             Precision precision, const EncoderDims& d, const LayerNames& names,
-                            const RelativeSpec& relative, ThreadPool* pool) {
+                            const RelativeSpec& relative, const LayerBiases& biases, ThreadPool* pool) {
   EncoderWeights w;
   const WeightReader r(weights, prefix, isa, precision);
   const std::size_t h = d.hidden;
@@ -441,11 +492,12 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       weights,
       fmt::format(
           "encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
-          "isa={} relative={}/{}{}{}{} ffn={}",
+          "isa={} relative={}/{}{}{}{} ffn={}{} biases={}{}{}",
           prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
           precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
           d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : "",
-          d.gated_ffn ? names.ffn_gated : names.ffn_in),
+          d.gated_ffn ? names.ffn_gated : names.ffn_in, names.ffn_gate, biases.attention ? 1 : 0,
+          biases.ffn_in ? 1 : 0, biases.ffn_out ? 1 : 0),
       total);
   Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
@@ -459,7 +511,7 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   if (d.type_vocab > 0) {
     w.token_type_embeddings = r.float_table("embeddings.token_type_embeddings.weight", d.type_vocab, h);
   }
-  w.embedding_norm = r.layer_norm("embeddings.LayerNorm", h);
+  w.embedding_norm = r.layer_norm(names.embedding_norm, h);
   std::vector<float> rel_table;  // the (normalised) relative table, when the layers need it
   if (relative.table_rows > 0 && !packed.arena->prefilled()) {
     rel_table = r.floats("encoder.rel_embeddings.weight", {relative.table_rows, h});
@@ -474,15 +526,20 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
     auto name = [&p](std::string_view n) { return p + std::string(n); };
     const WeightReader reader(weights, prefix, isa, precision, &layer_arenas[i]);
     EncoderLayer layer;
-    layer.qkv = reader.dense({name(names.q), name(names.k), name(names.v)}, h, h);
-    layer.attn_out = reader.dense({name(names.attn_out)}, h, h);
+    layer.qkv = names.k.empty()
+                    ? reader.dense({name(names.q)}, 3 * h, h, biases.attention)
+                    : reader.dense({name(names.q), name(names.k), name(names.v)}, h, h, biases.attention);
+    layer.attn_out = reader.dense({name(names.attn_out)}, h, h, biases.attention);
     layer.attn_norm = reader.layer_norm(name(names.attn_norm), h);
-    if (d.gated_ffn) {
+    if (d.gated_ffn && !names.ffn_gate.empty()) {
+      layer.ffn_gated =
+          reader.gated_pair(name(names.ffn_gated), name(names.ffn_gate), d.intermediate, h, biases.ffn_in);
+    } else if (d.gated_ffn) {
       layer.ffn_gated = reader.gated(name(names.ffn_gated), d.intermediate, h);
     } else {
-      layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h);
+      layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h, biases.ffn_in);
     }
-    layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate);
+    layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate, biases.ffn_out);
     layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h);
     if (relative.table_rows > 0) {
       // After the dense layers, in the same part of the arena.
@@ -561,8 +618,41 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   dims.max_positions = config.max_position_embeddings;
   dims.type_vocab = arch.architecture == Architecture::DistilBert ? 0 : config.type_vocab_size;
   dims.layer_norm_eps = static_cast<float>(config.layer_norm_eps);
-  dims.ffn_activation = activation_named(config.hidden_act, "hidden_act", dir);
+  const bool nomic = arch.architecture == Architecture::NomicBert;
+  if (!nomic) dims.ffn_activation = activation_named(config.hidden_act, "hidden_act", dir);
   RelativeSpec relative;
+  LayerBiases biases;
+  if (nomic) {
+    // NomicBertBlock: SwiGLU (fc11(x) · silu(fc12(x))) or GEGLU (exact GELU), or NomicBertMLP's
+    // plain fc1-GELU-fc2; biases as the config says (nomic-embed-text has none).
+    const std::string& act = config.hidden_act;
+    if (act == "swiglu" || act == "geglu") {
+      dims.gated_ffn = true;
+      dims.ffn_activation = act == "swiglu" ? kernels::Activation::Silu : kernels::Activation::Gelu;
+    } else if (act == "gelu") {
+      dims.ffn_activation = kernels::Activation::Gelu;
+    } else {
+      throw Error(ErrorKind::Unsupported,
+                  fmt::format("{}: activation_function '{}' is not supported (swiglu, geglu, gelu)",
+                              (dir / "config.json").string(), act));
+    }
+    biases = {config.nomic.qkv_proj_bias, config.nomic.mlp_fc1_bias, config.nomic.mlp_fc2_bias};
+    // NomicBertAttention: rotary_emb_dim = head_dim · rotary_emb_fraction; without rotary,
+    // NomicBertEmbeddings has an absolute position table of n_positions rows.
+    const double rotated = static_cast<double>(config.head_dim()) * config.rotary.fraction;
+    if (rotated != std::floor(rotated) || static_cast<std::size_t>(rotated) % 2 != 0) {
+      throw Error(
+          ErrorKind::CorruptFile,
+          fmt::format("{}: rotary_emb_fraction {} of the head size {} is not an even number of dimensions",
+                      (dir / "config.json").string(), config.rotary.fraction, config.head_dim()));
+    }
+    dims.rotary_dims = static_cast<std::size_t>(rotated);
+    dims.position_embeddings = dims.rotary_dims == 0;
+    dims.rotary_base = config.rotary.base;
+    dims.rotary_interleaved = config.rotary.interleaved;
+    dims.rotary_ntk_factor = config.rotary.scaling_factor;
+    dims.rotary_max_trained = config.rotary.max_trained_positions;
+  }
   if (arch.architecture == Architecture::DebertaV2) {
     const ModelConfig::Deberta& db = config.deberta;
     dims.position_embeddings = db.position_biased_input;
@@ -627,6 +717,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       : arch.architecture == Architecture::Roberta                                           ? "roberta."
       : arch.architecture == Architecture::DebertaV2                                         ? "deberta."
       : arch.architecture == Architecture::MPNet                                             ? "mpnet."
+      : arch.architecture == Architecture::NomicBert                                         ? "bert."
                                                                                              : "distilbert.";
   const std::string prefix =
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
@@ -634,6 +725,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   const LayerNames& names = arch.architecture == Architecture::DistilBert  ? kDistilBertNames
                             : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
                             : arch.architecture == Architecture::MPNet     ? kMpnetNames
+                            : nomic                                        ? kNomicNames
                             : dims.gated_ffn                               ? kJinaBertGatedNames
                                                                            : kBertNames;
   if (jina && weights->find(prefix + "encoder.layer.0.attention.self.layer_norm_q.weight") != nullptr) {
@@ -645,7 +737,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                     weights->source().string()));
   }
   EncoderWeights encoder_weights =
-      read_encoder(*weights, prefix, isa, precision, dims, names, relative, pool);
+      read_encoder(*weights, prefix, isa, precision, dims, names, relative, biases, pool);
   if (arch.architecture == Architecture::MPNet) {
     encoder_weights.distance_bias =
         mpnet_distance_bias(*weights, prefix, dims, config.relative_attention_num_buckets);
@@ -658,6 +750,8 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     const WeightReader root(*weights, "", isa);
     ClassifierHead c;
     switch (arch.architecture) {
+      case Architecture::NomicBert:  // no classifier class is listed for it (kArchitectures)
+        throw Error(ErrorKind::Internal, "NomicBERT has no classification head here");
       case Architecture::Bert:
       case Architecture::JinaBert:  // JinaBertForSequenceClassification: the same pooler and classifier
         c.dense = encoder_reader.linear("pooler.dense", h, h);

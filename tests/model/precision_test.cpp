@@ -127,11 +127,12 @@ constexpr Bars kGatedBf16Bars{0.9995, 0.9998, 0.9996, 0.07};
 TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch :
-       {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert, Arch::MPNet}) {
+  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert,
+                          Arch::MPNet, Arch::NomicBert}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
+      if (arch == Arch::NomicBert && head != Head::None) continue;  // an embedder only
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
-        const bool gated = arch == Arch::JinaBert;
+        const bool gated = arch == Arch::JinaBert || arch == Arch::NomicBert;
         const Bars bars = precision == Precision::Int8 ? (gated ? kGatedInt8Bars : kInt8Bars)
                                                        : (gated ? kGatedBf16Bars : kBf16Bars);
         const std::string label = fmt::format("{}-{} {}", fixtures::arch_name(arch),

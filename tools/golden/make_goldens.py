@@ -91,6 +91,11 @@ FIXTURES = [
     # tokens (a literal <pad> in the text), ~130- and ~480-token inputs past max_distance 128.
     ("mpnet-none", "mpnet", "none", ["--pooling", "mean"], "mean", "tiny", "long+pad"),
     ("mpnet-reranker", "mpnet", "reranker", [], None, "tiny", "pad"),
+    # NomicBERT (nomic-embed-text-v1.5's config keys): rotary positions (base 1000), SwiGLU without
+    # biases, an n_inner rounded up to 256 and a padded vocabulary; the tiny preset trains to 128
+    # positions with rotary_scaling_factor 2, so the ~130-, ~480- and ~4,100-token inputs take the
+    # dynamic NTK path and the short ones the plain one.
+    ("nomic-bert-none", "nomic-bert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong"),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
@@ -103,6 +108,7 @@ TOKEN_TYPES = {
     "deberta": "none: DeBERTa-v3 has type_vocab_size 0, so DebertaV2Embeddings adds no token type",
     "jina": "the tokenizer's type_ids (JinaBertEmbeddings' token_type_embeddings)",
     "mpnet": "none: MPNet has no token type embeddings",
+    "nomic": "the tokenizer's type_ids (NomicBertEmbeddings' token_type_embeddings)",
 }
 
 

@@ -252,6 +252,8 @@ BASE_CLASSES = {
     "MPNetModel": ("mpnet", "mpnet"),
     "MPNetForMaskedLM": ("mpnet", "mpnet"),
     "MPNetForSequenceClassification": ("mpnet", "mpnet"),
+    # NomicBERT's remote code (nomic-ai/nomic-bert-2048); NomicBertForPreTraining keeps "bert.".
+    "NomicBertModel": ("nomic", "bert"),
 }
 
 
@@ -373,6 +375,30 @@ class Reference:
             self.layers = c["num_hidden_layers"]
             self.eps = c.get("layer_norm_eps", 1e-12)
             self.act = ACTIVATIONS[c.get("hidden_act", "gelu")]
+        elif self.family == "nomic":
+            # NomicBertConfig (a GPT2Config): GPT-2's names and defaults.
+            self.hidden = c.get("n_embd", 768)
+            self.heads = c.get("n_head", 12)
+            self.layers = c.get("n_layer", 12)
+            self.eps = c.get("layer_norm_epsilon", 1e-5)
+            self.activation_function = c.get("activation_function", "gelu_new")
+            gated = self.activation_function in ("glu", "swiglu", "geglu")
+            inner = c.get("n_inner")
+            if inner is None:
+                inner = int(8 * self.hidden / 3) if gated else 4 * self.hidden
+            if gated:  # NomciBertGatedMLP: multiple_of=256
+                inner = int((inner + 256 - 1) // 256 * 256)
+            self.intermediate = inner
+            self.gated = gated
+            self.qkv_bias = c.get("qkv_proj_bias", True)
+            self.fc1_bias = c.get("mlp_fc1_bias", True)
+            self.fc2_bias = c.get("mlp_fc2_bias", True)
+            self.type_vocab_size = c.get("type_vocab_size", 2)
+            self.rotary_fraction = c.get("rotary_emb_fraction", 0.0)
+            self.rotary_base = float(c.get("rotary_emb_base", 10_000))
+            self.rotary_interleaved = c.get("rotary_emb_interleaved", False)
+            self.rotary_scaling_factor = c.get("rotary_scaling_factor")
+            self.max_trained_positions = c.get("max_trained_positions", 2048)
         elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
@@ -601,6 +627,81 @@ class Reference:
             x = self.layer_norm(self.linear(h, p + "output.dense") + a, p + "output.LayerNorm")
         return x
 
+    # -- NomicBERT (nomic-ai/nomic-bert-2048 modeling_hf_nomic_bert.py) ----------------------
+    def nomic_cos_sin(self, seqlen):
+        # NomicBertRotaryEmbedding._update_cos_sin_cache (pos_idx_in_fp32), or the dynamic NTK
+        # subclass's when rotary_scaling_factor is set: past max_trained_positions the base becomes
+        # base * ((factor * seqlen / max_trained) - (factor - 1)) ** (dim / (dim - 2)). Upstream
+        # takes seqlen from the padded batch and keeps the raised inv_freq in the module; here, as
+        # Warden does, each sequence's own length decides, which is what a fresh upstream model
+        # gives that sequence alone.
+        dim = self.head_dim * self.rotary_fraction
+        base = self.rotary_base
+        factor = self.rotary_scaling_factor
+        if factor and seqlen > self.max_trained_positions:
+            base = base * ((factor * seqlen / self.max_trained_positions) - (factor - 1)) ** (dim / (dim - 2))
+        inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))
+        freqs = torch.outer(torch.arange(seqlen, dtype=torch.float32), inv_freq)
+        return torch.cos(freqs).to(self.dtype), torch.sin(freqs).to(self.dtype)
+
+    @staticmethod
+    def nomic_rotate_half(x, interleaved):
+        if not interleaved:
+            x1, x2 = x.chunk(2, dim=-1)
+            return torch.cat((-x2, x1), dim=-1)
+        x1, x2 = x[..., ::2], x[..., 1::2]
+        return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+    def nomic_apply_rotary(self, x, cos, sin):
+        # apply_rotary_emb: x [seqlen, heads, head_dim]; cos/sin repeated "... d -> ... 1 (2 d)"
+        # (or "(d 2)" interleaved) and applied to the first ro_dim values.
+        ro_dim = cos.shape[-1] * 2
+        if self.rotary_interleaved:
+            cos, sin = cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
+        else:
+            cos, sin = torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)
+        cos, sin = cos[:, None, :], sin[:, None, :]
+        rot = x[..., :ro_dim] * cos + self.nomic_rotate_half(x[..., :ro_dim], self.rotary_interleaved) * sin
+        return torch.cat([rot, x[..., ro_dim:]], dim=-1)
+
+    def nomic_linear(self, x, name, bias):
+        return torch.nn.functional.linear(x, self.W(name + ".weight"), self.W(name + ".bias") if bias else None)
+
+    def nomic_forward(self, ids, type_ids, mask):
+        # NomicBertEmbeddings: word (+ token type when type_vocab_size > 0) (+ a position table
+        # only without rotary), then NomicBertModel.emb_ln.
+        B, L = ids.shape
+        x = self.W("embeddings.word_embeddings.weight")[ids]
+        if self.type_vocab_size > 0:
+            x = x + self.W("embeddings.token_type_embeddings.weight")[type_ids]
+        if self.rotary_fraction <= 0:
+            x = x + self.W("embeddings.position_embeddings.weight")[torch.arange(L)].unsqueeze(0)
+        x = self.layer_norm(x, "emb_ln")
+        ext = (1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min
+        lengths = [int(n) for n in mask.sum(dim=1)]
+        tables = {n: self.nomic_cos_sin(n) for n in set(lengths)} if self.rotary_fraction > 0 else {}
+        act = {"swiglu": torch.nn.functional.silu, "geglu": _gelu_erf}.get(self.activation_function, _gelu_erf)
+        for i in range(self.layers):
+            # NomicBertBlock (prenorm False): attn, norm1(attn + x), mlp, norm2(mlp + h).
+            p = f"encoder.layers.{i}."
+            qkv = self.nomic_linear(x, p + "attn.Wqkv", self.qkv_bias).view(B, L, 3, self.heads, self.head_dim)
+            if tables:
+                qkv = qkv.clone()
+                for b, n in enumerate(lengths):  # NomicBertRotaryEmbedding.forward on q and k
+                    cos, sin = tables[n]
+                    for j in (0, 1):
+                        qkv[b, :n, j] = self.nomic_apply_rotary(qkv[b, :n, j], cos, sin)
+            q, k, v = (qkv[:, :, j].permute(0, 2, 1, 3) for j in range(3))
+            scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + ext
+            ctx = torch.matmul(torch.softmax(scores, dim=-1), v).permute(0, 2, 1, 3).reshape(B, L, self.hidden)
+            h = self.layer_norm(self.nomic_linear(ctx, p + "attn.out_proj", self.qkv_bias) + x, p + "norm1")
+            if self.gated:  # NomciBertGatedMLP: fc11(x) * act(fc12(x))
+                y = self.nomic_linear(h, p + "mlp.fc11", self.fc1_bias) * act(self.nomic_linear(h, p + "mlp.fc12", self.fc1_bias))
+            else:  # NomicBertMLP
+                y = _gelu_erf(self.nomic_linear(h, p + "mlp.fc1", self.fc1_bias))
+            x = self.layer_norm(self.nomic_linear(y, p + "mlp.fc2", self.fc2_bias) + h, p + "norm2")
+        return x
+
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
@@ -673,9 +774,11 @@ class Reference:
             x = self.jina_forward(ids, type_ids, mask)
         elif self.family == "mpnet":
             x = self.mpnet_forward(ids, mask)
+        elif self.family == "nomic":
+            x = self.nomic_forward(ids, type_ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina", "mpnet"):
+        if self.family in ("deberta", "jina", "mpnet", "nomic"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):
