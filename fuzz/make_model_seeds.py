@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the DeBERTa-v3, JinaBERT, MPNet and NomicBERT seeds of the model fuzz target (fuzz/corpus/model): valid
+"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT and GTE seeds of the model fuzz target (fuzz/corpus/model): valid
 float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
 
     /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
@@ -79,11 +79,20 @@ def nomic_bert():
     return t + norm(layer + "norm1", h) + norm(layer + "norm2", h)
 
 
+def gte():
+    h, i, layer = 4, 8, "encoder.layer.0."
+    t = [("embeddings.word_embeddings.weight", [8, h])] + norm("embeddings.LayerNorm", h)
+    t += linear(layer + "attention.qkv_proj", 3 * h, h) + linear(layer + "attention.o_proj", h, h)
+    t += linear(layer + "mlp.up_gate_proj", 2 * i, h, bias=False) + linear(layer + "mlp.down_proj", h, i)
+    return t + norm(layer + "attn_ln", h) + norm(layer + "mlp_ln", h)
+
+
 def main():
     out = sys.argv[1]
     random.seed(1)
     for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert()),
-                          ("mpnet.safetensors", mpnet()), ("nomic-bert.safetensors", nomic_bert())):
+                          ("mpnet.safetensors", mpnet()), ("nomic-bert.safetensors", nomic_bert()),
+                          ("gte.safetensors", gte())):
         with open(os.path.join(out, name), "wb") as f:
             f.write(safetensors(tensors))
 

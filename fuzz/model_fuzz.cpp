@@ -51,6 +51,12 @@ constexpr std::string_view kNomicConfig = R"({"architectures": ["NomicBertModel"
  "rotary_emb_base": 1000, "rotary_emb_fraction": 1.0, "rotary_scaling_factor": 2.0,
  "max_trained_positions": 4, "layer_norm_epsilon": 1e-12, "type_vocab_size": 2})";
 
+constexpr std::string_view kGteConfig = R"({"architectures": ["NewModel"], "model_type": "new",
+ "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+ "vocab_size": 8, "max_position_embeddings": 16, "type_vocab_size": 0, "hidden_act": "gelu",
+ "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "rope", "rope_theta": 500000,
+ "rope_scaling": {"factor": 2.0, "type": "ntk"}, "pack_qkv": true})";
+
 bool mentions(const std::uint8_t* data, std::size_t size, std::string_view word) {
   return std::string_view(reinterpret_cast<const char*>(data), size).find(word) != std::string_view::npos;
 }
@@ -70,6 +76,7 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
                                   : mentions(data, size, "rel_embeddings")          ? kDebertaConfig
                                   : mentions(data, size, "relative_attention_bias") ? kMpnetConfig
                                   : mentions(data, size, "Wqkv")                    ? kNomicConfig
+                                  : mentions(data, size, "up_gate_proj")            ? kGteConfig
                                                                                     : kBertConfig;
   if (config.data() != written.data()) {
     warden::write_file_atomic(dir / "config.json", config);

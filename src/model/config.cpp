@@ -209,6 +209,38 @@ void read_nomic(const Fields& f, ModelConfig& c) {
   }
 }
 
+// NewConfig (Alibaba-NLP/new-impl configuration.py; the GTE v1.5 and multilingual models):
+// BERT's key names with NewConfig's defaults, rotary positions from rope_theta, and fixed NTK
+// rope_scaling. What Warden does not run is refused by name.
+void read_gte(const Fields& f, ModelConfig& c) {
+  if (!f.has("type_vocab_size")) c.type_vocab_size = 1;
+  if (!f.has("max_position_embeddings")) c.max_position_embeddings = 2048;
+  c.position_embedding_type = f.string("position_embedding_type").value_or("rope");
+  ModelConfig::Rotary& r = c.rotary;
+  r.base = f.number("rope_theta").value_or(10000.0);
+  r.fraction = c.position_embedding_type == "rope" ? 1.0 : 0.0;
+  if (!std::isfinite(r.base) || r.base <= 1.0) throw f.fail("rope_theta", "must be a number above 1");
+  if (const auto scaling = f.object("rope_scaling")) {
+    const Fields s(*scaling, f.source());
+    const std::string type = s.string("type").value_or("");
+    if (type != "ntk") {
+      throw f.fail("rope_scaling", fmt::format("has type \"{}\"; supported: ntk", type));
+    }
+    if (s.has("mixed_b")) throw f.fail("rope_scaling", "has mixed_b: mixed NTK scaling is not supported");
+    const auto factor = s.number("factor");
+    if (!factor || !std::isfinite(*factor) || *factor <= 0.0)
+      throw f.fail("rope_scaling", "needs a positive factor");
+    r.fixed_ntk_factor = *factor;
+  }
+  if (f.string("layer_norm_type").value_or("layer_norm") != "layer_norm") {
+    throw f.fail("layer_norm_type", "is not layer_norm: RMSNorm GTE layers are not supported");
+  }
+  if (f.boolean("logn_attention_scale").value_or(false)) {
+    throw f.fail("logn_attention_scale", "is true: log-n attention scaling is not supported");
+  }
+  c.gte_packed_qkv = f.boolean("pack_qkv").value_or(true);
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(std::string_view json, std::string_view source) {
@@ -259,6 +291,7 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
     }
   }
   if (c.model_type == "deberta-v2") read_deberta(f, c);
+  if (c.model_type == "new") read_gte(f, c);
   if (c.model_type == "mpnet") {
     if (!f.has("type_vocab_size")) c.type_vocab_size = 0;  // MPNetConfig has no token types
     // MPNetEncoder.compute_position_bias reads buckets 0..31 of this table whatever it says.

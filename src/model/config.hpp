@@ -67,6 +67,8 @@ struct ModelConfig {
     bool interleaved = false;
     std::optional<double> scaling_factor;
     std::size_t max_trained_positions = 2048;
+    // GTE's rope_scaling {"type": "ntk", "factor": f}: fixed NTK scaling at every length.
+    std::optional<double> fixed_ntk_factor;
   };
   Rotary rotary;
   // NomicBERT (model_type "nomic_bert", GPT-2-style keys): which nn.Linear layers have biases.
@@ -76,6 +78,8 @@ struct ModelConfig {
     bool mlp_fc2_bias = true;
   };
   Nomic nomic;
+  // GTE (model_type "new"): Q, K and V in one qkv_proj (pack_qkv) or q_proj/k_proj/v_proj.
+  bool gte_packed_qkv = true;
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }

@@ -60,7 +60,12 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
       throw Error(ErrorKind::CorruptFile, fmt::format("{} rotary dimensions do not fit heads of {}",
                                                       dims_.rotary_dims, h / dims_.heads));
     }
-    rotary_inv_freq_ = kernels::rotary_inv_freq(dims_.rotary_base, dims_.rotary_dims);
+    rotary_inv_freq_ = dims_.rotary_inv_freq.empty()
+                           ? kernels::rotary_inv_freq(dims_.rotary_base, dims_.rotary_dims)
+                           : dims_.rotary_inv_freq;
+    if (rotary_inv_freq_.size() != dims_.rotary_dims / 2) {
+      throw Error(ErrorKind::Internal, "Encoder: one inverse frequency per rotated pair is needed");
+    }
   }
   for (const EncoderLayer& layer : w_.layers) {
     if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {

@@ -76,6 +76,9 @@ struct EncoderDims {
   bool rotary_interleaved = false;
   std::optional<double> rotary_ntk_factor;
   std::size_t rotary_max_trained = 0;
+  // The inverse frequencies when the model fixes them otherwise (GTE's NTK rope_scaling);
+  // empty: kernels::rotary_inv_freq(rotary_base, rotary_dims).
+  std::vector<float> rotary_inv_freq;
 };
 
 struct LayerNormWeights {

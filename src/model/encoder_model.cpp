@@ -30,7 +30,7 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 17> kArchitectures{{
+constexpr std::array<ArchitectureName, 19> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
     {"BertForSequenceClassification", Architecture::Bert, true},
     {"RobertaModel", Architecture::Roberta, false},
@@ -53,6 +53,9 @@ constexpr std::array<ArchitectureName, 17> kArchitectures{{
     {"MPNetForSequenceClassification", Architecture::MPNet, true},
     // NomicBERT's remote code (nomic-ai/nomic-bert-2048): nomic-embed-text-v1/v1.5.
     {"NomicBertModel", Architecture::NomicBert, false},
+    // GTE's remote code (Alibaba-NLP/new-impl): gte-*-en-v1.5, gte-multilingual-base/-reranker-base.
+    {"NewModel", Architecture::Gte, false},
+    {"NewForSequenceClassification", Architecture::Gte, true},
 }};
 
 const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -73,6 +76,8 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
     named = "MPNetModel";
   } else if (config.model_type == "nomic_bert") {
     named = "NomicBertModel";
+  } else if (config.model_type == "new") {
+    named = "NewModel";
   }
   for (const auto& a : kArchitectures) {
     if (a.name == named) return a;
@@ -229,8 +234,10 @@ class WeightReader {
   }
 
   // A gated FFN input layer: "<base>.weight" [2·width x in] holds the activated rows, then the
-  // gate rows; "<base>.bias" is optional (JinaBERT's has none).
-  kernels::GatedDense gated(std::string_view base, std::size_t width, std::size_t in) const {
+  // gate rows (or, activated_first false, the other way round: GTE's [up | gate]);
+  // "<base>.bias" is optional (JinaBERT's and GTE's have none).
+  kernels::GatedDense gated(std::string_view base, std::size_t width, std::size_t in,
+                            bool activated_first = true) const {
     if (arena_ != nullptr && arena_->prefilled()) {
       return kernels::GatedDense::prefilled(precision_, width, in, isa_, *arena_);
     }
@@ -242,9 +249,15 @@ class WeightReader {
       bias = floats(std::string(base) + ".bias", {2 * width});
     }
     const std::span<const float> b(bias);
-    kernels::GatedDense layer = kernels::GatedDense::make(
-        precision_, v.first(width * in), v.subspan(width * in), width, in, b.empty() ? b : b.first(width),
-        b.empty() ? b : b.subspan(width), isa_, arena_);
+    const std::span<const float> first = v.first(width * in);
+    const std::span<const float> second = v.subspan(width * in);
+    const std::span<const float> b_first = b.empty() ? b : b.first(width);
+    const std::span<const float> b_second = b.empty() ? b : b.subspan(width);
+    kernels::GatedDense layer =
+        activated_first
+            ? kernels::GatedDense::make(precision_, first, second, width, in, b_first, b_second, isa_, arena_)
+            : kernels::GatedDense::make(precision_, second, first, width, in, b_second, b_first, isa_,
+                                        arena_);
     release_pages(w.data);
     return layer;
   }
@@ -364,6 +377,7 @@ struct LayerNames {
   std::string_view ffn_gated = {};
   std::string_view ffn_gate = {};
   std::string_view embedding_norm = "embeddings.LayerNorm";
+  bool gate_first = false;  // ffn_gated holds [gate | activated] (GTE's up_gate_proj: [up | gate], act(gate))
   // q alone names Q, K and V stacked in one [3·hidden x hidden] tensor when k is empty.
 };
 
@@ -410,6 +424,36 @@ constexpr LayerNames kMpnetNames{"encoder.layer.",     "attention.attn.q", "atte
 constexpr LayerNames kNomicNames{"encoder.layers.", "attn.Wqkv", "",         "",
                                  "attn.out_proj",   "norm1",     "mlp.fc1",  "mlp.fc2",
                                  "norm2",           "mlp.fc12",  "mlp.fc11", "emb_ln"};
+
+// NewLayer (GTE): attention.qkv_proj (Q, K, V stacked; or q_proj/k_proj/v_proj without
+// pack_qkv), attention.o_proj, attn_ln; NewGatedMLP's up_gate_proj ([up | gate], no bias,
+// act(gate) · up) and down_proj; mlp_ln.
+constexpr LayerNames kGtePackedNames{"encoder.layer.",
+                                     "attention.qkv_proj",
+                                     "",
+                                     "",
+                                     "attention.o_proj",
+                                     "attn_ln",
+                                     "",
+                                     "mlp.down_proj",
+                                     "mlp_ln",
+                                     "mlp.up_gate_proj",
+                                     "",
+                                     "embeddings.LayerNorm",
+                                     true};
+constexpr LayerNames kGteNames{"encoder.layer.",
+                               "attention.q_proj",
+                               "attention.k_proj",
+                               "attention.v_proj",
+                               "attention.o_proj",
+                               "attn_ln",
+                               "",
+                               "mlp.down_proj",
+                               "mlp_ln",
+                               "mlp.up_gate_proj",
+                               "",
+                               "embeddings.LayerNorm",
+                               true};
 
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
@@ -535,7 +579,7 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       layer.ffn_gated =
           reader.gated_pair(name(names.ffn_gated), name(names.ffn_gate), d.intermediate, h, biases.ffn_in);
     } else if (d.gated_ffn) {
-      layer.ffn_gated = reader.gated(name(names.ffn_gated), d.intermediate, h);
+      layer.ffn_gated = reader.gated(name(names.ffn_gated), d.intermediate, h, !names.gate_first);
     } else {
       layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h, biases.ffn_in);
     }
@@ -601,12 +645,15 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   ModelConfig config = read_model_config(dir / "config.json");
   const ArchitectureName& arch = find_architecture(config, dir);
   const bool jina = arch.architecture == Architecture::JinaBert;
-  if (config.position_embedding_type != "absolute" && !(jina && config.position_embedding_type == "alibi")) {
-    throw Error(
-        ErrorKind::Unsupported,
-        fmt::format("{}: position_embedding_type '{}' is not supported ({})", (dir / "config.json").string(),
-                    config.position_embedding_type,
-                    jina ? "absolute or alibi" : "absolute only; alibi with the JinaBert architectures"));
+  const bool gte = arch.architecture == Architecture::Gte;
+  if (config.position_embedding_type != "absolute" && !(jina && config.position_embedding_type == "alibi") &&
+      !(gte && config.position_embedding_type == "rope")) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: position_embedding_type '{}' is not supported ({})",
+                            (dir / "config.json").string(), config.position_embedding_type,
+                            jina  ? "absolute or alibi"
+                            : gte ? "absolute or rope"
+                                  : "absolute only; alibi with the JinaBert architectures, rope with GTE's"));
   }
 
   EncoderDims dims;
@@ -690,6 +737,27 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                               (dir / "config.json").string(), ff));
     }
   }
+  if (gte) {
+    // NewModel: post-LN layers with a gated MLP (act(gate) · up, no bias on up_gate_proj), rotary
+    // positions over the whole head from rope_theta (NewEmbeddings._init_rope), or an absolute
+    // table; type_vocab_size 0 means no token-type table.
+    dims.gated_ffn = true;
+    biases = {true, false, true};
+    if (config.position_embedding_type == "rope") {
+      dims.position_embeddings = false;
+      dims.rotary_dims = config.head_dim();
+      dims.rotary_base = config.rotary.base;
+      if (config.rotary.fixed_ntk_factor) {
+        // NTKScalingRotaryEmbedding (mixed_b None), which applies at every length:
+        // inv_freq = 1 / ((θ·f)^(2i/d)) / f^(2/d), float32 tensors and Python floats as upstream.
+        const double f = *config.rotary.fixed_ntk_factor;
+        const auto d = static_cast<double>(dims.rotary_dims);
+        dims.rotary_inv_freq = kernels::rotary_inv_freq(config.rotary.base * f, dims.rotary_dims);
+        const auto divisor = static_cast<float>(std::pow(f, 2.0 / d));
+        for (float& v : dims.rotary_inv_freq) v /= divisor;
+      }
+    }
+  }
   if (arch.architecture == Architecture::Roberta || arch.architecture == Architecture::MPNet) {
     // create_position_ids_from_input_ids: positions from padding_idx + 1 over the non-padding
     // tokens. RobertaEmbeddings' padding_idx is pad_token_id; MPNetEmbeddings fixes it at 1.
@@ -718,6 +786,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       : arch.architecture == Architecture::DebertaV2                                         ? "deberta."
       : arch.architecture == Architecture::MPNet                                             ? "mpnet."
       : arch.architecture == Architecture::NomicBert                                         ? "bert."
+      : gte                                                                                  ? "new."
                                                                                              : "distilbert.";
   const std::string prefix =
       weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
@@ -726,8 +795,9 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                             : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
                             : arch.architecture == Architecture::MPNet     ? kMpnetNames
                             : nomic                                        ? kNomicNames
-                            : dims.gated_ffn                               ? kJinaBertGatedNames
-                                                                           : kBertNames;
+                            : gte            ? (config.gte_packed_qkv ? kGtePackedNames : kGteNames)
+                            : dims.gated_ffn ? kJinaBertGatedNames
+                                             : kBertNames;
   if (jina && weights->find(prefix + "encoder.layer.0.attention.self.layer_norm_q.weight") != nullptr) {
     // jina-bert-v2-qk-post-norm (the code embedders) normalises queries and keys: not run here.
     throw Error(
@@ -750,6 +820,11 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     const WeightReader root(*weights, "", isa);
     ClassifierHead c;
     switch (arch.architecture) {
+      case Architecture::Gte:  // NewForSequenceClassification: NewPooler (dense, tanh) and the classifier
+        c.dense = encoder_reader.linear("pooler.dense", h, h);
+        c.activation = kernels::Activation::Tanh;
+        c.out = root.linear("classifier", labels, h);
+        break;
       case Architecture::NomicBert:  // no classifier class is listed for it (kArchitectures)
         throw Error(ErrorKind::Internal, "NomicBERT has no classification head here");
       case Architecture::Bert:

@@ -22,7 +22,7 @@ class ThreadPool;
 
 namespace warden::model {
 
-enum class Architecture { Bert, Roberta, DistilBert, DebertaV2, JinaBert, MPNet, NomicBert };
+enum class Architecture { Bert, Roberta, DistilBert, DebertaV2, JinaBert, MPNet, NomicBert, Gte };
 
 struct EncoderModel {
   std::filesystem::path dir;

@@ -33,7 +33,7 @@ void make_fixture(const std::string& golden_name, const fs::path& out) {
 TEST(NeuralEmbedder, EmbedsLikeTheReferenceForEveryEmbeddingFixture) {
   ThreadPool pool(2);
   for (const std::string name : {"bert-none", "xlm-roberta-none", "distilbert-none", "deberta-v2-none",
-                                 "jina-bert-none", "mpnet-none"}) {
+                                 "jina-bert-none", "mpnet-none", "nomic-bert-none", "gte-none"}) {
     SCOPED_TRACE(name);
     const fs::path dir = fs::temp_directory_path() / ("warden-embedder-" + std::to_string(::getpid()) + name);
     make_fixture(name, dir);

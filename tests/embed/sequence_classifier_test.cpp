@@ -37,6 +37,7 @@ constexpr Expect kModels[] = {
     {"deberta-v2-classifier", ClassifierKind::Classifier, 3},
     {"jina-bert-reranker", ClassifierKind::Reranker, 1},
     {"mpnet-reranker", ClassifierKind::Reranker, 1},
+    {"gte-reranker", ClassifierKind::Reranker, 1},
 };
 
 PreparedInput prepare(const SequenceClassifier& c, const ClassifierCase& k, InputOptions o = {}) {

@@ -128,11 +128,11 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
   const testing::TempDir tmp;
   ThreadPool pool(2);
   for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert,
-                          Arch::MPNet, Arch::NomicBert}) {
+                          Arch::MPNet, Arch::NomicBert, Arch::Gte}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
       if (arch == Arch::NomicBert && head != Head::None) continue;  // an embedder only
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
-        const bool gated = arch == Arch::JinaBert || arch == Arch::NomicBert;
+        const bool gated = arch == Arch::JinaBert || arch == Arch::NomicBert || arch == Arch::Gte;
         const Bars bars = precision == Precision::Int8 ? (gated ? kGatedInt8Bars : kInt8Bars)
                                                        : (gated ? kGatedBf16Bars : kBf16Bars);
         const std::string label = fmt::format("{}-{} {}", fixtures::arch_name(arch),
@@ -210,8 +210,8 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
 TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch :
-       {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert, Arch::MPNet}) {
+  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert,
+                          Arch::MPNet, Arch::Gte}) {
     SCOPED_TRACE(fixtures::arch_name(arch));
     const auto dir = write(tmp, arch, Head::Classifier);
     const auto m = load_encoder_model(dir, &pool, active_isa(), Precision::Int8);

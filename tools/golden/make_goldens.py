@@ -96,6 +96,10 @@ FIXTURES = [
     # positions with rotary_scaling_factor 2, so the ~130-, ~480- and ~4,100-token inputs take the
     # dynamic NTK path and the short ones the plain one.
     ("nomic-bert-none", "nomic-bert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong"),
+    # GTE (gte-base-en-v1.5's config keys): rotary positions (rope_theta 500000) with fixed NTK
+    # scaling at every length, the [up | gate] GELU MLP, no token types; and its reranker class.
+    ("gte-none", "gte", "none", ["--pooling", "cls"], "cls", "tiny", "xlong"),
+    ("gte-reranker", "gte", "reranker", [], None),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
@@ -109,6 +113,7 @@ TOKEN_TYPES = {
     "jina": "the tokenizer's type_ids (JinaBertEmbeddings' token_type_embeddings)",
     "mpnet": "none: MPNet has no token type embeddings",
     "nomic": "the tokenizer's type_ids (NomicBertEmbeddings' token_type_embeddings)",
+    "gte": "none: type_vocab_size 0, so NewEmbeddings has no token-type table",
 }
 
 

@@ -254,6 +254,9 @@ BASE_CLASSES = {
     "MPNetForSequenceClassification": ("mpnet", "mpnet"),
     # NomicBERT's remote code (nomic-ai/nomic-bert-2048); NomicBertForPreTraining keeps "bert.".
     "NomicBertModel": ("nomic", "bert"),
+    # GTE's remote code (Alibaba-NLP/new-impl), base_model_prefix "new".
+    "NewModel": ("gte", "new"),
+    "NewForSequenceClassification": ("gte", "new"),
 }
 
 
@@ -399,6 +402,19 @@ class Reference:
             self.rotary_interleaved = c.get("rotary_emb_interleaved", False)
             self.rotary_scaling_factor = c.get("rotary_scaling_factor")
             self.max_trained_positions = c.get("max_trained_positions", 2048)
+        elif self.family == "gte":
+            # NewConfig's defaults (Alibaba-NLP/new-impl configuration.py).
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.layers = c["num_hidden_layers"]
+            self.intermediate = c["intermediate_size"]
+            self.eps = c.get("layer_norm_eps", 1e-12)
+            self.act = ACTIVATIONS[c.get("hidden_act", "gelu")]
+            self.type_vocab_size = c.get("type_vocab_size", 1)
+            self.position_embedding_type = c.get("position_embedding_type", "rope")
+            self.rope_theta = c.get("rope_theta", 10000.0)
+            self.rope_scaling = c.get("rope_scaling")
+            self.pack_qkv = c.get("pack_qkv", True)
         elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
@@ -702,6 +718,66 @@ class Reference:
             x = self.layer_norm(self.nomic_linear(y, p + "mlp.fc2", self.fc2_bias) + h, p + "norm2")
         return x
 
+    # -- GTE "NewModel" (Alibaba-NLP/new-impl modeling.py) --------------------------------------
+    def gte_cos_sin(self, seqlen):
+        # RotaryEmbedding (dim = head size, base = rope_theta), or NTKScalingRotaryEmbedding with
+        # rope_scaling {"type": "ntk", "factor": f} (mixed_b None): its constructor rebuilds the
+        # cache for max_position_embeddings * f, past max_position_embeddings, so the scaled
+        # inv_freq applies at every length: base * f, then inv_freq / f ** (2 / dim).
+        dim = self.head_dim
+        base = self.rope_theta
+        if self.rope_scaling is not None:
+            factor = self.rope_scaling["factor"]
+            base = base * factor
+            inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))
+            inv_freq = inv_freq / factor ** (2 / dim)
+        else:
+            inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))
+        t = torch.arange(seqlen, dtype=torch.float32)
+        freqs = torch.einsum("i,j->ij", t, inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(self.dtype), emb.sin().to(self.dtype)
+
+    def gte_forward(self, ids, type_ids, mask):
+        # NewEmbeddings (padded path): word (+ token type when type_vocab_size > 0) (+ absolute
+        # position), LayerNorm; rope cos/sin at position_ids = arange(seq_length).
+        B, L = ids.shape
+        x = self.W("embeddings.word_embeddings.weight")[ids]
+        if self.type_vocab_size > 0:
+            x = x + self.W("embeddings.token_type_embeddings.weight")[torch.zeros_like(ids)]
+        if self.position_embedding_type == "absolute":
+            x = x + self.W("embeddings.position_embeddings.weight")[torch.arange(L)].unsqueeze(0)
+        x = self.layer_norm(x, "embeddings.LayerNorm")
+        rope = None
+        if self.position_embedding_type == "rope":
+            cos, sin = self.gte_cos_sin(L)
+            rope = cos[:, None, :], sin[:, None, :]  # [L, 1, head_dim]: broadcast over heads
+        ext = (1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min
+
+        def rotate_half(t):
+            return torch.cat((-t[..., t.shape[-1] // 2:], t[..., : t.shape[-1] // 2]), dim=-1)
+
+        for i in range(self.layers):
+            # NewLayer: NewAttention (qkv_proj split, rope, scores / sqrt(d) + bias, softmax, o_proj),
+            # attn_ln(residual + attn); NewGatedMLP (up_gate_proj -> [up | gate], act(gate) * up,
+            # down_proj), mlp_ln(residual + mlp).
+            p = f"encoder.layer.{i}."
+            if self.pack_qkv:
+                q, k, v = self.linear(x, p + "attention.qkv_proj").split(self.hidden, dim=-1)
+            else:
+                q, k, v = (self.linear(x, p + f"attention.{n}_proj") for n in "qkv")
+            q, k, v = (t.view(B, L, self.heads, self.head_dim) for t in (q, k, v))
+            if rope is not None:
+                cos, sin = rope
+                q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+            q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+            scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + ext
+            ctx = torch.matmul(torch.softmax(scores, dim=-1), v).permute(0, 2, 1, 3).reshape(B, L, self.hidden)
+            h = self.layer_norm(x + self.linear(ctx, p + "attention.o_proj"), p + "attn_ln")
+            up, gate = torch.nn.functional.linear(h, self.W(p + "mlp.up_gate_proj.weight")).split(self.intermediate, dim=-1)
+            x = self.layer_norm(h + self.linear(self.act(gate) * up, p + "mlp.down_proj"), p + "mlp_ln")
+        return x
+
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
@@ -776,9 +852,11 @@ class Reference:
             x = self.mpnet_forward(ids, mask)
         elif self.family == "nomic":
             x = self.nomic_forward(ids, type_ids, mask)
+        elif self.family == "gte":
+            x = self.gte_forward(ids, type_ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina", "mpnet", "nomic"):
+        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):
@@ -792,8 +870,9 @@ class Reference:
         if self.family != "distilbert" and (self.prefix + "pooler.dense.weight") in self.w:
             out["pooler_output"] = torch.tanh(self.linear(first, "pooler.dense"))
         if self.has_head:
-            if self.family in ("bert", "jina"):
-                # JinaBertForSequenceClassification: outputs[1] (JinaBertPooler: tanh(dense(CLS)))
+            if self.family in ("bert", "jina", "gte"):
+                # JinaBertForSequenceClassification: outputs[1] (JinaBertPooler: tanh(dense(CLS)));
+                # NewForSequenceClassification: outputs[1] (NewPooler, the same)
                 pooled = torch.tanh(self.linear(first, "pooler.dense"))
                 logits = self.linear(pooled, "classifier", base=False)
             elif self.family == "deberta":
