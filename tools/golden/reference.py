@@ -694,8 +694,13 @@ class Reference:
             x = x + self.W("embeddings.position_embeddings.weight")[torch.arange(L)].unsqueeze(0)
         x = self.layer_norm(x, "emb_ln")
         ext = (1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min
-        lengths = [int(n) for n in mask.sum(dim=1)]
-        tables = {n: self.nomic_cos_sin(n) for n in set(lengths)} if self.rotary_fraction > 0 else {}
+        # Without NTK scaling every sequence's table is a prefix of the batch's (upstream builds one
+        # for the padded length): one table, applied to the whole batch (and traceable for the
+        # ONNX export). With scaling, each sequence gets its own (see nomic_cos_sin).
+        per_sequence = bool(self.rotary_scaling_factor)
+        lengths = [int(n) for n in mask.sum(dim=1)] if per_sequence else []
+        tables = {n: self.nomic_cos_sin(n) for n in set(lengths)} if self.rotary_fraction > 0 and per_sequence else {}
+        batch_table = self.nomic_cos_sin(L) if self.rotary_fraction > 0 and not per_sequence else None
         act = {"swiglu": torch.nn.functional.silu, "geglu": _gelu_erf}.get(self.activation_function, _gelu_erf)
         for i in range(self.layers):
             # NomicBertBlock (prenorm False): attn, norm1(attn + x), mlp, norm2(mlp + h).
@@ -707,6 +712,11 @@ class Reference:
                     cos, sin = tables[n]
                     for j in (0, 1):
                         qkv[b, :n, j] = self.nomic_apply_rotary(qkv[b, :n, j], cos, sin)
+            elif batch_table is not None:
+                cos, sin = batch_table
+                q_rot = self.nomic_apply_rotary(qkv[:, :, 0], cos, sin)
+                k_rot = self.nomic_apply_rotary(qkv[:, :, 1], cos, sin)
+                qkv = torch.stack((q_rot, k_rot, qkv[:, :, 2]), dim=2)
             q, k, v = (qkv[:, :, j].permute(0, 2, 1, 3) for j in range(3))
             scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + ext
             ctx = torch.matmul(torch.softmax(scores, dim=-1), v).permute(0, 2, 1, 3).reshape(B, L, self.hidden)
