@@ -81,7 +81,7 @@ INSTANTIATE_TEST_SUITE_P(All, TokrefTest,
                          ::testing::Values("bpe-roberta", "bpe-bytelevel-template", "bpe-llama", "bpe-prefix",
                                            "bpe-suffix", "unigram-xlmr", "unigram-bytefallback",
                                            "wordpiece-split-behaviors", "wordpiece-whitespace",
-                                           "wordlevel-nmt", "bpe-bytelevel-normalizer"),
+                                           "wordlevel-nmt", "bpe-bytelevel-normalizer", "wordpiece-mpnet"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (auto& ch : n) {

@@ -301,6 +301,22 @@ const specs = {};
       addedToken(30523, 'xyz', { single_word: true, special: false, normalized: false }),
       addedToken(30524, '[END]', { rstrip: true })],
   });
+  // MPNet (microsoft/mpnet-base, all-mpnet-base-v2): bert-base-uncased's vocabulary after <s> <pad>
+  // </s> <unk>, <mask> last; BertNormalizer with strip_accents null; transformers' MPNetConverter
+  // template: <s> A </s>, <s> A </s> </s> B:1 </s>:1.
+  const shifted = ['<s>', '<pad>', '</s>', '<unk>',
+    ...Object.entries(bert.model.vocab).sort((x, y) => x[1] - y[1]).map(([t]) => t), '<mask>'];
+  const sp = (id, typeId) => ({ SpecialToken: { id, type_id: typeId } });
+  const seq = (id, typeId) => ({ Sequence: { id, type_id: typeId } });
+  specs['wordpiece-mpnet'] = base({
+    added_tokens: [addedToken(0, '<s>'), addedToken(1, '<pad>'), addedToken(2, '</s>'), addedToken(3, '<unk>'),
+      addedToken(104, '[UNK]'), addedToken(shifted.length - 1, '<mask>', { lstrip: true })],
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    post_processor: { type: 'TemplateProcessing', single: [sp('<s>', 0), seq('A', 0), sp('</s>', 0)],
+      pair: [sp('<s>', 0), seq('A', 0), sp('</s>', 0), sp('</s>', 0), seq('B', 1), sp('</s>', 1)],
+      special_tokens: { '<s>': { id: '<s>', ids: [0], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } } },
+    model: Object.assign({}, bert.model, { vocab: vocabObject(shifted) }),
+  });
 }
 
 // 6. WordLevel behind Nmt + CharDelimiterSplit, and a ByteLevel normalizer in front of BPE.
