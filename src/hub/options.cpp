@@ -86,7 +86,7 @@ std::optional<ModelId> ModelId::parse(std::string_view text) {
 }
 
 bool wanted_file(std::string_view name) {
-  static constexpr std::array<std::string_view, 10> kNamed = {"config.json",
+  static constexpr std::array<std::string_view, 12> kNamed = {"config.json",
                                                               "tokenizer.json",
                                                               "vocab.txt",
                                                               "tokenizer_config.json",
@@ -95,7 +95,10 @@ bool wanted_file(std::string_view name) {
                                                               "config_sentence_transformers.json",
                                                               "sentence_bert_config.json",
                                                               "1_Pooling/config.json",
-                                                              "model.safetensors.index.json"};
+                                                              "model.safetensors.index.json",
+                                                              // sentence-transformers' StaticEmbedding module
+                                                              "0_StaticEmbedding/model.safetensors",
+                                                              "0_StaticEmbedding/tokenizer.json"};
   if (std::find(kNamed.begin(), kNamed.end(), name) != kNamed.end()) return true;
   // The weights: model.safetensors or the shards an index names, all at the top level.
   return name.find('/') == std::string_view::npos && name.size() > 12 && name.ends_with(".safetensors");

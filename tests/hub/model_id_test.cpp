@@ -34,7 +34,8 @@ TEST(WantedFile, TakesWhatWardenReadsOnly) {
   for (const char* f : {"config.json", "tokenizer.json", "vocab.txt", "tokenizer_config.json",
                         "special_tokens_map.json", "modules.json", "config_sentence_transformers.json",
                         "sentence_bert_config.json", "1_Pooling/config.json", "model.safetensors",
-                        "model.safetensors.index.json", "model-00001-of-00002.safetensors"}) {
+                        "model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                        "0_StaticEmbedding/model.safetensors", "0_StaticEmbedding/tokenizer.json"}) {
     EXPECT_TRUE(wanted_file(f)) << f;
   }
   for (const char* f :
