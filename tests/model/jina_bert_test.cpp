@@ -11,6 +11,7 @@
 #include "fixtures/fixture.hpp"
 #include "model/config.hpp"
 #include "model/encoder_model.hpp"
+#include "model/family_fixture.hpp"
 #include "model/safetensors.hpp"
 #include "model/temp_dir.hpp"
 #include "model/weights.hpp"
@@ -21,20 +22,12 @@ namespace {
 
 std::filesystem::path write_jina(const testing::TempDir& tmp,
                                  fixtures::Head head = fixtures::Head::Reranker) {
-  fixtures::FixtureOptions options;
-  options.arch = fixtures::Arch::JinaBert;
-  options.head = head;
-  const auto dir = tmp / "model";
-  fixtures::write_fixture(options, dir);
-  return dir;
+  return testing::write_family(tmp, fixtures::Arch::JinaBert, head);
 }
 
-// A JinaBERT reranker fixture with `from` replaced by `to` in its config.json.
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  const auto dir = write_jina(tmp);
-  testing::edit_config(dir, from, to);
-  return dir;
+  return testing::family_with_config(tmp, fixtures::Arch::JinaBert, fixtures::Head::Reranker, from, to);
 }
 
 using testing::expect_load_error;

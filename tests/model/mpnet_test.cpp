@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
 
@@ -16,19 +17,12 @@ namespace warden::model {
 namespace {
 
 std::filesystem::path write_mpnet(const testing::TempDir& tmp, fixtures::Head head = fixtures::Head::None) {
-  fixtures::FixtureOptions options;
-  options.arch = fixtures::Arch::MPNet;
-  options.head = head;
-  const auto dir = tmp / "model";
-  fixtures::write_fixture(options, dir);
-  return dir;
+  return testing::write_family(tmp, fixtures::Arch::MPNet, head);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  const auto dir = write_mpnet(tmp);
-  testing::edit_config(dir, from, to);
-  return dir;
+  return testing::family_with_config(tmp, fixtures::Arch::MPNet, fixtures::Head::None, from, to);
 }
 
 using testing::expect_load_error;

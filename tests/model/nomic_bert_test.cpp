@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
 
@@ -17,18 +18,12 @@ namespace warden::model {
 namespace {
 
 std::filesystem::path write_nomic(const testing::TempDir& tmp) {
-  fixtures::FixtureOptions options;
-  options.arch = fixtures::Arch::NomicBert;
-  const auto dir = tmp / "model";
-  fixtures::write_fixture(options, dir);
-  return dir;
+  return testing::write_family(tmp, fixtures::Arch::NomicBert, fixtures::Head::None);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  const auto dir = write_nomic(tmp);
-  testing::edit_config(dir, from, to);
-  return dir;
+  return testing::family_with_config(tmp, fixtures::Arch::NomicBert, fixtures::Head::None, from, to);
 }
 
 using testing::expect_load_error;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MPNet's relative-position buckets, exactly as HF transformers computes them.
 
-`relative_position_bucket` below is the arithmetic of HF `models/mpnet/modeling_mpnet.py`
+`relative_position_bucket` (reference.py's mpnet_relative_position_bucket) is the arithmetic of HF `models/mpnet/modeling_mpnet.py`
 (MPNetEncoder.relative_position_bucket, a T5-style bidirectional bucketing with 32 buckets and
 max_distance 128, which MPNetEncoder.compute_position_bias always uses): n = -(j - i) = i - j,
 half the buckets for n < 0, exact buckets below max_exact = 8, then
@@ -14,28 +14,15 @@ j - i in [-(MAX_LEN - 1), MAX_LEN - 1].
 Run with Debian's torch: /usr/bin/python3 tools/golden/mpnet_buckets.py > tests/data/mpnet-buckets.json
 """
 import json
-import math
+import os
 import sys
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import mpnet_relative_position_bucket as relative_position_bucket  # noqa: E402
+
 MAX_LEN = 1026  # past 514 positions (all-mpnet-base-v2's) and the 128 of max_distance, doubled
-
-
-def relative_position_bucket(relative_position, num_buckets=32, max_distance=128):
-    ret = 0
-    n = -relative_position
-    num_buckets //= 2
-    ret += (n < 0).to(torch.long) * num_buckets
-    n = torch.abs(n)
-    max_exact = num_buckets // 2
-    is_small = n < max_exact
-    val_if_large = max_exact + (
-        torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
-    ).to(torch.long)
-    val_if_large = torch.min(val_if_large, torch.full_like(val_if_large, num_buckets - 1))
-    ret += torch.where(is_small, n, val_if_large)
-    return ret
 
 
 def main():
