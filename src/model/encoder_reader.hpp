@@ -1,0 +1,63 @@
+#pragma once
+// Reading an encoder's weights from a checkpoint into EncoderWeights, whatever the family: how
+// the family names a layer's tensors (LayerNames), which of its linear layers have biases
+// (LayerBiases) and DeBERTa's relative table (RelativeSpec). The dense layers are packed in the
+// model's precision into one arena, each layer into its own part, so that a packed image of
+// them (model/packed_image.hpp) can be saved and mapped back.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "core/cpu_features.hpp"
+#include "core/precision.hpp"
+#include "model/encoder.hpp"
+#include "model/weights.hpp"
+
+namespace warden {
+class ThreadPool;
+}
+
+namespace warden::model {
+
+// How a checkpoint names one encoder layer's tensors (after "<layer prefix><i>.").
+struct LayerNames {
+  std::string_view layer_prefix;
+  std::string_view q, k, v, attn_out, attn_norm, ffn_in, ffn_out, ffn_norm;
+  // When EncoderDims::gated_ffn: [2·intermediate x hidden] holding the activated rows, then the
+  // gate rows; or, with ffn_gate set, the activated rows alone, ffn_gate the gate rows.
+  std::string_view ffn_gated = {};
+  std::string_view ffn_gate = {};
+  std::string_view embedding_norm = "embeddings.LayerNorm";
+  bool gate_first = false;  // ffn_gated holds [gate | activated] (GTE's up_gate_proj: [up | gate], act(gate))
+  // q alone names Q, K and V stacked in one [3·hidden x hidden] tensor when k is empty.
+};
+
+// Which of a layer's nn.Linear modules have biases (NomicBERT's are configurable).
+struct LayerBiases {
+  bool attention = true;  // the QKV projection and the attention output
+  bool ffn_in = true;
+  bool ffn_out = true;
+};
+
+// DeBERTa's relative table, as read_encoder packs it for each layer: encoder.rel_embeddings
+// ([table_rows x hidden]), LayerNormed once with encoder.LayerNorm when norm_rel_ebd says so
+// (DebertaV2Encoder.get_rel_embedding), then projected by each layer's key (c2p) and query
+// (p2c) weights and biases with share_att_key, else by its pos_key_proj / pos_query_proj
+// (DisentangledSelfAttention.disentangled_attention_bias), and cut into one packed
+// [table_rows x head_dim] slice per head, which the attention multiplies that head's queries
+// or keys by. They live in the layer's part of the arena, so a packed image holds them too.
+struct RelativeSpec {
+  std::size_t table_rows = 0;  // 0: no relative terms
+  bool norm = false;
+  bool shared = false;
+};
+
+// The encoder weights of `weights` under `prefix`, named by `names`, for `dims`, in `precision`
+// for `isa` (the layers loaded on `pool` when given). Error(CorruptFile) names a missing or
+// mis-shaped tensor.
+EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
+                            Precision precision, const EncoderDims& d, const LayerNames& names,
+                            const RelativeSpec& relative, const LayerBiases& biases, ThreadPool* pool);
+
+}  // namespace warden::model
