@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT and GTE seeds of the model fuzz target (fuzz/corpus/model): valid
+"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT, GTE and static (model2vec) seeds of the model fuzz target (fuzz/corpus/model): valid
 float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
 
     /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
@@ -14,12 +14,16 @@ import sys
 
 def safetensors(tensors):
     header, blobs, offset = {}, [], 0
-    for name, shape in tensors:
+    for name, shape, *dtype in tensors:
         n = 1
         for d in shape:
             n *= d
-        blob = struct.pack(f"<{n}f", *[random.uniform(-0.5, 0.5) for _ in range(n)])
-        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + len(blob)]}
+        if dtype == ["I32"]:  # rows of a static model's mapping, all inside its 8-row table
+            blob = struct.pack(f"<{n}i", *[random.randrange(8) for _ in range(n)])
+        else:
+            blob = struct.pack(f"<{n}f", *[random.uniform(-0.5, 0.5) for _ in range(n)])
+        header[name] = {"dtype": dtype[0] if dtype else "F32", "shape": shape,
+                        "data_offsets": [offset, offset + len(blob)]}
         blobs.append(blob)
         offset += len(blob)
     text = json.dumps({"__metadata__": {"format": "pt"}, **header}, separators=(",", ":")).encode()
@@ -87,12 +91,17 @@ def gte():
     return t + norm(layer + "attn_ln", h) + norm(layer + "mlp_ln", h)
 
 
+def static_model():
+    # model2vec after vocabulary quantisation: 8 rows for 16 token ids, a weight per id.
+    return [("embeddings", [8, 4]), ("weights", [16]), ("mapping", [16], "I32")]
+
+
 def main():
     out = sys.argv[1]
     random.seed(1)
     for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert()),
                           ("mpnet.safetensors", mpnet()), ("nomic-bert.safetensors", nomic_bert()),
-                          ("gte.safetensors", gte())):
+                          ("gte.safetensors", gte()), ("static-model2vec.safetensors", static_model())):
         with open(os.path.join(out, name), "wb") as f:
             f.write(safetensors(tensors))
 

@@ -2,9 +2,10 @@
 // precision, int8 checkpoints (I8 weights + "_scale" tensors, `warden quantize`) included —
 // and runs a forward pass, or throws warden::Error; never anything else. The config is BERT's,
 // DeBERTa-v3's (relative attention over log buckets, shared keys, a normalised table) when the
-// bytes mention "rel_embeddings", JinaBERT's (ALiBi, GEGLU) when they mention "gated_layers".
-// Seeds: fuzz/corpus/model (float32 and int8 BERT checkpoints; a DeBERTa and a JinaBERT one,
-// written by fuzz/make_model_seeds.py).
+// bytes mention "rel_embeddings", JinaBERT's (ALiBi, GEGLU) when they mention "gated_layers",
+// MPNet's, NomicBERT's and GTE's by their own tensor names; bytes naming "embeddings" or
+// "mapping" are read as a static (model2vec) table instead. Seeds: fuzz/corpus/model (float32
+// and int8 BERT checkpoints; one per other family, written by fuzz/make_model_seeds.py).
 
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "core/file.hpp"
 #include "kernels/dense.hpp"
 #include "model/encoder_model.hpp"
+#include "model/static_model.hpp"
 
 namespace {
 
@@ -87,7 +89,34 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
 
 }  // namespace
 
+// A static (model2vec) table: the file as model2vec's model.safetensors ("embeddings", and the
+// vocabulary-quantised "weights" / "mapping"), every token id embedded.
+void fuzz_static_model(const std::uint8_t* data, std::size_t size) {
+  static const std::filesystem::path dir = [] {
+    const auto d = std::filesystem::temp_directory_path() / ("warden-fuzz-static-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  {
+    std::ofstream out(dir / "model.safetensors", std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  try {
+    const auto model = warden::model::StaticModel::load({warden::model::StaticRules::Model2Vec, dir, true});
+    std::vector<float> out(model->dim());
+    std::vector<std::uint32_t> ids;
+    for (std::uint32_t id = 0; id < model->vocab() && id < 64; ++id) ids.push_back(id);
+    model->embed(ids, out);
+  } catch (const warden::Error&) {
+    // A named, clean refusal.
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (mentions(data, size, "\"embeddings\"") || mentions(data, size, "\"mapping\"")) {
+    fuzz_static_model(data, size);
+    return 0;
+  }
   const std::filesystem::path& dir = model_dir(data, size);
   {
     std::ofstream out(dir / "model.safetensors", std::ios::binary | std::ios::trunc);
