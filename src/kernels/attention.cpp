@@ -13,27 +13,50 @@ namespace warden::kernels {
 
 namespace detail {
 
+KeyRange block_keys(const ScoreBias* bias, std::size_t i0, std::size_t rows, std::size_t len,
+                    std::size_t align) {
+  if (bias == nullptr || bias->window == 0) return {0, len};
+  const std::size_t w = bias->window;
+  const std::size_t first = (i0 > w ? i0 - w : 0) / align * align;
+  const std::size_t end = std::min(len, i0 + rows + w);  // one past the last row's last key
+  return {first, end - first};
+}
+
 void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
-                    std::size_t ld_scores, std::size_t len) {
+                    std::size_t ld_scores, std::size_t key0, std::size_t count) {
   if (bias.by_distance != nullptr) {
     for (std::size_t r = 0; r < rows; ++r) {
-      // Row i reads the table from distance -i onwards: a contiguous run.
-      const float* t = bias.by_distance - static_cast<std::ptrdiff_t>(i0 + r);
+      // Row i reads the table from distance key0 - i onwards: a contiguous run.
+      const float* t =
+          bias.by_distance + static_cast<std::ptrdiff_t>(key0) - static_cast<std::ptrdiff_t>(i0 + r);
       float* s = scores + r * ld_scores;
-      for (std::size_t j = 0; j < len; ++j) s[j] += t[j];
+      for (std::size_t j = 0; j < count; ++j) s[j] += t[j];
     }
   }
-  if (bias.rows_at_zero == nullptr) return;
+  if (bias.rows_at_zero != nullptr) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto i = static_cast<std::ptrdiff_t>(i0 + r);
+      float* s = scores + r * ld_scores;
+      const float* c2p = bias.c2p != nullptr ? bias.c2p + static_cast<std::size_t>(i) * bias.width : nullptr;
+      for (std::size_t jj = 0; jj < count; ++jj) {
+        const std::size_t j = key0 + jj;
+        const auto w = static_cast<std::size_t>(bias.rows_at_zero[i - static_cast<std::ptrdiff_t>(j)]);
+        float extra = 0.0F;
+        if (c2p != nullptr) extra += c2p[w];
+        if (bias.p2c != nullptr) extra += bias.p2c[j * bias.width + w];
+        s[jj] += bias.scale * extra;
+      }
+    }
+  }
+  if (bias.window == 0) return;
   for (std::size_t r = 0; r < rows; ++r) {
-    const auto i = static_cast<std::ptrdiff_t>(i0 + r);
+    const std::size_t i = i0 + r;
+    const std::size_t lo = i > bias.window ? i - bias.window : 0;  // first key row i sees
+    const std::size_t hi = i + bias.window + 1;                    // one past its last
     float* s = scores + r * ld_scores;
-    const float* c2p = bias.c2p != nullptr ? bias.c2p + static_cast<std::size_t>(i) * bias.width : nullptr;
-    for (std::size_t j = 0; j < len; ++j) {
-      const auto w = static_cast<std::size_t>(bias.rows_at_zero[i - static_cast<std::ptrdiff_t>(j)]);
-      float extra = 0.0F;
-      if (c2p != nullptr) extra += c2p[w];
-      if (bias.p2c != nullptr) extra += bias.p2c[j * bias.width + w];
-      s[j] += bias.scale * extra;
+    for (std::size_t jj = 0; jj < count; ++jj) {
+      const std::size_t j = key0 + jj;
+      if (j < lo || j >= hi) s[jj] = -INFINITY;
     }
   }
 }
@@ -44,26 +67,27 @@ void attend_head_portable(const float* q, const float* k, const float* v, std::s
   float* scores = scratch;
   for (std::size_t i = 0; i < len; ++i) {
     const float* qi = q + i * ld;
-    for (std::size_t j = 0; j < len; ++j) {
-      const float* kj = k + j * ld;
+    const KeyRange keys = block_keys(bias, i, 1, len, 1);
+    for (std::size_t jj = 0; jj < keys.count; ++jj) {
+      const float* kj = k + (keys.first + jj) * ld;
       float dot = 0.0F;
       for (std::size_t d = 0; d < head_dim; ++d) dot += qi[d] * kj[d];
-      scores[j] = dot * scale;
+      scores[jj] = dot * scale;
     }
-    if (bias != nullptr) add_score_bias(*bias, i, 1, scores, len, len);
+    if (bias != nullptr) add_score_bias(*bias, i, 1, scores, keys.count, keys.first, keys.count);
     float max_score = -INFINITY;
-    for (std::size_t j = 0; j < len; ++j) max_score = std::max(max_score, scores[j]);
+    for (std::size_t j = 0; j < keys.count; ++j) max_score = std::max(max_score, scores[j]);
     float sum = 0.0F;
-    for (std::size_t j = 0; j < len; ++j) {
+    for (std::size_t j = 0; j < keys.count; ++j) {
       scores[j] = std::exp(scores[j] - max_score);
       sum += scores[j];
     }
     const float inv = 1.0F / sum;
     float* o = out + i * ld_out;
     for (std::size_t d = 0; d < head_dim; ++d) o[d] = 0.0F;
-    for (std::size_t j = 0; j < len; ++j) {
-      const float p = scores[j] * inv;
-      const float* vj = v + j * ld;
+    for (std::size_t jj = 0; jj < keys.count; ++jj) {
+      const float p = scores[jj] * inv;
+      const float* vj = v + (keys.first + jj) * ld;
       for (std::size_t d = 0; d < head_dim; ++d) o[d] += p * vj[d];
     }
   }
@@ -98,7 +122,7 @@ std::vector<float> alibi_slopes(std::size_t heads) {
 
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
                const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool,
-               const DistanceBias& bias) {
+               const DistanceBias& bias, std::size_t window) {
   if (seq_offsets.size() < 2) return;
   if (!bias.empty() && bias.heads() != shape.heads) {
     throw Error(ErrorKind::Internal, "attention: the distance bias needs one row per head");
@@ -123,11 +147,13 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
     const std::size_t len = seq_offsets[s + 1] - row0;
     if (len == 0) return;
     const float* base = qkv + row0 * ld_qkv + h * shape.head_dim;
-    detail::ScoreBias distance;
-    if (!bias.empty()) distance.by_distance = bias.at_zero(h);
+    detail::ScoreBias terms;
+    if (!bias.empty()) terms.by_distance = bias.at_zero(h);
+    // A window no shorter than the sequence masks nothing.
+    if (window + 1 < len) terms.window = window;
+    const bool any = !bias.empty() || terms.window > 0;
     head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
-            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(),
-            bias.empty() ? nullptr : &distance);
+            ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(), any ? &terms : nullptr);
   };
   const std::size_t tasks = sequences * shape.heads;
   parallel_for(pool, tasks, run);

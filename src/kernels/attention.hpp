@@ -66,10 +66,12 @@ class DistanceBias {
 // ctx[t, h*head_dim + i] = sum_j softmax_j(scale * q_t·k_j + bias_h(j - t)) v_j[i] for each
 // head h, bias_h from `bias` when it is not empty (one row per head; every sequence at most
 // max_distance + 1 tokens), else 0. The bias is added as the scores are formed, one block of
-// query rows at a time.
+// query rows at a time. With a sliding window (window > 0, ModernBERT's local layers) query t
+// attends only to keys with |j - t| <= window: each block of queries scores just the keys its
+// rows can see, so a long sequence costs time linear in its length.
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
                const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool = nullptr,
-               const DistanceBias& bias = {});
+               const DistanceBias& bias = {}, std::size_t window = 0);
 
 // ALiBi's head slopes for `heads` heads, as the reference implementations compute them: the
 // geometric sequence 2^(-8/n), 2^(-16/n), ... for the largest power of two n <= heads, then
@@ -81,6 +83,8 @@ namespace detail {
 // attention: score(i, j) += scale · (c2p[i][w] + p2c[j][w]) with w = rows_at_zero[i - j] (c2p
 // and p2c have row stride `width`; either may be null; none when rows_at_zero is null).
 // A distance bias: score(i, j) += by_distance[j - i] (none when null).
+// A sliding window: score(i, j) = -inf where |i - j| > window (none when 0), as HF's additive
+// sliding-window mask; the kernels do not compute the scores of keys no row of a block sees.
 struct ScoreBias {
   const float* c2p = nullptr;
   const float* p2c = nullptr;
@@ -88,11 +92,25 @@ struct ScoreBias {
   const std::int32_t* rows_at_zero = nullptr;
   float scale = 1.0F;
   const float* by_distance = nullptr;
+  std::size_t window = 0;
 };
-// Adds the bias to `rows` rows of scores (row stride ld_scores, len keys) of queries i0 ...
-// (plain C++, shared by every ISA's attention).
+
+// The keys [first, first + count) a block of query rows [i0, i0 + rows) of a len-token
+// sequence scores: all of them, or under a window those some row of the block sees, `first`
+// rounded down to a multiple of `align` (the kernels' K^T and score rows stay aligned to their
+// vector blocks; the extra keys are masked).
+struct KeyRange {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+KeyRange block_keys(const ScoreBias* bias, std::size_t i0, std::size_t rows, std::size_t len,
+                    std::size_t align);
+
+// Adds the bias to `rows` rows of scores of queries i0 ... against keys key0 ... key0 + count - 1
+// (row stride ld_scores), and masks the keys outside the window (plain C++, shared by every
+// ISA's attention).
 void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
-                    std::size_t ld_scores, std::size_t len);
+                    std::size_t ld_scores, std::size_t key0, std::size_t count);
 
 // Floats of scratch one attend_head call needs: K transposed, a block of scores, and V copied
 // into contiguous rows (V's rows are ld floats apart, often more than a page, and a long

@@ -17,10 +17,10 @@ inline __m256i tail_mask(std::size_t left) {
 }
 
 template <int R>
-void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t len_pad, std::size_t head_dim,
-                  float scale, float* scores) {
+void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t len_pad, std::size_t keys,
+                  std::size_t head_dim, float scale, float* scores) {
   const __m256 vscale = _mm256_set1_ps(scale);
-  for (std::size_t j0 = 0; j0 < len_pad; j0 += 16) {
+  for (std::size_t j0 = 0; j0 < keys; j0 += 16) {
     __m256 acc[R][2];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
@@ -93,11 +93,13 @@ template <int R>
 void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v, std::size_t len,
                  std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out,
                  float* scores, const ScoreBias* bias, std::size_t i0) {
-  scores_block<R>(q, ld, kt, len_pad, head_dim, scale, scores);
-  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, len);
+  const KeyRange keys = block_keys(bias, i0, R, len, 16);
+  scores_block<R>(q, ld, kt + keys.first, len_pad, (keys.count + 15) / 16 * 16, head_dim, scale, scores);
+  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, keys.first, keys.count);
   float inv[R];
-  for (int r = 0; r < R; ++r) inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, len);
-  pv_rows<R>(scores, len_pad, v, ld, len, head_dim, inv, out, ld_out);
+  for (int r = 0; r < R; ++r)
+    inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, keys.count);
+  pv_rows<R>(scores, len_pad, v + keys.first * ld, ld, keys.count, head_dim, inv, out, ld_out);
 }
 
 }  // namespace

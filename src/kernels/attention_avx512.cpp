@@ -17,13 +17,14 @@ inline __mmask16 tail_mask(std::size_t left) {
   return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << left) - 1U);
 }
 
-// scores[r][j] = scale * q_r · k_j for j < len_pad (keys past len see zero K columns).
+// scores[r][j] = scale * q_r · k_j for j < keys (a multiple of 16; keys past the sequence see
+// zero K columns); K^T and the scores have rows len_pad floats apart.
 template <int R>
-void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t len_pad, std::size_t head_dim,
-                  float scale, float* scores) {
+void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t len_pad, std::size_t keys,
+                  std::size_t head_dim, float scale, float* scores) {
   const __m512 vscale = _mm512_set1_ps(scale);
   std::size_t j0 = 0;
-  for (; j0 + 64 <= len_pad; j0 += 64) {
+  for (; j0 + 64 <= keys; j0 += 64) {
     __m512 acc[R][4];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
@@ -48,7 +49,7 @@ void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t l
       for (int c = 0; c < 4; ++c) _mm512_storeu_ps(s + 16 * c, _mm512_mul_ps(acc[r][c], vscale));
     }
   }
-  for (; j0 < len_pad; j0 += 16) {
+  for (; j0 < keys; j0 += 16) {
     __m512 acc[R];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
@@ -145,11 +146,13 @@ template <int R>
 void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v, std::size_t len,
                  std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out,
                  float* scores, const ScoreBias* bias, std::size_t i0) {
-  scores_block<R>(q, ld, kt, len_pad, head_dim, scale, scores);
-  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, len);
+  const KeyRange keys = block_keys(bias, i0, R, len, 16);
+  scores_block<R>(q, ld, kt + keys.first, len_pad, (keys.count + 15) / 16 * 16, head_dim, scale, scores);
+  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, keys.first, keys.count);
   float inv[R];
-  for (int r = 0; r < R; ++r) inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, len);
-  pv_rows<R>(scores, len_pad, v, head_dim, len, head_dim, inv, out, ld_out);
+  for (int r = 0; r < R; ++r)
+    inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, keys.count);
+  pv_rows<R>(scores, len_pad, v + keys.first * head_dim, head_dim, keys.count, head_dim, inv, out, ld_out);
 }
 
 }  // namespace

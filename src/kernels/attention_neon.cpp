@@ -30,12 +30,13 @@ inline void score_step(float32x4_t (&acc)[R][4], const float* kt_row, const floa
   }
 }
 
-// scores[r][j] = scale * q_r · k_j for j < len_pad (keys past len see zero K columns).
+// scores[r][j] = scale * q_r · k_j for j < keys (a multiple of kKeys; keys past the sequence
+// see zero K columns); K^T and the scores have rows len_pad floats apart.
 template <int R>
-void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t len_pad, std::size_t head_dim,
-                  float scale, float* scores) {
+void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t len_pad, std::size_t keys,
+                  std::size_t head_dim, float scale, float* scores) {
   const std::size_t dims4 = head_dim / 4 * 4;
-  for (std::size_t j0 = 0; j0 < len_pad; j0 += kKeys) {
+  for (std::size_t j0 = 0; j0 < keys; j0 += kKeys) {
     float32x4_t acc[R][4];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
@@ -168,11 +169,14 @@ template <int R>
 void attend_rows(const float* q, std::size_t ld, const float* kt, const float* v, std::size_t len,
                  std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out,
                  float* scores, const ScoreBias* bias, std::size_t i0) {
-  scores_block<R>(q, ld, kt, len_pad, head_dim, scale, scores);
-  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, len);
+  const KeyRange keys = block_keys(bias, i0, R, len, kKeys);
+  scores_block<R>(q, ld, kt + keys.first, len_pad, (keys.count + kKeys - 1) / kKeys * kKeys, head_dim, scale,
+                  scores);
+  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, keys.first, keys.count);
   float inv[R];
-  for (int r = 0; r < R; ++r) inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, len);
-  pv_rows<R>(scores, len_pad, v, ld, len, head_dim, inv, out, ld_out);
+  for (int r = 0; r < R; ++r)
+    inv[r] = softmax_row(scores + static_cast<std::size_t>(r) * len_pad, keys.count);
+  pv_rows<R>(scores, len_pad, v + keys.first * ld, ld, keys.count, head_dim, inv, out, ld_out);
 }
 
 }  // namespace

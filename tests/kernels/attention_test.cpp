@@ -51,6 +51,8 @@ std::vector<double> reference(const float* q, const float* k, const float* v, st
         dot += double(bias->c2p[i * bias->width + w]) + double(bias->p2c[j * bias->width + w]);
       }
       s[j] = dot * scale;
+      const std::size_t gap = i > j ? i - j : j - i;
+      if (bias != nullptr && bias->window > 0 && gap > bias->window) s[j] = -INFINITY;
       mx = std::max(mx, s[j]);
     }
     double sum = 0;
@@ -105,6 +107,86 @@ TEST(Attention, EachHeadKernelMatchesADoubleReference) {
         }
       }
     }
+  }
+}
+
+TEST(Attention, SlidingWindowsMatchAMaskedReferenceInEveryKernel) {
+  std::mt19937 rng(17);
+  std::normal_distribution<float> dist(0.0F, 1.5F);
+  for (const HeadFn fn : head_fns()) {
+    for (const std::size_t dim : {16U, 20U, 64U}) {
+      for (const std::size_t len : {2U, 9U, 33U, 100U, 300U}) {
+        for (const std::size_t window : {1U, 3U, 16U, 17U, 64U}) {
+          const std::size_t ld = 3 * dim + 3;
+          std::vector<float> qkv(len * ld);
+          for (auto& x : qkv) x = dist(rng);
+          std::vector<float> out(len * dim), scratch(detail::attention_scratch_floats(dim, len));
+          const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
+          detail::ScoreBias bias;
+          bias.window = window;
+          fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
+             scratch.data(), &bias);
+          const auto want = reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim,
+                                      double(scale), &bias);
+          for (std::size_t i = 0; i < out.size(); ++i) {
+            ASSERT_NEAR(out[i], want[i], 2e-5)
+                << "dim " << dim << " len " << len << " window " << window << " at " << i;
+          }
+          // With a distance bias as well: both apply.
+          const std::vector<float> slope{0.25F};
+          const DistanceBias alibi = DistanceBias::alibi(slope, len);
+          bias.by_distance = alibi.at_zero(0);
+          fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
+             scratch.data(), &bias);
+          const auto both = reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim,
+                                      double(scale), &bias);
+          for (std::size_t i = 0; i < out.size(); ++i) {
+            ASSERT_NEAR(out[i], both[i], 2e-5)
+                << "biased: dim " << dim << " len " << len << " window " << window << " at " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Attention, BlockKeysCoverEveryRowsWindowAndNoMore) {
+  detail::ScoreBias bias;
+  bias.window = 64;
+  // Rows 100..103 see keys 36..167; the first is rounded down to 32.
+  const detail::KeyRange r = detail::block_keys(&bias, 100, 4, 1000, 16);
+  EXPECT_EQ(r.first, 32U);
+  EXPECT_EQ(r.first + r.count, 168U);
+  const detail::KeyRange end = detail::block_keys(&bias, 990, 4, 1000, 16);  // clipped at the end
+  EXPECT_EQ(end.first + end.count, 1000U);
+  const detail::KeyRange all = detail::block_keys(nullptr, 100, 4, 1000, 16);
+  EXPECT_EQ(all.first, 0U);
+  EXPECT_EQ(all.count, 1000U);
+}
+
+TEST(Attention, WindowedSequencesMatchAloneAndAWindowAsLongAsTheSequenceMasksNothing) {
+  const AttentionShape shape{2, 16, 0.25F};
+  const std::size_t cols = shape.heads * shape.head_dim;
+  const std::vector<std::size_t> offsets{0, 5, 90, 91, 300};
+  const std::size_t tokens = offsets.back();
+  std::mt19937 rng(19);
+  std::normal_distribution<float> dist(0.0F, 1.0F);
+  std::vector<float> qkv(tokens * 3 * cols);
+  for (auto& x : qkv) x = dist(rng);
+  std::vector<float> windowed(tokens * cols), full(tokens * cols), wide(tokens * cols);
+  ThreadPool pool(2);
+  attention(qkv.data(), 3 * cols, offsets, shape, windowed.data(), cols, &pool, {}, 8);
+  attention(qkv.data(), 3 * cols, offsets, shape, full.data(), cols, &pool);
+  attention(qkv.data(), 3 * cols, offsets, shape, wide.data(), cols, &pool, {}, 299);
+  EXPECT_EQ(wide, full);
+  EXPECT_NE(windowed, full);
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    const std::size_t len = offsets[s + 1] - offsets[s];
+    const std::vector<std::size_t> alone{0, len};
+    std::vector<float> single(len * cols);
+    attention(qkv.data() + offsets[s] * 3 * cols, 3 * cols, alone, shape, single.data(), cols, nullptr, {},
+              8);
+    for (std::size_t i = 0; i < single.size(); ++i) ASSERT_EQ(single[i], windowed[offsets[s] * cols + i]);
   }
 }
 
