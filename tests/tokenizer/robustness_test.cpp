@@ -34,7 +34,8 @@ const std::vector<std::string>& tokenizer_files() {
                                                  "tokref/wordpiece-whitespace.json",
                                                  "tokref/bpe-bytelevel-template.json",
                                                  "tokref/wordlevel-nmt.json",
-                                                 "tokref/bpe-bytelevel-normalizer.json"};
+                                                 "tokref/bpe-bytelevel-normalizer.json",
+                                                 "tokref/bpe-modernbert.json"};
   return files;
 }
 

@@ -81,7 +81,8 @@ INSTANTIATE_TEST_SUITE_P(All, TokrefTest,
                          ::testing::Values("bpe-roberta", "bpe-bytelevel-template", "bpe-llama", "bpe-prefix",
                                            "bpe-suffix", "unigram-xlmr", "unigram-bytefallback",
                                            "wordpiece-split-behaviors", "wordpiece-whitespace",
-                                           "wordlevel-nmt", "bpe-bytelevel-normalizer", "wordpiece-mpnet"),
+                                           "wordlevel-nmt", "bpe-bytelevel-normalizer", "wordpiece-mpnet",
+                                           "bpe-modernbert"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (auto& ch : n) {

@@ -173,6 +173,45 @@ const specs = {};
   });
 }
 
+// 1b. ModernBERT-like byte-level BPE (answerdotai/ModernBERT-base, the OLMo/GPT-NeoX tokenizer):
+// NFC, ByteLevel without a prefix space, the |||IP_ADDRESS||| / <|padding|> tokens first, runs of
+// 2-24 spaces as normalized non-special added tokens (GPT-NeoX's), then |||EMAIL_ADDRESS|||,
+// |||PHONE_NUMBER|||, <|endoftext|> and [UNK] [CLS] [SEP] [PAD] [MASK] last; TemplateProcessing
+// [CLS] A [SEP] / [CLS] A [SEP] B:1 [SEP]:1. warden-fixture's ModernBERT folders use this file.
+{
+  const nfc = (t) => t.normalize('NFC');
+  const words = (nfc(trainText).match(GPT2_RE) || []).map((w) => [...Buffer.from(w, 'utf8')].map((b) => B2U[b]));
+  const [newTokens, merges] = trainBpe(words, 700, '');
+  const alphabet = Object.keys(B2U).map(Number).sort((a, b) => a - b).map((b) => B2U[b]);
+  const spaces = [];
+  for (let n = 24; n >= 2; n--) spaces.push(' '.repeat(n));
+  const tail = ['|||EMAIL_ADDRESS|||', '|||PHONE_NUMBER|||', '<|endoftext|>', '[UNK]', '[CLS]', '[SEP]', '[PAD]', '[MASK]'];
+  const vocab = uniq(['|||IP_ADDRESS|||', '<|padding|>', ...alphabet, ...newTokens, ...spaces, ...tail]);
+  const id = (t) => vocab.indexOf(t);
+  const sp = (t, typeId) => ({ SpecialToken: { id: t, type_id: typeId } });
+  const seq = (t, typeId) => ({ Sequence: { id: t, type_id: typeId } });
+  specs['bpe-modernbert'] = {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: [
+      addedToken(0, '|||IP_ADDRESS|||', { normalized: true, special: false }), addedToken(1, '<|padding|>'),
+      ...spaces.map((s) => addedToken(id(s), s, { normalized: true, special: false })),
+      addedToken(id('|||EMAIL_ADDRESS|||'), '|||EMAIL_ADDRESS|||', { normalized: true, special: false }),
+      addedToken(id('|||PHONE_NUMBER|||'), '|||PHONE_NUMBER|||', { normalized: true, special: false }),
+      addedToken(id('<|endoftext|>'), '<|endoftext|>'), addedToken(id('[UNK]'), '[UNK]'),
+      addedToken(id('[CLS]'), '[CLS]'), addedToken(id('[SEP]'), '[SEP]'), addedToken(id('[PAD]'), '[PAD]'),
+      addedToken(id('[MASK]'), '[MASK]', { lstrip: true })],
+    normalizer: { type: 'NFC' },
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: { type: 'TemplateProcessing', single: [sp('[CLS]', 0), seq('A', 0), sp('[SEP]', 0)],
+      pair: [sp('[CLS]', 0), seq('A', 0), sp('[SEP]', 0), seq('B', 1), sp('[SEP]', 1)],
+      special_tokens: { '[CLS]': { id: '[CLS]', ids: [id('[CLS]')], tokens: ['[CLS]'] },
+        '[SEP]': { id: '[SEP]', ids: [id('[SEP]')], tokens: ['[SEP]'] } } },
+    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '',
+      fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab: vocabObject(vocab), merges },
+  };
+}
+
 // 2. Llama-like BPE with byte fallback over a Metaspace-style normalizer.
 {
   const words = singles.concat(pairs.flat()).map((t) => ['\u2581', ...('\u2581' + t.replace(/ /g, '\u2581')).slice(1)].slice(1));
@@ -341,6 +380,10 @@ async function run() {
     const json = JSON.stringify(spec);
     const tok = Tokenizer.fromString(json);
     fs.writeFileSync(path.join(outDir, name + '.json'), json);
+    // warden-fixture's ModernBERT folders take their tokenizer.json from here.
+    if (name === 'bpe-modernbert') {
+      fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', 'modernbert-bpe-tokenizer.json'), json);
+    }
     const lines = [];
     const cases = [];
     for (const t of singles) { cases.push([t, null, true]); }
