@@ -37,11 +37,10 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
       tokenizer_(tokenizer.get()),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
-  // Never let the tokenizer emit more tokens than the model has positions for.
-  const auto& dims = model_->encoder.dims();
-  const std::size_t limit = dims.max_positions - dims.position_offset;
-  truncation_ = tokenizer_->truncation().value_or(TruncationParams{});
-  if (truncation_.max_length == 0 || truncation_.max_length > limit) truncation_.max_length = limit;
+  // Never let the tokenizer emit more tokens than the model takes.
+  const auto& own = tokenizer_->truncation();
+  truncation_ = own.value_or(TruncationParams{});
+  truncation_.max_length = model_->max_input_tokens(own ? std::optional(own->max_length) : std::nullopt);
   max_input_tokens_ = truncation_.max_length;
   tokenizer_->set_truncation(truncation_);
   // Batches are packed: padding tokens from the file's padding setting would be pooled.

@@ -44,11 +44,9 @@ NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool*
                             dir.string()));
   }
   tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_directory(dir));
-  // Never let the tokenizer emit more tokens than the model has positions for.
-  const auto& dims = model_->encoder.dims();
-  const std::size_t limit = dims.max_positions - dims.position_offset;
-  const auto own = tokenizer_->truncation();
-  max_input_tokens_ = own && own->max_length != 0 && own->max_length < limit ? own->max_length : limit;
+  // Never let the tokenizer emit more tokens than the model takes.
+  const auto& own = tokenizer_->truncation();
+  max_input_tokens_ = model_->max_input_tokens(own ? std::optional(own->max_length) : std::nullopt);
   // Batches are packed: padding would only add tokens.
   tokenizer_->set_padding(std::nullopt);
   const std::size_t n = model_->head->labels();

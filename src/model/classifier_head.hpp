@@ -1,16 +1,18 @@
 #pragma once
-// Sequence-classification heads of *ForSequenceClassification models. All three
-// architectures take the first token's hidden state through one dense layer and an
-// activation, then a projection to the labels:
+// Sequence-classification heads of *ForSequenceClassification models. Each takes the first
+// token's hidden state (or ModernBERT's mean, with classifier_pooling "mean") through one
+// dense layer and an activation (and ModernBERT's LayerNorm), then a projection to the labels:
 //   BERT:       pooler.dense + tanh,             then classifier
 //   RoBERTa:    classifier.dense + tanh,         then classifier.out_proj
 //   DistilBERT: pre_classifier + ReLU,           then classifier
+//   ModernBERT: head.dense + gelu + head.norm,   then classifier
 
 #include <cstddef>
 #include <span>
 
 #include "kernels/activation.hpp"
 #include "kernels/gemm.hpp"
+#include "model/layer_norm_weights.hpp"
 
 namespace warden {
 class ThreadPool;
@@ -19,8 +21,11 @@ class ThreadPool;
 namespace warden::model {
 
 struct ClassifierHead {
+  bool mean_pooling = false;  // the mean of the sequence's hidden states instead of its first
   kernels::PackedLinear dense;
   kernels::Activation activation = kernels::Activation::Tanh;
+  LayerNormWeights norm;  // after the activation; empty: none
+  float norm_eps = 1e-5F;
   kernels::PackedLinear out;
 
   [[nodiscard]] std::size_t labels() const noexcept { return out.n(); }

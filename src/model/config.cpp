@@ -241,6 +241,96 @@ void read_gte(const Fields& f, ModelConfig& c) {
   c.gte_packed_qkv = f.boolean("pack_qkv").value_or(true);
 }
 
+// A rotary theta: a finite number above 1.
+double read_theta(const Fields& f, std::string_view key, double value) {
+  if (!std::isfinite(value) || value <= 1.0) throw f.fail(key, "must be a number above 1");
+  return value;
+}
+
+// One layer type's entry of rope_parameters ({"rope_type": "default", "rope_theta": ...}): its
+// theta, or `fallback` when it names none. Scaled rotary types are refused.
+double read_rope_parameters(const Fields& f, const simdjson::dom::object& entry, std::string_view layer_type,
+                            double fallback) {
+  const Fields e(entry, f.source());
+  const std::string type = e.string("rope_type").value_or(e.string("type").value_or("default"));
+  if (type != "default") {
+    throw f.fail("rope_parameters",
+                 fmt::format("gives {} the rope_type \"{}\"; supported: default", layer_type, type));
+  }
+  return e.has("rope_theta") ? read_theta(f, "rope_parameters", e.number("rope_theta").value_or(0.0))
+                             : fallback;
+}
+
+// ModernBertConfig (transformers' configuration_modernbert.py): its key names and defaults, the
+// older global_rope_theta / local_rope_theta and the newer rope_parameters per layer type, and
+// layer_types, which (as ModernBertRotaryEmbedding does) choose each layer's rotary base while
+// global_attn_every_n_layers chooses its window (ModernBertAttention).
+void read_modernbert(const Fields& f, ModelConfig& c) {
+  ModelConfig::ModernBert& m = c.modernbert;
+  c.type_vocab_size = 0;
+  c.hidden_act = f.string("hidden_activation").value_or("gelu");
+  c.layer_norm_eps = f.number("norm_eps").value_or(1e-5);
+  if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0.0 || c.layer_norm_eps >= 1.0) {
+    throw f.fail("norm_eps", fmt::format("is {}, outside (0, 1)", c.layer_norm_eps));
+  }
+  if (!f.has("max_position_embeddings")) c.max_position_embeddings = 8192;
+  m.local_attention = optional_in(f, "local_attention", 2, kMaxPositions, 128);
+  m.global_every = optional_in(f, "global_attn_every_n_layers", 1, kMaxLayers, 3);
+  m.norm_bias = f.boolean("norm_bias").value_or(false);
+  m.attention_bias = f.boolean("attention_bias").value_or(false);
+  m.mlp_bias = f.boolean("mlp_bias").value_or(false);
+  m.classifier_bias = f.boolean("classifier_bias").value_or(false);
+  m.classifier_pooling = f.string("classifier_pooling").value_or("cls");
+  if (m.classifier_pooling != "cls" && m.classifier_pooling != "mean") {
+    throw f.fail("classifier_pooling",
+                 fmt::format("is \"{}\"; it must be cls or mean", m.classifier_pooling));
+  }
+  m.classifier_activation = f.string("classifier_activation").value_or("gelu");
+  m.global_rope_theta = read_theta(f, "global_rope_theta", f.number("global_rope_theta").value_or(160000.0));
+  m.local_rope_theta = read_theta(f, "local_rope_theta", f.number("local_rope_theta").value_or(10000.0));
+  if (const auto scaling = f.object("rope_scaling")) {
+    const Fields s(*scaling, f.source());
+    const std::string type = s.string("rope_type").value_or(s.string("type").value_or("default"));
+    if (type != "default")
+      throw f.fail("rope_scaling", fmt::format("has type \"{}\"; supported: default", type));
+  }
+  if (const auto params = f.object("rope_parameters")) {
+    for (const auto field : *params) {
+      const std::string_view key = field.key;
+      simdjson::dom::object entry;
+      if (key != "full_attention" && key != "sliding_attention") {
+        throw f.fail(
+            "rope_parameters",
+            fmt::format("has \"{}\"; the layer types are full_attention and sliding_attention", key));
+      }
+      if (field.value.is_null()) continue;
+      if (field.value.get_object().get(entry) != simdjson::SUCCESS) {
+        throw f.fail("rope_parameters", fmt::format("entry \"{}\" is not an object", key));
+      }
+      double& theta = key == "full_attention" ? m.global_rope_theta : m.local_rope_theta;
+      theta = read_rope_parameters(f, entry, key, theta);
+    }
+  }
+  const std::size_t layers = c.num_hidden_layers;
+  m.sliding_rope.assign(layers, false);
+  if (const auto types = f.array("layer_types")) {
+    std::size_t i = 0;
+    for (const auto v : *types) {
+      std::string_view s;
+      if (v.get_string().get(s) != simdjson::SUCCESS || (s != "full_attention" && s != "sliding_attention")) {
+        throw f.fail("layer_types", "must hold \"full_attention\" or \"sliding_attention\" per layer");
+      }
+      if (i < layers) m.sliding_rope[i] = s == "sliding_attention";
+      ++i;
+    }
+    if (i != layers) {
+      throw f.fail("layer_types", fmt::format("lists {} layers; the model has {}", i, layers));
+    }
+  } else {
+    for (std::size_t i = 0; i < layers; ++i) m.sliding_rope[i] = i % m.global_every != 0;
+  }
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(std::string_view json, std::string_view source) {
@@ -292,6 +382,7 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
   }
   if (c.model_type == "deberta-v2") read_deberta(f, c);
   if (c.model_type == "new") read_gte(f, c);
+  if (c.model_type == "modernbert") read_modernbert(f, c);
   if (c.model_type == "mpnet") {
     if (!f.has("type_vocab_size")) c.type_vocab_size = 0;  // MPNetConfig has no token types
     // MPNetEncoder.compute_position_bias reads buckets 0..31 of this table whatever it says.

@@ -80,6 +80,24 @@ struct ModelConfig {
   Nomic nomic;
   // GTE (model_type "new"): Q, K and V in one qkv_proj (pack_qkv) or q_proj/k_proj/v_proj.
   bool gte_packed_qkv = true;
+  // ModernBERT (model_type "modernbert"), with ModernBertConfig's defaults. Layer l attends
+  // within |i - j| <= local_attention / 2 unless l % global_every == 0 (ModernBertAttention);
+  // it rotates with local_rope_theta when sliding_rope[l] (layer_types, which default to the
+  // same pattern), else global_rope_theta.
+  struct ModernBert {
+    std::size_t local_attention = 128;
+    std::size_t global_every = 3;
+    std::vector<bool> sliding_rope;
+    double global_rope_theta = 160000.0;
+    double local_rope_theta = 10000.0;
+    bool norm_bias = false;
+    bool attention_bias = false;
+    bool mlp_bias = false;
+    bool classifier_bias = false;
+    std::string classifier_pooling = "cls";  // or "mean"
+    std::string classifier_activation = "gelu";
+  };
+  ModernBert modernbert;
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }

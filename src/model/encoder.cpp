@@ -15,12 +15,23 @@
 namespace warden::model {
 
 const kernels::RotaryTable& EncoderWorkspace::rotary(std::span<const float> inv_freq, std::size_t positions) {
-  if (rotary_.positions() < positions ||
-      !std::equal(inv_freq.begin(), inv_freq.end(), rotary_inv_freq_.begin(), rotary_inv_freq_.end())) {
-    rotary_ = kernels::RotaryTable::make(inv_freq, positions);
-    rotary_inv_freq_.assign(inv_freq.begin(), inv_freq.end());
+  auto same = [&](const CachedRotary& c) {
+    return std::equal(inv_freq.begin(), inv_freq.end(), c.inv_freq.begin(), c.inv_freq.end());
+  };
+  CachedRotary* slot = nullptr;
+  for (CachedRotary& c : rotary_) {
+    if (same(c)) slot = &c;
   }
-  return rotary_;
+  if (slot == nullptr) {  // replace the least recently used
+    slot = rotary_[0].last_use <= rotary_[1].last_use ? &rotary_[0] : &rotary_[1];
+    slot->table = {};
+    slot->inv_freq.assign(inv_freq.begin(), inv_freq.end());
+  }
+  if (slot->table.positions() < positions || slot->table.positions() == 0) {
+    slot->table = kernels::RotaryTable::make(inv_freq, positions);
+  }
+  slot->last_use = ++rotary_uses_;
+  return slot->table;
 }
 
 float* EncoderWorkspace::ensure(AlignedBuffer<float>& buffer, std::size_t floats) {
@@ -66,6 +77,15 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
     if (rotary_inv_freq_.size() != dims_.rotary_dims / 2) {
       throw Error(ErrorKind::Internal, "Encoder: one inverse frequency per rotated pair is needed");
     }
+    if (std::find(dims_.local_rotary_layers.begin(), dims_.local_rotary_layers.end(), true) !=
+        dims_.local_rotary_layers.end()) {
+      local_rotary_inv_freq_ = kernels::rotary_inv_freq(dims_.local_rotary_base, dims_.rotary_dims);
+    }
+  }
+  const auto per_layer = [this](const std::vector<bool>& v) { return v.empty() || v.size() == dims_.layers; };
+  if (!per_layer(dims_.windowed_layers) || !per_layer(dims_.local_rotary_layers) ||
+      (!dims_.windowed_layers.empty() && dims_.attention_window == 0)) {
+    throw Error(ErrorKind::Internal, "Encoder: the per-layer attention settings do not match the layers");
   }
   for (const EncoderLayer& layer : w_.layers) {
     if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {
@@ -135,7 +155,8 @@ void Encoder::embed(const TokenBatch& batch, float* x, float* scratch) const {
 }
 
 std::vector<const kernels::RotaryTable*> Encoder::rotary_tables(
-    const TokenBatch& batch, EncoderWorkspace& ws, std::vector<kernels::RotaryTable>& scaled) const {
+    const TokenBatch& batch, EncoderWorkspace& ws, std::span<const float> inv_freq,
+    std::vector<kernels::RotaryTable>& scaled) const {
   const std::size_t n = batch.sequences();
   const auto scaled_length = [this](std::size_t len) {
     return dims_.rotary_ntk_factor && len > dims_.rotary_max_trained;
@@ -149,7 +170,7 @@ std::vector<const kernels::RotaryTable*> Encoder::rotary_tables(
       longest = std::max(longest, batch.length(s));
     }
   }
-  const kernels::RotaryTable& base = ws.rotary(rotary_inv_freq_, longest);
+  const kernels::RotaryTable& base = ws.rotary(inv_freq, longest);
   scaled.clear();
   scaled.reserve(scaled_count);  // no reallocation: the pointers below stay valid
   std::vector<const kernels::RotaryTable*> tables(n, &base);
@@ -183,23 +204,40 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   float* ffn = ws.ffn(tokens * dims_.intermediate);
 
   embed(batch, x, ws.row(h));
-  kernels::layer_norm(x, h, x, h, tokens, h, w_.embedding_norm.gamma.data(), w_.embedding_norm.beta.data(),
-                      dims_.layer_norm_eps, pool);
+  auto norm = [&](const LayerNormWeights& n, float* out) {
+    kernels::layer_norm(x, h, out, h, tokens, h, n.gamma.data(), n.beta.data(), dims_.layer_norm_eps, pool);
+  };
+  norm(w_.embedding_norm, x);
   const std::size_t head_dim = h / dims_.heads;
   const float terms = 1.0F + (dims_.c2p ? 1.0F : 0.0F) + (dims_.p2c ? 1.0F : 0.0F);
   const kernels::AttentionShape shape{dims_.heads, head_dim,
                                       1.0F / std::sqrt(static_cast<float>(head_dim) * terms)};
   std::vector<kernels::RotaryTable> scaled_rotary;
+  std::vector<kernels::RotaryTable> scaled_local_rotary;
   std::vector<const kernels::RotaryTable*> rotary;
-  if (dims_.rotary_dims > 0) rotary = rotary_tables(batch, ws, scaled_rotary);
-  for (const EncoderLayer& layer : w_.layers) {
-    kernels::dense(x, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
+  std::vector<const kernels::RotaryTable*> local_rotary;
+  if (dims_.rotary_dims > 0) rotary = rotary_tables(batch, ws, rotary_inv_freq_, scaled_rotary);
+  if (!local_rotary_inv_freq_.empty()) {
+    local_rotary = rotary_tables(batch, ws, local_rotary_inv_freq_, scaled_local_rotary);
+  }
+  for (std::size_t l = 0; l < w_.layers.size(); ++l) {
+    const EncoderLayer& layer = w_.layers[l];
+    const bool local_rope = !dims_.local_rotary_layers.empty() && dims_.local_rotary_layers[l];
+    const std::size_t window =
+        !dims_.windowed_layers.empty() && dims_.windowed_layers[l] ? dims_.attention_window : 0;
+    // Pre-LN: the sublayer reads LN(X) from the context buffer, free until the attention writes it.
+    const float* attn_in = x;
+    if (dims_.pre_norm && !layer.attn_norm.gamma.empty()) {
+      norm(layer.attn_norm, ctx);
+      attn_in = ctx;
+    }
+    kernels::dense(attn_in, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
     if (!rotary.empty()) {
-      kernels::apply_rotary(qkv, 3 * h, batch.offsets, dims_.heads, head_dim, rotary,
-                            dims_.rotary_interleaved, pool);
+      kernels::apply_rotary(qkv, 3 * h, batch.offsets, dims_.heads, head_dim,
+                            local_rope ? local_rotary : rotary, dims_.rotary_interleaved, pool);
     }
     if (dims_.relative_rows.empty()) {
-      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, w_.distance_bias);
+      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, w_.distance_bias, window);
     } else {
       kernels::RelativePositions rel;
       rel.pos_key = layer.pos_key;
@@ -209,19 +247,24 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       kernels::relative_attention(qkv, 3 * h, batch.offsets, shape, rel, ctx, h, pool);
     }
     kernels::dense(ctx, h, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
-    kernels::layer_norm(x, h, x, h, tokens, h, layer.attn_norm.gamma.data(), layer.attn_norm.beta.data(),
-                        dims_.layer_norm_eps, pool);
+    const float* ffn_in = x;
+    if (dims_.pre_norm) {
+      norm(layer.ffn_norm, ctx);
+      ffn_in = ctx;
+    } else {
+      norm(layer.attn_norm, x);
+    }
     if (dims_.gated_ffn) {
-      kernels::gated_dense(x, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn, dims_.intermediate,
+      kernels::gated_dense(ffn_in, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn, dims_.intermediate,
                            pool);
     } else {
-      kernels::dense(x, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
+      kernels::dense(ffn_in, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
     }
     kernels::dense(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
                    pool);
-    kernels::layer_norm(x, h, x, h, tokens, h, layer.ffn_norm.gamma.data(), layer.ffn_norm.beta.data(),
-                        dims_.layer_norm_eps, pool);
+    if (!dims_.pre_norm) norm(layer.ffn_norm, x);
   }
+  if (!w_.final_norm.gamma.empty()) norm(w_.final_norm, x);
   return {x, tokens * h};
 }
 

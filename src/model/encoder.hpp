@@ -1,18 +1,23 @@
 #pragma once
-// The post-LayerNorm transformer encoder shared by BERT, RoBERTa/XLM-R, DistilBERT,
-// DeBERTa-v2, JinaBERT and MPNet: embeddings, then blocks of attention, residual, LayerNorm,
-// FFN, residual, LayerNorm. The architectures differ in how their checkpoints name and shape
-// these weights, how position ids are counted and which terms the attention scores add
-// (relative, ALiBi or bucketed distance biases); model/encoder_model.cpp translates.
+// The transformer encoder shared by BERT, RoBERTa/XLM-R, DistilBERT, DeBERTa-v2, JinaBERT,
+// MPNet, NomicBERT, GTE and ModernBERT: embeddings, then blocks of attention and FFN, each
+// with a residual and a LayerNorm. The architectures differ in how their checkpoints name and
+// shape these weights, how position ids are counted, which terms the attention scores add
+// (relative, ALiBi or bucketed distance biases, rotary positions, sliding windows) and where
+// the LayerNorms sit; model/encoder_model.cpp translates.
 //
-// Execution plan per layer, over the packed token matrix X [tokens x hidden]:
+// Execution plan per layer, over the packed token matrix X [tokens x hidden] (post-LN):
 //   QKV = X·Wqkvᵀ + b            one GEMM for the three projections
 //   CTX = attention(QKV)          per (sequence, head), no padding
 //   X   = LN(CTX·Woᵀ + b + X)     residual fused into the GEMM epilogue
 //   H   = gelu(X·W1ᵀ + b1)        activation fused into the GEMM epilogue (or, for gated
 //                                 FFNs, act(X·Waᵀ) ⊙ (X·Wgᵀ), kernels/gated_dense.hpp)
 //   X   = LN(H·W2ᵀ + b2 + X)
+// Pre-LN (ModernBERT) normalises each sublayer's input instead and keeps X the residual
+// stream: QKV = LN(X)·Wqkvᵀ, X = CTX·Woᵀ + X, H = act(LN(X)·W1ᵀ), X = H·W2ᵀ + X, and one
+// final LN after the last layer.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -28,6 +33,7 @@
 #include "kernels/gated_dense.hpp"
 #include "kernels/rotary.hpp"
 #include "model/embedding_table.hpp"
+#include "model/layer_norm_weights.hpp"
 #include "model/packed_image.hpp"
 #include "model/token_batch.hpp"
 
@@ -79,11 +85,18 @@ struct EncoderDims {
   // The inverse frequencies when the model fixes them otherwise (GTE's NTK rope_scaling);
   // empty: kernels::rotary_inv_freq(rotary_base, rotary_dims).
   std::vector<float> rotary_inv_freq;
-};
-
-struct LayerNormWeights {
-  std::vector<float> gamma;
-  std::vector<float> beta;
+  // Pre-LN blocks (ModernBERT): see the plan above. EncoderLayer::attn_norm and ffn_norm
+  // normalise the sublayers' inputs (an empty attn_norm is the identity), and
+  // EncoderWeights::final_norm follows the last layer.
+  bool pre_norm = false;
+  // Sliding-window attention (ModernBERT's local layers): layer l attends only |i - j| <=
+  // attention_window when windowed_layers[l] (empty: no layer is windowed).
+  std::size_t attention_window = 0;
+  std::vector<bool> windowed_layers;
+  // A second rotary base for the layers marked in local_rotary_layers (ModernBERT's local
+  // layers rotate with local_rotary_base, the global ones with rotary_base).
+  std::vector<bool> local_rotary_layers;
+  double local_rotary_base = 10000.0;
 };
 
 // The dense layers are in the model's precision (float32, bfloat16 or int8); LayerNorm,
@@ -113,6 +126,7 @@ struct EncoderWeights {
   EmbeddingTable token_type_embeddings;  // type_vocab x hidden (float32), or empty
   LayerNormWeights embedding_norm;
   std::vector<EncoderLayer> layers;
+  LayerNormWeights final_norm;  // pre-LN encoders only
   // A per-head bias of the key-query distance, added to every layer's scores (empty: none).
   kernels::DistanceBias distance_bias;
 };
@@ -127,11 +141,18 @@ class EncoderWorkspace {
   float* ffn(std::size_t floats) { return ensure(ffn_, floats); }
   float* row(std::size_t floats) { return ensure(row_, floats); }  // one widened embedding row
   // The rotary table of `inv_freq` for at least `positions` positions (rebuilt when longer).
+  // The two most recently used tables are kept (a model may rotate with two bases), and a
+  // reference stays valid until tables of two other bases were asked for.
   const kernels::RotaryTable& rotary(std::span<const float> inv_freq, std::size_t positions);
 
  private:
-  kernels::RotaryTable rotary_;
-  std::vector<float> rotary_inv_freq_;  // what rotary_ was built from (workspaces are shared by models)
+  struct CachedRotary {
+    kernels::RotaryTable table;
+    std::vector<float> inv_freq;  // what the table was built from (workspaces are shared by models)
+    std::size_t last_use = 0;
+  };
+  std::array<CachedRotary, 2> rotary_;
+  std::size_t rotary_uses_ = 0;
   static float* ensure(AlignedBuffer<float>& buffer, std::size_t floats);
   AlignedBuffer<float> hidden_, qkv_, context_, ffn_, row_;
 };
@@ -162,13 +183,15 @@ class Encoder {
 
  private:
   void embed(const TokenBatch& batch, float* x, float* scratch) const;
-  // One rotary table per sequence of the batch: the workspace's for the model's base, or, for
-  // a sequence past rotary_max_trained with NTK scaling, its own (kept in `scaled`).
+  // One rotary table per sequence of the batch: the workspace's for `inv_freq`, or, for a
+  // sequence past rotary_max_trained with NTK scaling, its own (kept in `scaled`).
   std::vector<const kernels::RotaryTable*> rotary_tables(const TokenBatch& batch, EncoderWorkspace& ws,
+                                                         std::span<const float> inv_freq,
                                                          std::vector<kernels::RotaryTable>& scaled) const;
 
   EncoderDims dims_;
-  std::vector<float> rotary_inv_freq_;  // for rotary_base
+  std::vector<float> rotary_inv_freq_;        // for rotary_base
+  std::vector<float> local_rotary_inv_freq_;  // for local_rotary_base, when some layer uses it
   EncoderWeights w_;
 };
 

@@ -27,7 +27,7 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 19> kArchitectures{{
+constexpr std::array<ArchitectureName, 22> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
     {"BertForSequenceClassification", Architecture::Bert, true},
     {"RobertaModel", Architecture::Roberta, false},
@@ -53,6 +53,11 @@ constexpr std::array<ArchitectureName, 19> kArchitectures{{
     // GTE's remote code (Alibaba-NLP/new-impl): gte-*-en-v1.5, gte-multilingual-base/-reranker-base.
     {"NewModel", Architecture::Gte, false},
     {"NewForSequenceClassification", Architecture::Gte, true},
+    // transformers' ModernBERT: gte-modernbert-base and modernbert-embed-base are ModernBertModel,
+    // answerdotai/ModernBERT-* the masked-LM class (its LM head is ignored here).
+    {"ModernBertModel", Architecture::ModernBert, false},
+    {"ModernBertForMaskedLM", Architecture::ModernBert, false},
+    {"ModernBertForSequenceClassification", Architecture::ModernBert, true},
 }};
 
 const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -75,6 +80,8 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
     named = "NomicBertModel";
   } else if (config.model_type == "new") {
     named = "NewModel";
+  } else if (config.model_type == "modernbert") {
+    named = "ModernBertModel";
   }
   for (const auto& a : kArchitectures) {
     if (a.name == named) return a;
@@ -91,8 +98,9 @@ kernels::Activation activation_named(const std::string& name, std::string_view f
   if (name == "gelu") return kernels::Activation::Gelu;
   if (name == "relu") return kernels::Activation::Relu;
   if (name == "tanh") return kernels::Activation::Tanh;
+  if (name == "silu" || name == "swish") return kernels::Activation::Silu;
   throw Error(ErrorKind::Unsupported,
-              fmt::format("{}: {} '{}' is not supported (supported: gelu, relu, tanh)",
+              fmt::format("{}: {} '{}' is not supported (supported: gelu, relu, tanh, silu)",
                           (dir / "config.json").string(), field, name));
 }
 
@@ -163,6 +171,18 @@ constexpr LayerNames kGteNames{"encoder.layer.",
                                "embeddings.LayerNorm",
                                true};
 
+// ModernBertEncoderLayer (pre-LN): attn_norm (none in layer 0), attn.Wqkv (Q, K, V stacked),
+// attn.Wo, mlp_norm, mlp.Wi ([input | gate], act(input) · gate), mlp.Wo; ModernBertEmbeddings'
+// tok_embeddings and norm; ModernBertModel's final_norm.
+constexpr LayerNames kModernBertNames{"layers.",    "attn.Wqkv",
+                                      "",           "",
+                                      "attn.Wo",    "attn_norm",
+                                      "",           "mlp.Wo",
+                                      "mlp_norm",   "mlp.Wi",
+                                      "",           "embeddings.norm",
+                                      false,        "embeddings.tok_embeddings.weight",
+                                      "final_norm", false};
+
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
                                       "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
@@ -184,6 +204,14 @@ kernels::DistanceBias mpnet_distance_bias(const ModelWeights& weights, const std
 ModelKind EncoderModel::kind() const noexcept {
   if (!head) return ModelKind::Embedding;
   return head->labels() == 1 ? ModelKind::Reranker : ModelKind::Classifier;
+}
+
+std::size_t EncoderModel::max_input_tokens(std::optional<std::size_t> tokenizer_max) const noexcept {
+  const EncoderDims& d = encoder.dims();
+  const std::size_t positions = d.max_positions - d.position_offset;
+  std::size_t n = max_seq_length ? *max_seq_length : tokenizer_max.value_or(positions);
+  if (n == 0 || n > positions) n = positions;
+  return n;
 }
 
 std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -228,7 +256,11 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   dims.type_vocab = arch.architecture == Architecture::DistilBert ? 0 : config.type_vocab_size;
   dims.layer_norm_eps = static_cast<float>(config.layer_norm_eps);
   const bool nomic = arch.architecture == Architecture::NomicBert;
-  if (!nomic) dims.ffn_activation = activation_named(config.hidden_act, "hidden_act", dir);
+  if (!nomic) {
+    const bool modernbert = arch.architecture == Architecture::ModernBert;
+    dims.ffn_activation =
+        activation_named(config.hidden_act, modernbert ? "hidden_activation" : "hidden_act", dir);
+  }
   RelativeSpec relative;
   LayerBiases biases;
   if (nomic) {
@@ -320,6 +352,26 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       }
     }
   }
+  if (arch.architecture == Architecture::ModernBert) {
+    // ModernBertModel: pre-LN layers over tok_embeddings + norm (no position table, no token
+    // types); rotary over the whole head (rotate-half), with local_rope_theta on the layers
+    // layer_types marks sliding and global_rope_theta on the rest (ModernBertRotaryEmbedding);
+    // a window of local_attention / 2 on every layer but each global_attn_every_n_layers-th
+    // (ModernBertAttention); ModernBertMLP's act(input) · gate; biases as the flags say.
+    const ModelConfig::ModernBert& m = config.modernbert;
+    dims.pre_norm = true;
+    dims.position_embeddings = false;
+    dims.type_vocab = 0;
+    dims.gated_ffn = true;
+    dims.rotary_dims = config.head_dim();
+    dims.rotary_base = m.global_rope_theta;
+    dims.local_rotary_base = m.local_rope_theta;
+    dims.local_rotary_layers = m.sliding_rope;
+    dims.attention_window = m.local_attention / 2;
+    dims.windowed_layers.resize(dims.layers);
+    for (std::size_t l = 0; l < dims.layers; ++l) dims.windowed_layers[l] = l % m.global_every != 0;
+    biases = {m.attention_bias, m.mlp_bias, m.mlp_bias, m.norm_bias};
+  }
   if (arch.architecture == Architecture::Roberta || arch.architecture == Architecture::MPNet) {
     // create_position_ids_from_input_ids: positions from padding_idx + 1 over the non-padding
     // tokens. RobertaEmbeddings' padding_idx is pad_token_id; MPNetEmbeddings fixes it at 1.
@@ -340,6 +392,14 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   }
 
   auto weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
+  const LayerNames& names = arch.architecture == Architecture::DistilBert   ? kDistilBertNames
+                            : arch.architecture == Architecture::DebertaV2  ? kDebertaNames
+                            : arch.architecture == Architecture::MPNet      ? kMpnetNames
+                            : arch.architecture == Architecture::ModernBert ? kModernBertNames
+                            : nomic                                         ? kNomicNames
+                            : gte            ? (config.gte_packed_qkv ? kGtePackedNames : kGteNames)
+                            : dims.gated_ffn ? kJinaBertGatedNames
+                                             : kBertNames;
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
   const std::string base_prefix =
@@ -348,18 +408,12 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       : arch.architecture == Architecture::DebertaV2                                         ? "deberta."
       : arch.architecture == Architecture::MPNet                                             ? "mpnet."
       : arch.architecture == Architecture::NomicBert                                         ? "bert."
+      : arch.architecture == Architecture::ModernBert                                        ? "model."
       : gte                                                                                  ? "new."
                                                                                              : "distilbert.";
   const std::string prefix =
-      weights->find("embeddings.word_embeddings.weight") != nullptr ? std::string() : base_prefix;
+      weights->find(std::string(names.word_embeddings)) != nullptr ? std::string() : base_prefix;
   const WeightReader encoder_reader(*weights, prefix, isa);
-  const LayerNames& names = arch.architecture == Architecture::DistilBert  ? kDistilBertNames
-                            : arch.architecture == Architecture::DebertaV2 ? kDebertaNames
-                            : arch.architecture == Architecture::MPNet     ? kMpnetNames
-                            : nomic                                        ? kNomicNames
-                            : gte            ? (config.gte_packed_qkv ? kGtePackedNames : kGteNames)
-                            : dims.gated_ffn ? kJinaBertGatedNames
-                                             : kBertNames;
   if (jina && weights->find(prefix + "encoder.layer.0.attention.self.layer_norm_q.weight") != nullptr) {
     // jina-bert-v2-qk-post-norm (the code embedders) normalises queries and keys: not run here.
     throw Error(
@@ -387,6 +441,19 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
         c.activation = kernels::Activation::Tanh;
         c.out = root.linear("classifier", labels, h);
         break;
+      case Architecture::ModernBert: {
+        // ModernBertForSequenceClassification: the first token or the mean (classifier_pooling),
+        // ModernBertPredictionHead (dense with classifier_bias, classifier_activation, norm),
+        // then the classifier, which always has a bias.
+        const ModelConfig::ModernBert& m = config.modernbert;
+        c.mean_pooling = m.classifier_pooling == "mean";
+        c.dense = root.linear("head.dense", h, h, m.classifier_bias);
+        c.activation = activation_named(m.classifier_activation, "classifier_activation", dir);
+        c.norm = root.layer_norm("head.norm", h, m.norm_bias);
+        c.norm_eps = dims.layer_norm_eps;
+        c.out = root.linear("classifier", labels, h);
+        break;
+      }
       case Architecture::NomicBert:  // no classifier class is listed for it (kArchitectures)
         throw Error(ErrorKind::Internal, "NomicBERT has no classification head here");
       case Architecture::Bert:
@@ -423,7 +490,8 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            Encoder(dims, std::move(encoder_weights)),
                                                            std::move(head),
                                                            {},
-                                                           {}});
+                                                           {},
+                                                           std::nullopt});
   const auto modules_path = dir / "modules.json";
   if (std::filesystem::exists(modules_path)) {
     const StModules modules = read_st_modules(modules_path);
@@ -433,6 +501,9 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   }
   if (std::filesystem::exists(dir / "config_sentence_transformers.json")) {
     model->st = read_st_config(dir / "config_sentence_transformers.json");
+  }
+  if (std::filesystem::exists(dir / "sentence_bert_config.json")) {
+    model->max_seq_length = read_max_seq_length(dir / "sentence_bert_config.json");
   }
 #if defined(__GLIBC__)
   // Converting to bf16/int8 frees megabytes of temporaries that glibc keeps in its heaps

@@ -2,6 +2,7 @@
 // A loaded HuggingFace encoder model: its config, the encoder, the optional
 // classification head and the sentence-transformers settings (pooling, prompts).
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -22,7 +23,7 @@ class ThreadPool;
 
 namespace warden::model {
 
-enum class Architecture { Bert, Roberta, DistilBert, DebertaV2, JinaBert, MPNet, NomicBert, Gte };
+enum class Architecture { Bert, Roberta, DistilBert, DebertaV2, JinaBert, MPNet, NomicBert, Gte, ModernBert };
 
 struct EncoderModel {
   std::filesystem::path dir;
@@ -35,8 +36,15 @@ struct EncoderModel {
   std::optional<ClassifierHead> head;
   PoolingConfig pooling;  // 1_Pooling/config.json, else mean (sentence-transformers' default)
   StConfig st;            // prompts; empty when the folder has no such file
+  // sentence_bert_config.json's max_seq_length, when the folder has one.
+  std::optional<std::size_t> max_seq_length;
 
   [[nodiscard]] ModelKind kind() const noexcept;
+  // The most tokens an input may have: sentence_bert_config.json's max_seq_length when the
+  // folder has one (where sentence-transformers and TEI cut), else `tokenizer_max` (the
+  // tokenizer.json's own truncation) when set, else the model's positions; never more than
+  // the positions.
+  [[nodiscard]] std::size_t max_input_tokens(std::optional<std::size_t> tokenizer_max) const noexcept;
 };
 
 // The architectures config.json may name, comma-separated, for error messages.

@@ -92,7 +92,7 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   // arena, so its bytes do not depend on the order the pool loads the layers in, and a
   // packed image of them can be mapped back.
   const std::size_t table_bytes =
-      Arena::footprint<std::byte>(r.table_arena_bytes("embeddings.word_embeddings.weight", d.vocab, h));
+      Arena::footprint<std::byte>(r.table_arena_bytes(names.word_embeddings, d.vocab, h));
   const std::size_t per_layer = Arena::footprint<std::byte>(layer_arena_bytes(d, precision, isa)) +
                                 relative_arena_bytes(relative, d, isa);
   const std::size_t total = table_bytes + per_layer * d.layers;
@@ -100,26 +100,27 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       weights,
       fmt::format(
           "encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
-          "isa={} relative={}/{}{}{}{} ffn={}{} biases={}{}{}",
+          "isa={} relative={}/{}{}{}{} ffn={}{} biases={}{}{}{}",
           prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
           precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
           d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : "",
           d.gated_ffn ? names.ffn_gated : names.ffn_in, names.ffn_gate, biases.attention ? 1 : 0,
-          biases.ffn_in ? 1 : 0, biases.ffn_out ? 1 : 0),
+          biases.ffn_in ? 1 : 0, biases.ffn_out ? 1 : 0, biases.norms ? "" : "/no-norm-bias"),
       total);
   Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
   layer_arenas.reserve(d.layers);
   for (std::size_t i = 0; i < d.layers; ++i) layer_arenas.push_back(packed.arena->child(per_layer));
 
-  w.word_embeddings = r.table("embeddings.word_embeddings.weight", d.vocab, h, table_arena);
+  w.word_embeddings = r.table(names.word_embeddings, d.vocab, h, table_arena);
   if (d.position_embeddings) {
     w.position_embeddings = r.float_table("embeddings.position_embeddings.weight", d.max_positions, h);
   }
   if (d.type_vocab > 0) {
     w.token_type_embeddings = r.float_table("embeddings.token_type_embeddings.weight", d.type_vocab, h);
   }
-  w.embedding_norm = r.layer_norm(names.embedding_norm, h);
+  w.embedding_norm = r.layer_norm(names.embedding_norm, h, biases.norms);
+  if (!names.final_norm.empty()) w.final_norm = r.layer_norm(names.final_norm, h, biases.norms);
   std::vector<float> rel_table;  // the (normalised) relative table, when the layers need it
   if (relative.table_rows > 0 && !packed.arena->prefilled()) {
     rel_table = r.floats("encoder.rel_embeddings.weight", {relative.table_rows, h});
@@ -138,7 +139,8 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
                     ? reader.dense({name(names.q)}, 3 * h, h, biases.attention)
                     : reader.dense({name(names.q), name(names.k), name(names.v)}, h, h, biases.attention);
     layer.attn_out = reader.dense({name(names.attn_out)}, h, h, biases.attention);
-    layer.attn_norm = reader.layer_norm(name(names.attn_norm), h);
+    if (i > 0 || names.first_attn_norm)
+      layer.attn_norm = reader.layer_norm(name(names.attn_norm), h, biases.norms);
     if (d.gated_ffn && !names.ffn_gate.empty()) {
       layer.ffn_gated =
           reader.gated_pair(name(names.ffn_gated), name(names.ffn_gate), d.intermediate, h, biases.ffn_in);
@@ -148,7 +150,7 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h, biases.ffn_in);
     }
     layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate, biases.ffn_out);
-    layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h);
+    layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h, biases.norms);
     if (relative.table_rows > 0) {
       // After the dense layers, in the same part of the arena.
       if (d.c2p) {

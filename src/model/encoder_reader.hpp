@@ -31,6 +31,11 @@ struct LayerNames {
   std::string_view embedding_norm = "embeddings.LayerNorm";
   bool gate_first = false;  // ffn_gated holds [gate | activated] (GTE's up_gate_proj: [up | gate], act(gate))
   // q alone names Q, K and V stacked in one [3·hidden x hidden] tensor when k is empty.
+  std::string_view word_embeddings = "embeddings.word_embeddings.weight";
+  // Pre-LN encoders: the norm after the last layer, and whether layer 0 has an attn_norm
+  // (ModernBERT's is an identity, and its checkpoints hold none).
+  std::string_view final_norm = {};
+  bool first_attn_norm = true;
 };
 
 // Which of a layer's nn.Linear modules have biases (NomicBERT's are configurable).
@@ -38,6 +43,7 @@ struct LayerBiases {
   bool attention = true;  // the QKV projection and the attention output
   bool ffn_in = true;
   bool ffn_out = true;
+  bool norms = true;  // every LayerNorm's beta (ModernBERT's norm_bias)
 };
 
 // DeBERTa's relative table, as read_encoder packs it for each layer: encoder.rel_embeddings

@@ -169,6 +169,13 @@ StConfig parse_st_config(std::string_view json, std::string_view source) {
   return c;
 }
 
+std::optional<std::size_t> parse_max_seq_length(std::string_view json, std::string_view source) {
+  simdjson::dom::parser parser;
+  const Fields f(json_fields::parse_object(parser, json, source), source);
+  if (!f.has("max_seq_length")) return std::nullopt;
+  return static_cast<std::size_t>(f.integer_in("max_seq_length", 1, 1 << 20));
+}
+
 StModules read_st_modules(const std::filesystem::path& path) {
   return parse_st_modules(read_file(path), path.string());
 }
@@ -179,6 +186,10 @@ PoolingConfig read_pooling_config(const std::filesystem::path& path) {
 
 StConfig read_st_config(const std::filesystem::path& path) {
   return parse_st_config(read_file(path), path.string());
+}
+
+std::optional<std::size_t> read_max_seq_length(const std::filesystem::path& path) {
+  return parse_max_seq_length(read_file(path), path.string());
 }
 
 }  // namespace warden

@@ -3,6 +3,7 @@
 //   modules.json                      the pipeline: Transformer, Pooling, Normalize, ...
 //   1_Pooling/config.json             (the Pooling module's folder) the pooling mode
 //   config_sentence_transformers.json prompts and the default prompt name
+//   sentence_bert_config.json         the Transformer module's max_seq_length
 // Errors are Error(CorruptFile) naming the file and the key; a pooling mode Warden does not
 // implement (weighted mean, mean-sqrt-len, or several modes concatenated) is
 // Error(Unsupported). Unknown keys are ignored.
@@ -55,9 +56,14 @@ struct StConfig {
 // config_sentence_transformers.json. default_prompt_name must name one of the prompts.
 StConfig parse_st_config(std::string_view json, std::string_view source);
 
+// sentence_bert_config.json's max_seq_length (the length sentence-transformers truncates
+// inputs to); nullopt when the file does not set it.
+std::optional<std::size_t> parse_max_seq_length(std::string_view json, std::string_view source);
+
 // File readers (Error(NotFound) when the file is absent).
 StModules read_st_modules(const std::filesystem::path& path);
 PoolingConfig read_pooling_config(const std::filesystem::path& path);
 StConfig read_st_config(const std::filesystem::path& path);
+std::optional<std::size_t> read_max_seq_length(const std::filesystem::path& path);
 
 }  // namespace warden

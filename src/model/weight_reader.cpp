@@ -51,8 +51,9 @@ EmbeddingTable WeightReader::table(std::string_view name, std::size_t rows, std:
   return out;
 }
 
-LayerNormWeights WeightReader::layer_norm(std::string_view base, std::size_t n) const {
+LayerNormWeights WeightReader::layer_norm(std::string_view base, std::size_t n, bool with_bias) const {
   const std::string b(base);
+  if (!with_bias) return {floats(b + ".weight", {n}), std::vector<float>(n, 0.0F)};
   if (weights_.find(prefix_ + b + ".weight") == nullptr && weights_.find(prefix_ + b + ".gamma") != nullptr) {
     return {floats(b + ".gamma", {n}), floats(b + ".beta", {n})};
   }
@@ -169,11 +170,13 @@ kernels::GatedDense WeightReader::gated_pair(std::string_view activated, std::st
   return layer;
 }
 
-kernels::PackedLinear WeightReader::linear(std::string_view base, std::size_t out, std::size_t in) const {
+kernels::PackedLinear WeightReader::linear(std::string_view base, std::size_t out, std::size_t in,
+                                           bool with_bias) const {
   std::vector<float> scratch;
   const Tensor& w = weight(base, out, in);
   kernels::PackedLinear packed(weight_floats(base, w, out, in, scratch), out, in,
-                               floats(std::string(base) + ".bias", {out}), isa_);
+                               with_bias ? floats(std::string(base) + ".bias", {out}) : std::vector<float>{},
+                               isa_);
   release_pages(w.data);
   return packed;
 }

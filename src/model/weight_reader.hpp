@@ -49,8 +49,9 @@ class WeightReader {
   // holds the table as it is needed, else converted into `arena`.
   EmbeddingTable table(std::string_view name, std::size_t rows, std::size_t width, Arena& arena) const;
 
-  // LayerNorm parameters; old checkpoints call them gamma/beta.
-  LayerNormWeights layer_norm(std::string_view base, std::size_t n) const;
+  // LayerNorm parameters; old checkpoints call them gamma/beta. with_bias false: the norm has
+  // none (nn.LayerNorm(bias=False)), and beta is zeros.
+  LayerNormWeights layer_norm(std::string_view base, std::size_t n, bool with_bias = true) const;
 
   // The layers `bases` (each "<base>.weight" [rows x in] and "<base>.bias") stacked into
   // one [bases.size()·rows x in] layer in the model's precision.
@@ -71,7 +72,8 @@ class WeightReader {
 
   // A float32 layer whatever the model's precision (the classification heads: they run on
   // one row per sequence, so precision there costs nothing).
-  kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in) const;
+  kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in,
+                               bool with_bias = true) const;
 
  private:
   const Tensor& weight(std::string_view base, std::size_t rows, std::size_t in) const;

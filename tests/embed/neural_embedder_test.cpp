@@ -32,8 +32,9 @@ void make_fixture(const std::string& golden_name, const fs::path& out) {
 
 TEST(NeuralEmbedder, EmbedsLikeTheReferenceForEveryEmbeddingFixture) {
   ThreadPool pool(2);
-  for (const std::string name : {"bert-none", "xlm-roberta-none", "distilbert-none", "deberta-v2-none",
-                                 "jina-bert-none", "mpnet-none", "nomic-bert-none", "gte-none"}) {
+  for (const std::string name :
+       {"bert-none", "xlm-roberta-none", "distilbert-none", "deberta-v2-none", "jina-bert-none", "mpnet-none",
+        "nomic-bert-none", "gte-none", "modernbert-none"}) {
     SCOPED_TRACE(name);
     const fs::path dir = fs::temp_directory_path() / ("warden-embedder-" + std::to_string(::getpid()) + name);
     make_fixture(name, dir);
@@ -64,6 +65,22 @@ TEST(NeuralEmbedder, EmbedsLikeTheReferenceForEveryEmbeddingFixture) {
     }
     fs::remove_all(dir);
   }
+}
+
+TEST(NeuralEmbedder, InputsAreCutWhereSentenceTransformersCutsThem) {
+  // sentence_bert_config.json's max_seq_length, as sentence-transformers and TEI; without the
+  // file, the tokenizer.json's own truncation (512 in the BERT fixture).
+  ThreadPool pool(1);
+  const fs::path dir = fs::temp_directory_path() / ("warden-embedder-maxlen-" + std::to_string(::getpid()));
+  make_fixture("bert-none", dir);
+  write_file_atomic(dir / "sentence_bert_config.json", R"({"max_seq_length": 16, "do_lower_case": false})");
+  EXPECT_EQ(NeuralEmbedder(dir, &pool).max_input_tokens(), 16U);
+  write_file_atomic(dir / "sentence_bert_config.json",
+                    R"({"max_seq_length": 100000})");  // past the positions
+  EXPECT_EQ(NeuralEmbedder(dir, &pool).max_input_tokens(), 512U);
+  fs::remove(dir / "sentence_bert_config.json");
+  EXPECT_EQ(NeuralEmbedder(dir, &pool).max_input_tokens(), 512U);
+  fs::remove_all(dir);
 }
 
 TEST(NeuralEmbedder, MissingFolderAndInvalidUtf8AreClearErrors) {

@@ -38,6 +38,8 @@ constexpr Expect kModels[] = {
     {"jina-bert-reranker", ClassifierKind::Reranker, 1},
     {"mpnet-reranker", ClassifierKind::Reranker, 1},
     {"gte-reranker", ClassifierKind::Reranker, 1},
+    {"modernbert-reranker", ClassifierKind::Reranker, 1},
+    {"modernbert-classifier", ClassifierKind::Classifier, 3},
 };
 
 PreparedInput prepare(const SequenceClassifier& c, const ClassifierCase& k, InputOptions o = {}) {

@@ -251,5 +251,20 @@ TEST(SentenceTransformers, PromptsConfig) {
   EXPECT_THROW((void)parse_st_config(R"({"prompts":{"q":1}})", "c"), Error);
 }
 
+TEST(SentenceTransformers, MaxSeqLength) {
+  EXPECT_EQ(parse_max_seq_length(R"({"max_seq_length": 8192, "do_lower_case": false})", "s"), 8192U);
+  EXPECT_EQ(parse_max_seq_length(R"({"do_lower_case": false})", "s"), std::nullopt);
+  EXPECT_EQ(parse_max_seq_length(R"({"max_seq_length": null})", "s"), std::nullopt);
+  for (const char* bad : {R"({"max_seq_length": 0})", R"({"max_seq_length": "long"})", R"([1])"}) {
+    try {
+      (void)parse_max_seq_length(bad, "sentence_bert_config.json");
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::CorruptFile) << e.what();
+      EXPECT_NE(std::string(e.what()).find("sentence_bert_config.json"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace warden

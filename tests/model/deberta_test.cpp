@@ -47,8 +47,9 @@ TEST(Deberta, WhatIsNotRunIsRefusedByName) {
   }
   {
     const testing::TempDir tmp;
-    expect_load_error(with_config(tmp, "\"pooler_hidden_act\": \"gelu\"", "\"pooler_hidden_act\": \"swish\""),
-                      ErrorKind::Unsupported, "pooler_hidden_act");
+    expect_load_error(
+        with_config(tmp, "\"pooler_hidden_act\": \"gelu\"", "\"pooler_hidden_act\": \"gelu_new\""),
+        ErrorKind::Unsupported, "pooler_hidden_act");
   }
 }
 

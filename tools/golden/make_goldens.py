@@ -57,6 +57,9 @@ LONG = [_PARAGRAPH * 5, _PARAGRAPH * 16]
 # alone (a padded batch of it would need a [cases, heads, L, L] score tensor), and its golden
 # keeps every HIDDEN_ROW_STRIDE-th hidden row and the last one ("hidden_rows").
 XLONG = [_PARAGRAPH * 165]
+# The same at ~4,100 tokens for the ModernBERT fixtures, whose small byte-level BPE vocabulary
+# splits this English into ~2.4 times as many tokens (165 paragraphs would pass 8,192).
+XLONG_BPE = [_PARAGRAPH * 68]
 XLONG_TOKENS = 1024  # cases longer than this store sampled hidden rows
 HIDDEN_ROW_STRIDE = 64
 PAIRS = [
@@ -100,6 +103,14 @@ FIXTURES = [
     # scaling at every length, the [up | gate] GELU MLP, no token types; and its reranker class.
     ("gte-none", "gte", "none", ["--pooling", "cls"], "cls", "tiny", "xlong"),
     ("gte-reranker", "gte", "reranker", [], None),
+    # ModernBERT (ModernBERT-base's config keys, a 16-token window in the tiny preset): pre-LN
+    # layers, a global layer 0 (rotary theta 160000, no attn_norm) and two local ones (theta
+    # 10000, sliding windows), GeGLU, no biases, the byte-level BPE tokenizer; the ~130-, ~480-
+    # and ~4,100-word inputs run far past the window. The reranker mean-pools before its head
+    # (classifier_pooling "mean"), the classifier takes the first token.
+    ("modernbert-none", "modernbert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong-bpe"),
+    ("modernbert-reranker", "modernbert", "reranker", [], None, "tiny", "long"),
+    ("modernbert-classifier", "modernbert", "classifier", [], None),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
@@ -114,6 +125,7 @@ TOKEN_TYPES = {
     "mpnet": "none: MPNet has no token type embeddings",
     "nomic": "the tokenizer's type_ids (NomicBertEmbeddings' token_type_embeddings)",
     "gte": "none: type_vocab_size 0, so NewEmbeddings has no token-type table",
+    "modernbert": "none: ModernBertEmbeddings has no token-type table",
 }
 
 
@@ -239,7 +251,8 @@ def make_one(spec, args, scratch):
 
     kinds = set(spec[6].split("+")) if len(spec) > 6 else set()
     inputs = (SINGLES + (PAIRS if head != "none" else []) + (PAD_LITERAL if "pad" in kinds else []) +
-              (LONG if kinds & {"long", "xlong"} else []) + (XLONG if "xlong" in kinds else []))
+              (LONG if kinds & {"long", "xlong", "xlong-bpe"} else []) + (XLONG if "xlong" in kinds else []) +
+              (XLONG_BPE if "xlong-bpe" in kinds else []))
     tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
     enc = tok["encodings"]
 

@@ -108,6 +108,30 @@ MPNet (HF `modeling_mpnet.py`; all-mpnet-base-v2, multi-qa-mpnet-base-dot-v1)
     MPNetIntermediate / MPNetOutput: BERT's. MPNetPooler: tanh(dense(token 0)) when present.
     MPNetForSequenceClassification: MPNetClassificationHead, dense-tanh-out_proj on <s>.
 
+ModernBERT (HF transformers `models/modernbert/modeling_modernbert.py` and
+`configuration_modernbert.py`; the sdpa/eager path, which is what runs without flash-attn)
+    ModernBertConfig: norm_eps 1e-5, norm_bias / attention_bias / mlp_bias / classifier_bias
+    false, local_attention 128, global_attn_every_n_layers 3, rotary thetas 160000 (global) and
+    10000 (local) from `global_rope_theta` / `local_rope_theta`, or from `rope_parameters`
+    {"full_attention": {...}, "sliding_attention": {...}} in newer files (convert_rope_params_to_dict);
+    `layer_types` default to "sliding_attention" where i % global_attn_every_n_layers != 0.
+    ModernBertEmbeddings: `norm(tok_embeddings[ids])` (LayerNorm with bias=norm_bias); no
+    position table, no token types.
+    ModernBertModel._update_attention_mask: the padding mask (1 - mask) * finfo.min, and the
+    sliding-window mask, the same with finfo.min where |i - j| > local_attention // 2.
+    ModernBertRotaryEmbedding: per layer type, inv_freq = 1 / theta ** (arange(0, d, 2) / d), freqs =
+    inv_freq x position_ids (arange(L)), emb = cat(freqs, freqs), cos / sin in float32.
+    ModernBertEncoderLayer: attn_norm (nn.Identity in layer 0), ModernBertAttention: Wqkv viewed
+    [B, L, 3, heads, d] and unbound into q, k, v; apply_rotary_pos_emb (rotate_half) with the
+    layer type's cos / sin; scores = q k^T * d ** -0.5 + the sliding-window mask when
+    `layer_id % global_attn_every_n_layers != 0` (ModernBertAttention.local_attention), else the
+    padding mask; softmax (float32), context, Wo; residual add. Then mlp_norm, ModernBertMLP:
+    Wi -> chunk(2) into input, gate -> Wo(act(input) * gate); residual add.
+    ModernBertModel: final_norm after the last layer.
+    ModernBertForSequenceClassification: `classifier_pooling` "cls" (token 0) or "mean"
+    ((h * mask).sum(1) / mask.sum(1)), ModernBertPredictionHead: norm(act(dense(x))) with
+    classifier_activation and classifier_bias, then `classifier` (always with a bias).
+
 Heads (*ForSequenceClassification, eval mode)
     BertForSequenceClassification: `bert.pooler.dense` + tanh on token 0 ([CLS]), then
     `classifier` (Linear hidden -> num_labels).
@@ -257,6 +281,10 @@ BASE_CLASSES = {
     # GTE's remote code (Alibaba-NLP/new-impl), base_model_prefix "new".
     "NewModel": ("gte", "new"),
     "NewForSequenceClassification": ("gte", "new"),
+    # transformers' ModernBERT, base_model_prefix "model".
+    "ModernBertModel": ("modernbert", "model"),
+    "ModernBertForMaskedLM": ("modernbert", "model"),
+    "ModernBertForSequenceClassification": ("modernbert", "model"),
 }
 
 
@@ -328,7 +356,7 @@ class Reference:
         self.w = {k: torch.from_numpy(v).to(dtype) if v.dtype.kind == "f" else torch.from_numpy(v)
                   for k, v in raw.items()}
         # base_model_prefix detection, as PreTrainedModel.from_pretrained does
-        probe = "embeddings.word_embeddings.weight"
+        probe = "embeddings.tok_embeddings.weight" if self.family == "modernbert" else "embeddings.word_embeddings.weight"
         if self.attr and (self.attr + "." + probe) in self.w:
             self.prefix = self.attr + "."
         elif probe in self.w:
@@ -415,6 +443,29 @@ class Reference:
             self.rope_theta = c.get("rope_theta", 10000.0)
             self.rope_scaling = c.get("rope_scaling")
             self.pack_qkv = c.get("pack_qkv", True)
+        elif self.family == "modernbert":
+            # ModernBertConfig's defaults and its convert_rope_params_to_dict.
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.layers = c["num_hidden_layers"]
+            self.intermediate = c["intermediate_size"]
+            self.eps = c.get("norm_eps", 1e-5)
+            self.act = ACTIVATIONS[c.get("hidden_activation", "gelu")]
+            self.norm_bias = c.get("norm_bias", False)
+            self.attention_bias = c.get("attention_bias", False)
+            self.mlp_bias = c.get("mlp_bias", False)
+            self.classifier_bias = c.get("classifier_bias", False)
+            self.classifier_pooling = c.get("classifier_pooling", "cls")
+            self.classifier_act = ACTIVATIONS[c.get("classifier_activation", "gelu")]
+            self.local_attention = c.get("local_attention", 128)
+            self.global_every = c.get("global_attn_every_n_layers", 3)
+            rope = c.get("rope_parameters") or {}
+            self.rope_theta = {
+                "full_attention": (rope.get("full_attention") or {}).get("rope_theta", c.get("global_rope_theta", 160000.0)),
+                "sliding_attention": (rope.get("sliding_attention") or {}).get("rope_theta", c.get("local_rope_theta", 10000.0)),
+            }
+            self.layer_types = c.get("layer_types") or [
+                "sliding_attention" if i % self.global_every else "full_attention" for i in range(self.layers)]
         elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
@@ -788,6 +839,55 @@ class Reference:
             x = self.layer_norm(h + self.linear(self.act(gate) * up, p + "mlp.down_proj"), p + "mlp_ln")
         return x
 
+    # -- ModernBERT (HF modeling_modernbert.py) --------------------------------------------------
+    def modernbert_norm(self, x, name):
+        # nn.LayerNorm(hidden, eps=norm_eps, bias=norm_bias)
+        bias = self.W(name + ".bias") if self.norm_bias else None
+        return torch.nn.functional.layer_norm(x, (self.hidden,), self.W(name + ".weight"), bias, self.eps)
+
+    def modernbert_linear(self, x, name, bias):
+        return torch.nn.functional.linear(x, self.W(name + ".weight"), self.W(name + ".bias") if bias else None)
+
+    def modernbert_forward(self, ids, mask):
+        B, L = ids.shape
+        # ModernBertEmbeddings: norm(tok_embeddings(input_ids)); position_ids = arange(seq_len).
+        x = self.modernbert_norm(self.W("embeddings.tok_embeddings.weight")[ids], "embeddings.norm")
+        # _update_attention_mask: _prepare_4d_attention_mask, then the window mask over |i - j|.
+        global_mask = ((1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min).expand(B, 1, L, L)
+        rows = torch.arange(L).unsqueeze(0)
+        window = (torch.abs(rows - rows.T) <= self.local_attention // 2).unsqueeze(0).unsqueeze(0)
+        sliding_mask = global_mask.masked_fill(window.logical_not(), torch.finfo(self.dtype).min)
+        # ModernBertRotaryEmbedding.forward (compute_default_rope_parameters), per layer type.
+        position_ids = torch.arange(L).unsqueeze(0)
+        rotary = {}
+        for layer_type, theta in self.rope_theta.items():
+            inv_freq = 1.0 / (theta ** (torch.arange(0, self.head_dim, 2, dtype=torch.int64).float() / self.head_dim))
+            freqs = (inv_freq[None, :, None].float().expand(1, -1, 1) @ position_ids[:, None, :].float()).transpose(1, 2)
+            emb = torch.cat((freqs, freqs), dim=-1)
+            rotary[layer_type] = emb.cos().to(self.dtype), emb.sin().to(self.dtype)
+
+        def rotate_half(t):
+            return torch.cat((-t[..., t.shape[-1] // 2:], t[..., : t.shape[-1] // 2]), dim=-1)
+
+        for i in range(self.layers):
+            # ModernBertEncoderLayer.forward
+            p = f"layers.{i}."
+            h = x if i == 0 else self.modernbert_norm(x, p + "attn_norm")  # layer 0: nn.Identity
+            qkv = self.modernbert_linear(h, p + "attn.Wqkv", self.attention_bias).view(B, -1, 3, self.heads, self.head_dim)
+            q, k, v = qkv.transpose(3, 1).unbind(dim=2)  # [B, heads, L, d]
+            cos, sin = rotary[self.layer_types[i]]
+            cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+            q, k = (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+            scores = torch.matmul(q, k.transpose(2, 3)) * self.head_dim ** -0.5
+            local = i % self.global_every != 0  # ModernBertAttention: local_attention != (-1, -1)
+            scores = scores + (sliding_mask if local else global_mask)
+            probs = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+            ctx = torch.matmul(probs, v).transpose(1, 2).contiguous().view(B, -1, self.hidden)
+            x = x + self.modernbert_linear(ctx, p + "attn.Wo", self.attention_bias)
+            inp, gate = self.modernbert_linear(self.modernbert_norm(x, p + "mlp_norm"), p + "mlp.Wi", self.mlp_bias).chunk(2, dim=-1)
+            x = x + self.modernbert_linear(self.act(inp) * gate, p + "mlp.Wo", self.mlp_bias)
+        return self.modernbert_norm(x, "final_norm")
+
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
@@ -864,9 +964,11 @@ class Reference:
             x = self.nomic_forward(ids, type_ids, mask)
         elif self.family == "gte":
             x = self.gte_forward(ids, type_ids, mask)
+        elif self.family == "modernbert":
+            x = self.modernbert_forward(ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte"):
+        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):
@@ -888,6 +990,20 @@ class Reference:
             elif self.family == "deberta":
                 # ContextPooler (token 0, dense, pooler_hidden_act), then the classifier
                 h = self.pooler_act(self.linear(first, "pooler.dense", base=False))
+                logits = self.linear(h, "classifier", base=False)
+            elif self.family == "modernbert":
+                # ModernBertForSequenceClassification: classifier_pooling, ModernBertPredictionHead,
+                # classifier.
+                if self.classifier_pooling == "mean":
+                    m = mask.unsqueeze(-1).to(x.dtype)
+                    pooled = (x * m).sum(dim=1) / mask.sum(dim=1, keepdim=True).to(x.dtype)
+                else:
+                    pooled = first
+                h = self.classifier_act(torch.nn.functional.linear(
+                    pooled, self.W("head.dense.weight", False),
+                    self.W("head.dense.bias", False) if self.classifier_bias else None))
+                h = torch.nn.functional.layer_norm(h, (self.hidden,), self.W("head.norm.weight", False),
+                                                   self.W("head.norm.bias", False) if self.norm_bias else None, self.eps)
                 logits = self.linear(h, "classifier", base=False)
             elif self.family in ("roberta", "mpnet"):
                 # MPNetClassificationHead is RobertaClassificationHead's dense-tanh-out_proj on <s>.
