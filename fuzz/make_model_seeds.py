@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT, GTE and static (model2vec) seeds of the model fuzz target (fuzz/corpus/model): valid
+"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT, GTE, ModernBERT and static (model2vec) seeds of the model fuzz target (fuzz/corpus/model): valid
 float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
 
     /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
@@ -91,6 +91,18 @@ def gte():
     return t + norm(layer + "attn_ln", h) + norm(layer + "mlp_ln", h)
 
 
+def modernbert():
+    # Pre-LN, no biases, layer 0 without attn_norm, Wi = [input | gate].
+    h, i = 4, 8
+    t = [("embeddings.tok_embeddings.weight", [8, h]), ("embeddings.norm.weight", [h])]
+    for layer in ("layers.0.", "layers.1."):
+        if layer != "layers.0.":
+            t += [(layer + "attn_norm.weight", [h])]
+        t += [(layer + "attn.Wqkv.weight", [3 * h, h]), (layer + "attn.Wo.weight", [h, h]),
+              (layer + "mlp_norm.weight", [h]), (layer + "mlp.Wi.weight", [2 * i, h]), (layer + "mlp.Wo.weight", [h, i])]
+    return t + [("final_norm.weight", [h])]
+
+
 def static_model():
     # model2vec after vocabulary quantisation: 8 rows for 16 token ids, a weight per id.
     return [("embeddings", [8, 4]), ("weights", [16]), ("mapping", [16], "I32")]
@@ -101,7 +113,8 @@ def main():
     random.seed(1)
     for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert()),
                           ("mpnet.safetensors", mpnet()), ("nomic-bert.safetensors", nomic_bert()),
-                          ("gte.safetensors", gte()), ("static-model2vec.safetensors", static_model())):
+                          ("gte.safetensors", gte()), ("static-model2vec.safetensors", static_model()),
+                          ("modernbert.safetensors", modernbert())):
         with open(os.path.join(out, name), "wb") as f:
             f.write(safetensors(tensors))
 

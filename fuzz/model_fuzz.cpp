@@ -59,6 +59,14 @@ constexpr std::string_view kGteConfig = R"({"architectures": ["NewModel"], "mode
  "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "rope", "rope_theta": 500000,
  "rope_scaling": {"factor": 2.0, "type": "ntk"}, "pack_qkv": true})";
 
+// Two layers: a global one and a local one with a window of 2 each side.
+constexpr std::string_view kModernBertConfig =
+    R"({"architectures": ["ModernBertModel"], "model_type": "modernbert",
+ "hidden_size": 4, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 8,
+ "vocab_size": 8, "max_position_embeddings": 16, "hidden_activation": "gelu", "norm_eps": 1e-5,
+ "norm_bias": false, "attention_bias": false, "mlp_bias": false, "local_attention": 4,
+ "global_attn_every_n_layers": 2, "global_rope_theta": 160000.0, "local_rope_theta": 10000.0})";
+
 bool mentions(const std::uint8_t* data, std::size_t size, std::string_view word) {
   return std::string_view(reinterpret_cast<const char*>(data), size).find(word) != std::string_view::npos;
 }
@@ -79,6 +87,7 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
                                   : mentions(data, size, "relative_attention_bias") ? kMpnetConfig
                                   : mentions(data, size, "Wqkv")                    ? kNomicConfig
                                   : mentions(data, size, "up_gate_proj")            ? kGteConfig
+                                  : mentions(data, size, "tok_embeddings")          ? kModernBertConfig
                                                                                     : kBertConfig;
   if (config.data() != written.data()) {
     warden::write_file_atomic(dir / "config.json", config);
@@ -93,7 +102,8 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
 // vocabulary-quantised "weights" / "mapping"), every token id embedded.
 void fuzz_static_model(const std::uint8_t* data, std::size_t size) {
   static const std::filesystem::path dir = [] {
-    const auto d = std::filesystem::temp_directory_path() / ("warden-fuzz-static-" + std::to_string(::getpid()));
+    const auto d =
+        std::filesystem::temp_directory_path() / ("warden-fuzz-static-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
   }();

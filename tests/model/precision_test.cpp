@@ -51,8 +51,14 @@ bool same_bits(std::span<const float> a, std::span<const float> b) {
 // tokens, with ids drawn from the fixture's vocabulary by a fixed LCG.
 std::vector<std::vector<std::uint32_t>> sequences(Arch arch) {
   const bool roberta = arch == Arch::XlmRoberta || arch == Arch::DebertaV2;  // the SentencePiece vocabulary
-  const std::uint32_t first = roberta ? 0 : 101, last = roberta ? 2 : 102;
-  const std::uint32_t lo = roberta ? 5 : 1000, hi = roberta ? 8000 : 30000;
+  std::uint32_t first = roberta ? 0 : 101, last = roberta ? 2 : 102;
+  std::uint32_t lo = roberta ? 5 : 1000, hi = roberta ? 8000 : 30000;
+  if (arch == Arch::ModernBert) {  // the fixture's byte-level BPE: merges up to 984, [CLS] 985, [SEP] 986
+    first = 985;
+    last = 986;
+    lo = 2;
+    hi = 985;
+  }
   std::uint64_t state = 12345;
   std::vector<std::vector<std::uint32_t>> out;
   for (const std::size_t n : std::initializer_list<std::size_t>{0, 3, 9, 17, 30, 62}) {
@@ -128,11 +134,12 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
   const testing::TempDir tmp;
   ThreadPool pool(2);
   for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert,
-                          Arch::MPNet, Arch::NomicBert, Arch::Gte}) {
+                          Arch::MPNet, Arch::NomicBert, Arch::Gte, Arch::ModernBert}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
       if (arch == Arch::NomicBert && head != Head::None) continue;  // an embedder only
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
-        const bool gated = arch == Arch::JinaBert || arch == Arch::NomicBert || arch == Arch::Gte;
+        const bool gated = arch == Arch::JinaBert || arch == Arch::NomicBert || arch == Arch::Gte ||
+                           arch == Arch::ModernBert;
         const Bars bars = precision == Precision::Int8 ? (gated ? kGatedInt8Bars : kInt8Bars)
                                                        : (gated ? kGatedBf16Bars : kBf16Bars);
         const std::string label = fmt::format("{}-{} {}", fixtures::arch_name(arch),

@@ -856,7 +856,7 @@ class Reference:
         global_mask = ((1.0 - mask[:, None, None, :].to(self.dtype)) * torch.finfo(self.dtype).min).expand(B, 1, L, L)
         rows = torch.arange(L).unsqueeze(0)
         window = (torch.abs(rows - rows.T) <= self.local_attention // 2).unsqueeze(0).unsqueeze(0)
-        sliding_mask = global_mask.masked_fill(window.logical_not(), torch.finfo(self.dtype).min)
+        sliding_mask = global_mask.masked_fill(~window, torch.finfo(self.dtype).min)  # upstream: logical_not()
         # ModernBertRotaryEmbedding.forward (compute_default_rope_parameters), per layer type.
         position_ids = torch.arange(L).unsqueeze(0)
         rotary = {}
