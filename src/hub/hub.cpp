@@ -309,8 +309,9 @@ Snapshot fetch_model(const ModelId& id, const HubOptions& options, const Progres
                    [](const std::string& f) { return f.ends_with(".safetensors"); })) {
     throw Error(
         ErrorKind::Unsupported,
-        fmt::format("model {} (revision {}) has no safetensors weights (pytorch_model.bin is not read): "
-                    "pick a repo that publishes model.safetensors",
+        fmt::format("model {} (revision {}) has no safetensors weights (warden pull does not fetch "
+                    "pytorch_model.bin yet; a local folder holding it loads): pick a repo that publishes "
+                    "model.safetensors",
                     id.repo, id.revision));
   }
 

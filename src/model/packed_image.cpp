@@ -124,7 +124,7 @@ PackedImageCache::PackedImageCache(std::filesystem::path dir, std::size_t max_by
 PackedImageKey PackedImageCache::key(const ModelWeights& weights, std::string_view layout) {
   std::string text =
       fmt::format("{}\nbuild {}\ncpu {}\nlayout {}\n", kMagic, executable_build_id(), cpu_text(), layout);
-  for (const SafetensorsFile& f : weights.files()) {
+  for (const WeightFile& f : weights.files()) {
     std::error_code ec;
     const auto path = std::filesystem::weakly_canonical(f.path(), ec);
     const auto id = identity(f.path());
@@ -160,7 +160,7 @@ std::optional<Arena> PackedImageCache::find(const PackedImageKey& key, std::size
 std::string PackedImageCache::save(const PackedImageKey& key, const Arena& arena,
                                    const ModelWeights& weights) const {
   const auto now = std::chrono::system_clock::now();
-  for (const SafetensorsFile& f : weights.files()) {
+  for (const WeightFile& f : weights.files()) {
     const auto id = identity(f.path());
     if (!id || key.text.find(id->text) == std::string::npos) {
       return fmt::format("{} changed while the model was loading", f.path().string());

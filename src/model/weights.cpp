@@ -16,6 +16,13 @@ namespace {
 
 constexpr std::string_view kSingleFile = "model.safetensors";
 constexpr std::string_view kIndexFile = "model.safetensors.index.json";
+constexpr std::string_view kTorchFile = "pytorch_model.bin";
+constexpr std::string_view kTorchIndexFile = "pytorch_model.bin.index.json";
+
+std::variant<SafetensorsFile, TorchCheckpoint> open_weight_file(const std::filesystem::path& path) {
+  if (path.extension() == ".safetensors") return SafetensorsFile(path);
+  return TorchCheckpoint(path);
+}
 
 // A shard must be a plain file name next to the index: no separators, no "." or "..".
 bool is_plain_file_name(std::string_view name) {
@@ -25,18 +32,35 @@ bool is_plain_file_name(std::string_view name) {
 
 }  // namespace
 
+WeightFile::WeightFile(const std::filesystem::path& path) : file_(open_weight_file(path)) {}
+
+const std::filesystem::path& WeightFile::path() const noexcept {
+  return std::visit([](const auto& f) -> const std::filesystem::path& { return f.path(); }, file_);
+}
+std::span<const std::byte> WeightFile::bytes() const noexcept {
+  return std::visit([](const auto& f) { return f.bytes(); }, file_);
+}
+std::span<const Tensor> WeightFile::tensors() const noexcept {
+  return std::visit([](const auto& f) { return f.tensors(); }, file_);
+}
+const Tensor* WeightFile::find(std::string_view name) const noexcept {
+  return std::visit([name](const auto& f) { return f.find(name); }, file_);
+}
+
 ModelWeights ModelWeights::open_dir(const std::filesystem::path& dir) {
   std::error_code ec;
   if (std::filesystem::exists(dir / kSingleFile, ec)) return open_file(dir / kSingleFile);
   if (std::filesystem::exists(dir / kIndexFile, ec)) return open_index(dir / kIndexFile);
-  throw Error(ErrorKind::NotFound,
-              fmt::format("{}: no {} or {} in the model folder", dir.string(), kSingleFile, kIndexFile));
+  if (std::filesystem::exists(dir / kTorchFile, ec)) return open_file(dir / kTorchFile);
+  if (std::filesystem::exists(dir / kTorchIndexFile, ec)) return open_index(dir / kTorchIndexFile);
+  throw Error(ErrorKind::NotFound, fmt::format("{}: no {}, {}, {} or {} in the model folder", dir.string(),
+                                               kSingleFile, kIndexFile, kTorchFile, kTorchIndexFile));
 }
 
-ModelWeights ModelWeights::open_file(const std::filesystem::path& safetensors_path) {
+ModelWeights ModelWeights::open_file(const std::filesystem::path& path) {
   ModelWeights w;
-  w.source_ = safetensors_path;
-  w.files_.emplace_back(safetensors_path);
+  w.source_ = path;
+  w.files_.emplace_back(path);
   for (const Tensor& t : w.files_.front().tensors()) w.tensors_.emplace(t.name, &t);
   return w;
 }
@@ -97,7 +121,7 @@ ModelWeights ModelWeights::open_index(const std::filesystem::path& index_path) {
     w.files_.emplace_back(path);
   }
   for (const auto& [tensor, shard] : listed) {
-    const SafetensorsFile& file = w.files_[shard_index.find(shard)->second];
+    const WeightFile& file = w.files_[shard_index.find(shard)->second];
     const Tensor* t = file.find(tensor);
     if (t == nullptr) {
       throw fail(fmt::format("tensor '{}' is listed in shard '{}', but that file has no such tensor", tensor,

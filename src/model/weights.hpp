@@ -1,7 +1,10 @@
 #pragma once
 // All the weights of one model: a single model.safetensors, or a sharded checkpoint whose
 // model.safetensors.index.json maps each tensor name to the shard file that holds it
-// ({"metadata": {...}, "weight_map": {"name": "model-00001-of-00002.safetensors", ...}}).
+// ({"metadata": {...}, "weight_map": {"name": "model-00001-of-00002.safetensors", ...}}); or,
+// for repos that ship no safetensors, PyTorch's pytorch_model.bin (or its sharded
+// pytorch_model.bin.index.json), read without executing anything (model/torch_checkpoint.hpp).
+// Both give the same tensor views into the mapped files.
 //
 // Opening a sharded checkpoint checks that every shard named in the index is a plain file
 // name in the same folder (no paths: a hostile index must not reach outside the model),
@@ -15,21 +18,38 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "model/safetensors.hpp"
+#include "model/torch_checkpoint.hpp"
 
 namespace warden {
+
+// One file of a checkpoint: safetensors (by its extension) or a PyTorch checkpoint (anything
+// else: .bin, .pt, .pth). Move-only, like the files it holds.
+class WeightFile {
+ public:
+  explicit WeightFile(const std::filesystem::path& path);
+  [[nodiscard]] const std::filesystem::path& path() const noexcept;
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept;
+  [[nodiscard]] std::span<const Tensor> tensors() const noexcept;
+  [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
+
+ private:
+  std::variant<SafetensorsFile, TorchCheckpoint> file_;
+};
 
 // The per-row scales of an I8 weight "X" are the tensor "X_scale" (`warden quantize`).
 inline constexpr std::string_view kInt8ScaleSuffix = "_scale";
 
 class ModelWeights {
  public:
-  // model.safetensors in `dir` if present, else model.safetensors.index.json; Error(NotFound)
-  // when the folder has neither.
+  // The first of model.safetensors, model.safetensors.index.json, pytorch_model.bin and
+  // pytorch_model.bin.index.json in `dir`; Error(NotFound) when the folder has none.
   static ModelWeights open_dir(const std::filesystem::path& dir);
-  static ModelWeights open_file(const std::filesystem::path& safetensors_path);
+  // One weight file (safetensors, or a PyTorch checkpoint), or an index of shards of either.
+  static ModelWeights open_file(const std::filesystem::path& path);
   static ModelWeights open_index(const std::filesystem::path& index_path);
 
   [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
@@ -51,13 +71,13 @@ class ModelWeights {
   [[nodiscard]] std::size_t size() const noexcept { return tensors_.size(); }
   // The file the weights came from (model.safetensors or the index).
   [[nodiscard]] const std::filesystem::path& source() const noexcept { return source_; }
-  [[nodiscard]] std::span<const SafetensorsFile> files() const noexcept { return files_; }
+  [[nodiscard]] std::span<const WeightFile> files() const noexcept { return files_; }
 
  private:
   ModelWeights() = default;
   const Tensor& check(std::string_view name, std::span<const std::size_t> shape, bool int8_ok) const;
   std::filesystem::path source_;
-  std::vector<SafetensorsFile> files_;
+  std::vector<WeightFile> files_;
   // Points into files_' tensor vectors, whose heap storage does not move when files_ grows.
   std::map<std::string, const Tensor*, std::less<>> tensors_;
 };

@@ -197,7 +197,7 @@ TEST_F(HubTest, ARepoWithoutSafetensorsIsUnsupported) {
     FAIL() << "expected Unsupported";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(std::string(e.what()).find("pytorch_model.bin is not read"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not fetch pytorch_model.bin"), std::string::npos) << e.what();
   }
   EXPECT_EQ(hub.content_gets(), 0);
 }

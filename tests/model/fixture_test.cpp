@@ -150,7 +150,7 @@ TEST(Fixture, EveryArchitectureAndHeadReReadsWithTheShapesItsConfigImplies) {
       for (const auto& [name, shape] : expected) {
         EXPECT_NO_THROW((void)weights.require(name, shape)) << name;
       }
-      EXPECT_EQ(weights.files().front().metadata().at("format"), "pt");
+      EXPECT_EQ(SafetensorsFile(weights.files().front().path()).metadata().at("format"), "pt");
       // HF zeroes the padding row of the word embeddings.
       const auto* words = weights.find((classifier ? (arch == Arch::Bert         ? "bert."
                                                       : arch == Arch::XlmRoberta ? "roberta."
