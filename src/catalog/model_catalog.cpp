@@ -56,19 +56,32 @@ double precision_factor(Precision precision) {
 // checkpoint is widened when loaded) scaled to the precision it loads in, plus the rest of
 // the files. An estimate from file sizes: the manager needs one before the first load, to
 // make room.
+// A top-level file of the weights: safetensors ones, or PyTorch's pytorch_model*.bin.
+bool safetensors_file(const fs::path& p) {
+  return p.extension() == ".safetensors";
+}
+bool pytorch_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name.starts_with("pytorch_model") && p.extension() == ".bin";
+}
+
 std::size_t estimate_bytes(const fs::path& dir, const ModelFolder& folder, Precision precision) {
-  std::size_t weights = 0;
+  // The engine reads the safetensors when there are any, else pytorch_model.bin (ModelWeights::
+  // open_dir): those are the weights; the other format's copy is never read.
+  std::size_t safetensors = 0;
+  std::size_t pytorch = 0;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".safetensors") {
-      std::error_code size_ec;
-      const auto n = e.file_size(size_ec);
-      if (!size_ec) weights += static_cast<std::size_t>(n);
-    }
+    std::error_code size_ec;
+    const auto n = e.is_regular_file(size_ec) ? static_cast<std::size_t>(e.file_size(size_ec)) : 0;
+    if (size_ec) continue;
+    if (safetensors_file(e.path())) safetensors += n;
+    if (pytorch_file(e.path())) pytorch += n;
   }
+  const std::size_t weights = safetensors > 0 ? safetensors : pytorch;
   const bool half = folder.half_precision_checkpoint;
   const std::size_t all = folder_bytes(dir);
-  const std::size_t rest = all - std::min(all, weights);
+  const std::size_t rest = all - std::min(all, safetensors + pytorch);
   const auto f32 = static_cast<double>(half ? 2 * weights : weights);
   return static_cast<std::size_t>(f32 * precision_factor(precision)) + rest;
 }
@@ -98,10 +111,16 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
     c.static_layout = folder.static_layout;
     return c;
   }
-  if (!fs::exists(dir / "model.safetensors", ec) && !fs::exists(dir / "model.safetensors.index.json", ec)) {
+  bool weights = false;
+  for (const char* file : {"model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                           "pytorch_model.bin.index.json"}) {
+    weights = weights || fs::exists(dir / file, ec);
+  }
+  if (!weights) {
     throw Error(
         ErrorKind::NotFound,
-        fmt::format("{} has no safetensors weights (model.safetensors or model.safetensors.index.json)",
+        fmt::format("{} has no weights (model.safetensors, model.safetensors.index.json, pytorch_model.bin "
+                    "or pytorch_model.bin.index.json)",
                     dir.string()));
   }
   FolderCheck c;

@@ -96,11 +96,11 @@ void write_ref(const fs::path& repo_dir, std::string_view revision, std::string_
 bool snapshot_has_model(const fs::path& snapshot) {
   std::error_code ec;
   if (!fs::is_regular_file(snapshot / "config.json", ec)) return false;
+  std::vector<std::string> weights;
   for (const auto& entry : fs::directory_iterator(snapshot, ec)) {
-    const auto name = entry.path().filename().string();
-    if (name.ends_with(".safetensors") && fs::is_regular_file(entry.path(), ec)) return true;
+    if (fs::is_regular_file(entry.path(), ec)) weights.push_back(entry.path().filename().string());
   }
-  return false;
+  return has_weights(weights);
 }
 
 std::vector<std::string> snapshot_files(const fs::path& snapshot) {

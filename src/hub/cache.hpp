@@ -25,7 +25,7 @@ void link_into_snapshot(const std::filesystem::path& repo_dir, std::string_view 
 // two threads (not only two processes) pulling at once never share a temporary.
 void write_ref(const std::filesystem::path& repo_dir, std::string_view revision, std::string_view commit);
 
-// A snapshot Warden can load: config.json and safetensors weights.
+// A snapshot Warden can load: config.json and weights (safetensors or pytorch_model.bin).
 bool snapshot_has_model(const std::filesystem::path& snapshot);
 
 // The wanted files present in a snapshot (links resolving to a blob, or plain files), sorted.

@@ -302,17 +302,14 @@ Snapshot fetch_model(const ModelId& id, const HubOptions& options, const Progres
       throw e;
     }
   }
-  std::vector<std::string> wanted;
-  std::copy_if(info.files.begin(), info.files.end(), std::back_inserter(wanted),
-               [](const std::string& f) { return wanted_file(f); });
-  if (std::none_of(wanted.begin(), wanted.end(),
-                   [](const std::string& f) { return f.ends_with(".safetensors"); })) {
+  const std::vector<std::string> wanted = wanted_files(info.files);
+  if (!has_weights(wanted)) {
     throw Error(
         ErrorKind::Unsupported,
-        fmt::format("model {} (revision {}) has no safetensors weights (warden pull does not fetch "
-                    "pytorch_model.bin yet; a local folder holding it loads): pick a repo that publishes "
-                    "model.safetensors",
-                    id.repo, id.revision));
+        fmt::format(
+            "model {} (revision {}) has no weights Warden reads (model.safetensors or "
+            "pytorch_model.bin, at the top of the repo; ONNX, TensorFlow and Flax files are not read)",
+            id.repo, id.revision));
   }
 
   const fs::path blobs = repo_dir / "blobs";

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,11 +59,19 @@ struct Snapshot {
 // when the hub cannot be reached (network down, HTTP 5xx) but the cache has the model
 // (offline_reason says so; without a cached copy the network error is thrown). Throws
 // warden::Error: InvalidArgument (a token is needed or was refused), NotFound (no such
-// model or file; not cached while offline), Unsupported (no safetensors weights),
+// model or file; not cached while offline), Unsupported (no weights Warden reads: neither
+// safetensors nor pytorch_model.bin),
 // CorruptFile (sha256 mismatch, a hostile answer), Io (network, disk).
 Snapshot fetch_model(const ModelId& id, const HubOptions& options, const ProgressFn& progress = {});
 
-// Whether `name` is one of the files fetch_model takes (public for tests).
+// Whether `name` is one of the files fetch_model may take: the configs, tokenizer files and
+// sentence-transformers files Warden reads, bge-m3's head files, and weights (safetensors, or
+// PyTorch's pytorch_model.bin, its index and shards). Public for tests.
 bool wanted_file(std::string_view name);
+// The files fetch_model takes from a repo's listing: the wanted ones, with one copy of the
+// weights — the safetensors when the repo has them, else pytorch_model.bin (or its shards).
+std::vector<std::string> wanted_files(std::span<const std::string> repo_files);
+// Whether a list of files holds model weights (safetensors or PyTorch).
+bool has_weights(std::span<const std::string> files);
 
 }  // namespace warden::hub

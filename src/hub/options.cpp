@@ -85,23 +85,50 @@ std::optional<ModelId> ModelId::parse(std::string_view text) {
   return id;
 }
 
-bool wanted_file(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> kNamed = {"config.json",
-                                                              "tokenizer.json",
-                                                              "vocab.txt",
-                                                              "tokenizer_config.json",
-                                                              "special_tokens_map.json",
-                                                              "modules.json",
-                                                              "config_sentence_transformers.json",
-                                                              "sentence_bert_config.json",
-                                                              "1_Pooling/config.json",
-                                                              "model.safetensors.index.json",
-                                                              // sentence-transformers' StaticEmbedding module
-                                                              "0_StaticEmbedding/model.safetensors",
-                                                              "0_StaticEmbedding/tokenizer.json"};
-  if (std::find(kNamed.begin(), kNamed.end(), name) != kNamed.end()) return true;
-  // The weights: model.safetensors or the shards an index names, all at the top level.
+namespace {
+
+// Top-level safetensors weights: model.safetensors or the shards an index names.
+bool safetensors_weights(std::string_view name) {
   return name.find('/') == std::string_view::npos && name.size() > 12 && name.ends_with(".safetensors");
+}
+
+// Top-level PyTorch weights: pytorch_model.bin, or its index and the shards it names
+// (pytorch_model-00001-of-00002.bin).
+bool pytorch_weights(std::string_view name) {
+  return name.find('/') == std::string_view::npos && name.starts_with("pytorch_model") &&
+         (name.ends_with(".bin") || name == "pytorch_model.bin.index.json");
+}
+
+}  // namespace
+
+bool wanted_file(std::string_view name) {
+  static constexpr std::array<std::string_view, 14> kNamed = {
+      "config.json", "tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json",
+      "modules.json", "config_sentence_transformers.json", "sentence_bert_config.json",
+      "1_Pooling/config.json", "model.safetensors.index.json",
+      // sentence-transformers' StaticEmbedding module
+      "0_StaticEmbedding/model.safetensors", "0_StaticEmbedding/tokenizer.json",
+      // bge-m3's retrieval heads
+      "sparse_linear.pt", "colbert_linear.pt"};
+  if (std::find(kNamed.begin(), kNamed.end(), name) != kNamed.end()) return true;
+  return safetensors_weights(name) || pytorch_weights(name);
+}
+
+std::vector<std::string> wanted_files(std::span<const std::string> repo_files) {
+  const bool safetensors = std::any_of(repo_files.begin(), repo_files.end(),
+                                       [](const std::string& f) { return safetensors_weights(f); });
+  std::vector<std::string> out;
+  for (const std::string& f : repo_files) {
+    // One copy of the weights: safetensors when the repo has them, else PyTorch's.
+    if (wanted_file(f) && !(safetensors && pytorch_weights(f))) out.push_back(f);
+  }
+  return out;
+}
+
+bool has_weights(std::span<const std::string> files) {
+  return std::any_of(files.begin(), files.end(), [](const std::string& f) {
+    return safetensors_weights(f) || (pytorch_weights(f) && f.ends_with(".bin"));
+  });
 }
 
 }  // namespace warden::hub

@@ -188,16 +188,31 @@ TEST_F(HubTest, ShardedWeightsAreAllFetched) {
   }
 }
 
-TEST_F(HubTest, ARepoWithoutSafetensorsIsUnsupported) {
+TEST_F(HubTest, ARepoWithoutSafetensorsGivesItsPytorchWeights) {
   FakeRepo repo = tiny_repo();
   repo.files.erase("model.safetensors");
+  repo.lfs.erase("model.safetensors");
+  repo.files["sparse_linear.pt"] = pseudo_random_bytes(900, 4);
+  repo.lfs.insert("sparse_linear.pt");
+  FakeHub hub(repo);
+  const auto snap = hub::fetch_model(id(), options(hub));
+  EXPECT_EQ(snap.files, (std::vector<std::string>{"1_Pooling/config.json", "config.json", "pytorch_model.bin",
+                                                  "sparse_linear.pt", "tokenizer.json"}));
+  EXPECT_EQ(read_file(snap.dir / "pytorch_model.bin"), repo.files.at("pytorch_model.bin"));
+  EXPECT_FALSE(std::filesystem::exists(snap.dir / "onnx"));
+}
+
+TEST_F(HubTest, ARepoWithoutWeightsWardenReadsIsUnsupported) {
+  FakeRepo repo = tiny_repo();
+  repo.files.erase("model.safetensors");
+  repo.files.erase("pytorch_model.bin");
   FakeHub hub(repo);
   try {
     hub::fetch_model(id(), options(hub));
     FAIL() << "expected Unsupported";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-    EXPECT_NE(std::string(e.what()).find("does not fetch pytorch_model.bin"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no weights Warden reads"), std::string::npos) << e.what();
   }
   EXPECT_EQ(hub.content_gets(), 0);
 }

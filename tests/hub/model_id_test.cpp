@@ -31,18 +31,39 @@ TEST(ModelId, RejectsOtherShapes) {
 }
 
 TEST(WantedFile, TakesWhatWardenReadsOnly) {
-  for (const char* f : {"config.json", "tokenizer.json", "vocab.txt", "tokenizer_config.json",
-                        "special_tokens_map.json", "modules.json", "config_sentence_transformers.json",
-                        "sentence_bert_config.json", "1_Pooling/config.json", "model.safetensors",
-                        "model.safetensors.index.json", "model-00001-of-00002.safetensors",
-                        "0_StaticEmbedding/model.safetensors", "0_StaticEmbedding/tokenizer.json"}) {
+  for (const char* f :
+       {"config.json", "tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json",
+        "modules.json", "config_sentence_transformers.json", "sentence_bert_config.json",
+        "1_Pooling/config.json", "model.safetensors", "model.safetensors.index.json",
+        "model-00001-of-00002.safetensors", "0_StaticEmbedding/model.safetensors",
+        "0_StaticEmbedding/tokenizer.json", "pytorch_model.bin", "pytorch_model.bin.index.json",
+        "pytorch_model-00001-of-00002.bin", "sparse_linear.pt", "colbert_linear.pt"}) {
     EXPECT_TRUE(wanted_file(f)) << f;
   }
-  for (const char* f :
-       {"pytorch_model.bin", "onnx/model.onnx", "tf_model.h5", "flax_model.msgpack", "README.md",
-        "onnx/model.safetensors", ".safetensors", "openvino/openvino_model.xml", "2_Dense/config.json"}) {
+  for (const char* f : {"onnx/model.onnx", "onnx/pytorch_model.bin", "training_args.bin", "optimizer.pt",
+                        "tf_model.h5", "flax_model.msgpack", "README.md", "onnx/model.safetensors",
+                        ".safetensors", "openvino/openvino_model.xml", "2_Dense/config.json"}) {
     EXPECT_FALSE(wanted_file(f)) << f;
   }
+}
+
+TEST(WantedFiles, TakesOneCopyOfTheWeights) {
+  // Both formats: the safetensors only.
+  const std::vector<std::string> both{"config.json",      "model.safetensors", "pytorch_model.bin",
+                                      "sparse_linear.pt", "colbert_linear.pt", "onnx/model.onnx"};
+  EXPECT_EQ(wanted_files(both), (std::vector<std::string>{"config.json", "model.safetensors",
+                                                          "sparse_linear.pt", "colbert_linear.pt"}));
+  // PyTorch's only (older repos): its weights, sharded or not.
+  const std::vector<std::string> bin{"config.json", "pytorch_model.bin.index.json",
+                                     "pytorch_model-00001-of-00002.bin", "pytorch_model-00002-of-00002.bin",
+                                     "tf_model.h5"};
+  EXPECT_EQ(wanted_files(bin), (std::vector<std::string>{"config.json", "pytorch_model.bin.index.json",
+                                                         "pytorch_model-00001-of-00002.bin",
+                                                         "pytorch_model-00002-of-00002.bin"}));
+  EXPECT_TRUE(has_weights(wanted_files(bin)));
+  // An index alone, or ONNX files alone, are no weights.
+  EXPECT_FALSE(has_weights(std::vector<std::string>{"config.json", "pytorch_model.bin.index.json"}));
+  EXPECT_FALSE(has_weights(wanted_files(std::vector<std::string>{"config.json", "onnx/model.onnx"})));
 }
 
 TEST(HubOptions, ReadsTheEnvironmentWithHuggingfaceHubPrecedence) {
