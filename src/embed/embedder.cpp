@@ -17,6 +17,18 @@ std::vector<Embeddings> Embedder::embed_tokens(std::span<const PreparedInput* co
   throw Error(ErrorKind::Unsupported, fmt::format("{} has no per-token vectors", id()));
 }
 
+std::vector<RetrievalVectors> Embedder::embed_retrieval(std::span<const PreparedInput* const> inputs) const {
+  const std::size_t d = dim();
+  std::vector<float> pooled(inputs.size() * d);
+  embed_prepared(inputs, pooled);
+  std::vector<RetrievalVectors> out(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    out[i].dense.assign(pooled.begin() + static_cast<std::ptrdiff_t>(i * d),
+                        pooled.begin() + static_cast<std::ptrdiff_t>((i + 1) * d));
+  }
+  return out;
+}
+
 std::vector<TokenInfo> Embedder::tokenize(std::string_view /*text*/, const InputOptions& /*options*/) const {
   throw Error(ErrorKind::Unsupported, fmt::format("{} has no tokenizer", id()));
 }

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/sparse_vector.hpp"
+
 namespace warden {
 
 // A row-major batch of embeddings: rows() vectors of dim() floats.
@@ -72,6 +74,21 @@ struct TokenInfo {
   std::optional<std::size_t> stop;
 };
 
+// The retrieval outputs an embedder gives beside (or instead of) its pooled vector.
+struct RetrievalOutputs {
+  bool dense = true;    // the pooled vector
+  bool sparse = false;  // lexical weights over the vocabulary (bge-m3's sparse head)
+  bool multi = false;   // one unit vector per token (ColBERT: bge-m3's colbert head)
+  friend bool operator==(const RetrievalOutputs&, const RetrievalOutputs&) = default;
+};
+
+// One input's retrieval outputs, every one the embedder has, from one forward pass.
+struct RetrievalVectors {
+  std::vector<float> dense;  // dim() floats, not normalised (as embed_prepared)
+  SparseVector sparse;       // empty unless retrieval_outputs().sparse
+  Embeddings multi;          // tokens x multi_vector_dim(), unit rows; empty unless .multi
+};
+
 class Embedder {
  public:
   virtual ~Embedder() = default;
@@ -114,6 +131,15 @@ class Embedder {
   // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x dim()
   // matrix per input. Error(Unsupported) for embedders that have none.
   [[nodiscard]] virtual std::vector<Embeddings> embed_tokens(
+      std::span<const PreparedInput* const> inputs) const;
+
+  // What embed_retrieval() gives: the pooled vector alone unless the model has retrieval heads.
+  [[nodiscard]] virtual RetrievalOutputs retrieval_outputs() const noexcept { return {}; }
+  // The width of each multi-vector row; 0 without that output.
+  [[nodiscard]] virtual std::size_t multi_vector_dim() const noexcept { return 0; }
+  // Every output retrieval_outputs() names, per input, from one pass over the batch. The
+  // default gives the pooled vector alone (embed_prepared()).
+  [[nodiscard]] virtual std::vector<RetrievalVectors> embed_retrieval(
       std::span<const PreparedInput* const> inputs) const;
 
   // The tokens of a text as /tokenize shows them; Error(Unsupported) without a tokenizer.

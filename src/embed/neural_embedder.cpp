@@ -10,6 +10,7 @@
 #include "embed/text_input.hpp"
 #include "embed/token_rows.hpp"
 #include "model/pooling.hpp"
+#include "tokenizer/special_tokens_map.hpp"
 
 namespace warden {
 
@@ -23,6 +24,25 @@ std::future<std::unique_ptr<Tokenizer>> load_tokenizer_async(const std::filesyst
   }
   return std::async(std::launch::async,
                     [dir] { return std::make_unique<Tokenizer>(Tokenizer::from_directory(dir)); });
+}
+
+// The ids FlagEmbedding leaves out of a sparse vector: the tokenizer's cls, eos, pad and unk
+// tokens (its special_tokens_map). A folder without the files that name them falls back to
+// the spellings BERT's and XLM-R's vocabularies use.
+std::vector<std::uint32_t> sparse_skip_ids(const std::filesystem::path& dir, const Tokenizer& tokenizer) {
+  const SpecialTokensMap map = read_special_tokens_map(dir);
+  std::vector<std::string> names;
+  for (const auto* t : {&map.cls, &map.eos, &map.pad, &map.unk}) {
+    if (*t) names.push_back(**t);
+  }
+  if (names.empty()) names = {"[CLS]", "[PAD]", "[UNK]", "<s>", "</s>", "<pad>", "<unk>"};
+  std::vector<std::uint32_t> ids;
+  for (const auto& name : names) {
+    if (auto id = tokenizer.token_to_id(name)) ids.push_back(*id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 }  // namespace
@@ -45,6 +65,7 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
   tokenizer_->set_truncation(truncation_);
   // Batches are packed: padding tokens from the file's padding setting would be pooled.
   tokenizer_->set_padding(std::nullopt);
+  if (model_->lexical) sparse_skip_ids_ = sparse_skip_ids(dir, *tokenizer_);
 }
 
 NeuralEmbedder::~NeuralEmbedder() = default;
@@ -178,6 +199,53 @@ std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInp
   model::TokenBatch batch;
   const auto hidden = forward(inputs, batch);
   return detail::split_token_rows(hidden, batch, h);
+}
+
+RetrievalOutputs NeuralEmbedder::retrieval_outputs() const noexcept {
+  return {true, model_->lexical.has_value(), model_->multi_vector.has_value()};
+}
+
+std::size_t NeuralEmbedder::multi_vector_dim() const noexcept {
+  return model_->multi_vector ? model_->multi_vector->dim() : 0;
+}
+
+std::vector<RetrievalVectors> NeuralEmbedder::embed_retrieval(
+    std::span<const PreparedInput* const> inputs) const {
+  std::vector<RetrievalVectors> out(inputs.size());
+  if (inputs.empty()) return out;
+  const std::size_t h = dim();
+  model::TokenBatch batch;
+  const auto hidden = forward(inputs, batch);
+  std::vector<std::size_t> skip;
+  if (!model_->pooling.include_prompt) {
+    skip.reserve(inputs.size());
+    for (const PreparedInput* p : inputs) skip.push_back(p->prompt_tokens);
+  }
+  std::vector<float> pooled(inputs.size() * h);
+  model::pool(hidden, h, batch.offsets, model_->pooling.mode, pooled, skip);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto row = std::span<const float>(pooled).subspan(i * h, h);
+    out[i].dense.assign(row.begin(), row.end());
+  }
+  if (model_->lexical) {
+    auto sparse = model_->lexical->sparse(hidden, h, batch.ids, batch.offsets, sparse_skip_ids_, pool_);
+    for (std::size_t i = 0; i < inputs.size(); ++i) out[i].sparse = std::move(sparse[i]);
+  }
+  if (model_->multi_vector) {
+    const model::MultiVectorHead& head = *model_->multi_vector;
+    std::vector<float> vectors;
+    head.vectors(hidden, h, batch.offsets, vectors, pool_);
+    std::size_t row = 0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const std::size_t n = head.rows(batch.length(i));
+      Embeddings m(n, head.dim());
+      std::copy_n(vectors.begin() + static_cast<std::ptrdiff_t>(row * head.dim()), n * head.dim(),
+                  m.values().begin());
+      out[i].multi = std::move(m);
+      row += n;
+    }
+  }
+  return out;
 }
 
 std::vector<TokenInfo> NeuralEmbedder::tokenize(std::string_view text, const InputOptions& options) const {

@@ -57,6 +57,13 @@ class NeuralEmbedder final : public Embedder {
   // The encoder's last hidden states (tokens x hidden), special tokens included.
   [[nodiscard]] std::vector<Embeddings> embed_tokens(
       std::span<const PreparedInput* const> inputs) const override;
+  // The pooled vector, and bge-m3's sparse and multi-vector outputs when the folder has their
+  // heads (sparse_linear.pt, colbert_linear.pt): FlagEmbedding's M3 outputs. Sparse weights
+  // leave out the tokenizer's cls, eos, pad and unk tokens, as FlagEmbedding does.
+  [[nodiscard]] RetrievalOutputs retrieval_outputs() const noexcept override;
+  [[nodiscard]] std::size_t multi_vector_dim() const noexcept override;
+  [[nodiscard]] std::vector<RetrievalVectors> embed_retrieval(
+      std::span<const PreparedInput* const> inputs) const override;
   [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text,
                                                 const InputOptions& options) const override;
   [[nodiscard]] std::string decode(std::span<const std::uint32_t> ids,
@@ -84,7 +91,8 @@ class NeuralEmbedder final : public Embedder {
   std::unique_ptr<Tokenizer> tokenizer_;
   ThreadPool* pool_;
   std::size_t max_input_tokens_ = 0;
-  TruncationParams truncation_;  // the tokenizer's own, with max_length = max_input_tokens_
+  TruncationParams truncation_;                 // the tokenizer's own, with max_length = max_input_tokens_
+  std::vector<std::uint32_t> sparse_skip_ids_;  // sorted: ids the lexical head never reports
 };
 
 }  // namespace warden

@@ -112,13 +112,36 @@ void embed_sparse(Backend& b, const Work& w, std::shared_ptr<const EmbedSparseRe
   auto fail = failing(reply);
   b.with_model(
       w,
-      [](serving::LeasePtr lease) {
-        (void)embedder_of(*lease, "EmbedSparse");
-        // Sparse vectors come from a sparse head (SPLADE, bge-m3's lexical weights); no served
-        // model kind has one yet, and a dense vector is no stand-in for one.
-        throw Error(ErrorKind::Unsupported,
-                    fmt::format("EmbedSparse needs a sparse (SPLADE) model; {} is a dense embedding model",
-                                lease->spec().name));
+      [&b, w, rq, reply, fail](serving::LeasePtr lease) {
+        const Embedder& e = embedder_of(*lease, "EmbedSparse");
+        // Sparse vectors come from a lexical head (bge-m3's sparse_linear.pt); a dense vector
+        // is no stand-in for one.
+        if (!e.retrieval_outputs().sparse) {
+          throw Error(
+              ErrorKind::Unsupported,
+              fmt::format(
+                  "EmbedSparse needs a model with a lexical (sparse) head; {} gives dense vectors only",
+                  lease->spec().name));
+        }
+        const InputOptions o = serving::input_options(e, rq->truncate(), side_of(rq->truncation_direction()),
+                                                      prompt_name(rq->has_prompt_name(), rq->prompt_name()));
+        auto text = std::shared_ptr<const std::string>(rq, &rq->inputs());
+        serving::InferenceRequest job =
+            text_job(b, *lease, serving::Output::Retrieval, "retrieval", e, text, o);
+        b.infer(
+            w, lease, std::move(job),
+            [w, rq, reply](serving::Inference& r) {
+              EmbedSparseResponse out;
+              const SparseVector& v = r.result.retrieval[0].sparse;
+              for (std::size_t k = 0; k < v.size(); ++k) {
+                auto* s = out.add_sparse_embeddings();
+                s->set_index(v.indices[k]);
+                s->set_value(v.values[k]);
+              }
+              fill_metadata(*out.mutable_metadata(), r, utf8::code_points(rq->inputs()), w.received);
+              reply(::grpc::Status::OK, out);
+            },
+            fail);
       },
       fail);
 }

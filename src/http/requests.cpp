@@ -258,11 +258,7 @@ std::vector<std::string> string_or_list(object obj, std::string_view name, bool&
   return string_list(field, name);
 }
 
-}  // namespace
-
-EmbedRequest parse_tei_embed(std::string_view body) {
-  simdjson::dom::parser parser;
-  const object obj = parse_object(parser, body);
+EmbedRequest tei_embed_fields(object obj) {
   EmbedRequest request;
   request.inputs = embedding_inputs(obj, "inputs");
   request.normalize = bool_or(obj, "normalize", true);
@@ -273,6 +269,37 @@ EmbedRequest parse_tei_embed(std::string_view body) {
   // Empty strings pass: the parser checks shapes, not content. (TEI itself answers 400 Empty
   // for an empty text, in its tokenization step; that is the router's call.)
   request.model = model_field(obj);
+  return request;
+}
+
+}  // namespace
+
+EmbedRequest parse_tei_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  return tei_embed_fields(parse_object(parser, body));
+}
+
+HybridEmbedRequest parse_hybrid_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  HybridEmbedRequest request;
+  request.embed = tei_embed_fields(obj);
+  const std::optional<element> field = optional_field(obj, "outputs");
+  if (!field) return request;
+  const std::vector<std::string> names = string_list(*field, "outputs");  // an empty list is 400 Empty
+  RetrievalOutputs o{false, false, false};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    bool* slot = names[i] == "dense"    ? &o.dense
+                 : names[i] == "sparse" ? &o.sparse
+                 : names[i] == "multi"  ? &o.multi
+                                        : nullptr;
+    if (slot == nullptr) {
+      throw validation(fmt::format("`outputs[{}]` must be \"dense\", \"sparse\" or \"multi\"", i), "outputs");
+    }
+    if (*slot) throw validation(fmt::format("`outputs[{}]` names \"{}\" twice", i, names[i]), "outputs");
+    *slot = true;
+  }
+  request.outputs = o;
   return request;
 }
 

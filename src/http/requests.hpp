@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "embed/embedder.hpp"
 #include "http/embedding_types.hpp"
 
 namespace warden::http {
@@ -52,6 +53,15 @@ struct EmbedRequest {
   std::string model;                      // empty when absent
 };
 EmbedRequest parse_tei_embed(std::string_view body);
+
+// POST /embed_sparse (TEI's body: inputs, truncate, truncation_direction, prompt_name) and
+// POST /embed_hybrid, which also takes `outputs`: a non-empty list of "dense", "sparse" and
+// "multi" (422 for anything else or a repeat); absent: every output the model has.
+struct HybridEmbedRequest {
+  EmbedRequest embed;
+  std::optional<RetrievalOutputs> outputs;
+};
+HybridEmbedRequest parse_hybrid_embed(std::string_view body);
 
 // OpenAI POST /v1/embeddings.
 struct OpenAiEmbedRequest {

@@ -138,6 +138,8 @@ struct Router::Impl {
   // Routes.
   void embed(std::shared_ptr<Call> call, std::string_view body, bool all);
   void openai_embed(std::shared_ptr<Call> call, std::string_view body);
+  // TEI's /embed_sparse (sparse_only) and /embed_hybrid: the retrieval outputs of an embedder.
+  void embed_retrieval(std::shared_ptr<Call> call, std::string_view body, bool sparse_only);
   void guard(std::shared_ptr<Call> call, std::string_view body);
   // /guard's classifier method (Guard::classifier() set): the guard's model, its own runner.
   void guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const GuardRequest> request);

@@ -491,6 +491,8 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::move(head),
                                                            {},
                                                            {},
+                                                           std::nullopt,
+                                                           std::nullopt,
                                                            std::nullopt});
   const auto modules_path = dir / "modules.json";
   if (std::filesystem::exists(modules_path)) {
@@ -504,6 +506,10 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   }
   if (std::filesystem::exists(dir / "sentence_bert_config.json")) {
     model->max_seq_length = read_max_seq_length(dir / "sentence_bert_config.json");
+  }
+  if (!model->head) {  // an embedder's retrieval heads; a classifier has its own head
+    model->lexical = read_lexical_head(dir, dims.hidden, isa);
+    model->multi_vector = read_multi_vector_head(dir, dims.hidden, isa);
   }
 #if defined(__GLIBC__)
   // Converting to bf16/int8 frees megabytes of temporaries that glibc keeps in its heaps

@@ -14,6 +14,7 @@
 #include "model/classifier_head.hpp"
 #include "model/config.hpp"
 #include "model/encoder.hpp"
+#include "model/retrieval_heads.hpp"
 #include "model/sentence_transformers.hpp"
 #include "model/weights.hpp"
 
@@ -38,6 +39,9 @@ struct EncoderModel {
   StConfig st;            // prompts; empty when the folder has no such file
   // sentence_bert_config.json's max_seq_length, when the folder has one.
   std::optional<std::size_t> max_seq_length;
+  // bge-m3's sparse_linear.pt and colbert_linear.pt, when the folder has them.
+  std::optional<LexicalHead> lexical;
+  std::optional<MultiVectorHead> multi_vector;
 
   [[nodiscard]] ModelKind kind() const noexcept;
   // The most tokens an input may have: sentence_bert_config.json's max_seq_length when the

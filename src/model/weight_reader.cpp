@@ -10,6 +10,20 @@
 
 namespace warden::model {
 
+namespace {
+
+// "<base>.<leaf>", or the leaf alone for a layer saved on its own (a bare nn.Linear's state
+// dict, as bge-m3's colbert_linear.pt, names its tensors "weight" and "bias").
+std::string field(std::string_view base, std::string_view leaf) {
+  if (base.empty()) return std::string(leaf);
+  std::string name(base);
+  name += '.';
+  name += leaf;
+  return name;
+}
+
+}  // namespace
+
 std::vector<float> WeightReader::floats(std::string_view name,
                                         std::initializer_list<std::size_t> shape) const {
   return to_float32(tensor(name, shape));
@@ -70,7 +84,7 @@ kernels::DenseLayer WeightReader::dense(std::initializer_list<std::string_view> 
   bias.reserve(with_bias ? n : 0);
   for (const std::string_view base : bases) {
     if (!with_bias) break;
-    const std::vector<float> b = floats(std::string(base) + ".bias", {rows});
+    const std::vector<float> b = floats(field(base, "bias"), {rows});
     bias.insert(bias.end(), b.begin(), b.end());
   }
   switch (precision_) {
@@ -94,7 +108,7 @@ kernels::DenseLayer WeightReader::dense(std::initializer_list<std::string_view> 
         const Tensor& w = weight(base, rows, in);
         kernels::QuantizedRows q;
         if (w.dtype == Dtype::I8) {
-          q = int8_rows(prefix_ + std::string(base) + ".weight", w, rows, in);
+          q = int8_rows(prefix_ + field(base, "weight"), w, rows, in);
         } else {
           std::vector<float> scratch;
           q = kernels::quantize_rows(weight_floats(base, w, rows, in, scratch), rows, in);
@@ -131,8 +145,8 @@ kernels::GatedDense WeightReader::gated(std::string_view base, std::size_t width
   const Tensor& w = weight(base, 2 * width, in);
   const std::span<const float> v = weight_floats(base, w, 2 * width, in, scratch);
   std::vector<float> bias;
-  if (weights_.find(prefix_ + std::string(base) + ".bias") != nullptr) {
-    bias = floats(std::string(base) + ".bias", {2 * width});
+  if (weights_.find(prefix_ + field(base, "bias")) != nullptr) {
+    bias = floats(field(base, "bias"), {2 * width});
   }
   const std::span<const float> b(bias);
   const std::span<const float> first = v.first(width * in);
@@ -159,8 +173,8 @@ kernels::GatedDense WeightReader::gated_pair(std::string_view activated, std::st
   std::vector<float> bias_a;
   std::vector<float> bias_g;
   if (with_bias) {
-    bias_a = floats(std::string(activated) + ".bias", {width});
-    bias_g = floats(std::string(gate) + ".bias", {width});
+    bias_a = floats(field(activated, "bias"), {width});
+    bias_g = floats(field(gate, "bias"), {width});
   }
   kernels::GatedDense layer = kernels::GatedDense::make(
       precision_, weight_floats(activated, wa, width, in, scratch_a),
@@ -175,20 +189,19 @@ kernels::PackedLinear WeightReader::linear(std::string_view base, std::size_t ou
   std::vector<float> scratch;
   const Tensor& w = weight(base, out, in);
   kernels::PackedLinear packed(weight_floats(base, w, out, in, scratch), out, in,
-                               with_bias ? floats(std::string(base) + ".bias", {out}) : std::vector<float>{},
-                               isa_);
+                               with_bias ? floats(field(base, "bias"), {out}) : std::vector<float>{}, isa_);
   release_pages(w.data);
   return packed;
 }
 
 const Tensor& WeightReader::weight(std::string_view base, std::size_t rows, std::size_t in) const {
-  return weights_.require_weight(prefix_ + std::string(base) + ".weight", {rows, in});
+  return weights_.require_weight(prefix_ + field(base, "weight"), {rows, in});
 }
 
 std::span<const float> WeightReader::weight_floats(std::string_view base, const Tensor& t, std::size_t rows,
                                                    std::size_t in, std::vector<float>& scratch) const {
   if (t.dtype == Dtype::I8) {
-    scratch = dequantize(int8_rows(prefix_ + std::string(base) + ".weight", t, rows, in), in);
+    scratch = dequantize(int8_rows(prefix_ + field(base, "weight"), t, rows, in), in);
     return scratch;
   }
   if (is_aligned_float32(t)) return as_float32(t);

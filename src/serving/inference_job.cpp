@@ -45,6 +45,8 @@ InferenceJob::InferenceJob(BatchRunner& runner, Output output, std::size_t width
       done_(std::move(done)) {
   if (output == Output::PerToken) {
     out.per_token.resize(inputs_.size());
+  } else if (output == Output::Retrieval) {
+    out.retrieval.resize(inputs_.size());
   } else {
     out.rows = Embeddings(inputs_.size(), width);
   }
@@ -65,6 +67,16 @@ void TokenEmbedRunner::run(std::span<const Slice> batch) {
   for (const Slice& s : batch) {
     auto& job = *static_cast<InferenceJob*>(s.job);
     for (std::size_t i = s.begin; i < s.end; ++i) job.out.per_token[i] = std::move(states[k++]);
+  }
+}
+
+void RetrievalRunner::run(std::span<const Slice> batch) {
+  gather(batch, inputs_);
+  std::vector<RetrievalVectors> outputs = embedder_.embed_retrieval(inputs_);
+  std::size_t k = 0;
+  for (const Slice& s : batch) {
+    auto& job = *static_cast<InferenceJob*>(s.job);
+    for (std::size_t i = s.begin; i < s.end; ++i) job.out.retrieval[i] = std::move(outputs[k++]);
   }
 }
 

@@ -20,12 +20,16 @@ enum class Output {
   Pooled,    // one vector (an embedder's, before normalisation and truncation)
   PerToken,  // a tokens x dim matrix (TEI's /embed_all)
   Logits,    // a classifier's raw logits, one per label
+  // every retrieval output the embedder has (dense, sparse, multi-vector) from one pass; a
+  // request keeps the ones it asked for, so every subset shares one cache entry
+  Retrieval,
 };
 
 // What a job leaves behind, in input order.
 struct InferenceRows {
-  Embeddings rows;                    // Pooled and Logits: inputs x width
-  std::vector<Embeddings> per_token;  // PerToken: one matrix per input
+  Embeddings rows;                          // Pooled and Logits: inputs x width
+  std::vector<Embeddings> per_token;        // PerToken: one matrix per input
+  std::vector<RetrievalVectors> retrieval;  // Retrieval: one per input
 };
 
 class InferenceJob final : public Job {
@@ -66,6 +70,17 @@ class EmbedRunner final : public BatchRunner {
 class TokenEmbedRunner final : public BatchRunner {
  public:
   explicit TokenEmbedRunner(const Embedder& embedder) : embedder_(embedder) {}
+  void run(std::span<const Slice> batch) override;
+
+ private:
+  const Embedder& embedder_;
+  std::vector<const PreparedInput*> inputs_;
+};
+
+// Every retrieval output the embedder has.
+class RetrievalRunner final : public BatchRunner {
+ public:
+  explicit RetrievalRunner(const Embedder& embedder) : embedder_(embedder) {}
   void run(std::span<const Slice> batch) override;
 
  private:

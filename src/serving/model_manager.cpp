@@ -22,6 +22,7 @@ std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const Embedder> e
   loaded->embedder = std::move(embedder);
   loaded->embed_runner = std::make_unique<EmbedRunner>(*loaded->embedder);
   loaded->token_runner = std::make_unique<TokenEmbedRunner>(*loaded->embedder);
+  loaded->retrieval_runner = std::make_unique<RetrievalRunner>(*loaded->embedder);
   loaded->resident_bytes = resident_bytes;
   return loaded;
 }

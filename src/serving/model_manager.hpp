@@ -51,10 +51,11 @@ struct LoadedModel {
   // Service); make_loaded_model(unique_ptr) takes ownership.
   std::shared_ptr<const Embedder> embedder;
   std::shared_ptr<const SequenceClassifier> classifier;
-  std::unique_ptr<EmbedRunner> embed_runner;        // with embedder
-  std::unique_ptr<TokenEmbedRunner> token_runner;   // with embedder
-  std::unique_ptr<ClassifyRunner> classify_runner;  // with classifier
-  std::size_t resident_bytes = 0;                   // an estimate of the memory the model holds
+  std::unique_ptr<EmbedRunner> embed_runner;          // with embedder
+  std::unique_ptr<TokenEmbedRunner> token_runner;     // with embedder
+  std::unique_ptr<RetrievalRunner> retrieval_runner;  // with embedder
+  std::unique_ptr<ClassifyRunner> classify_runner;    // with classifier
+  std::size_t resident_bytes = 0;                     // an estimate of the memory the model holds
   // Which load this is, unique in the process (set by the ModelManager; 0 outside one): part
   // of the result cache's key, so a reloaded or replaced model never meets older results.
   std::uint64_t instance = 0;

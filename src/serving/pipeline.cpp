@@ -24,7 +24,9 @@ Value make_value(std::span<const float> values, std::size_t tokens) {
 
 // Whether a cached value has the shape this request needs (it always has: the key names the
 // model and the kind; one that does not fit is a miss).
-bool fits(Output output, std::size_t width, std::size_t floats) {
+bool fits(Output output, std::size_t width, const CachedResult& v) {
+  const std::size_t floats = v.values.size();
+  if (output == Output::Retrieval) return v.retrieval.dense.size() == width;
   if (output == Output::PerToken) return width > 0 && floats % width == 0;
   return floats == width;
 }
@@ -41,6 +43,10 @@ InferenceRequest InferenceRequest::on(const LoadedModel& model, Output output) {
       break;
     case Output::PerToken:
       r.runner = model.token_runner.get();
+      r.width = model.embedder->dim();
+      break;
+    case Output::Retrieval:
+      r.runner = model.retrieval_runner.get();
       r.width = model.embedder->dim();
       break;
     case Output::Logits:
@@ -127,7 +133,7 @@ void Pipeline::run(InferenceRequest request, Done done) {
       for (std::size_t i = 0; i < n; ++i) {
         run->keys[i] = rq.key(i);
         if (rq.cache_lookup) run->found[i] = cache_->find(run->keys[i]);
-        if (run->found[i] && !fits(rq.output, rq.width, run->found[i]->values.size())) run->found[i].reset();
+        if (run->found[i] && !fits(rq.output, rq.width, *run->found[i])) run->found[i].reset();
       }
     }
     for (std::size_t i = 0; i < n; ++i) {
@@ -221,10 +227,13 @@ void Pipeline::finish(Run& run, InferenceRows computed, std::vector<PreparedInpu
   Inference& inf = run.inference;
   const std::size_t n = rq.inputs;
   const bool per_token = rq.output == Output::PerToken;
+  const bool retrieval = rq.output == Output::Retrieval;
   const bool store = !run.keys.empty() && rq.cache_store;
   InferenceRows& out = inf.result;
   if (per_token) {
     out.per_token.resize(n);
+  } else if (retrieval) {
+    out.retrieval.resize(n);
   } else {
     out.rows = Embeddings(n, rq.width);
   }
@@ -233,7 +242,9 @@ void Pipeline::finish(Run& run, InferenceRows computed, std::vector<PreparedInpu
   for (std::size_t i = 0; i < n; ++i) {
     if (const Value& v = run.found[i]) {
       inf.tokens[i] = v->tokens;
-      if (per_token) {
+      if (retrieval) {
+        out.retrieval[i] = v->retrieval;
+      } else if (per_token) {
         Embeddings t(v->values.size() / rq.width, rq.width);
         std::copy(v->values.begin(), v->values.end(), t.values().begin());
         out.per_token[i] = std::move(t);
@@ -243,7 +254,15 @@ void Pipeline::finish(Run& run, InferenceRows computed, std::vector<PreparedInpu
       continue;
     }
     inf.tokens[i] = computed_inputs[j].tokens;
-    if (per_token) {
+    if (retrieval) {
+      if (store) {
+        auto v = std::make_shared<CachedResult>();
+        v->retrieval = computed.retrieval[j];
+        v->tokens = inf.tokens[i];
+        cache_->insert(run.keys[i], std::move(v));
+      }
+      out.retrieval[i] = std::move(computed.retrieval[j]);
+    } else if (per_token) {
       // A matrix is rebuilt from the model's width on a hit: one of another width is not stored.
       if (store && computed.per_token[j].dim() == rq.width) {
         cache_->insert(run.keys[i], make_value(computed.per_token[j].values(), inf.tokens[i]));

@@ -151,7 +151,7 @@ ResultCache::Value ResultCache::find(std::string_view key) {
 
 void ResultCache::insert(std::string key, Value value) {
   if (!enabled() || !value) return;
-  const std::size_t bytes = entry_bytes(key.size(), value->values.size());
+  const std::size_t bytes = entry_bytes(key.size(), value->floats());
   if (bytes > shard_bytes_) return;
   Shard& s = shard_for(key);
   std::uint64_t evicted = 0;

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "embed/embedder.hpp"
+
 namespace warden::serving {
 
 class MetricsRegistry;
@@ -40,11 +42,19 @@ class CacheKey {
   std::string key_;
 };
 
-// One input's result: its floats (a pooled vector, a tokens x dim matrix, logits) and the
-// tokens it took, which responses report (usage, x-compute-tokens) on a hit too.
+// One input's result: its floats (a pooled vector, a tokens x dim matrix, logits) or its
+// retrieval outputs, and the tokens it took, which responses report (usage, x-compute-tokens)
+// on a hit too.
 struct CachedResult {
   std::vector<float> values;
+  RetrievalVectors retrieval;
   std::size_t tokens = 0;
+
+  // What the entry holds, in 4-byte units (a sparse entry is an id and a weight).
+  [[nodiscard]] std::size_t floats() const noexcept {
+    return values.size() + retrieval.dense.size() + 2 * retrieval.sparse.size() +
+           retrieval.multi.values().size();
+  }
 };
 
 struct ResultCacheOptions {

@@ -36,6 +36,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+import m3_reference  # noqa: E402
 import reference  # noqa: E402
 
 SINGLES = [
@@ -111,6 +112,9 @@ FIXTURES = [
     ("modernbert-none", "modernbert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong-bpe"),
     ("modernbert-reranker", "modernbert", "reranker", [], None, "tiny", "long"),
     ("modernbert-classifier", "modernbert", "classifier", [], None),
+    # bge-m3 (XLM-R with FlagEmbedding's sparse_linear.pt and colbert_linear.pt, float16 heads in
+    # torch.save's format): the dense, sparse and ColBERT outputs of tools/golden/m3_reference.py.
+    ("xlm-roberta-m3", "xlm-roberta", "none", ["--m3-heads"], "cls", "tiny", "m3+long"),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
@@ -273,8 +277,23 @@ def make_one(spec, args, scratch):
     if unused:
         raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
 
+    m3_diff = {}
+    if "m3" in kinds:
+        heads32 = m3_reference.M3Heads(model_dir, torch.float32)
+        heads64 = m3_reference.M3Heads(model_dir, torch.float64)
+        m3_out = [heads32.outputs(o["last_hidden_state"], e["ids"]) for e, o in zip(enc, out32)]
+        m3_64 = [heads64.outputs(o["last_hidden_state"], e["ids"]) for e, o in zip(enc, out64)]
+        for a, b in zip(m3_out, m3_64):
+            if set(a["lexical"]) != set(b["lexical"]):
+                raise SystemExit(f"{name}: float32 and float64 keep different sparse ids")
+            pairs = [("m3_dense", a["dense"], b["dense"]), ("m3_colbert", a["colbert"], b["colbert"])]
+            pairs += [("m3_sparse", a["lexical_tensors"][i], b["lexical_tensors"][i]) for i in a["lexical"]]
+            for k, x, y in pairs:
+                d = float((x.double() - y.double()).abs().max()) if x.numel() else 0.0
+                m3_diff[k] = max(m3_diff.get(k, 0.0), d)
+
     cases = []
-    for inp, e, o in zip(inputs, enc, out32):
+    for ci, (inp, e, o) in enumerate(zip(inputs, enc, out32)):
         hidden = o["last_hidden_state"]
         rows = None
         if len(e["ids"]) > XLONG_TOKENS:
@@ -291,6 +310,14 @@ def make_one(spec, args, scratch):
         if "logits" in o:
             c["logits"] = f32(o["logits"])
             c["scores"] = f32(o["scores"])
+        if "m3" in kinds:
+            m = m3_out[ci]
+            ids = sorted(m["lexical"])
+            c["m3"] = {"dense": f32(m["dense"]),
+                       "sparse": {"indices": ids,
+                                  "values": f32(torch.stack([m["lexical_tensors"][i] for i in ids])
+                                                if ids else torch.zeros(0))},
+                       "colbert": f32(m["colbert"])}
         cases.append(c)
 
     fam = m32.family
@@ -321,7 +348,7 @@ def make_one(spec, args, scratch):
             "batch": "all cases in one right-padded batch (pad_token_id, attention mask 0)" +
                      (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
                       if apart else ""),
-            "fp32_vs_fp64_max_abs_diff": reference.max_abs_diff(out32, out64),
+            "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff},
             "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
         },
         "cases": cases,

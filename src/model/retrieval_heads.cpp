@@ -1,0 +1,87 @@
+#include "model/retrieval_heads.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/l2_normalize.hpp"
+#include "model/weight_reader.hpp"
+#include "model/weights.hpp"
+
+namespace warden::model {
+
+std::vector<SparseVector> LexicalHead::sparse(std::span<const float> hidden, std::size_t dim,
+                                              std::span<const std::uint32_t> ids,
+                                              std::span<const std::size_t> offsets,
+                                              std::span<const std::uint32_t> skip_ids,
+                                              ThreadPool* pool) const {
+  const std::size_t tokens = ids.size();
+  std::vector<float> weights(tokens);
+  kernels::linear(hidden.data(), dim, tokens, linear, weights.data(), 1, {kernels::Activation::Relu}, pool);
+  std::vector<SparseVector> out(offsets.size() - 1);
+  std::vector<std::pair<std::uint32_t, float>> entries;
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    entries.clear();
+    for (std::size_t t = offsets[s]; t < offsets[s + 1]; ++t) {
+      // FlagEmbedding keeps an id only with a weight above zero, and its largest one.
+      if (weights[t] > 0.0F && !std::binary_search(skip_ids.begin(), skip_ids.end(), ids[t])) {
+        entries.emplace_back(ids[t], weights[t]);
+      }
+    }
+    std::sort(entries.begin(), entries.end());
+    SparseVector& v = out[s];
+    for (const auto& [id, w] : entries) {
+      if (!v.indices.empty() && v.indices.back() == id) {
+        v.values.back() = std::max(v.values.back(), w);
+      } else {
+        v.indices.push_back(id);
+        v.values.push_back(w);
+      }
+    }
+  }
+  return out;
+}
+
+void MultiVectorHead::vectors(std::span<const float> hidden, std::size_t hidden_dim,
+                              std::span<const std::size_t> offsets, std::vector<float>& out,
+                              ThreadPool* pool) const {
+  const std::size_t d = dim();
+  std::size_t total = 0;
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) total += rows(offsets[s + 1] - offsets[s]);
+  out.resize(total * d);
+  std::size_t row = 0;
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    const std::size_t n = rows(offsets[s + 1] - offsets[s]);
+    if (n == 0) continue;
+    // A sequence's kept tokens are contiguous in the packed batch: one product per sequence.
+    const float* first = hidden.data() + (offsets[s] + skip_front) * hidden_dim;
+    kernels::linear(first, hidden_dim, n, linear, out.data() + row * d, d, {}, pool);
+    row += n;
+  }
+  l2_normalize(out, d);
+}
+
+std::optional<LexicalHead> read_lexical_head(const std::filesystem::path& dir, std::size_t hidden, Isa isa) {
+  const auto path = dir / kLexicalHeadFile;
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  const ModelWeights weights = ModelWeights::open_file(path);
+  return LexicalHead{WeightReader(weights, "", isa).linear("", 1, hidden)};
+}
+
+std::optional<MultiVectorHead> read_multi_vector_head(const std::filesystem::path& dir, std::size_t hidden,
+                                                      Isa isa) {
+  const auto path = dir / kMultiVectorHeadFile;
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  const ModelWeights weights = ModelWeights::open_file(path);
+  const Tensor* w = weights.find("weight");
+  if (w == nullptr || w->shape.size() != 2 || w->shape[0] == 0 || w->shape[1] != hidden) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: expected the state dict of a Linear({}, d): a tensor \"weight\" [d x {}]",
+                            path.string(), hidden, hidden));
+  }
+  return MultiVectorHead{WeightReader(weights, "", isa).linear("", w->shape[0], hidden), 1};
+}
+
+}  // namespace warden::model

@@ -1,0 +1,164 @@
+// bge-m3's three outputs against the golden of tools/golden/m3_reference.py (FlagEmbedding's
+// M3 code): the dense vector, the sparse token weights (same ids, weights within 1e-4) and the
+// ColBERT vectors (1e-4), all from one pass over a mixed batch; and what a model without the
+// heads, or with broken heads, says.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <unistd.h>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/thread_pool.hpp"
+#include "embed/neural_embedder.hpp"
+#include "support/golden_fixture.hpp"
+
+namespace warden {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kTolerance = 1e-4;
+
+std::vector<float> floats(simdjson::dom::element array) {
+  std::vector<float> v;
+  for (const auto x : array.get_array()) v.push_back(static_cast<float>(double(x)));
+  return v;
+}
+
+class M3Outputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("warden-m3-" + std::to_string(::getpid()));
+    text_ = read_file(fs::path(WARDEN_TEST_DATA) / "goldens" / "xlm-roberta-m3.json");
+    golden_ = parser_.parse(text_);
+    testing::run_fixture_command(std::string_view(golden_["fixture"]["command"]), dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+  std::string text_;
+  simdjson::dom::parser parser_;
+  simdjson::dom::element golden_;
+};
+
+TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
+  ThreadPool pool(2);
+  const NeuralEmbedder embedder(dir_, &pool);
+  ASSERT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{true, true, true}));
+  ASSERT_EQ(embedder.multi_vector_dim(), embedder.dim());
+
+  std::vector<PreparedInput> prepared;
+  std::vector<simdjson::dom::element> cases;
+  for (const auto c : golden_["cases"].get_array()) {
+    prepared.push_back(embedder.prepare(std::string_view(c["input"]), {}));
+    cases.push_back(c);
+  }
+  std::vector<const PreparedInput*> ptrs;
+  for (const auto& p : prepared) ptrs.push_back(&p);
+  const std::vector<RetrievalVectors> got = embedder.embed_retrieval(ptrs);
+  ASSERT_EQ(got.size(), cases.size());
+
+  std::size_t sparse_entries = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(std::string(std::string_view(cases[i]["input"])).substr(0, 40));
+    const auto m3 = cases[i]["m3"];
+    // Dense: the pooled CLS vector, normalised as FlagEmbedding does.
+    std::vector<float> dense = got[i].dense;
+    embedder.normalize_rows(dense);
+    const std::vector<float> want_dense = floats(m3["dense"]);
+    ASSERT_EQ(dense.size(), want_dense.size());
+    for (std::size_t d = 0; d < dense.size(); ++d) EXPECT_NEAR(dense[d], want_dense[d], kTolerance);
+
+    // Sparse: exactly the same ids, weights within the bar.
+    std::vector<std::uint32_t> want_ids;
+    for (const auto x : m3["sparse"]["indices"].get_array())
+      want_ids.push_back(std::uint32_t(std::int64_t(x)));
+    const std::vector<float> want_values = floats(m3["sparse"]["values"]);
+    EXPECT_EQ(got[i].sparse.indices, want_ids);
+    ASSERT_EQ(got[i].sparse.values.size(), want_values.size());
+    for (std::size_t k = 0; k < want_values.size(); ++k)
+      EXPECT_NEAR(got[i].sparse.values[k], want_values[k], kTolerance);
+    sparse_entries += want_ids.size();
+
+    // ColBERT: one unit vector per token but CLS.
+    const Embeddings& multi = got[i].multi;
+    std::vector<float> want_multi;
+    std::size_t want_rows = 0;
+    for (const auto row : m3["colbert"].get_array()) {
+      const auto r = floats(row);
+      want_multi.insert(want_multi.end(), r.begin(), r.end());
+      ++want_rows;
+    }
+    ASSERT_EQ(multi.rows(), want_rows);
+    ASSERT_EQ(multi.rows(), prepared[i].ids.size() - 1);
+    for (std::size_t k = 0; k < want_multi.size(); ++k)
+      EXPECT_NEAR(multi.values()[k], want_multi[k], kTolerance);
+  }
+  // The fixture's heads keep some tokens and drop others (ReLU), so the test sees both.
+  EXPECT_GT(sparse_entries, 10U);
+}
+
+TEST_F(M3Outputs, EachInputAloneIsItsBatchedSelf) {
+  ThreadPool pool(2);
+  const NeuralEmbedder embedder(dir_, &pool);
+  std::vector<PreparedInput> prepared;
+  for (const auto c : golden_["cases"].get_array())
+    prepared.push_back(embedder.prepare(std::string_view(c["input"]), {}));
+  std::vector<const PreparedInput*> ptrs;
+  for (const auto& p : prepared) ptrs.push_back(&p);
+  const auto batched = embedder.embed_retrieval(ptrs);
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    const PreparedInput* one = &prepared[i];
+    const auto alone = embedder.embed_retrieval({&one, 1});
+    EXPECT_EQ(alone[0].sparse.indices, batched[i].sparse.indices);
+    ASSERT_EQ(alone[0].sparse.values.size(), batched[i].sparse.values.size());
+    for (std::size_t k = 0; k < alone[0].sparse.values.size(); ++k)
+      EXPECT_NEAR(alone[0].sparse.values[k], batched[i].sparse.values[k], 1e-5);
+    ASSERT_EQ(alone[0].multi.values().size(), batched[i].multi.values().size());
+    for (std::size_t k = 0; k < alone[0].multi.values().size(); ++k)
+      EXPECT_NEAR(alone[0].multi.values()[k], batched[i].multi.values()[k], 1e-5);
+  }
+}
+
+TEST_F(M3Outputs, AModelWithoutHeadsGivesItsDenseVectorAlone) {
+  fs::remove(dir_ / "sparse_linear.pt");
+  fs::remove(dir_ / "colbert_linear.pt");
+  const NeuralEmbedder embedder(dir_, nullptr);
+  EXPECT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{true, false, false}));
+  EXPECT_EQ(embedder.multi_vector_dim(), 0U);
+  const PreparedInput p = embedder.prepare("hello", {});
+  const PreparedInput* one = &p;
+  const auto out = embedder.embed_retrieval({&one, 1});
+  EXPECT_EQ(out[0].dense.size(), embedder.dim());
+  EXPECT_EQ(out[0].sparse.size(), 0U);
+  EXPECT_EQ(out[0].multi.rows(), 0U);
+}
+
+TEST_F(M3Outputs, AHeadOfTheWrongShapeOrNotACheckpointIsRefusedByName) {
+  // A Linear(hidden, hidden) where the lexical head's Linear(hidden, 1) belongs.
+  fs::copy_file(dir_ / "colbert_linear.pt", dir_ / "sparse_linear.pt", fs::copy_options::overwrite_existing);
+  try {
+    const NeuralEmbedder embedder(dir_, nullptr);
+    FAIL() << "a Linear(hidden, hidden) as sparse_linear.pt loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);
+    EXPECT_NE(std::string(e.what()).find("sparse_linear.pt"), std::string::npos) << e.what();
+  }
+
+  write_file_atomic(dir_ / "sparse_linear.pt", "not a zip archive");
+  try {
+    const NeuralEmbedder embedder(dir_, nullptr);
+    FAIL() << "a broken sparse_linear.pt loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sparse_linear.pt"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace warden
