@@ -37,6 +37,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_inputs(r.inputs);
     if (r.dimensions && *r.dimensions == 0) std::abort();
   });
+  const auto check_retrieval = [](const h::HybridEmbedRequest& r) {
+    check_inputs(r.embed.inputs);
+    if (r.top_k && *r.top_k == 0) std::abort();
+    if (r.threshold && !(*r.threshold >= 0.0F)) std::abort();
+    if (r.outputs && !r.outputs->dense && !r.outputs->sparse && !r.outputs->multi) std::abort();
+  };
+  run(h::parse_sparse_embed, body, check_retrieval);
+  run(h::parse_hybrid_embed, body, check_retrieval);
   run(h::parse_openai_embed, body, [](const h::OpenAiEmbedRequest& r) {
     check_inputs(r.input);
     for (const auto& in : r.input) {

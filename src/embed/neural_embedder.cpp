@@ -174,6 +174,12 @@ std::span<const float> NeuralEmbedder::forward(std::span<const PreparedInput* co
 
 void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs,
                                     std::span<float> out) const {
+  if (model_->splade) {
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{} is a sparse (SPLADE) model: it gives sparse vectors (/embed_sparse), not dense ones",
+                    id_));
+  }
   const std::size_t h = dim();
   if (out.size() != inputs.size() * h) {
     throw Error(ErrorKind::Internal,
@@ -202,7 +208,9 @@ std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInp
 }
 
 RetrievalOutputs NeuralEmbedder::retrieval_outputs() const noexcept {
-  return {true, model_->lexical.has_value(), model_->multi_vector.has_value()};
+  // A SPLADE model's sentence embedding is its sparse vector: it has no dense one.
+  const bool splade = model_->splade.has_value();
+  return {!splade, splade || model_->lexical.has_value(), model_->multi_vector.has_value()};
 }
 
 std::size_t NeuralEmbedder::multi_vector_dim() const noexcept {
@@ -220,6 +228,11 @@ std::vector<RetrievalVectors> NeuralEmbedder::embed_retrieval(
   if (!model_->pooling.include_prompt) {
     skip.reserve(inputs.size());
     for (const PreparedInput* p : inputs) skip.push_back(p->prompt_tokens);
+  }
+  if (model_->splade) {
+    auto sparse = model_->splade->sparse(hidden, h, batch.offsets, pool_);
+    for (std::size_t i = 0; i < inputs.size(); ++i) out[i].sparse = std::move(sparse[i]);
+    return out;
   }
   std::vector<float> pooled(inputs.size() * h);
   model::pool(hidden, h, batch.offsets, model_->pooling.mode, pooled, skip);

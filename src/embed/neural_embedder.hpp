@@ -59,7 +59,9 @@ class NeuralEmbedder final : public Embedder {
       std::span<const PreparedInput* const> inputs) const override;
   // The pooled vector, and bge-m3's sparse and multi-vector outputs when the folder has their
   // heads (sparse_linear.pt, colbert_linear.pt): FlagEmbedding's M3 outputs. Sparse weights
-  // leave out the tokenizer's cls, eos, pad and unk tokens, as FlagEmbedding does.
+  // leave out the tokenizer's cls, eos, pad and unk tokens, as FlagEmbedding does. A SPLADE
+  // folder (modules.json's SpladePooling) gives its sparse vector alone; embed_prepared() is
+  // then Error(Unsupported).
   [[nodiscard]] RetrievalOutputs retrieval_outputs() const noexcept override;
   [[nodiscard]] std::size_t multi_vector_dim() const noexcept override;
   [[nodiscard]] std::vector<RetrievalVectors> embed_retrieval(

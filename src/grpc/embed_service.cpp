@@ -52,6 +52,11 @@ void embed(Backend& b, const Work& w, std::shared_ptr<const EmbedRequest> rq, Re
       w,
       [&b, w, rq, reply, fail](serving::LeasePtr lease) {
         const Embedder& e = embedder_of(*lease, "Embed");
+        if (!e.retrieval_outputs().dense) {
+          throw Error(
+              ErrorKind::Unsupported,
+              fmt::format("{} is a sparse embedding model (SPLADE): ask EmbedSparse", lease->spec().name));
+        }
         std::optional<std::size_t> dims;
         if (rq->has_dimensions()) dims = rq->dimensions();
         serving::check_dimensions(dims, e.dim(), "dimensions");

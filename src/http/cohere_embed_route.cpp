@@ -40,7 +40,7 @@ void Router::Impl::cohere_embed(std::shared_ptr<Call> call, std::string_view bod
   auto request = std::make_shared<CohereEmbedRequest>(parse_cohere_embed(body));
   check_batch_size(request->texts.size(), "texts");
   with_model(call, request->model, {ModelKind::Embedding}, [this, call, request, version] {
-    const Embedder& e = embedder(*call);
+    const Embedder& e = dense_embedder(*call);
     check_dimensions(request->output_dimension, e.dim(), "output_dimension");
     // v1 without embedding_types answers a plain list of float vectors; otherwise by type.
     const bool by_type = version >= 2 || !request->embedding_types.empty();

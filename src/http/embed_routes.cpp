@@ -89,7 +89,7 @@ void Router::Impl::embed(std::shared_ptr<Call> call, std::string_view body, bool
     }
   }
   with_model(call, request->model, {ModelKind::Embedding}, [this, call, request, all] {
-    const Embedder& e = embedder(*call);
+    const Embedder& e = all ? embedder(*call) : dense_embedder(*call);
     const serving::LoadedModel& m = call->lease->model();
     if (!all) check_dimensions(request->dimensions, e.dim());
     const InputOptions o =
@@ -153,7 +153,7 @@ void Router::Impl::openai_embed(std::shared_ptr<Call> call, std::string_view bod
   // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(request->input.size(), "input");
   with_model(call, request->model, {ModelKind::Embedding}, [this, call, request] {
-    const Embedder& e = embedder(*call);
+    const Embedder& e = dense_embedder(*call);
     check_dimensions(request->dimensions, e.dim());
     const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
     check_response_floats(request->input.size() * request->dimensions.value_or(e.dim()), "input");
@@ -214,7 +214,7 @@ void Router::Impl::similarity(std::shared_ptr<Call> call, std::string_view body)
     }
   }
   with_model(call, request->model, {ModelKind::Embedding}, [this, call, request] {
-    const Embedder& e = embedder(*call);
+    const Embedder& e = dense_embedder(*call);
     const InputOptions o =
         input_options(e, request->truncate, request->truncation_direction == TruncationDirection::Left,
                       request->prompt_name);

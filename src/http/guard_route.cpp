@@ -38,7 +38,7 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   // The probe decides on the vectors of the model it was fitted on, whatever the request's
   // `model` says: that model is pinned in memory for it.
   with_model(call, options.guard_model, {ModelKind::Embedding}, [this, call, request, g] {
-    const Embedder& e = embedder(*call);
+    const Embedder& e = dense_embedder(*call);
     for (const std::string& text : request->inputs) call->characters += code_points(text);
     const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
     auto prepare = [&e, request, o](std::size_t i) {

@@ -65,6 +65,18 @@ const Embedder& Router::Impl::embedder(const Call& call) {
   return *m.embedder;
 }
 
+const Embedder& Router::Impl::dense_embedder(const Call& call) {
+  const Embedder& e = embedder(call);
+  if (!e.retrieval_outputs().dense) {
+    throw ApiError(
+        424, "Backend",
+        fmt::format("model {} is a sparse embedding model (SPLADE): it has no dense vectors for {}; "
+                    "ask /embed_sparse (or /embed_hybrid with \"outputs\": [\"sparse\"])",
+                    call.lease->spec().name, call.route));
+  }
+  return e;
+}
+
 const SequenceClassifier& Router::Impl::classifier(const Call& call) {
   const serving::LoadedModel& m = call.lease->model();
   if (m.classifier == nullptr) {

@@ -279,11 +279,35 @@ EmbedRequest parse_tei_embed(std::string_view body) {
   return tei_embed_fields(parse_object(parser, body));
 }
 
+namespace {
+
+HybridEmbedRequest sparse_fields(object obj) {
+  HybridEmbedRequest request;
+  request.embed = tei_embed_fields(obj);
+  request.top_k = optional_positive(obj, "top_k");
+  if (const std::optional<element> t = optional_field(obj, "threshold")) {
+    double x = 0;
+    if (t->get(x) != simdjson::SUCCESS || !(x >= 0) || x > 3.4e38) {
+      throw validation("`threshold` must be a number >= 0", "threshold");
+    }
+    request.threshold = static_cast<float>(x);
+  }
+  return request;
+}
+
+}  // namespace
+
+HybridEmbedRequest parse_sparse_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  HybridEmbedRequest request = sparse_fields(parse_object(parser, body));
+  request.outputs = RetrievalOutputs{false, true, false};
+  return request;
+}
+
 HybridEmbedRequest parse_hybrid_embed(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);
-  HybridEmbedRequest request;
-  request.embed = tei_embed_fields(obj);
+  HybridEmbedRequest request = sparse_fields(obj);
   const std::optional<element> field = optional_field(obj, "outputs");
   if (!field) return request;
   const std::vector<std::string> names = string_list(*field, "outputs");  // an empty list is 400 Empty

@@ -56,12 +56,17 @@ EmbedRequest parse_tei_embed(std::string_view body);
 
 // POST /embed_sparse (TEI's body: inputs, truncate, truncation_direction, prompt_name) and
 // POST /embed_hybrid, which also takes `outputs`: a non-empty list of "dense", "sparse" and
-// "multi" (422 for anything else or a repeat); absent: every output the model has.
+// "multi" (422 for anything else or a repeat); absent: every output the model has. Both take
+// the sparse vector's pruning: `top_k` (an integer >= 1: keep that many of the largest weights)
+// and `threshold` (a number >= 0: drop the weights below it).
 struct HybridEmbedRequest {
   EmbedRequest embed;
   std::optional<RetrievalOutputs> outputs;
+  std::optional<std::size_t> top_k;
+  std::optional<float> threshold;
 };
 HybridEmbedRequest parse_hybrid_embed(std::string_view body);
+HybridEmbedRequest parse_sparse_embed(std::string_view body);  // `outputs` is sparse alone
 
 // OpenAI POST /v1/embeddings.
 struct OpenAiEmbedRequest {

@@ -71,13 +71,8 @@ void write_sparse(JsonWriter& w, const SparseVector& v) {
 }  // namespace
 
 void Router::Impl::embed_retrieval(std::shared_ptr<Call> call, std::string_view body, bool sparse_only) {
-  auto request = std::make_shared<HybridEmbedRequest>();
-  if (sparse_only) {
-    request->embed = parse_tei_embed(body);
-    request->outputs = RetrievalOutputs{false, true, false};
-  } else {
-    *request = parse_hybrid_embed(body);
-  }
+  auto request =
+      std::make_shared<HybridEmbedRequest>(sparse_only ? parse_sparse_embed(body) : parse_hybrid_embed(body));
   const std::vector<Input>& inputs = request->embed.inputs;
   // A malformed body is the client's first problem: 400/422 before 404 or 424.
   check_batch_size(inputs.size(), "inputs");
@@ -131,7 +126,7 @@ void Router::Impl::embed_retrieval(std::shared_ptr<Call> call, std::string_view 
       w.begin_array();
       for (RetrievalVectors& v : outs) {
         if (sparse_only) {
-          write_sparse(w, v.sparse);
+          write_sparse(w, serving::prune_sparse(v.sparse, request->top_k, request->threshold));
           continue;
         }
         w.begin_object();
@@ -144,7 +139,7 @@ void Router::Impl::embed_retrieval(std::shared_ptr<Call> call, std::string_view 
         }
         if (wanted.sparse) {
           w.key("sparse");
-          write_sparse(w, v.sparse);
+          write_sparse(w, serving::prune_sparse(v.sparse, request->top_k, request->threshold));
         }
         if (wanted.multi) {
           w.key("multi").begin_array();

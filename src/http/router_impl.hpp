@@ -100,6 +100,9 @@ struct Router::Impl {
                   std::initializer_list<ModelKind> kinds, std::function<void()> next);
   // The call's embedder; ApiError 424 when its model is a reranker or classifier.
   [[nodiscard]] static const Embedder& embedder(const Call& call);
+  // The same, for the routes that answer dense vectors: also 424 for an embedder without one
+  // (a SPLADE model's embedding is sparse).
+  [[nodiscard]] static const Embedder& dense_embedder(const Call& call);
   // The call's classifier; ApiError 424 when its model is an embedder.
   [[nodiscard]] static const SequenceClassifier& classifier(const Call& call);
 

@@ -27,8 +27,14 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 22> kArchitectures{{
+constexpr std::array<ArchitectureName, 26> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
+    // The masked-LM classes: SPLADE's checkpoints (the MLM head read when the folder's modules
+    // say SpladePooling), else the encoder alone.
+    {"BertForMaskedLM", Architecture::Bert, false},
+    {"RobertaForMaskedLM", Architecture::Roberta, false},
+    {"XLMRobertaForMaskedLM", Architecture::Roberta, false},
+    {"DistilBertForMaskedLM", Architecture::DistilBert, false},
     {"BertForSequenceClassification", Architecture::Bert, true},
     {"RobertaModel", Architecture::Roberta, false},
     {"RobertaForSequenceClassification", Architecture::Roberta, true},
@@ -197,6 +203,39 @@ kernels::DistanceBias mpnet_distance_bias(const ModelWeights& weights, const std
   return kernels::DistanceBias::make(d.heads, d.max_positions - 1, [&](std::size_t h, std::ptrdiff_t r) {
     return table[static_cast<std::size_t>(mpnet_relative_bucket(r)) * d.heads + h];
   });
+}
+
+// BertForMaskedLM's MLM head (BertLMPredictionHead): cls.predictions.transform.{dense, LayerNorm}
+// with config.hidden_act between, and the decoder, whose weight is tied to the word embeddings
+// (safetensors keep one copy: cls.predictions.decoder.weight only when it was saved) and whose
+// bias is cls.predictions.bias.
+SpladeHead read_splade_head(const ModelWeights& weights, std::string_view architecture,
+                            const std::string& prefix, const ModelConfig& config, const EncoderDims& dims,
+                            Isa isa, Precision precision, const std::filesystem::path& dir) {
+  if (architecture != "BertForMaskedLM") {
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{}: a SpladePooling module needs BertForMaskedLM's MLM head; '{}' is not supported "
+                    "for sparse encoding yet",
+                    (dir / "modules.json").string(), architecture));
+  }
+  const std::size_t h = dims.hidden;
+  const std::size_t vocab = dims.vocab;
+  const WeightReader root(weights, "", isa);
+  SpladeHead head;
+  head.transform = root.linear("cls.predictions.transform.dense", h, h);
+  head.activation = activation_named(config.hidden_act, "hidden_act", dir);
+  head.norm = root.layer_norm("cls.predictions.transform.LayerNorm", h);
+  head.norm_eps = dims.layer_norm_eps;
+  const bool untied = weights.find("cls.predictions.decoder.weight") != nullptr;
+  head.decoder = WeightReader(weights, "", isa, precision)
+                     .dense({untied ? std::string_view("cls.predictions.decoder")
+                                    : std::string_view(prefix + "embeddings.word_embeddings")},
+                            vocab, h, false);
+  head.bias = root.floats(weights.find("cls.predictions.bias") != nullptr ? "cls.predictions.bias"
+                                                                          : "cls.predictions.decoder.bias",
+                          {vocab});
+  return head;
 }
 
 }  // namespace
@@ -493,6 +532,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            {},
                                                            std::nullopt,
                                                            std::nullopt,
+                                                           std::nullopt,
                                                            std::nullopt});
   const auto modules_path = dir / "modules.json";
   if (std::filesystem::exists(modules_path)) {
@@ -510,6 +550,15 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   if (!model->head) {  // an embedder's retrieval heads; a classifier has its own head
     model->lexical = read_lexical_head(dir, dims.hidden, isa);
     model->multi_vector = read_multi_vector_head(dir, dims.hidden, isa);
+  }
+  if (std::filesystem::exists(modules_path)) {
+    if (const StModule* p = read_st_modules(modules_path).find("SpladePooling"); p != nullptr) {
+      model->splade =
+          read_splade_head(*model->weights, arch.name, prefix, model->config, dims, isa, precision, dir);
+      const SpladePoolingConfig pooling = read_splade_pooling_config(dir / p->path / "config.json");
+      model->splade->sum = pooling.sum;
+      model->splade->log1p_twice = pooling.log1p_twice;
+    }
   }
 #if defined(__GLIBC__)
   // Converting to bf16/int8 frees megabytes of temporaries that glibc keeps in its heaps

@@ -42,6 +42,8 @@ struct EncoderModel {
   // bge-m3's sparse_linear.pt and colbert_linear.pt, when the folder has them.
   std::optional<LexicalHead> lexical;
   std::optional<MultiVectorHead> multi_vector;
+  // A SPLADE model's MLM head, when modules.json has a SpladePooling module.
+  std::optional<SpladeHead> splade;
 
   [[nodiscard]] ModelKind kind() const noexcept;
   // The most tokens an input may have: sentence_bert_config.json's max_seq_length when the

@@ -1,12 +1,14 @@
 #include "model/retrieval_heads.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/l2_normalize.hpp"
+#include "kernels/layer_norm.hpp"
 #include "model/weight_reader.hpp"
 #include "model/weights.hpp"
 
@@ -38,6 +40,46 @@ std::vector<SparseVector> LexicalHead::sparse(std::span<const float> hidden, std
       } else {
         v.indices.push_back(id);
         v.values.push_back(w);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<SparseVector> SpladeHead::sparse(std::span<const float> hidden, std::size_t dim,
+                                             std::span<const std::size_t> offsets, ThreadPool* pool) const {
+  const std::size_t v = vocab();
+  // Tokens per product: a [chunk x vocab] block of logits (4 MB at 32 x 30522) instead of the
+  // whole batch's, as SpladePooling's chunk_size does.
+  constexpr std::size_t kChunk = 32;
+  std::vector<float> mid(kChunk * dim);
+  std::vector<float> logits(kChunk * v);
+  std::vector<float> pooled(v);
+  std::vector<SparseVector> out(offsets.size() - 1);
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    std::fill(pooled.begin(), pooled.end(), 0.0F);  // ReLU: every value is >= 0
+    for (std::size_t t0 = offsets[s]; t0 < offsets[s + 1]; t0 += kChunk) {
+      const std::size_t n = std::min(kChunk, offsets[s + 1] - t0);
+      kernels::linear(hidden.data() + t0 * dim, dim, n, transform, mid.data(), dim, {activation}, pool);
+      kernels::layer_norm(mid.data(), dim, mid.data(), dim, n, dim, norm.gamma.data(), norm.beta.data(),
+                          norm_eps);
+      kernels::dense(mid.data(), dim, n, decoder, logits.data(), v, {}, pool);
+      for (std::size_t r = 0; r < n; ++r) {
+        const float* row = logits.data() + r * v;
+        for (std::size_t id = 0; id < v; ++id) {
+          const float logit = row[id] + bias[id];
+          if (!(logit > 0.0F)) continue;  // log1p(ReLU(x)) is 0 there
+          float x = std::log1p(logit);
+          if (log1p_twice) x = std::log1p(x);
+          pooled[id] = sum ? pooled[id] + x : std::max(pooled[id], x);
+        }
+      }
+    }
+    SparseVector& sv = out[s];
+    for (std::size_t id = 0; id < v; ++id) {
+      if (pooled[id] > 0.0F) {
+        sv.indices.push_back(static_cast<std::uint32_t>(id));
+        sv.values.push_back(pooled[id]);
       }
     }
   }

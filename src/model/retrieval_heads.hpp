@@ -7,6 +7,10 @@
 //  * MultiVectorHead (`colbert_linear.pt`, Linear(hidden, d)): every token after the first
 //    `skip_front` (bge-m3 drops CLS) projected and L2-normalised: ColBERT's token vectors.
 // Both are float32 whatever the encoder's precision: they are a sliver of its compute.
+//  * SpladeHead: a *ForMaskedLM checkpoint's MLM head (transform: dense, activation, LayerNorm;
+//    decoder: the tied word embeddings and a bias) gives every token a logit per vocabulary id;
+//    sentence-transformers' SpladePooling turns them into log(1 + ReLU(logit)) and takes the max
+//    (or sum) over the sequence's tokens — special tokens included, as it does.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +21,10 @@
 
 #include "core/cpu_features.hpp"
 #include "core/sparse_vector.hpp"
+#include "kernels/activation.hpp"
+#include "kernels/dense.hpp"
 #include "kernels/gemm.hpp"
+#include "model/layer_norm_weights.hpp"
 
 namespace warden {
 class ThreadPool;
@@ -50,6 +57,23 @@ struct MultiVectorHead {
   // packed in sequence order (sum of rows(length) x dim() floats).
   void vectors(std::span<const float> hidden, std::size_t hidden_dim, std::span<const std::size_t> offsets,
                std::vector<float>& out, ThreadPool* pool = nullptr) const;
+};
+
+struct SpladeHead {
+  kernels::PackedLinear transform;  // hidden -> hidden, float32
+  kernels::Activation activation = kernels::Activation::Gelu;
+  LayerNormWeights norm;
+  float norm_eps = 1e-12F;
+  kernels::DenseLayer decoder;  // vocab x hidden, in the encoder's precision (it is its size)
+  std::vector<float> bias;      // vocab
+  bool sum = false;             // pooling_strategy "sum" instead of "max"
+  bool log1p_twice = false;     // activation_function "log1p_relu"
+
+  [[nodiscard]] std::size_t vocab() const noexcept { return decoder.n(); }
+  // hidden: [tokens x dim] packed; offsets: S+1 boundaries. The ids whose value is above zero.
+  [[nodiscard]] std::vector<SparseVector> sparse(std::span<const float> hidden, std::size_t dim,
+                                                 std::span<const std::size_t> offsets,
+                                                 ThreadPool* pool = nullptr) const;
 };
 
 // The file names bge-m3's repo gives its heads (FlagEmbedding saves them with torch.save).

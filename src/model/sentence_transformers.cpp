@@ -180,8 +180,29 @@ StModules read_st_modules(const std::filesystem::path& path) {
   return parse_st_modules(read_file(path), path.string());
 }
 
+SpladePoolingConfig parse_splade_pooling_config(std::string_view json, std::string_view source) {
+  simdjson::dom::parser parser;
+  const Fields f(json_fields::parse_object(parser, json, source), source);
+  SpladePoolingConfig c;
+  const std::string strategy = f.string("pooling_strategy").value_or("max");
+  if (strategy != "max" && strategy != "sum") {
+    throw f.fail("pooling_strategy", fmt::format("is \"{}\", not \"max\" or \"sum\"", strategy));
+  }
+  c.sum = strategy == "sum";
+  const std::string activation = f.string("activation_function").value_or("relu");
+  if (activation != "relu" && activation != "log1p_relu") {
+    throw f.fail("activation_function", fmt::format("is \"{}\", not \"relu\" or \"log1p_relu\"", activation));
+  }
+  c.log1p_twice = activation == "log1p_relu";
+  return c;
+}
+
 PoolingConfig read_pooling_config(const std::filesystem::path& path) {
   return parse_pooling_config(read_file(path), path.string());
+}
+
+SpladePoolingConfig read_splade_pooling_config(const std::filesystem::path& path) {
+  return parse_splade_pooling_config(read_file(path), path.string());
 }
 
 StConfig read_st_config(const std::filesystem::path& path) {

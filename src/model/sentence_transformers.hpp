@@ -47,6 +47,16 @@ struct PoolingConfig {
 // lasttoken} true (or the newer single "pooling_mode" string).
 PoolingConfig parse_pooling_config(std::string_view json, std::string_view source);
 
+// sentence-transformers' SpladePooling module (1_SpladePooling/config.json of a SparseEncoder):
+// log(1 + ReLU(logit)) per token and vocabulary id (activation_function "log1p_relu", the
+// OpenSearch models', takes log1p once more), then the max (pooling_strategy "max") or the sum
+// ("sum") over the sequence's tokens.
+struct SpladePoolingConfig {
+  bool sum = false;
+  bool log1p_twice = false;
+};
+SpladePoolingConfig parse_splade_pooling_config(std::string_view json, std::string_view source);
+
 struct StConfig {
   std::map<std::string, std::string> prompts;  // name -> text prepended to the input
   std::optional<std::string> default_prompt_name;
@@ -63,6 +73,7 @@ std::optional<std::size_t> parse_max_seq_length(std::string_view json, std::stri
 // File readers (Error(NotFound) when the file is absent).
 StModules read_st_modules(const std::filesystem::path& path);
 PoolingConfig read_pooling_config(const std::filesystem::path& path);
+SpladePoolingConfig read_splade_pooling_config(const std::filesystem::path& path);
 StConfig read_st_config(const std::filesystem::path& path);
 std::optional<std::size_t> read_max_seq_length(const std::filesystem::path& path);
 

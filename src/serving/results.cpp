@@ -50,6 +50,30 @@ InputOptions input_options(const Embedder& e, bool truncate, TruncationSide side
   return o;
 }
 
+SparseVector prune_sparse(SparseVector v, std::optional<std::size_t> top_k, std::optional<float> threshold) {
+  std::vector<std::size_t> keep;
+  keep.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!threshold || v.values[i] >= *threshold) keep.push_back(i);
+  }
+  if (top_k && keep.size() > *top_k) {
+    // The largest weights, the lower id first among equals; then back to id order.
+    std::stable_sort(keep.begin(), keep.end(),
+                     [&v](std::size_t a, std::size_t b) { return v.values[a] > v.values[b]; });
+    keep.resize(*top_k);
+    std::sort(keep.begin(), keep.end());
+  }
+  if (keep.size() == v.size()) return v;
+  SparseVector out;
+  out.indices.reserve(keep.size());
+  out.values.reserve(keep.size());
+  for (const std::size_t i : keep) {
+    out.indices.push_back(v.indices[i]);
+    out.values.push_back(v.values[i]);
+  }
+  return out;
+}
+
 Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, bool normalize, bool unit) {
   if (unit && !(dimensions && *dimensions < rows.dim())) return rows;
   if (dimensions && *dimensions < rows.dim()) {

@@ -26,6 +26,10 @@ InputOptions input_options(const Embedder& e, bool truncate, TruncationSide side
 // already (unit = the embedder says so) are left bit-exact unless truncated.
 Embeddings finish_rows(Embeddings rows, std::optional<std::size_t> dimensions, bool normalize, bool unit);
 
+// A sparse vector pruned as a request asks: the weights below `threshold` dropped, then the
+// `top_k` largest kept (ties: the lower id); ids stay ascending. Absent: no such pruning.
+SparseVector prune_sparse(SparseVector v, std::optional<std::size_t> top_k, std::optional<float> threshold);
+
 // Unless `dimensions` is absent or between 1 and the model's `dim`; `field` names it.
 void check_dimensions(std::optional<std::size_t> dimensions, std::size_t dim, std::string_view field);
 

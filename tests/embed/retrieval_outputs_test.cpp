@@ -7,8 +7,11 @@
 #include <simdjson.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -65,6 +68,7 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
   ASSERT_EQ(got.size(), cases.size());
 
   std::size_t sparse_entries = 0;
+  double worst[3] = {0, 0, 0};  // dense, sparse, multi
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(std::string(std::string_view(cases[i]["input"])).substr(0, 40));
     const auto m3 = cases[i]["m3"];
@@ -73,7 +77,10 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
     embedder.normalize_rows(dense);
     const std::vector<float> want_dense = floats(m3["dense"]);
     ASSERT_EQ(dense.size(), want_dense.size());
-    for (std::size_t d = 0; d < dense.size(); ++d) EXPECT_NEAR(dense[d], want_dense[d], kTolerance);
+    for (std::size_t d = 0; d < dense.size(); ++d) {
+      EXPECT_NEAR(dense[d], want_dense[d], kTolerance);
+      worst[0] = std::max(worst[0], std::fabs(double(dense[d]) - double(want_dense[d])));
+    }
 
     // Sparse: exactly the same ids, weights within the bar.
     std::vector<std::uint32_t> want_ids;
@@ -82,8 +89,10 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
     const std::vector<float> want_values = floats(m3["sparse"]["values"]);
     EXPECT_EQ(got[i].sparse.indices, want_ids);
     ASSERT_EQ(got[i].sparse.values.size(), want_values.size());
-    for (std::size_t k = 0; k < want_values.size(); ++k)
+    for (std::size_t k = 0; k < want_values.size(); ++k) {
       EXPECT_NEAR(got[i].sparse.values[k], want_values[k], kTolerance);
+      worst[1] = std::max(worst[1], std::fabs(double(got[i].sparse.values[k]) - double(want_values[k])));
+    }
     sparse_entries += want_ids.size();
 
     // ColBERT: one unit vector per token but CLS.
@@ -97,9 +106,13 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
     }
     ASSERT_EQ(multi.rows(), want_rows);
     ASSERT_EQ(multi.rows(), prepared[i].ids.size() - 1);
-    for (std::size_t k = 0; k < want_multi.size(); ++k)
+    for (std::size_t k = 0; k < want_multi.size(); ++k) {
       EXPECT_NEAR(multi.values()[k], want_multi[k], kTolerance);
+      worst[2] = std::max(worst[2], std::fabs(double(multi.values()[k]) - double(want_multi[k])));
+    }
   }
+  std::printf("xlm-roberta-m3: max |diff| dense %.2e, sparse %.2e (%zu entries), multi %.2e\n", worst[0],
+              worst[1], sparse_entries, worst[2]);
   // The fixture's heads keep some tokens and drop others (ReLU), so the test sees both.
   EXPECT_GT(sparse_entries, 10U);
 }
@@ -158,6 +171,78 @@ TEST_F(M3Outputs, AHeadOfTheWrongShapeOrNotACheckpointIsRefusedByName) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("sparse_linear.pt"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace warden
+
+namespace warden {
+namespace {
+
+// SPLADE: the sparse vector of tools/golden/splade_reference.py (BertForMaskedLM's MLM head,
+// sentence-transformers' SpladePooling) from one mixed batch. Ids whose weight passes 1e-4 are
+// the same on both sides; every weight is within 1e-4 (an absent id weighs 0), so an id whose
+// logit sits at zero within rounding may be kept by one side only with a weight below the bar.
+TEST(SpladeOutputs, SparseVectorsMatchTheReferenceAndThereIsNoDenseOne) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("warden-splade-" + std::to_string(::getpid()));
+  const std::string text = read_file(fs::path(WARDEN_TEST_DATA) / "goldens" / "bert-splade.json");
+  simdjson::dom::parser parser;
+  const simdjson::dom::element golden = parser.parse(text);
+  testing::run_fixture_command(std::string_view(golden["fixture"]["command"]), dir);
+  ThreadPool pool(2);
+  const NeuralEmbedder embedder(dir, &pool);
+  EXPECT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{false, true, false}));
+
+  std::vector<PreparedInput> prepared;
+  std::vector<simdjson::dom::element> cases;
+  for (const auto c : golden["cases"].get_array()) {
+    prepared.push_back(embedder.prepare(std::string_view(c["input"]), {}));
+    cases.push_back(c);
+  }
+  std::vector<const PreparedInput*> ptrs;
+  for (const auto& p : prepared) ptrs.push_back(&p);
+  const auto got = embedder.embed_retrieval(ptrs);
+  ASSERT_EQ(got.size(), cases.size());
+  std::size_t compared = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::map<std::uint32_t, double> want;
+    std::vector<double> values;
+    for (const auto x : cases[i]["splade"]["values"].get_array()) values.push_back(double(x));
+    std::size_t k = 0;
+    for (const auto x : cases[i]["splade"]["indices"].get_array())
+      want[std::uint32_t(std::int64_t(x))] = values[k++];
+    std::map<std::uint32_t, double> have;
+    for (std::size_t j = 0; j < got[i].sparse.size(); ++j)
+      have[got[i].sparse.indices[j]] = got[i].sparse.values[j];
+    EXPECT_TRUE(got[i].dense.empty());
+    for (const auto& [id, w] : want) {
+      const double h = have.contains(id) ? have[id] : 0.0;
+      EXPECT_NEAR(h, w, 1e-4) << "input " << i << " id " << id;
+      worst = std::max(worst, std::fabs(h - w));
+      if (w > 1e-4) {
+        EXPECT_TRUE(have.contains(id)) << "input " << i << " id " << id;
+      }
+      ++compared;
+    }
+    for (const auto& [id, h] : have) {
+      if (!want.contains(id)) {
+        EXPECT_LT(h, 1e-4) << "input " << i << " id " << id << " is not the reference's";
+      }
+    }
+  }
+  EXPECT_GT(compared, 100U);
+  std::printf("bert-splade: max |diff| %.2e over %zu reference weights\n", worst, compared);
+  // The dense path says what the model is rather than answer something else.
+  std::vector<float> out(embedder.dim());
+  try {
+    embedder.embed_prepared({ptrs.data(), 1}, out);
+    FAIL() << "a SPLADE model gave a dense vector";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <simdjson.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -61,10 +62,14 @@ class RetrievalRoutes : public ::testing::Test {
     plain_ = fs::temp_directory_path() / ("warden-retrieval-plain-" + std::to_string(::getpid()));
     warden::testing::run_fixture_command(
         "warden-fixture --arch xlm-roberta --head none --preset tiny --seed 1 --out DIR", plain_);
+    splade_ = fs::temp_directory_path() / ("warden-retrieval-splade-" + std::to_string(::getpid()));
+    warden::testing::run_fixture_command(
+        "warden-fixture --arch bert --head none --preset tiny --seed 1 --splade --out DIR", splade_);
   }
   static void TearDownTestSuite() {
     fs::remove_all(dir_);
     fs::remove_all(plain_);
+    fs::remove_all(splade_);
   }
   static ServiceOptions options(std::size_t cache_bytes = 0) {
     ServiceOptions o;
@@ -76,11 +81,20 @@ class RetrievalRoutes : public ::testing::Test {
 
   static fs::path dir_;
   static fs::path plain_;
+  static fs::path splade_;
   ThreadPool pool_{2};
 };
 
 fs::path RetrievalRoutes::dir_;
 fs::path RetrievalRoutes::plain_;
+fs::path RetrievalRoutes::splade_;
+
+// The sparse answer of one input as (index, value) pairs.
+std::vector<std::pair<std::uint64_t, double>> sparse_of(simdjson::dom::element list) {
+  std::vector<std::pair<std::uint64_t, double>> out;
+  for (const auto e : list.get_array()) out.emplace_back(std::uint64_t(e["index"]), double(e["value"]));
+  return out;
+}
 
 const char* kTexts = R"(["what is BGE M3?", "Definition of BM25, a bag-of-words retrieval function", "a"])";
 
@@ -213,6 +227,67 @@ TEST_F(RetrievalRoutes, OneCacheEntryServesEverySubset) {
   simdjson::dom::parser p, q;
   EXPECT_EQ(simdjson::to_string(p.parse(first.body).at(0)["sparse"].value()),
             simdjson::to_string(q.parse(sparse.body).at(0).value()));
+}
+
+TEST_F(RetrievalRoutes, ASpladeModelAnswersSparseAndRefusesDenseRoutes) {
+  const NeuralEmbedder embedder(splade_, &pool_);
+  Service service(embedder, options(), nullptr);
+  const Answer sparse = post(service.handler(), "/embed_sparse", R"({"inputs": ["the quick brown fox"]})");
+  ASSERT_EQ(sparse.status, 200) << sparse.body;
+  simdjson::dom::parser p;
+  const auto all = sparse_of(p.parse(sparse.body).at(0).value());
+  EXPECT_GT(all.size(), 10U);
+  for (const char* route : {"/embed", "/v1/embeddings"}) {
+    const std::string body = std::string(route) == "/embed" ? R"({"inputs": "a"})" : R"({"input": "a"})";
+    const Answer a = post(service.handler(), route, body);
+    EXPECT_EQ(a.status, 424) << route << " " << a.body;
+    EXPECT_NE(a.body.find("/embed_sparse"), std::string::npos) << a.body;
+  }
+  // /embed_hybrid gives what the model has: the sparse vector alone.
+  const Answer hybrid = post(service.handler(), "/embed_hybrid", R"({"inputs": ["the quick brown fox"]})");
+  ASSERT_EQ(hybrid.status, 200) << hybrid.body;
+  simdjson::dom::parser q;
+  const auto h = q.parse(hybrid.body).at(0).value();
+  EXPECT_FALSE(h["dense"].error() == simdjson::SUCCESS);
+  EXPECT_EQ(sparse_of(h["sparse"].value()), all);
+  EXPECT_EQ(post(service.handler(), "/embed_hybrid", R"({"inputs": "a", "outputs": ["dense"]})").status, 424);
+}
+
+TEST_F(RetrievalRoutes, TopKAndThresholdPruneTheSparseVector) {
+  const NeuralEmbedder embedder(splade_, &pool_);
+  Service service(embedder, options(), nullptr);
+  const std::string text = R"("inputs": ["the quick brown fox jumps over the lazy dog"])";
+  simdjson::dom::parser p0, p1, p2;
+  const auto all =
+      sparse_of(p0.parse(post(service.handler(), "/embed_sparse", "{" + text + "}").body).at(0).value());
+  ASSERT_GT(all.size(), 8U);
+  // top_k: the k largest, still in id order.
+  const Answer top = post(service.handler(), "/embed_sparse", "{" + text + R"(, "top_k": 5})");
+  ASSERT_EQ(top.status, 200) << top.body;
+  const auto kept = sparse_of(p1.parse(top.body).at(0).value());
+  ASSERT_EQ(kept.size(), 5U);
+  std::vector<double> values;
+  for (const auto& [i, v] : all) values.push_back(v);
+  std::sort(values.rbegin(), values.rend());
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    EXPECT_GE(kept[k].second, values[4]);
+    if (k > 0) {
+      EXPECT_LT(kept[k - 1].first, kept[k].first);
+    }
+  }
+  // threshold: the weights from it up.
+  const std::string cut_text = std::to_string(values[values.size() / 2]);
+  const auto cut = static_cast<float>(std::stod(cut_text));  // what the server reads
+  const Answer over =
+      post(service.handler(), "/embed_sparse", "{" + text + R"(, "threshold": )" + cut_text + "}");
+  ASSERT_EQ(over.status, 200) << over.body;
+  const auto above = sparse_of(p2.parse(over.body).at(0).value());
+  std::size_t want = 0;
+  for (const auto& [i, v] : all) want += static_cast<float>(v) >= cut ? 1 : 0;
+  EXPECT_EQ(above.size(), want);
+  EXPECT_EQ(post(service.handler(), "/embed_sparse", "{" + text + R"(, "top_k": 0})").status, 422);
+  EXPECT_EQ(post(service.handler(), "/embed_sparse", "{" + text + R"(, "threshold": -1})").status, 422);
+  EXPECT_EQ(post(service.handler(), "/embed_sparse", "{" + text + R"(, "threshold": "x"})").status, 422);
 }
 
 }  // namespace

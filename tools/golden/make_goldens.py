@@ -38,6 +38,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import m3_reference  # noqa: E402
 import reference  # noqa: E402
+import splade_reference  # noqa: E402
 
 SINGLES = [
     "Hello, world!",
@@ -115,6 +116,9 @@ FIXTURES = [
     # bge-m3 (XLM-R with FlagEmbedding's sparse_linear.pt and colbert_linear.pt, float16 heads in
     # torch.save's format): the dense, sparse and ColBERT outputs of tools/golden/m3_reference.py.
     ("xlm-roberta-m3", "xlm-roberta", "none", ["--m3-heads"], "cls", "tiny", "m3+long"),
+    # SPLADE (naver/splade-v3's layout: BertForMaskedLM with its MLM head, a SparseEncoder's
+    # MLMTransformer + SpladePooling modules): tools/golden/splade_reference.py's sparse vectors.
+    ("bert-splade", "bert", "none", ["--splade"], None, "tiny", "splade+long"),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
@@ -273,10 +277,16 @@ def make_one(spec, args, scratch):
     out32 = run_all(m32)
     out64 = run_all(m64)
     alone = [reference.run(m32, [e])[0] if len(e["ids"]) <= XLONG_TOKENS else o for e, o in zip(enc, out32)]
-    unused = m32.unused_tensors()
-    if unused:
-        raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
 
+    splade32 = []
+    splade_diff = {}
+    if "splade" in kinds:
+        h32 = splade_reference.SpladeHead(m32, model_dir)
+        h64 = splade_reference.SpladeHead(m64, model_dir)
+        splade32 = [h32.pooled(o["last_hidden_state"]) for o in out32]
+        for a, o in zip(splade32, out64):
+            b = h64.pooled(o["last_hidden_state"])
+            splade_diff["splade"] = max(splade_diff.get("splade", 0.0), float((a.double() - b).abs().max()))
     m3_diff = {}
     if "m3" in kinds:
         heads32 = m3_reference.M3Heads(model_dir, torch.float32)
@@ -291,6 +301,10 @@ def make_one(spec, args, scratch):
             for k, x, y in pairs:
                 d = float((x.double() - y.double()).abs().max()) if x.numel() else 0.0
                 m3_diff[k] = max(m3_diff.get(k, 0.0), d)
+
+    unused = m32.unused_tensors()
+    if unused:
+        raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
 
     cases = []
     for ci, (inp, e, o) in enumerate(zip(inputs, enc, out32)):
@@ -310,6 +324,10 @@ def make_one(spec, args, scratch):
         if "logits" in o:
             c["logits"] = f32(o["logits"])
             c["scores"] = f32(o["scores"])
+        if "splade" in kinds:
+            v = splade32[ci]
+            nz = torch.nonzero(v > 0).flatten()
+            c["splade"] = {"indices": [int(i) for i in nz], "values": f32(v[nz])}
         if "m3" in kinds:
             m = m3_out[ci]
             ids = sorted(m["lexical"])
@@ -348,7 +366,7 @@ def make_one(spec, args, scratch):
             "batch": "all cases in one right-padded batch (pad_token_id, attention mask 0)" +
                      (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
                       if apart else ""),
-            "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff},
+            "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff, **splade_diff},
             "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
         },
         "cases": cases,

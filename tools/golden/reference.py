@@ -260,6 +260,8 @@ ACTIVATIONS = {
 BASE_CLASSES = {
     "BertModel": ("bert", None),
     "BertForSequenceClassification": ("bert", "bert"),
+    # SPLADE's checkpoints: the encoder under "bert.", the MLM head read by splade_reference.py.
+    "BertForMaskedLM": ("bert", "bert"),
     "RobertaModel": ("roberta", None),
     "RobertaForSequenceClassification": ("roberta", "roberta"),
     "XLMRobertaModel": ("roberta", None),
