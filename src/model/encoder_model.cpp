@@ -552,7 +552,8 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     model->multi_vector = read_multi_vector_head(dir, dims.hidden, isa);
   }
   if (std::filesystem::exists(modules_path)) {
-    if (const StModule* p = read_st_modules(modules_path).find("SpladePooling"); p != nullptr) {
+    const StModules modules = read_st_modules(modules_path);
+    if (const StModule* p = modules.find("SpladePooling"); p != nullptr) {
       model->splade =
           read_splade_head(*model->weights, arch.name, prefix, model->config, dims, isa, precision, dir);
       const SpladePoolingConfig pooling = read_splade_pooling_config(dir / p->path / "config.json");
