@@ -164,6 +164,17 @@ PreparedInput NeuralEmbedder::prepare_ids(std::span<const std::uint32_t> ids,
   return p;
 }
 
+std::vector<std::size_t> NeuralEmbedder::pooling_skips(std::span<const PreparedInput* const> inputs) const {
+  // sentence-transformers masks the prompt's tokens out of mean/max pooling when the
+  // Pooling module says include_prompt = false.
+  std::vector<std::size_t> skip;
+  if (!model_->pooling.include_prompt) {
+    skip.reserve(inputs.size());
+    for (const PreparedInput* p : inputs) skip.push_back(p->prompt_tokens);
+  }
+  return skip;
+}
+
 std::span<const float> NeuralEmbedder::forward(std::span<const PreparedInput* const> inputs,
                                                model::TokenBatch& batch) const {
   for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids);
@@ -188,15 +199,8 @@ void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs
   if (inputs.empty()) return;
   model::TokenBatch batch;
   const auto hidden = forward(inputs, batch);
-  // sentence-transformers masks the prompt's tokens out of mean/max pooling when the
-  // Pooling module says include_prompt = false.
-  std::vector<std::size_t> skip;
-  if (!model_->pooling.include_prompt) {
-    skip.reserve(inputs.size());
-    for (const PreparedInput* p : inputs) skip.push_back(p->prompt_tokens);
-  }
   // Pool straight into the result rows: no intermediate copy.
-  model::pool(hidden, h, batch.offsets, model_->pooling.mode, out, skip);
+  model::pool(hidden, h, batch.offsets, model_->pooling.mode, out, pooling_skips(inputs));
 }
 
 std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
@@ -224,18 +228,13 @@ std::vector<RetrievalVectors> NeuralEmbedder::embed_retrieval(
   const std::size_t h = dim();
   model::TokenBatch batch;
   const auto hidden = forward(inputs, batch);
-  std::vector<std::size_t> skip;
-  if (!model_->pooling.include_prompt) {
-    skip.reserve(inputs.size());
-    for (const PreparedInput* p : inputs) skip.push_back(p->prompt_tokens);
-  }
   if (model_->splade) {
     auto sparse = model_->splade->sparse(hidden, h, batch.offsets, pool_);
     for (std::size_t i = 0; i < inputs.size(); ++i) out[i].sparse = std::move(sparse[i]);
     return out;
   }
   std::vector<float> pooled(inputs.size() * h);
-  model::pool(hidden, h, batch.offsets, model_->pooling.mode, pooled, skip);
+  model::pool(hidden, h, batch.offsets, model_->pooling.mode, pooled, pooling_skips(inputs));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto row = std::span<const float>(pooled).subspan(i * h, h);
     out[i].dense.assign(row.begin(), row.end());

@@ -84,6 +84,9 @@ class NeuralEmbedder final : public Embedder {
   // Tokenizes `input` (prompt + text) with the options' special tokens and truncation;
   // Error(InvalidInput) when it is too long and truncate is false.
   [[nodiscard]] Encoding encode(std::string_view input, const InputOptions& options, bool with_tokens) const;
+  // Leading tokens of each input that pooling leaves out (the prompt's, when the folder's
+  // Pooling says include_prompt = false); empty: none.
+  [[nodiscard]] std::vector<std::size_t> pooling_skips(std::span<const PreparedInput* const> inputs) const;
   // Packs inputs into `batch` and runs the encoder: the last hidden states.
   [[nodiscard]] std::span<const float> forward(std::span<const PreparedInput* const> inputs,
                                                model::TokenBatch& batch) const;
