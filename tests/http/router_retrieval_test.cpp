@@ -20,6 +20,7 @@
 #include "http/server.hpp"
 #include "http/service.hpp"
 #include "support/golden_fixture.hpp"
+#include "support/handler_client.hpp"
 
 namespace warden::http {
 namespace {
@@ -27,30 +28,17 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+// The router's answer to a POST, with its x-cache header ("" when there is none).
 struct Answer {
   int status = 0;
   std::string body;
-  std::string cache;  // the x-cache header, when there is one
+  std::string cache;
 };
 
 Answer post(Handler& handler, const std::string& target, const std::string& body) {
-  auto promise = std::make_shared<std::promise<Answer>>();
-  auto future = promise->get_future();
-  auto kept = std::make_shared<std::pair<std::string, std::string>>(target, body);
-  Request r;
-  r.method = "POST";
-  r.target = kept->first;
-  r.content_type = "application/json";
-  r.body = kept->second;
-  handler.handle(r, std::make_shared<Cancellation>(), [promise, kept](Response response) {
-    std::string cache;
-    for (const auto& [name, value] : response.headers) {
-      if (name == "x-cache") cache = value;
-    }
-    promise->set_value({response.status, std::move(response.body), cache});
-  });
-  EXPECT_EQ(future.wait_for(20s), std::future_status::ready);
-  return future.get();
+  const warden::testing::HandlerAnswer a = warden::testing::call_handler(handler, "POST", target, body);
+  const auto cache = a.headers.find("x-cache");
+  return {a.status, a.body, cache == a.headers.end() ? "" : cache->second};
 }
 
 class RetrievalRoutes : public ::testing::Test {
