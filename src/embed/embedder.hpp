@@ -51,6 +51,9 @@ struct InputOptions {
   TruncationSide side = TruncationSide::Right;
   std::string_view prompt;         // prepended to the text before tokenizing; "" for none
   bool add_special_tokens = true;  // /tokenize may turn them off; embedding always wants them
+  // ColBERT encodes a query (its marker, [MASK] expansion) unlike a document (its marker,
+  // punctuation dropped); the other embedders ignore it.
+  bool query = false;
 };
 
 // One input after prepare(): everything embed_prepared() needs, plus what usage counts.
@@ -60,6 +63,8 @@ struct PreparedInput {
   std::string text;                     // kept only by embedders that work on text (hashing)
   std::size_t tokens = 0;               // what usage reports and batch limits count
   std::size_t prompt_tokens = 0;        // leading tokens that came from the prompt
+  bool query = false;                   // InputOptions::query, for the outputs that differ
+  std::size_t visible_tokens = 0;       // leading tokens attention lets every token see (0: all)
   // (NeuralEmbedder counts the special tokens before the prompt too, e.g. [CLS]: exactly the
   // tokens that sentence-transformers leaves out of pooling when include_prompt is false.)
 };

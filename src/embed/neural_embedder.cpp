@@ -45,6 +45,14 @@ std::vector<std::uint32_t> sparse_skip_ids(const std::filesystem::path& dir, con
   return ids;
 }
 
+// HF's convert_tokens_to_ids, which PyLate uses for its markers and skiplist: a token outside the
+// vocabulary is the unknown token.
+std::optional<std::uint32_t> token_or_unknown(const Tokenizer& tokenizer, std::string_view token,
+                                              std::optional<std::uint32_t> unknown) {
+  if (auto id = tokenizer.token_to_id(token)) return id;
+  return unknown;
+}
+
 }  // namespace
 
 NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision)
@@ -66,6 +74,41 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
   // Batches are packed: padding tokens from the file's padding setting would be pooled.
   tokenizer_->set_padding(std::nullopt);
   if (model_->lexical) sparse_skip_ids_ = sparse_skip_ids(dir, *tokenizer_);
+  if (model_->colbert) {
+    const ColbertConfig& config = *model_->colbert;
+    const SpecialTokensMap map = read_special_tokens_map(dir);
+    const std::optional<std::uint32_t> unknown = unknown_token_id();
+    ColbertTokens t;
+    auto marker = [&](const std::string& token, std::string_view role) -> std::optional<std::uint32_t> {
+      if (token.empty()) return std::nullopt;
+      if (auto id = token_or_unknown(*tokenizer_, token, unknown)) return id;
+      throw Error(ErrorKind::CorruptFile,
+                  fmt::format("{}: the {} marker \"{}\" is not in the tokenizer's vocabulary", dir.string(),
+                              role, token));
+    };
+    t.query_marker = marker(config.query_prefix, "query");
+    t.document_marker = marker(config.document_prefix, "document");
+    // PyLate pads queries with the mask token, else the eos token, else the pad token.
+    std::optional<std::uint32_t> expansion;
+    for (const auto* name : {&map.mask, &map.eos, &map.pad}) {
+      if (!expansion && *name) expansion = tokenizer_->token_to_id(**name);
+    }
+    for (const std::string_view name : {"[MASK]", "<mask>"}) {
+      if (!expansion) expansion = tokenizer_->token_to_id(name);
+    }
+    if (!expansion && config.do_query_expansion) {
+      throw Error(ErrorKind::CorruptFile,
+                  fmt::format("{}: query expansion needs a mask, eos or pad token; the tokenizer has none",
+                              dir.string()));
+    }
+    t.expansion = expansion.value_or(0);
+    for (const std::string& word : config.skiplist_words) {
+      if (auto id = token_or_unknown(*tokenizer_, word, unknown)) t.skiplist.push_back(*id);
+    }
+    std::sort(t.skiplist.begin(), t.skiplist.end());
+    t.skiplist.erase(std::unique(t.skiplist.begin(), t.skiplist.end()), t.skiplist.end());
+    colbert_ = std::move(t);
+  }
 }
 
 NeuralEmbedder::~NeuralEmbedder() = default;
@@ -122,9 +165,55 @@ std::size_t count_prompt_tokens(const Encoding& e, std::size_t prompt_bytes) {
 
 }  // namespace
 
+PreparedInput NeuralEmbedder::prepare_colbert(std::string_view input, const InputOptions& options) const {
+  const ColbertConfig& config = *model_->colbert;
+  const std::optional<std::uint32_t> marker =
+      options.query ? colbert_->query_marker : colbert_->document_marker;
+  const std::size_t length = options.query ? config.query_length : config.document_length;
+  const std::size_t reserved = marker ? 1 : 0;
+  const model::EncoderDims& dims = model_->encoder.dims();
+  const std::size_t positions = dims.max_positions - dims.position_offset;
+  // sentence-transformers cuts at the module's max_seq_length, which PyLate sets to the length
+  // less the marker; never past the model's positions.
+  const std::size_t limit =
+      std::max<std::size_t>(1, std::min(length, positions) - std::min(length, reserved));
+  EncodeOptions eo;
+  eo.add_special_tokens = options.add_special_tokens;
+  std::optional<TruncationParams> truncation;
+  if (options.truncate) {
+    truncation = truncation_;
+    truncation->max_length = limit;
+    truncation->direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+  }
+  Encoding e = tokenizer_->encode(input, eo, truncation);
+  if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
+  if (e.size() > limit) {
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("input has {} tokens, more than the model's maximum of {} for a {}", e.size(),
+                            limit, options.query ? "query" : "document"));
+  }
+  PreparedInput p;
+  p.query = options.query;
+  p.ids = std::move(e.ids);
+  p.type_ids = std::move(e.type_ids);
+  if (marker) {  // PyLate's insert_prefix_token: after the first token ([CLS])
+    p.ids.push_back(*marker);
+    std::rotate(p.ids.begin() + 1, p.ids.end() - 1, p.ids.end());
+    p.type_ids.resize(p.ids.size(), 0);  // the marker's type is 0, as every token of one text
+  }
+  if (options.query && config.do_query_expansion && p.ids.size() < length) {
+    if (!config.attend_to_expansion_tokens) p.visible_tokens = p.ids.size();
+    p.ids.resize(length, colbert_->expansion);
+    p.type_ids.resize(length, 0);
+  }
+  p.tokens = p.ids.size();
+  return p;
+}
+
 PreparedInput NeuralEmbedder::prepare(std::string_view text, const InputOptions& options) const {
   std::string joined;
   const std::string_view input = with_prompt(text, options.prompt, joined);
+  if (colbert_) return prepare_colbert(input, options);
   Encoding e = encode(input, options, false);
   if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
   PreparedInput p;
@@ -161,6 +250,7 @@ PreparedInput NeuralEmbedder::prepare_ids(std::span<const std::uint32_t> ids,
   PreparedInput p;
   p.ids.assign(ids.begin(), ids.end());
   p.tokens = p.ids.size();
+  p.query = options.query;
   return p;
 }
 
@@ -177,7 +267,7 @@ std::vector<std::size_t> NeuralEmbedder::pooling_skips(std::span<const PreparedI
 
 std::span<const float> NeuralEmbedder::forward(std::span<const PreparedInput* const> inputs,
                                                model::TokenBatch& batch) const {
-  for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids);
+  for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids, p->visible_tokens);
   model_->encoder.validate(batch);
   thread_local model::EncoderWorkspace workspace;
   return model_->encoder.forward(batch, workspace, pool_);
@@ -189,6 +279,13 @@ void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs
     throw Error(
         ErrorKind::Unsupported,
         fmt::format("{} is a sparse (SPLADE) model: it gives sparse vectors (/embed_sparse), not dense ones",
+                    id_));
+  }
+  if (model_->colbert) {
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{} is a ColBERT (multi-vector) model: it gives token vectors (/embed_hybrid), not "
+                    "one dense vector",
                     id_));
   }
   const std::size_t h = dim();
@@ -214,7 +311,8 @@ std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInp
 RetrievalOutputs NeuralEmbedder::retrieval_outputs() const noexcept {
   // A SPLADE model's sentence embedding is its sparse vector: it has no dense one.
   const bool splade = model_->splade.has_value();
-  return {!splade, splade || model_->lexical.has_value(), model_->multi_vector.has_value()};
+  const bool colbert = model_->colbert.has_value();
+  return {!splade && !colbert, splade || model_->lexical.has_value(), model_->multi_vector.has_value()};
 }
 
 std::size_t NeuralEmbedder::multi_vector_dim() const noexcept {
@@ -231,6 +329,10 @@ std::vector<RetrievalVectors> NeuralEmbedder::embed_retrieval(
   if (model_->splade) {
     auto sparse = model_->splade->sparse(hidden, h, batch.offsets, pool_);
     for (std::size_t i = 0; i < inputs.size(); ++i) out[i].sparse = std::move(sparse[i]);
+    return out;
+  }
+  if (colbert_) {
+    colbert_vectors(hidden, batch, inputs, out);
     return out;
   }
   std::vector<float> pooled(inputs.size() * h);
@@ -258,6 +360,36 @@ std::vector<RetrievalVectors> NeuralEmbedder::embed_retrieval(
     }
   }
   return out;
+}
+
+void NeuralEmbedder::colbert_vectors(std::span<const float> hidden, const model::TokenBatch& batch,
+                                     std::span<const PreparedInput* const> inputs,
+                                     std::vector<RetrievalVectors>& out) const {
+  const model::MultiVectorHead& head = *model_->multi_vector;
+  const std::size_t d = head.dim();
+  std::vector<float> vectors;
+  head.vectors(hidden, dim(), batch.offsets, vectors, pool_);
+  const auto& skiplist = colbert_->skiplist;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::size_t first = batch.offsets[i];
+    const std::size_t n = batch.length(i);
+    // PyLate keeps every token of a query and drops a document's skiplist tokens (punctuation).
+    std::size_t kept = n;
+    if (!inputs[i]->query) {
+      kept = 0;
+      for (std::size_t t = 0; t < n; ++t) {
+        kept += std::binary_search(skiplist.begin(), skiplist.end(), batch.ids[first + t]) ? 0 : 1;
+      }
+    }
+    Embeddings m(kept, d);
+    std::size_t row = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+      if (!inputs[i]->query && std::binary_search(skiplist.begin(), skiplist.end(), batch.ids[first + t]))
+        continue;
+      std::copy_n(vectors.begin() + static_cast<std::ptrdiff_t>((first + t) * d), d, m.row(row++).begin());
+    }
+    out[i].multi = std::move(m);
+  }
 }
 
 std::vector<TokenInfo> NeuralEmbedder::tokenize(std::string_view text, const InputOptions& options) const {

@@ -61,7 +61,8 @@ class NeuralEmbedder final : public Embedder {
   // heads (sparse_linear.pt, colbert_linear.pt): FlagEmbedding's M3 outputs. Sparse weights
   // leave out the tokenizer's cls, eos, pad and unk tokens, as FlagEmbedding does. A SPLADE
   // folder (modules.json's SpladePooling) gives its sparse vector alone; embed_prepared() is
-  // then Error(Unsupported).
+  // then Error(Unsupported). A ColBERT (PyLate or Stanford folder) gives its token vectors alone:
+  // a query's every token (its [MASK] expansion included), a document's but its punctuation.
   [[nodiscard]] RetrievalOutputs retrieval_outputs() const noexcept override;
   [[nodiscard]] std::size_t multi_vector_dim() const noexcept override;
   [[nodiscard]] std::vector<RetrievalVectors> embed_retrieval(
@@ -98,6 +99,22 @@ class NeuralEmbedder final : public Embedder {
   std::size_t max_input_tokens_ = 0;
   TruncationParams truncation_;                 // the tokenizer's own, with max_length = max_input_tokens_
   std::vector<std::uint32_t> sparse_skip_ids_;  // sorted: ids the lexical head never reports
+
+  // A ColBERT's marker and expansion tokens (PyLate's preprocess), when the model is one.
+  struct ColbertTokens {
+    std::optional<std::uint32_t> query_marker;
+    std::optional<std::uint32_t> document_marker;
+    std::uint32_t expansion = 0;          // the [MASK] queries are padded with
+    std::vector<std::uint32_t> skiplist;  // sorted: ids a document's vectors leave out
+  };
+  std::optional<ColbertTokens> colbert_;
+  // A ColBERT query or document: cut to its length less the marker, the marker inserted after
+  // the first token, a query padded with [MASK] to its length.
+  [[nodiscard]] PreparedInput prepare_colbert(std::string_view input, const InputOptions& options) const;
+  // Every input's ColBERT vectors from the batch's last hidden states (PyLate's output masks).
+  void colbert_vectors(std::span<const float> hidden, const model::TokenBatch& batch,
+                       std::span<const PreparedInput* const> inputs,
+                       std::vector<RetrievalVectors>& out) const;
 };
 
 }  // namespace warden

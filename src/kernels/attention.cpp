@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/cpu_features.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -15,11 +17,13 @@ namespace detail {
 
 KeyRange block_keys(const ScoreBias* bias, std::size_t i0, std::size_t rows, std::size_t len,
                     std::size_t align) {
-  if (bias == nullptr || bias->window == 0) return {0, len};
+  const std::size_t visible = bias != nullptr && bias->keys != 0 ? std::min(len, bias->keys) : len;
+  if (bias == nullptr || bias->window == 0) return {0, visible};
   const std::size_t w = bias->window;
   const std::size_t first = (i0 > w ? i0 - w : 0) / align * align;
-  const std::size_t end = std::min(len, i0 + rows + w);  // one past the last row's last key
-  return {first, end - first};
+  const std::size_t end = std::min(visible, i0 + rows + w);  // one past the last row's last key
+  // (attention() refuses visible keys that leave a row under a window nothing to see)
+  return {first, end > first ? end - first : 0};
 }
 
 void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, float* scores,
@@ -122,8 +126,11 @@ std::vector<float> alibi_slopes(std::size_t heads) {
 
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
                const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool,
-               const DistanceBias& bias, std::size_t window) {
+               const DistanceBias& bias, std::size_t window, std::span<const std::size_t> visible_keys) {
   if (seq_offsets.size() < 2) return;
+  if (!visible_keys.empty() && visible_keys.size() + 1 != seq_offsets.size()) {
+    throw Error(ErrorKind::Internal, "attention: visible_keys needs one count per sequence");
+  }
   if (!bias.empty() && bias.heads() != shape.heads) {
     throw Error(ErrorKind::Internal, "attention: the distance bias needs one row per head");
   }
@@ -151,7 +158,17 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
     if (!bias.empty()) terms.by_distance = bias.at_zero(h);
     // A window no shorter than the sequence masks nothing.
     if (window + 1 < len) terms.window = window;
-    const bool any = !bias.empty() || terms.window > 0;
+    if (!visible_keys.empty() && visible_keys[s] != 0 && visible_keys[s] < len) {
+      terms.keys = visible_keys[s];
+      // Every row must see a key: under a window the last row's first is len - 1 - window.
+      if (terms.window > 0 && len - 1 > terms.keys - 1 + terms.window) {
+        throw Error(
+            ErrorKind::Unsupported,
+            fmt::format("attention: {} hidden tokens after {} visible ones reach past the {}-token window",
+                        len - terms.keys, terms.keys, terms.window));
+      }
+    }
+    const bool any = !bias.empty() || terms.window > 0 || terms.keys > 0;
     head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
             ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(), any ? &terms : nullptr);
   };

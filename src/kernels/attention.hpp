@@ -68,10 +68,12 @@ class DistanceBias {
 // max_distance + 1 tokens), else 0. The bias is added as the scores are formed, one block of
 // query rows at a time. With a sliding window (window > 0, ModernBERT's local layers) query t
 // attends only to keys with |j - t| <= window: each block of queries scores just the keys its
-// rows can see, so a long sequence costs time linear in its length.
+// rows can see, so a long sequence costs time linear in its length. visible_keys (empty, or one
+// per sequence): sequence s's queries attend only to its first visible_keys[s] tokens (0: all).
 void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t> seq_offsets,
                const AttentionShape& shape, float* ctx, std::size_t ld_ctx, ThreadPool* pool = nullptr,
-               const DistanceBias& bias = {}, std::size_t window = 0);
+               const DistanceBias& bias = {}, std::size_t window = 0,
+               std::span<const std::size_t> visible_keys = {});
 
 // ALiBi's head slopes for `heads` heads, as the reference implementations compute them: the
 // geometric sequence 2^(-8/n), 2^(-16/n), ... for the largest power of two n <= heads, then
@@ -85,6 +87,8 @@ namespace detail {
 // A distance bias: score(i, j) += by_distance[j - i] (none when null).
 // A sliding window: score(i, j) = -inf where |i - j| > window (none when 0), as HF's additive
 // sliding-window mask; the kernels do not compute the scores of keys no row of a block sees.
+// Visible keys: every query row attends only to keys [0, keys) (none when 0), as HF's padding
+// mask hides ColBERT's query-expansion [MASK] tokens from the rest while they still attend.
 struct ScoreBias {
   const float* c2p = nullptr;
   const float* p2c = nullptr;
@@ -93,10 +97,11 @@ struct ScoreBias {
   float scale = 1.0F;
   const float* by_distance = nullptr;
   std::size_t window = 0;
+  std::size_t keys = 0;
 };
 
 // The keys [first, first + count) a block of query rows [i0, i0 + rows) of a len-token
-// sequence scores: all of them, or under a window those some row of the block sees, `first`
+// sequence scores: all the visible ones, or under a window those some row of the block sees, `first`
 // rounded down to a multiple of `align` (the kernels' K^T and score rows stay aligned to their
 // vector blocks; the extra keys are masked).
 struct KeyRange {

@@ -107,6 +107,11 @@ void Encoder::validate(const TokenBatch& batch) const {
                               dims_.max_positions - dims_.position_offset));
     }
   }
+  if (!batch.visible_keys.empty() && !dims_.relative_rows.empty()) {
+    throw Error(ErrorKind::Unsupported,
+                "this architecture's relative attention does not hide tokens from attention (ColBERT's "
+                "query expansion without attend_to_expansion_tokens)");
+  }
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
     if (batch.ids[t] >= dims_.vocab) {
       throw Error(ErrorKind::InvalidInput,
@@ -237,7 +242,8 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
                             local_rope ? local_rotary : rotary, dims_.rotary_interleaved, pool);
     }
     if (dims_.relative_rows.empty()) {
-      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, w_.distance_bias, window);
+      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, w_.distance_bias, window,
+                         batch.visible_keys);
     } else {
       kernels::RelativePositions rel;
       rel.pos_key = layer.pos_key;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "kernels/attention.hpp"
 #include "model/encoder_reader.hpp"
 #include "model/relative_positions.hpp"
@@ -27,8 +28,11 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 26> kArchitectures{{
+constexpr std::array<ArchitectureName, 27> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
+    // Stanford ColBERT's checkpoints (colbert-ir/colbertv2.0): BertModel weights under "bert."
+    // plus the projection "linear.weight".
+    {"HF_ColBERT", Architecture::Bert, false},
     // The masked-LM classes: SPLADE's checkpoints (the MLM head read when the folder's modules
     // say SpladePooling), else the encoder alone.
     {"BertForMaskedLM", Architecture::Bert, false},
@@ -236,6 +240,50 @@ SpladeHead read_splade_head(const ModelWeights& weights, std::string_view archit
                                                                           : "cls.predictions.decoder.bias",
                           {vocab});
   return head;
+}
+
+// A ColBERT folder's projection and query/document settings: Stanford's HF_ColBERT checkpoint
+// (linear.weight beside the encoder, artifact.metadata), or a PyLate folder (its
+// config_sentence_transformers.json has query_prefix; modules.json's Dense module projects).
+// Anything else is left as it is.
+void read_colbert(EncoderModel& model, std::string_view architecture, Isa isa) {
+  const std::filesystem::path& dir = model.dir;
+  const std::size_t hidden = model.encoder.dims().hidden;
+  if (architecture == "HF_ColBERT") {
+    const auto metadata = dir / "artifact.metadata";
+    model.colbert = parse_colbert_metadata(
+        std::filesystem::exists(metadata) ? read_file(metadata) : std::string(), metadata.string());
+    model.multi_vector = read_stanford_colbert_head(*model.weights, hidden, isa);
+    return;
+  }
+  const auto st_config = dir / "config_sentence_transformers.json";
+  if (!std::filesystem::exists(st_config)) return;
+  const std::string text = read_file(st_config);
+  if (!is_pylate_config(text, st_config.string())) return;
+  const auto modules_path = dir / "modules.json";
+  if (!std::filesystem::exists(modules_path)) {
+    throw Error(
+        ErrorKind::CorruptFile,
+        fmt::format("{}: a PyLate ColBERT folder needs modules.json naming its Dense module", dir.string()));
+  }
+  const StModules modules = read_st_modules(modules_path);
+  std::size_t dense_modules = 0;
+  for (const StModule& m : modules.modules) {
+    if (m.type.ends_with(".Dense") || m.type == "Dense") ++dense_modules;
+  }
+  const StModule* dense = modules.find("Dense");
+  if (dense == nullptr) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: a PyLate ColBERT's modules need a Dense module (its projection)",
+                            modules_path.string()));
+  }
+  if (dense_modules > 1) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: {} Dense modules; Warden runs ColBERT models with one projection",
+                            modules_path.string(), dense_modules));
+  }
+  model.colbert = parse_pylate_config(text, st_config.string());
+  model.multi_vector = read_dense_module_head(dir / dense->path, hidden, isa);
 }
 
 }  // namespace
@@ -533,6 +581,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::nullopt,
                                                            std::nullopt,
                                                            std::nullopt,
+                                                           std::nullopt,
                                                            std::nullopt});
   const auto modules_path = dir / "modules.json";
   if (std::filesystem::exists(modules_path)) {
@@ -548,8 +597,11 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     model->max_seq_length = read_max_seq_length(dir / "sentence_bert_config.json");
   }
   if (!model->head) {  // an embedder's retrieval heads; a classifier has its own head
-    model->lexical = read_lexical_head(dir, dims.hidden, isa);
-    model->multi_vector = read_multi_vector_head(dir, dims.hidden, isa);
+    read_colbert(*model, arch.name, isa);
+    if (!model->colbert) {
+      model->lexical = read_lexical_head(dir, dims.hidden, isa);
+      model->multi_vector = read_multi_vector_head(dir, dims.hidden, isa);
+    }
   }
   if (std::filesystem::exists(modules_path)) {
     const StModules modules = read_st_modules(modules_path);

@@ -12,6 +12,7 @@
 #include "core/cpu_features.hpp"
 #include "core/model_kind.hpp"
 #include "model/classifier_head.hpp"
+#include "model/colbert_config.hpp"
 #include "model/config.hpp"
 #include "model/encoder.hpp"
 #include "model/retrieval_heads.hpp"
@@ -44,6 +45,9 @@ struct EncoderModel {
   std::optional<MultiVectorHead> multi_vector;
   // A SPLADE model's MLM head, when modules.json has a SpladePooling module.
   std::optional<SpladeHead> splade;
+  // A ColBERT's query/document encoding (PyLate's config or Stanford's artifact.metadata); its
+  // projection is multi_vector (every token kept).
+  std::optional<ColbertConfig> colbert;
 
   [[nodiscard]] ModelKind kind() const noexcept;
   // The most tokens an input may have: sentence_bert_config.json's max_seq_length when the

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/l2_normalize.hpp"
 #include "kernels/layer_norm.hpp"
+#include "model/sentence_transformers.hpp"
 #include "model/weight_reader.hpp"
 #include "model/weights.hpp"
 
@@ -103,6 +104,28 @@ void MultiVectorHead::vectors(std::span<const float> hidden, std::size_t hidden_
     row += n;
   }
   l2_normalize(out, d);
+}
+
+MultiVectorHead read_dense_module_head(const std::filesystem::path& module_dir, std::size_t hidden, Isa isa) {
+  const auto config_path = module_dir / "config.json";
+  const DenseModuleConfig config = read_dense_module_config(config_path);
+  if (config.in_features != hidden) {
+    throw Error(ErrorKind::CorruptFile, fmt::format("{}: in_features is {}, the encoder's hidden size {}",
+                                                    config_path.string(), config.in_features, hidden));
+  }
+  const ModelWeights weights = ModelWeights::open_dir(module_dir);
+  return MultiVectorHead{
+      WeightReader(weights, "", isa).linear("linear", config.out_features, hidden, config.bias), 0};
+}
+
+MultiVectorHead read_stanford_colbert_head(const ModelWeights& weights, std::size_t hidden, Isa isa) {
+  const Tensor* w = weights.find("linear.weight");
+  if (w == nullptr || w->shape.size() != 2 || w->shape[0] == 0 || w->shape[1] != hidden) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: a ColBERT (HF_ColBERT) checkpoint needs \"linear.weight\" [d x {}]",
+                            weights.source().string(), hidden));
+  }
+  return MultiVectorHead{WeightReader(weights, "", isa).linear("linear", w->shape[0], hidden, false), 0};
 }
 
 std::optional<LexicalHead> read_lexical_head(const std::filesystem::path& dir, std::size_t hidden, Isa isa) {

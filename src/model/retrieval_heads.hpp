@@ -28,7 +28,8 @@
 
 namespace warden {
 class ThreadPool;
-}
+class ModelWeights;
+}  // namespace warden
 
 namespace warden::model {
 
@@ -79,6 +80,14 @@ struct SpladeHead {
 // The file names bge-m3's repo gives its heads (FlagEmbedding saves them with torch.save).
 inline constexpr const char* kLexicalHeadFile = "sparse_linear.pt";
 inline constexpr const char* kMultiVectorHeadFile = "colbert_linear.pt";
+
+// ColBERT's projection, every token kept (skip_front 0): a PyLate/sentence-transformers Dense
+// module's folder (config.json: in_features = hidden, out_features, bias, activation_function
+// Identity; weights "linear.weight" [and "linear.bias"] in its model.safetensors or
+// pytorch_model.bin), or Stanford's HF_ColBERT checkpoint's "linear.weight" (no bias). Another
+// activation or use_residual is Error(Unsupported); a wrong shape Error(CorruptFile).
+MultiVectorHead read_dense_module_head(const std::filesystem::path& module_dir, std::size_t hidden, Isa isa);
+MultiVectorHead read_stanford_colbert_head(const ModelWeights& weights, std::size_t hidden, Isa isa);
 
 // The heads a model folder ships, each only when its file is there. A file that is not an
 // nn.Linear(hidden, 1) (lexical) or nn.Linear(hidden, d) (multi-vector) state dict is

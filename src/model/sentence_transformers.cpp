@@ -176,6 +176,29 @@ std::optional<std::size_t> parse_max_seq_length(std::string_view json, std::stri
   return static_cast<std::size_t>(f.integer_in("max_seq_length", 1, 1 << 20));
 }
 
+DenseModuleConfig parse_dense_module_config(std::string_view json, std::string_view source) {
+  simdjson::dom::parser parser;
+  const Fields f(json_fields::parse_object(parser, json, source), source);
+  DenseModuleConfig c;
+  c.in_features = static_cast<std::size_t>(f.integer_in("in_features", 1, 1 << 20));
+  c.out_features = static_cast<std::size_t>(f.integer_in("out_features", 1, 1 << 20));
+  c.bias = f.boolean("bias").value_or(true);
+  const std::string activation = f.string("activation_function").value_or("torch.nn.modules.linear.Identity");
+  if (activation != "torch.nn.modules.linear.Identity" && activation != "torch.nn.Identity") {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: activation_function \"{}\" is not supported (Warden runs Identity)", source,
+                            activation));
+  }
+  if (f.boolean("use_residual").value_or(false)) {
+    throw Error(ErrorKind::Unsupported, fmt::format("{}: use_residual is not supported", source));
+  }
+  return c;
+}
+
+DenseModuleConfig read_dense_module_config(const std::filesystem::path& path) {
+  return parse_dense_module_config(read_file(path), path.string());
+}
+
 StModules read_st_modules(const std::filesystem::path& path) {
   return parse_st_modules(read_file(path), path.string());
 }

@@ -57,6 +57,16 @@ struct SpladePoolingConfig {
 };
 SpladePoolingConfig parse_splade_pooling_config(std::string_view json, std::string_view source);
 
+// A Dense module's config.json (sentence-transformers, PyLate): Linear(in_features,
+// out_features[, bias]). activation_function other than Identity, or use_residual, is
+// Error(Unsupported): Warden runs the projection alone.
+struct DenseModuleConfig {
+  std::size_t in_features = 0;
+  std::size_t out_features = 0;
+  bool bias = true;
+};
+DenseModuleConfig parse_dense_module_config(std::string_view json, std::string_view source);
+
 struct StConfig {
   std::map<std::string, std::string> prompts;  // name -> text prepended to the input
   std::optional<std::string> default_prompt_name;
@@ -74,6 +84,7 @@ std::optional<std::size_t> parse_max_seq_length(std::string_view json, std::stri
 StModules read_st_modules(const std::filesystem::path& path);
 PoolingConfig read_pooling_config(const std::filesystem::path& path);
 SpladePoolingConfig read_splade_pooling_config(const std::filesystem::path& path);
+DenseModuleConfig read_dense_module_config(const std::filesystem::path& path);
 StConfig read_st_config(const std::filesystem::path& path);
 std::optional<std::size_t> read_max_seq_length(const std::filesystem::path& path);
 

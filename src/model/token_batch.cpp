@@ -4,7 +4,8 @@
 
 namespace warden::model {
 
-void TokenBatch::add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids) {
+void TokenBatch::add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids,
+                     std::size_t seq_visible_keys) {
   if (!seq_type_ids.empty() && seq_type_ids.size() != seq_ids.size()) {
     throw Error(ErrorKind::InvalidInput, "token type ids and token ids differ in length");
   }
@@ -14,6 +15,10 @@ void TokenBatch::add(std::span<const std::uint32_t> seq_ids, std::span<const std
   } else {
     type_ids.insert(type_ids.end(), seq_type_ids.begin(), seq_type_ids.end());
   }
+  if (seq_visible_keys != 0 || !visible_keys.empty()) {
+    visible_keys.resize(sequences(), 0);  // the sequences before the first limited one see all
+    visible_keys.push_back(seq_visible_keys);
+  }
   offsets.push_back(ids.size());
 }
 
@@ -21,6 +26,7 @@ void TokenBatch::clear() {
   ids.clear();
   type_ids.clear();
   offsets.assign(1, 0);
+  visible_keys.clear();
 }
 
 }  // namespace warden::model

@@ -13,9 +13,13 @@ struct TokenBatch {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> type_ids;  // same length as ids
   std::vector<std::size_t> offsets{0};  // sequence s is [offsets[s], offsets[s + 1])
+  // Per sequence, how many leading tokens the attention lets every token see (0: all of them):
+  // ColBERT's query-expansion tokens attend but are not attended to. Empty while none is limited.
+  std::vector<std::size_t> visible_keys;
 
-  // type_ids may be empty (all zero).
-  void add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids = {});
+  // type_ids may be empty (all zero). visible_keys: see above (0: all).
+  void add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids = {},
+           std::size_t seq_visible_keys = 0);
   void clear();
   [[nodiscard]] std::size_t sequences() const noexcept { return offsets.size() - 1; }
   [[nodiscard]] std::size_t tokens() const noexcept { return ids.size(); }

@@ -113,7 +113,7 @@ std::string Pipeline::cache_prefix(const ModelLease& lease, std::string_view kin
   CacheKey k;
   k.add(lease.model().instance).add(spec.name).add(spec.dtype).add(kind);
   k.add(std::uint64_t{o.truncate ? 1U : 0U}).add(std::uint64_t{o.side == TruncationSide::Left ? 1U : 0U});
-  k.add(o.prompt).add(std::uint64_t{o.add_special_tokens ? 1U : 0U});
+  k.add(o.prompt).add(std::uint64_t{o.add_special_tokens ? 1U : 0U}).add(std::uint64_t{o.query ? 1U : 0U});
   return k.take();
 }
 

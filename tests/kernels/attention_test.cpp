@@ -53,6 +53,7 @@ std::vector<double> reference(const float* q, const float* k, const float* v, st
       s[j] = dot * scale;
       const std::size_t gap = i > j ? i - j : j - i;
       if (bias != nullptr && bias->window > 0 && gap > bias->window) s[j] = -INFINITY;
+      if (bias != nullptr && bias->keys > 0 && j >= bias->keys) s[j] = -INFINITY;
       mx = std::max(mx, s[j]);
     }
     double sum = 0;
@@ -148,6 +149,65 @@ TEST(Attention, SlidingWindowsMatchAMaskedReferenceInEveryKernel) {
       }
     }
   }
+}
+
+// ColBERT's query expansion: every row attends to the first `keys` tokens only (the [MASK]
+// padding attends to the text, the text not to the padding), alone and with a window.
+TEST(Attention, VisibleKeysMatchAMaskedReferenceInEveryKernel) {
+  std::mt19937 rng(23);
+  std::normal_distribution<float> dist(0.0F, 1.5F);
+  for (const HeadFn fn : head_fns()) {
+    for (const std::size_t dim : {16U, 24U, 64U}) {
+      for (const std::size_t len : {2U, 7U, 32U, 33U, 100U}) {
+        for (const std::size_t keys : {std::size_t{1}, len / 2 + 1, len - 1}) {
+          if (keys == 0 || keys >= len) continue;
+          for (const std::size_t window : {0U, 64U}) {
+            if (window > 0 && len - 1 > keys - 1 + window) continue;  // attention() refuses these
+            const std::size_t ld = 3 * dim + 1;
+            std::vector<float> qkv(len * ld);
+            for (auto& x : qkv) x = dist(rng);
+            std::vector<float> out(len * dim), scratch(detail::attention_scratch_floats(dim, len));
+            const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
+            detail::ScoreBias bias;
+            bias.keys = keys;
+            bias.window = window;
+            fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
+               scratch.data(), &bias);
+            const auto want = reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim,
+                                        double(scale), &bias);
+            for (std::size_t i = 0; i < out.size(); ++i) {
+              ASSERT_NEAR(out[i], want[i], 2e-5) << "dim " << dim << " len " << len << " keys " << keys
+                                                 << " window " << window << " at " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Attention, VisibleKeysArePerSequenceAndChecked) {
+  std::mt19937 rng(29);
+  std::normal_distribution<float> dist(0.0F, 1.0F);
+  const std::size_t heads = 2, dim = 16, ld = 3 * heads * dim;
+  const std::vector<std::size_t> offsets{0, 9, 20};
+  std::vector<float> qkv(20 * ld);
+  for (auto& x : qkv) x = dist(rng);
+  const AttentionShape shape{heads, dim, 0.25F};
+  std::vector<float> limited(20 * heads * dim), alone(9 * heads * dim);
+  const std::vector<std::size_t> visible{5, 0};
+  attention(qkv.data(), ld, offsets, shape, limited.data(), heads * dim, nullptr, {}, 0, visible);
+  // The first 5 tokens of sequence 0 attend as the 5-token sequence they would be alone.
+  const std::vector<std::size_t> first5{0, 5};
+  attention(qkv.data(), ld, first5, shape, alone.data(), heads * dim);
+  for (std::size_t i = 0; i < 5 * heads * dim; ++i) EXPECT_NEAR(limited[i], alone[i], 1e-6);
+  // Sequence 1 (0: all keys) is as without limits.
+  std::vector<float> plain(20 * heads * dim);
+  attention(qkv.data(), ld, offsets, shape, plain.data(), heads * dim);
+  for (std::size_t i = 9 * heads * dim; i < plain.size(); ++i) EXPECT_EQ(limited[i], plain[i]);
+  const std::vector<std::size_t> wrong{5};
+  EXPECT_THROW(attention(qkv.data(), ld, offsets, shape, limited.data(), heads * dim, nullptr, {}, 0, wrong),
+               Error);
 }
 
 TEST(Attention, BlockKeysCoverEveryRowsWindowAndNoMore) {

@@ -36,6 +36,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+import colbert_reference  # noqa: E402
 import m3_reference  # noqa: E402
 import reference  # noqa: E402
 import splade_reference  # noqa: E402
@@ -119,6 +120,10 @@ FIXTURES = [
     # SPLADE (naver/splade-v3's layout: BertForMaskedLM with its MLM head, a SparseEncoder's
     # MLMTransformer + SpladePooling modules): tools/golden/splade_reference.py's sparse vectors.
     ("bert-splade", "bert", "none", ["--splade"], None, "tiny", "splade+long"),
+    # A PyLate ColBERT (answerai-colbert-small-v1's layout: BertModel, a bias-free Dense
+    # projection, [unused0]/[unused1] markers, 32-token queries expanded with unattended [MASK]s,
+    # punctuation left out of documents): tools/golden/colbert_reference.py's token vectors.
+    ("bert-colbert", "bert", "none", ["--colbert"], None, "tiny", "colbert+long"),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
@@ -302,6 +307,19 @@ def make_one(spec, args, scratch):
                 d = float((x.double() - y.double()).abs().max()) if x.numel() else 0.0
                 m3_diff[k] = max(m3_diff.get(k, 0.0), d)
 
+    colbert_out = []
+    colbert_diff = {}
+    if "colbert" in kinds:
+        c32 = colbert_reference.ColbertReference(m32, model_dir)
+        c64 = colbert_reference.ColbertReference(m64, model_dir)
+        for role in ("query", "document"):
+            p32, v32 = c32.encode(enc, role == "query")
+            _, v64 = c64.encode(enc, role == "query")
+            colbert_out.append((role, p32, v32))
+            for a, b in zip(v32, v64):
+                d = float((a.double() - b).abs().max()) if a.numel() else 0.0
+                colbert_diff["colbert_" + role] = max(colbert_diff.get("colbert_" + role, 0.0), d)
+
     unused = m32.unused_tensors()
     if unused:
         raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
@@ -336,6 +354,9 @@ def make_one(spec, args, scratch):
                                   "values": f32(torch.stack([m["lexical_tensors"][i] for i in ids])
                                                 if ids else torch.zeros(0))},
                        "colbert": f32(m["colbert"])}
+        if "colbert" in kinds:
+            c["colbert"] = {role: {"ids": p[ci]["ids"], "attention_mask": p[ci]["attention_mask"],
+                                   "vectors": f32(v[ci])} for role, p, v in colbert_out}
         cases.append(c)
 
     fam = m32.family
@@ -366,7 +387,8 @@ def make_one(spec, args, scratch):
             "batch": "all cases in one right-padded batch (pad_token_id, attention mask 0)" +
                      (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
                       if apart else ""),
-            "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff, **splade_diff},
+            "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff, **splade_diff,
+                                          **colbert_diff},
             "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
         },
         "cases": cases,
