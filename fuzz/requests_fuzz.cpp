@@ -63,11 +63,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (ids.empty()) std::abort();
     }
   });
-  run(h::parse_tei_rerank, body, [](const h::RerankRequest& r) {
+  // Parsed retrieval weights are usable as divisors: each >= 0, their sum > 0.
+  auto check_weights = [](const std::optional<warden::RetrievalWeights>& w) {
+    if (w &&
+        (!(w->dense >= 0) || !(w->sparse >= 0) || !(w->multi >= 0) || !(w->dense + w->sparse + w->multi > 0)))
+      std::abort();
+  };
+  run(h::parse_tei_rerank, body, [&](const h::RerankRequest& r) {
     if (r.query.empty() || r.texts.empty()) std::abort();
+    check_weights(r.retrieval_weights);
   });
-  run(h::parse_documents_rerank, body, [](const h::DocumentsRerankRequest& r) {
+  run(h::parse_documents_rerank, body, [&](const h::DocumentsRerankRequest& r) {
     if (r.query.empty() || r.documents.empty() || (r.top_n && *r.top_n == 0)) std::abort();
+    check_weights(r.retrieval_weights);
   });
   run(h::parse_cohere_embed, body, [](const h::CohereEmbedRequest& r) {
     if (r.texts.empty() || (r.output_dimension && *r.output_dimension == 0)) std::abort();

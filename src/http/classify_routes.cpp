@@ -56,14 +56,83 @@ PreparedInput prepare_pair(const SequenceClassifier& c, const std::string& query
 
 }  // namespace
 
+namespace {
+
+// TEI's /rerank answer: [{"index", "score"[, "text"]}] by descending score.
+Response tei_rerank_answer(const RerankRequest& request, const std::vector<float>& scores) {
+  JsonWriter w;
+  w.begin_array();
+  for (const std::size_t i : serving::by_score(scores)) {
+    w.begin_object();
+    w.key("index").value(static_cast<std::uint64_t>(i));
+    w.key("score").value(scores[i]);
+    if (request.return_text) w.key("text").value(request.texts[i]);
+    w.end_object();
+  }
+  w.end_array();
+  return json_response(200, w.take());
+}
+
+// One answer for every documents dialect: Cohere's id, results and meta; Jina's and vLLM's
+// usage; `data`, the same list, for the clients that read that name.
+Response documents_rerank_answer(const DocumentsRerankRequest& request, const std::string& model_id,
+                                 int version, const std::vector<float>& scores, std::size_t tokens) {
+  std::vector<std::size_t> order = serving::by_score(scores);
+  if (request.top_n && *request.top_n < order.size()) order.resize(*request.top_n);
+  auto write_results = [&](JsonWriter& w) {
+    w.begin_array();
+    for (const std::size_t i : order) {
+      w.begin_object();
+      w.key("index").value(static_cast<std::uint64_t>(i));
+      w.key("relevance_score").value(scores[i]);
+      if (request.return_documents) {
+        w.key("document").begin_object().key("text").value(request.documents[i]).end_object();
+      }
+      w.end_object();
+    }
+    w.end_array();
+  };
+  JsonWriter w;
+  w.begin_object();
+  w.key("id").value(response_id());
+  // The response names the model that answered: the name it is served under.
+  w.key("model").value(model_id);
+  w.key("results");
+  write_results(w);
+  w.key("data");
+  write_results(w);
+  w.key("meta").begin_object();
+  w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
+  w.key("billed_units").begin_object().key("search_units").value(1).end_object();
+  w.end_object();
+  w.key("usage").begin_object();
+  w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
+  w.key("completion_tokens").value(0);
+  w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
+  w.end_object();
+  w.end_object();
+  return json_response(200, w.take());
+}
+
+}  // namespace
+
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
   check_batch_size(request->texts.size(), "texts");
   with_model(call, request->model, {ModelKind::Reranker}, [this, call, request] {
-    const SequenceClassifier& c = classifier(*call);
-    require_reranker(c, call->route);
     const InputOptions o =
         classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
+    if (reranks_by_vectors(*call)) {
+      // Similarities (MaxSim, bge-m3's weighted sum) are the scores as they are: no sigmoid.
+      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query),
+                        std::shared_ptr<const std::vector<std::string>>(request, &request->texts), "texts", o,
+                        request->retrieval_weights, [request](std::vector<float> scores, std::size_t) {
+                          return tei_rerank_answer(*request, scores);
+                        });
+      return;
+    }
+    const SequenceClassifier& c = classifier(*call);
+    require_reranker(c, call->route);
     const std::size_t query_chars = code_points(request->query);
     for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
     auto prepare = [&c, request, o](std::size_t i) {
@@ -85,17 +154,7 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
       if (!request->raw_scores) {
         for (float& s : scores) s = sigmoid(s);
       }
-      JsonWriter w;
-      w.begin_array();
-      for (const std::size_t i : serving::by_score(scores)) {
-        w.begin_object();
-        w.key("index").value(static_cast<std::uint64_t>(i));
-        w.key("score").value(scores[i]);
-        if (request->return_text) w.key("text").value(request->texts[i]);
-        w.end_object();
-      }
-      w.end_array();
-      return json_response(200, w.take());
+      return tei_rerank_answer(*request, scores);
     });
   });
 }
@@ -104,9 +163,19 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
   check_batch_size(request->documents.size(), request->documents_field);
   with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, version] {
+    const InputOptions o = classify_options(std::nullopt, false);
+    const std::string model_id = call->lease->spec().name;
+    if (reranks_by_vectors(*call)) {
+      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query),
+                        std::shared_ptr<const std::vector<std::string>>(request, &request->documents),
+                        request->documents_field, o, request->retrieval_weights,
+                        [request, model_id, version](std::vector<float> scores, std::size_t tokens) {
+                          return documents_rerank_answer(*request, model_id, version, scores, tokens);
+                        });
+      return;
+    }
     const SequenceClassifier& c = classifier(*call);
     require_reranker(c, call->route);
-    const InputOptions o = classify_options(std::nullopt, false);
     const std::size_t query_chars = code_points(request->query);
     for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
     auto prepare = [&c, request, o](std::size_t i) {
@@ -121,51 +190,14 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
         return serving::pair_key(prefix, request->query, &request->documents[i]);
       };
     }
-    const std::string model_id = call->lease->spec().name;
     infer(call, std::move(job), [request, model_id, version](serving::Inference& r) {
       // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
       const std::span<const float> logits = r.result.rows.values();
       std::vector<float> scores(logits.begin(), logits.end());
       for (float& s : scores) s = sigmoid(s);
-      std::vector<std::size_t> order = serving::by_score(scores);
-      if (request->top_n && *request->top_n < order.size()) order.resize(*request->top_n);
       std::size_t tokens = 0;
       for (const std::size_t t : r.tokens) tokens += t;
-      auto write_results = [&](JsonWriter& w) {
-        w.begin_array();
-        for (const std::size_t i : order) {
-          w.begin_object();
-          w.key("index").value(static_cast<std::uint64_t>(i));
-          w.key("relevance_score").value(scores[i]);
-          if (request->return_documents) {
-            w.key("document").begin_object().key("text").value(request->documents[i]).end_object();
-          }
-          w.end_object();
-        }
-        w.end_array();
-      };
-      // One answer for every dialect: Cohere's id, results and meta; Jina's and
-      // vLLM's usage; `data`, the same list, for the clients that read that name.
-      JsonWriter w;
-      w.begin_object();
-      w.key("id").value(response_id());
-      // The response names the model that answered: the name it is served under.
-      w.key("model").value(model_id);
-      w.key("results");
-      write_results(w);
-      w.key("data");
-      write_results(w);
-      w.key("meta").begin_object();
-      w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
-      w.key("billed_units").begin_object().key("search_units").value(1).end_object();
-      w.end_object();
-      w.key("usage").begin_object();
-      w.key("prompt_tokens").value(static_cast<std::uint64_t>(tokens));
-      w.key("completion_tokens").value(0);
-      w.key("total_tokens").value(static_cast<std::uint64_t>(tokens));
-      w.end_object();
-      w.end_object();
-      return json_response(200, w.take());
+      return documents_rerank_answer(*request, model_id, version, scores, tokens);
     });
   });
 }

@@ -68,11 +68,13 @@ const Embedder& Router::Impl::embedder(const Call& call) {
 const Embedder& Router::Impl::dense_embedder(const Call& call) {
   const Embedder& e = embedder(call);
   if (!e.retrieval_outputs().dense) {
+    const bool multi = e.retrieval_outputs().multi;
     throw ApiError(
         424, "Backend",
-        fmt::format("model {} is a sparse embedding model (SPLADE): it has no dense vectors for {}; "
-                    "ask /embed_sparse (or /embed_hybrid with \"outputs\": [\"sparse\"])",
-                    call.lease->spec().name, call.route));
+        fmt::format("model {} is a {} embedding model: it has no dense vectors for {}; ask {}",
+                    call.lease->spec().name, multi ? "multi-vector (ColBERT)" : "sparse (SPLADE)", call.route,
+                    multi ? "/embed_hybrid with \"outputs\": [\"multi\"], or /rerank"
+                          : "/embed_sparse (or /embed_hybrid with \"outputs\": [\"sparse\"])"));
   }
   return e;
 }

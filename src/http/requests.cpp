@@ -292,6 +292,15 @@ HybridEmbedRequest sparse_fields(object obj) {
     }
     request.threshold = static_cast<float>(x);
   }
+  if (const std::optional<std::string> role = optional_string(obj, "input_type")) {
+    if (*role == "query" || *role == "search_query") {
+      request.query = true;
+    } else if (*role != "document" && *role != "search_document") {
+      throw validation(
+          "`input_type` must be \"query\" or \"document\" (or Cohere's search_query, search_document)",
+          "input_type");
+    }
+  }
   return request;
 }
 
@@ -437,6 +446,29 @@ DecodeRequest parse_decode(std::string_view body) {
   return request;
 }
 
+namespace {
+
+// [dense, sparse, multi]: three numbers >= 0, not all zero.
+std::optional<RetrievalWeights> retrieval_weights(object obj) {
+  const std::optional<element> field = optional_field(obj, "retrieval_weights");
+  if (!field) return std::nullopt;
+  const std::string what =
+      "`retrieval_weights` must be [dense, sparse, multi]: three numbers >= 0, not all 0";
+  array list;
+  if (field->get(list) != simdjson::SUCCESS || list.size() != 3) throw validation(what, "retrieval_weights");
+  float w[3] = {0, 0, 0};
+  std::size_t i = 0;
+  for (const element e : list) {
+    double x = 0;
+    if (e.get(x) != simdjson::SUCCESS || !(x >= 0) || x > 1e6) throw validation(what, "retrieval_weights");
+    w[i++] = static_cast<float>(x);
+  }
+  if (w[0] + w[1] + w[2] <= 0) throw validation(what, "retrieval_weights");
+  return RetrievalWeights{w[0], w[1], w[2]};
+}
+
+}  // namespace
+
 RerankRequest parse_tei_rerank(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);
@@ -448,6 +480,7 @@ RerankRequest parse_tei_rerank(std::string_view body) {
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
   request.model = model_field(obj);
+  request.retrieval_weights = retrieval_weights(obj);
   return request;
 }
 
@@ -492,6 +525,7 @@ DocumentsRerankRequest parse_documents_rerank(std::string_view body) {
   }
   if (!request.top_n) request.top_n = top_k;
   request.return_documents = bool_or(obj, "return_documents", false);
+  request.retrieval_weights = retrieval_weights(obj);
   return request;
 }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
+#include "embed/retrieval_scores.hpp"
 #include "http/embedding_types.hpp"
 
 namespace warden::http {
@@ -58,12 +59,15 @@ EmbedRequest parse_tei_embed(std::string_view body);
 // POST /embed_hybrid, which also takes `outputs`: a non-empty list of "dense", "sparse" and
 // "multi" (422 for anything else or a repeat); absent: every output the model has. Both take
 // the sparse vector's pruning: `top_k` (an integer >= 1: keep that many of the largest weights)
-// and `threshold` (a number >= 0: drop the weights below it).
+// and `threshold` (a number >= 0: drop the weights below it). `input_type`: "document" (the
+// default) or "query" (Cohere's "search_document" / "search_query" too): a ColBERT encodes the
+// two differently; the other models ignore it.
 struct HybridEmbedRequest {
   EmbedRequest embed;
   std::optional<RetrievalOutputs> outputs;
   std::optional<std::size_t> top_k;
   std::optional<float> threshold;
+  bool query = false;
 };
 HybridEmbedRequest parse_hybrid_embed(std::string_view body);
 HybridEmbedRequest parse_sparse_embed(std::string_view body);  // `outputs` is sparse alone
@@ -130,6 +134,9 @@ struct RerankRequest {
   std::optional<bool> truncate;
   TruncationDirection truncation_direction = TruncationDirection::Right;
   std::string model;  // empty when absent
+  // `retrieval_weights`: [dense, sparse, multi], numbers >= 0 with a positive sum: how a model
+  // with several retrieval outputs (bge-m3) weighs their scores (422 otherwise).
+  std::optional<RetrievalWeights> retrieval_weights;
 };
 RerankRequest parse_tei_rerank(std::string_view body);
 
@@ -144,6 +151,7 @@ struct DocumentsRerankRequest {
   std::string documents_field = "documents";  // the field they came in (errors name it)
   std::optional<std::size_t> top_n;
   bool return_documents = false;
+  std::optional<RetrievalWeights> retrieval_weights;  // as RerankRequest's
 };
 DocumentsRerankRequest parse_documents_rerank(std::string_view body);
 

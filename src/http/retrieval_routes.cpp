@@ -87,8 +87,9 @@ void Router::Impl::embed_retrieval(std::shared_ptr<Call> call, std::string_view 
     require_outputs(*call, e, wanted);
     const EmbedRequest& rq = request->embed;
     if (wanted.dense) check_dimensions(rq.dimensions, e.dim());
-    const InputOptions o =
+    InputOptions o =
         input_options(e, rq.truncate, rq.truncation_direction == TruncationDirection::Left, rq.prompt_name);
+    o.query = request->query;
     for (const Input& in : rq.inputs) call->characters += code_points(in.text);
     const std::size_t n = rq.inputs.size();
     const std::size_t dense_floats = wanted.dense ? rq.dimensions.value_or(e.dim()) : 0;

@@ -14,6 +14,7 @@
 
 #include "core/utf8.hpp"
 #include "embed/embedder.hpp"
+#include "embed/retrieval_scores.hpp"
 #include "http/router.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
@@ -105,6 +106,18 @@ struct Router::Impl {
   [[nodiscard]] static const Embedder& dense_embedder(const Call& call);
   // The call's classifier; ApiError 424 when its model is an embedder.
   [[nodiscard]] static const SequenceClassifier& classifier(const Call& call);
+
+  // Whether the call's model reranks by its token vectors (an embedder with a multi-vector
+  // output: a ColBERT, bge-m3) rather than as a cross-encoder.
+  [[nodiscard]] static bool reranks_by_vectors(const Call& call);
+  // The answer of a reranking route from a score per text and the tokens the job counted.
+  using ScoresAnswer = std::function<Response(std::vector<float> scores, std::size_t tokens)>;
+  // Reranks `texts` against `query` by the model's vectors (vector_rerank.cpp): MaxSim for a
+  // ColBERT, bge-m3's weighted sum (`weights`, else 1 per output it has) otherwise. `param`
+  // names the texts' field in errors; `o` holds the request's truncation.
+  void rerank_by_vectors(const std::shared_ptr<Call>& call, std::shared_ptr<const std::string> query,
+                         std::shared_ptr<const std::vector<std::string>> texts, std::string_view param,
+                         InputOptions o, std::optional<RetrievalWeights> weights, ScoresAnswer answer);
 
   // Sends the answer: adds the load and timing headers, records metrics, responds.
   void finish(Call& call, Response response) const;
