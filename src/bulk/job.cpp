@@ -34,6 +34,9 @@ class Runner {
         return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
       };
     }
+    if (scorer.variable_outputs() && units_ != 1) {
+      throw Error(ErrorKind::Internal, "a scorer of variable outputs takes one model input per record");
+    }
     chunk_records_ = std::max<std::size_t>(1, options_.chunk_units / units_);
     options_.batch_size = std::max<std::size_t>(1, options_.batch_size);
     last_checkpoint_ = options_.clock();
@@ -81,7 +84,12 @@ class Runner {
     std::iota(order_.begin(), order_.end(), std::size_t{0});
     std::stable_sort(order_.begin(), order_.end(),
                      [&](std::size_t a, std::size_t b) { return prepared_[a].tokens < prepared_[b].tokens; });
-    raw_.assign(n * width_, 0.0F);
+    const bool variable = scorer_.variable_outputs();
+    if (variable) {
+      outputs_.assign(n, RetrievalVectors{});
+    } else {
+      raw_.assign(n * width_, 0.0F);
+    }
     pending_.assign(n, units_);
     written_ = 0;
     const std::size_t unit_width = scorer_.unit_width();
@@ -89,13 +97,21 @@ class Runner {
       const std::size_t end = std::min(order_.size(), begin + options_.batch_size);
       inputs_.clear();
       for (std::size_t k = begin; k < end; ++k) inputs_.push_back(&prepared_[order_[k]]);
-      batch_out_.assign(inputs_.size() * unit_width, 0.0F);
-      scorer_.compute(inputs_, batch_out_);
-      for (std::size_t k = begin; k < end; ++k) {
-        const std::size_t unit = order_[k];
-        std::copy_n(batch_out_.begin() + static_cast<std::ptrdiff_t>((k - begin) * unit_width), unit_width,
-                    raw_.begin() + static_cast<std::ptrdiff_t>(unit * unit_width));
-        --pending_[unit / units_];
+      if (variable) {
+        std::vector<RetrievalVectors> outs = scorer_.compute_outputs(inputs_);
+        for (std::size_t k = begin; k < end; ++k) {
+          outputs_[order_[k]] = std::move(outs[k - begin]);
+          --pending_[order_[k]];
+        }
+      } else {
+        batch_out_.assign(inputs_.size() * unit_width, 0.0F);
+        scorer_.compute(inputs_, batch_out_);
+        for (std::size_t k = begin; k < end; ++k) {
+          const std::size_t unit = order_[k];
+          std::copy_n(batch_out_.begin() + static_cast<std::ptrdiff_t>((k - begin) * unit_width), unit_width,
+                      raw_.begin() + static_cast<std::ptrdiff_t>(unit * unit_width));
+          --pending_[unit / units_];
+        }
       }
       if (stopping()) {
         write_done();
@@ -156,9 +172,14 @@ class Runner {
   // Writes the records of the chunk that are complete and in order, from written_ on.
   void write_done() {
     while (written_ < chunk_.size() && pending_[written_] == 0) {
-      const std::span<float> row = std::span(raw_).subspan(written_ * width_, width_);
-      scorer_.finish(row);
-      sink_.write(chunk_[written_], row);
+      if (scorer_.variable_outputs()) {
+        sink_.write_outputs(chunk_[written_], outputs_[written_]);
+        outputs_[written_] = {};  // written: its memory goes back now, not with the chunk
+      } else {
+        const std::span<float> row = std::span(raw_).subspan(written_ * width_, width_);
+        scorer_.finish(row);
+        sink_.write(chunk_[written_], row);
+      }
       const Record& r = chunk_[written_];
       position_ = {r.end_offset, r.index + 1, r.next_line};
       ++records_;
@@ -200,6 +221,7 @@ class Runner {
   std::vector<std::exception_ptr> failures_;
   std::vector<std::size_t> order_;
   std::vector<float> raw_;
+  std::vector<RetrievalVectors> outputs_;  // a variable-output scorer's, per record of the chunk
   std::vector<std::size_t> pending_;
   std::vector<const PreparedInput*> inputs_;
   std::vector<float> batch_out_;
@@ -207,6 +229,10 @@ class Runner {
 };
 
 }  // namespace
+
+std::vector<RetrievalVectors> Scorer::compute_outputs(std::span<const PreparedInput* const>) const {
+  throw Error(ErrorKind::Internal, "this scorer gives rows of floats, not retrieval outputs");
+}
 
 JobResult run_job(RecordReader& reader, const Scorer& scorer, Sink& sink, const JobOptions& options,
                   const std::optional<Checkpointing>& checkpointing, Progress* progress,

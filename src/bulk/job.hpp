@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "bulk/checkpoint.hpp"
 #include "bulk/progress.hpp"
@@ -38,6 +39,12 @@ class Scorer {
   virtual void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const = 0;
   // In place, on units_per_record() x unit_width() floats.
   virtual void finish(std::span<float> row) const = 0;
+  // A scorer whose outputs vary in size per record (sparse vectors, token vectors) says so and
+  // gives them through compute_outputs (one model input per record; units_per_record() 1)
+  // instead of compute and finish; its sink takes them through Sink::write_outputs.
+  [[nodiscard]] virtual bool variable_outputs() const noexcept { return false; }
+  [[nodiscard]] virtual std::vector<RetrievalVectors> compute_outputs(
+      std::span<const PreparedInput* const> inputs) const;
 };
 
 struct JobOptions {

@@ -18,6 +18,41 @@ void EmbedScorer::finish(std::span<float> row) const {
   embedder_.normalize_rows(row);
 }
 
+RetrievalScorer::RetrievalScorer(const Embedder& embedder, RetrievalKind kind, bool query)
+    : embedder_(embedder), kind_(kind), query_(query) {
+  const RetrievalOutputs has = embedder_.retrieval_outputs();
+  if ((kind_ == RetrievalKind::Sparse && !has.sparse) || (kind_ == RetrievalKind::Multi && !has.multi)) {
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{} has no {} output (it gives{}{}{})", embedder_.id(),
+                    kind_ == RetrievalKind::Sparse ? "sparse" : "multi-vector", has.dense ? " dense" : "",
+                    has.sparse ? " sparse" : "", has.multi ? " multi" : ""));
+  }
+}
+
+void RetrievalScorer::prepare(const Record& record, std::span<PreparedInput> out) const {
+  InputOptions o;
+  o.query = query_;
+  out[0] = embedder_.prepare(record.text, o);
+}
+
+void RetrievalScorer::compute(std::span<const PreparedInput* const>, std::span<float>) const {
+  throw Error(ErrorKind::Internal, "RetrievalScorer gives its outputs through compute_outputs");
+}
+
+void RetrievalScorer::finish(std::span<float>) const {}
+
+std::vector<RetrievalVectors> RetrievalScorer::compute_outputs(
+    std::span<const PreparedInput* const> inputs) const {
+  std::vector<RetrievalVectors> out = embedder_.embed_retrieval(inputs);
+  for (RetrievalVectors& v : out) {  // keep what is written; a chunk holds its records' outputs
+    v.dense = {};
+    if (kind_ == RetrievalKind::Sparse) v.multi = {};
+    if (kind_ == RetrievalKind::Multi) v.sparse = {};
+  }
+  return out;
+}
+
 RerankScorer::RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw)
     : classifier_(classifier), queries_(std::move(queries)), raw_(raw) {
   if (classifier_.labels().size() != 1) {

@@ -26,6 +26,30 @@ class EmbedScorer final : public Scorer {
   const Embedder& embedder_;
 };
 
+// What a retrieval job writes per record: a sparse vector or token vectors.
+enum class RetrievalKind { Sparse, Multi };
+
+// The sparse vector (bge-m3's lexical weights, SPLADE's) or the token vectors (ColBERT's) of
+// each record, as /embed_hybrid gives them; `query`: encode the records as queries (ColBERT).
+// Error(Unsupported) naming what the model gives when it has no such output.
+class RetrievalScorer final : public Scorer {
+ public:
+  RetrievalScorer(const Embedder& embedder, RetrievalKind kind, bool query);
+  [[nodiscard]] std::size_t units_per_record() const noexcept override { return 1; }
+  [[nodiscard]] std::size_t unit_width() const noexcept override { return 0; }
+  void prepare(const Record& record, std::span<PreparedInput> out) const override;
+  void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  void finish(std::span<float> row) const override;
+  [[nodiscard]] bool variable_outputs() const noexcept override { return true; }
+  [[nodiscard]] std::vector<RetrievalVectors> compute_outputs(
+      std::span<const PreparedInput* const> inputs) const override;
+
+ private:
+  const Embedder& embedder_;
+  RetrievalKind kind_;
+  bool query_;
+};
+
 // Relevance of (query, passage) pairs to a one-label cross-encoder: the sigmoid of its
 // logit (TEI's /rerank) or, with raw, the logit. The passage is the record's text; the
 // query is the record's pair text when `queries` is empty, else each of `queries` in turn.

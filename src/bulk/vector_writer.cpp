@@ -157,17 +157,33 @@ std::vector<std::filesystem::path> sink_files(const SinkOptions& options) {
   return {options.path, ids_path(options.path), sidecar_path(options.path)};
 }
 
-std::string npy_header(std::uint64_t rows, std::size_t dim) {
-  // Magic, version 1.0, then the header's length (little-endian) and the header itself,
-  // padded with spaces and ended by a newline to kNpyHeaderBytes in all.
+namespace {
+
+// Magic, version 1.0, then the header's length (little-endian) and the header itself,
+// padded with spaces and ended by a newline to kNpyHeaderBytes in all.
+std::string npy_header_of(std::string_view descr, std::string_view shape) {
   std::string header("\x93NUMPY\x01\x00\x00\x00", 10);
-  header += fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", rows, dim);
+  header += fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr, shape);
   header.resize(kNpyHeaderBytes - 1, ' ');
   header.push_back('\n');
   const std::size_t len = kNpyHeaderBytes - 10;
   header[8] = static_cast<char>(len & 0xFFU);
   header[9] = static_cast<char>((len >> 8) & 0xFFU);
   return header;
+}
+
+}  // namespace
+
+std::string npy_header(std::uint64_t rows, std::size_t dim) {
+  return npy_header_of("<f4", fmt::format("({}, {})", rows, dim));
+}
+
+std::string npy_header_int64(std::uint64_t n) {
+  return npy_header_of("<i8", fmt::format("({},)", n));
+}
+
+void Sink::write_outputs(const Record&, const RetrievalVectors&) {
+  throw Error(ErrorKind::Internal, "this output takes rows of floats, not retrieval outputs");
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bulk/record_reader.hpp"
+#include "embed/embedder.hpp"
 
 namespace warden::bulk {
 
@@ -59,6 +60,9 @@ class Sink {
   virtual ~Sink() = default;
   // One record's row (the scorer's floats, already final).
   virtual void write(const Record& record, std::span<const float> row) = 0;
+  // One record's variable-size outputs (a scorer with variable_outputs()); the row sinks
+  // throw Error(Internal).
+  virtual void write_outputs(const Record& record, const RetrievalVectors& outputs);
   // Makes everything written so far durable and self-describing (headers, sidecar).
   virtual void sync() = 0;
   // Syncs and closes; throws Error(Io) on failure.
@@ -109,5 +113,7 @@ std::unique_ptr<Sink> make_vector_sink(const SinkOptions& options);
 // long so that it can be rewritten in place as rows are added.
 inline constexpr std::size_t kNpyHeaderBytes = 128;
 std::string npy_header(std::uint64_t rows, std::size_t dim);
+// The same for a one-dimensional int64 array of n values.
+std::string npy_header_int64(std::uint64_t n);
 
 }  // namespace warden::bulk

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "bulk/retrieval_writer.hpp"
 #include "bulk/scorers.hpp"
 #include "bulk/vector_writer.hpp"
 #include "catalog/open_model.hpp"
@@ -30,6 +31,8 @@ struct EmbedOptions {
   std::string format;       // "": jsonl, or by the output's extension in a bulk job
   std::string output;       // empty: stdout
   std::string dtype = "float32";
+  std::string output_kind = "dense";  // a bulk job's: dense, sparse or multi
+  std::string input_type = "document";
   std::vector<std::string> texts;
   BulkFlags bulk;
 };
@@ -44,10 +47,58 @@ std::vector<std::string> read_stdin_lines() {
   return lines;
 }
 
+// `warden embed --input FILE --output-kind sparse|multi`: each record's sparse vector (JSON
+// lines) or token vectors (.npy + offsets), as /embed_hybrid gives them.
+int run_bulk_retrieval(const EmbedOptions& options, const Embedder& embedder, const std::string& model,
+                       ThreadPool* pool) {
+  const bool sparse = options.output_kind == "sparse";
+  const bulk::OutputFormat format = options.format.empty() ? bulk::detect_output_format(options.output)
+                                                           : *bulk::parse_output_format(options.format);
+  if (sparse && format != bulk::OutputFormat::Jsonl) {
+    throw Error(ErrorKind::InvalidArgument, "--output-kind sparse writes JSON lines (--format jsonl)");
+  }
+  if (!sparse && (format != bulk::OutputFormat::Npy || options.output.empty())) {
+    throw Error(ErrorKind::InvalidArgument,
+                "--output-kind multi writes a .npy file (--format npy --output FILE)");
+  }
+  const bulk::RetrievalScorer scorer(embedder,
+                                     sparse ? bulk::RetrievalKind::Sparse : bulk::RetrievalKind::Multi,
+                                     options.input_type == "query");
+  BulkJob job;
+  job.output = options.output;
+  job.binary = !sparse;
+  job.fingerprint = {{"command", "embed"},
+                     {"model", model},
+                     {"output_kind", options.output_kind},
+                     {"input_type", options.input_type},
+                     {"dim", std::to_string(sparse ? 0 : embedder.multi_vector_dim())},
+                     {"dtype", options.dtype},
+                     {"format", std::string(bulk::output_format_name(format))}};
+  bulk::SinkOptions sink;
+  sink.path = job.output.empty() ? std::filesystem::path("-") : std::filesystem::path(job.output);
+  sink.format = format;
+  sink.dim = embedder.multi_vector_dim();
+  sink.model = model;
+  job.files = sparse ? std::vector<std::filesystem::path>{sink.path} : bulk::multi_vector_files(sink.path);
+  job.make_sink = [sink, sparse](bool resume, std::uint64_t rows) mutable {
+    sink.resume = resume;
+    sink.rows = rows;
+    return sparse ? bulk::make_sparse_sink(sink) : bulk::make_multi_vector_sink(sink);
+  };
+  job.pool = pool;
+  return run_bulk(options.bulk, reader_options(options.bulk), job, scorer);
+}
+
 // `warden embed --input FILE --output FILE`: the corpus through the bulk runner.
 int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder, const std::string& model,
                    ThreadPool* pool) {
   if (!options.texts.empty()) throw Error(ErrorKind::InvalidArgument, "give texts or --input, not both");
+  if (options.output_kind != "dense") return run_bulk_retrieval(options, embedder, model, pool);
+  if (!embedder.retrieval_outputs().dense) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{} has no dense vector: use --output-kind {}", model,
+                            embedder.retrieval_outputs().multi ? "multi" : "sparse"));
+  }
   const bulk::OutputFormat format = options.format.empty() ? bulk::detect_output_format(options.output)
                                                            : *bulk::parse_output_format(options.format);
   BulkJob job;
@@ -92,6 +143,10 @@ int run_embed(const EmbedOptions& options) {
   const Embedder* embedder = opened.loaded->embedder.get();
   if (!options.bulk.input.empty())
     return run_bulk_embed(options, *embedder, catalog::model_identity(opened), &pool);
+  if (options.output_kind != "dense") {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--output-kind {} needs a bulk job (--input)", options.output_kind));
+  }
   if (options.format == "float32" || options.format == "float16") {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("--format {} needs a bulk job (--input)", options.format));
@@ -131,6 +186,17 @@ Command add_embed_command(CLI::App& root) {
                   "the --output extension in a bulk job)")
       ->check(CLI::IsMember({"jsonl", "npy", "float32", "float16"}));
   app->add_option("--output,-o", options->output, "Write here instead of stdout");
+  app->add_option(
+         "--output-kind", options->output_kind,
+         "A bulk job's output: dense (one vector per record), sparse (JSON lines of indices and "
+         "values: bge-m3, SPLADE) or multi (token vectors in a .npy with OUTPUT.offsets.npy: ColBERT, "
+         "bge-m3)")
+      ->check(CLI::IsMember({"dense", "sparse", "multi"}))
+      ->capture_default_str();
+  app->add_option("--input-type", options->input_type,
+                  "Encode the records as documents or queries (a ColBERT encodes them differently)")
+      ->check(CLI::IsMember({"document", "query"}))
+      ->capture_default_str();
   add_bulk_flags(*app, options->bulk);
   app->add_option("texts", options->texts, "Texts to embed; none reads stdin");
   return {app, [options] { return run_embed(*options); }};

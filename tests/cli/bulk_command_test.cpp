@@ -8,11 +8,14 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
+#include "bulk/vector_writer.hpp"
 #include "cli/run_warden.hpp"
 #include "core/file.hpp"
+#include "embed/neural_embedder.hpp"
 #include "support/golden_fixture.hpp"
 
 namespace warden {
@@ -243,6 +246,81 @@ TEST_F(BulkCommand, RerankRefusesTooManyQueriesAndBothQueryFlags) {
 
 // SIGINT: the job finishes its batch, checkpoints, says how to resume and exits 130; the
 // resumed output is byte-identical to an uninterrupted run.
+// --output-kind multi / sparse: each record's token vectors (.npy rows + CSR offsets) and sparse
+// vector (JSON lines), equal to what the embedder gives for the record in-process.
+TEST_F(BulkCommand, RetrievalOutputKindsWriteWhatTheEmbedderGives) {
+  const std::string colbert = path("colbert");
+  testing::run_fixture_command("warden-fixture --arch bert --preset tiny --seed 2 --colbert --out DIR",
+                               colbert);
+  const std::vector<std::string> texts = {"the quick brown fox!", "hello, world", "a"};
+  std::string corpus;
+  for (const auto& t : texts) corpus += t + "\n";
+  write_file_atomic(path("in.txt"), corpus);
+  const NeuralEmbedder embedder(colbert, nullptr);
+  for (const bool query : {false, true}) {
+    const std::string out = path(query ? "q.npy" : "d.npy");
+    const auto r = run_warden("embed --model-dir " + colbert + " --input " + path("in.txt") +
+                              " --output-kind multi --output " + out + " --progress none" +
+                              (query ? " --input-type query" : ""));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<PreparedInput> prepared;
+    InputOptions o;
+    o.query = query;
+    for (const auto& t : texts) prepared.push_back(embedder.prepare(t, o));
+    std::vector<const PreparedInput*> ptrs;
+    for (const auto& p : prepared) ptrs.push_back(&p);
+    const auto want = embedder.embed_retrieval(ptrs);
+    std::vector<float> rows;
+    std::vector<std::int64_t> offsets{0};
+    for (const auto& w : want) {
+      rows.insert(rows.end(), w.multi.values().begin(), w.multi.values().end());
+      offsets.push_back(offsets.back() + static_cast<std::int64_t>(w.multi.rows()));
+    }
+    const std::string data = read_file(out);
+    ASSERT_EQ(data.size(), bulk::kNpyHeaderBytes + rows.size() * 4);
+    EXPECT_EQ(data.substr(0, bulk::kNpyHeaderBytes), bulk::npy_header(rows.size() / 24, 24));
+    EXPECT_EQ(std::memcmp(data.data() + bulk::kNpyHeaderBytes, rows.data(), rows.size() * 4), 0);
+    const std::string offs = read_file(path(query ? "q.offsets.npy" : "d.offsets.npy"));
+    ASSERT_EQ(offs.size(), bulk::kNpyHeaderBytes + offsets.size() * 8);
+    EXPECT_EQ(std::memcmp(offs.data() + bulk::kNpyHeaderBytes, offsets.data(), offsets.size() * 8), 0);
+    if (query) {
+      EXPECT_EQ(offsets.back(), 3 * 32);  // queries expanded to 32 tokens
+    }
+  }
+  // The sparse kind on a bge-m3-shaped model.
+  const std::string m3 = path("m3");
+  testing::run_fixture_command(
+      "warden-fixture --arch xlm-roberta --preset tiny --seed 2 --m3-heads --out DIR", m3);
+  const auto s = run_warden("embed --model-dir " + m3 + " --input " + path("in.txt") +
+                            " --output-kind sparse --progress none");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const NeuralEmbedder m3_embedder(m3, nullptr);
+  simdjson::dom::parser parser;
+  std::size_t start = 0;
+  for (const auto& t : texts) {
+    const PreparedInput p = m3_embedder.prepare(t, {});
+    const PreparedInput* one = &p;
+    const SparseVector want = m3_embedder.embed_retrieval({&one, 1})[0].sparse;
+    const std::size_t end = s.out.find('\n', start);
+    const simdjson::dom::element line = parser.parse(s.out.substr(start, end - start));
+    start = end + 1;
+    std::vector<std::uint32_t> indices;
+    for (const auto i : line["indices"].get_array()) indices.push_back(std::uint32_t(std::uint64_t(i)));
+    EXPECT_EQ(indices, want.indices) << t;
+    std::size_t k = 0;
+    for (const auto v : line["values"].get_array()) EXPECT_EQ(float(double(v)), want.values.at(k++)) << t;
+  }
+  // What a model or a format cannot give is a usage error naming it.
+  for (const std::string& bad : {"--model-dir " + colbert + " --output-kind sparse",
+                                 "--model-dir " + m3 + " --output-kind multi --output " + path("x.jsonl"),
+                                 "--model-dir " + colbert + " --output " + path("y.jsonl")}) {
+    const auto r = run_warden("embed --input " + path("in.txt") + " --progress none " + bad);
+    EXPECT_NE(r.exit_code, 0) << bad;
+    EXPECT_NE(r.err.find("output"), std::string::npos) << r.err;
+  }
+  EXPECT_NE(run_warden("embed --model-dir " + colbert + " --output-kind multi hello").exit_code, 0);
+}
+
 TEST_F(BulkCommand, SigintStopsResumablyAndResumeIsByteIdentical) {
   std::string corpus;
   for (int i = 0; i < 100000; ++i) corpus += "line " + std::to_string(i * 7919 % 100003) + " of the corpus\n";
