@@ -141,7 +141,8 @@ std::string folder_name(const fs::path& dir) {
 }
 
 CatalogModel folder_model(const std::string& name, const std::string& source, const fs::path& dir,
-                          std::string tier, ThreadPool* pool, Precision precision) {
+                          std::string tier, ThreadPool* pool, Precision precision,
+                          const std::string& pooling) {
   const FolderCheck c = check_folder(dir, precision);
   CatalogModel m;
   m.dir = dir;
@@ -161,9 +162,9 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
           std::unique_ptr<Embedder>(std::make_unique<StaticEmbedder>(dir, layout)), bytes);
     };
   } else if (c.kind == ModelKind::Embedding) {
-    m.spec.load = [dir, pool, bytes, precision] {
+    m.spec.load = [dir, pool, bytes, precision, pooling] {
       return serving::make_loaded_model(
-          std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool, precision)), bytes);
+          std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool, precision, pooling)), bytes);
     };
   } else {
     m.spec.load = [dir, pool, bytes, precision] {
@@ -220,7 +221,7 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
       arg.source.starts_with('/') || arg.source.starts_with('.') || arg.source.starts_with('~');
   if (fs::exists(path, ec) || looks_like_path) {
     return folder_model(arg.alias.empty() ? folder_name(path) : arg.alias, arg.source, path, "model-dir",
-                        options.pool, precision);
+                        options.pool, precision, options.pooling);
   }
   const std::optional<hub::ModelId> id = hub::ModelId::parse(arg.source);
   if (!id) {
@@ -240,7 +241,7 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
                 fmt::format("no folder {} here, and as a HuggingFace id: {}", arg.source, e.what()));
   }
   CatalogModel m = folder_model(arg.alias.empty() ? id->repo : arg.alias, arg.source, snapshot.dir, "hub",
-                                options.pool, precision);
+                                options.pool, precision, options.pooling);
   m.spec.tier_reason =
       fmt::format("{}@{} ({})", id->repo, snapshot.commit.substr(0, 12), snapshot.dir.string());
   return m;

@@ -43,6 +43,9 @@ struct CatalogOptions {
   hub::ProgressFn progress;    // download progress (may be empty)
   OnModelError on_error = OnModelError::Exit;
   std::string dtype = "float32";  // for models whose ModelArg names none
+  // Overrides every embedding folder's pooling (TEI's --pooling: cls, mean, max, lasttoken,
+  // splade; model::override_pooling); empty: each folder's own.
+  std::string pooling;
 };
 
 // "float32", "bfloat16", "int8" (or their aliases) or "auto" (the fastest this CPU runs

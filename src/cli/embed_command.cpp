@@ -31,6 +31,7 @@ struct EmbedOptions {
   std::string format;       // "": jsonl, or by the output's extension in a bulk job
   std::string output;       // empty: stdout
   std::string dtype = "float32";
+  std::string pooling;                // overrides the folder's (TEI's --pooling)
   std::string output_kind = "dense";  // a bulk job's: dense, sparse or multi
   std::string input_type = "document";
   std::vector<std::string> texts;
@@ -132,6 +133,7 @@ int run_embed(const EmbedOptions& options) {
   (void)parse_dtype_flag(options.dtype);  // a bad --dtype is named as the flag's
   ThreadPool pool(options.threads);
   catalog::CatalogOptions catalog_options = command_catalog_options(&pool, options.dtype);
+  catalog_options.pooling = options.pooling;
   const catalog::OpenModel opened =
       catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir, catalog_options,
                           ModelKind::Embedding, "embed");
@@ -186,6 +188,10 @@ Command add_embed_command(CLI::App& root) {
                   "the --output extension in a bulk job)")
       ->check(CLI::IsMember({"jsonl", "npy", "float32", "float16"}));
   app->add_option("--output,-o", options->output, "Write here instead of stdout");
+  app->add_option("--pooling", options->pooling,
+                  "Pool otherwise than the model folder says: cls, mean, max, lasttoken, or splade (a "
+                  "*ForMaskedLM repo without a SpladePooling module as a SPLADE model)")
+      ->check(CLI::IsMember({"cls", "mean", "max", "lasttoken", "last-token", "splade"}));
   app->add_option(
          "--output-kind", options->output_kind,
          "A bulk job's output: dense (one vector per record), sparse (JSON lines of indices and "

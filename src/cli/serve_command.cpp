@@ -52,6 +52,7 @@ struct ServeOptions {
   std::string memory_budget;  // "0", "512MiB", "2G", ...
   std::string on_model_error = "exit";
   std::vector<std::string> dtypes;  // [NAME=]DTYPE: the default precision, or one model's
+  std::string pooling;              // TEI's --pooling: overrides the embedding folders'
   // Unset values come from the machine (serving/system_resources.hpp).
   std::optional<std::size_t> threads;
   std::optional<std::size_t> tokenization_workers;
@@ -285,6 +286,7 @@ int run_serve(ServeOptions options) {
   catalog::CatalogOptions catalog_options;
   catalog_options.pool = pool.get();
   catalog_options.hub = hub::HubOptions::from_environment();
+  catalog_options.pooling = options.pooling;
   catalog_options.on_error =
       options.on_model_error == "fallback" ? catalog::OnModelError::Fallback : catalog::OnModelError::Exit;
   catalog_options.progress = [](const hub::Progress& p) {
@@ -500,6 +502,13 @@ Command add_serve_command(CLI::App& root) {
                   "one model's (NAME: its alias or source); give it several times")
       ->delimiter(',')
       ->envname("WARDEN_DTYPE");
+  app->add_option(
+         "--pooling", o->pooling,
+         "Pool the embedding models otherwise than their folders say, as TEI's --pooling: cls, mean, "
+         "max, lasttoken, or splade (a *ForMaskedLM repo without sentence-transformers' SpladePooling "
+         "module, e.g. naver/splade-cocondenser-ensembledistil, as a SPLADE model)")
+      ->check(CLI::IsMember({"cls", "mean", "max", "lasttoken", "last-token", "splade"}))
+      ->envname("WARDEN_POOLING");
   app->add_option("--on-model-error", o->on_model_error,
                   "A model that cannot be used at start-up: exit (code 2), or fallback (serve the lexical "
                   "hashing embedder under its name, marked semantic=false)")

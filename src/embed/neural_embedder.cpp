@@ -55,16 +55,18 @@ std::optional<std::uint32_t> token_or_unknown(const Tokenizer& tokenizer, std::s
 
 }  // namespace
 
-NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision)
-    : NeuralEmbedder(dir, pool, precision, load_tokenizer_async(dir)) {}
+NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
+                               std::string_view pooling)
+    : NeuralEmbedder(dir, pool, precision, pooling, load_tokenizer_async(dir)) {}
 
 NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
-                               std::future<std::unique_ptr<Tokenizer>> tokenizer)
+                               std::string_view pooling, std::future<std::unique_ptr<Tokenizer>> tokenizer)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       tokenizer_(tokenizer.get()),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
+  if (!pooling.empty()) model::override_pooling(*model_, pooling, active_isa(), precision);
   // Never let the tokenizer emit more tokens than the model takes.
   const auto& own = tokenizer_->truncation();
   truncation_ = own.value_or(TruncationParams{});

@@ -36,8 +36,10 @@ class NeuralEmbedder final : public Embedder {
  public:
   // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels;
   // `precision` is the encoder's (docs/precision.md).
-  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool,
-                 Precision precision = Precision::Float32);
+  // `pooling`, when not empty, overrides the folder's (model::override_pooling: cls, mean, max,
+  // lasttoken, splade).
+  NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision = Precision::Float32,
+                 std::string_view pooling = {});
   ~NeuralEmbedder() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
@@ -80,7 +82,7 @@ class NeuralEmbedder final : public Embedder {
 
  private:
   NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
-                 std::future<std::unique_ptr<Tokenizer>> tokenizer);
+                 std::string_view pooling, std::future<std::unique_ptr<Tokenizer>> tokenizer);
 
   // Tokenizes `input` (prompt + text) with the options' special tokens and truncation;
   // Error(InvalidInput) when it is too long and truncate is false.

@@ -209,36 +209,52 @@ kernels::DistanceBias mpnet_distance_bias(const ModelWeights& weights, const std
   });
 }
 
-// BertForMaskedLM's MLM head (BertLMPredictionHead): cls.predictions.transform.{dense, LayerNorm}
-// with config.hidden_act between, and the decoder, whose weight is tied to the word embeddings
-// (safetensors keep one copy: cls.predictions.decoder.weight only when it was saved) and whose
-// bias is cls.predictions.bias.
+// The MLM head of a *ForMaskedLM checkpoint, as transformers builds it: a transform (dense,
+// activation, LayerNorm) and a decoder whose weight is tied to the word embeddings (safetensors
+// keep one copy: the decoder's own weight only when it was saved) plus its bias.
+//  * BertForMaskedLM (BertLMPredictionHead): cls.predictions.transform.{dense, LayerNorm},
+//    config.hidden_act, layer_norm_eps; cls.predictions.bias.
+//  * RobertaForMaskedLM / XLMRobertaForMaskedLM (RobertaLMHead): lm_head.{dense, layer_norm},
+//    always the exact (erf) gelu, layer_norm_eps; lm_head.bias.
+//  * DistilBertForMaskedLM: vocab_transform, config.activation, vocab_layer_norm (eps 1e-12);
+//    vocab_projector's bias.
 SpladeHead read_splade_head(const ModelWeights& weights, std::string_view architecture,
                             const std::string& prefix, const ModelConfig& config, const EncoderDims& dims,
                             Isa isa, Precision precision, const std::filesystem::path& dir) {
-  if (architecture != "BertForMaskedLM") {
-    throw Error(
-        ErrorKind::Unsupported,
-        fmt::format("{}: a SpladePooling module needs BertForMaskedLM's MLM head; '{}' is not supported "
-                    "for sparse encoding yet",
-                    (dir / "modules.json").string(), architecture));
+  struct Names {
+    std::string_view transform, norm, decoder, bias, tied_bias;
+  };
+  const bool bert = architecture == "BertForMaskedLM";
+  const bool roberta = architecture == "RobertaForMaskedLM" || architecture == "XLMRobertaForMaskedLM";
+  const bool distilbert = architecture == "DistilBertForMaskedLM";
+  if (!bert && !roberta && !distilbert) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: SPLADE pooling needs the MLM head of BertForMaskedLM, "
+                            "(XLM)RobertaForMaskedLM or DistilBertForMaskedLM; '{}' has none Warden reads",
+                            dir.string(), architecture));
   }
+  const Names n =
+      bert      ? Names{"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                   "cls.predictions.decoder", "cls.predictions.bias", "cls.predictions.decoder.bias"}
+      : roberta ? Names{"lm_head.dense", "lm_head.layer_norm", "lm_head.decoder", "lm_head.bias",
+                        "lm_head.decoder.bias"}
+                : Names{"vocab_transform", "vocab_layer_norm", "vocab_projector", "vocab_projector.bias",
+                        "vocab_projector.bias"};
   const std::size_t h = dims.hidden;
   const std::size_t vocab = dims.vocab;
   const WeightReader root(weights, "", isa);
   SpladeHead head;
-  head.transform = root.linear("cls.predictions.transform.dense", h, h);
-  head.activation = activation_named(config.hidden_act, "hidden_act", dir);
-  head.norm = root.layer_norm("cls.predictions.transform.LayerNorm", h);
-  head.norm_eps = dims.layer_norm_eps;
-  const bool untied = weights.find("cls.predictions.decoder.weight") != nullptr;
+  head.transform = root.linear(n.transform, h, h);
+  head.activation =
+      roberta ? kernels::Activation::Gelu : activation_named(config.hidden_act, "hidden_act", dir);
+  head.norm = root.layer_norm(n.norm, h);
+  head.norm_eps = distilbert ? 1e-12F : dims.layer_norm_eps;
+  const std::string decoder_weight = std::string(n.decoder) + ".weight";
+  const bool untied = weights.find(decoder_weight) != nullptr;
   head.decoder = WeightReader(weights, "", isa, precision)
-                     .dense({untied ? std::string_view("cls.predictions.decoder")
-                                    : std::string_view(prefix + "embeddings.word_embeddings")},
+                     .dense({untied ? n.decoder : std::string_view(prefix + "embeddings.word_embeddings")},
                             vocab, h, false);
-  head.bias = root.floats(weights.find("cls.predictions.bias") != nullptr ? "cls.predictions.bias"
-                                                                          : "cls.predictions.decoder.bias",
-                          {vocab});
+  head.bias = root.floats(weights.find(n.bias) != nullptr ? n.bias : n.tied_bias, {vocab});
   return head;
 }
 
@@ -299,6 +315,36 @@ std::size_t EncoderModel::max_input_tokens(std::optional<std::size_t> tokenizer_
   std::size_t n = max_seq_length ? *max_seq_length : tokenizer_max.value_or(positions);
   if (n == 0 || n > positions) n = positions;
   return n;
+}
+
+void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa, Precision precision) {
+  if (model.head) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{} is a classifier: --pooling applies to embedding models", model.dir.string()));
+  }
+  if (pooling == "splade") {
+    const ArchitectureName& arch = find_architecture(model.config, model.dir);
+    // A masked-LM repo names its class; a bare one cannot have the head.
+    model.splade = read_splade_head(*model.weights, arch.name, model.weight_prefix, model.config,
+                                    model.encoder.dims(), isa, precision, model.dir);
+    model.lexical.reset();
+    model.multi_vector.reset();
+    model.colbert.reset();
+    return;
+  }
+  model.splade.reset();
+  if (pooling == "cls") {
+    model.pooling.mode = PoolingMode::Cls;
+  } else if (pooling == "mean") {
+    model.pooling.mode = PoolingMode::Mean;
+  } else if (pooling == "max") {
+    model.pooling.mode = PoolingMode::Max;
+  } else if (pooling == "lasttoken" || pooling == "last-token") {
+    model.pooling.mode = PoolingMode::LastToken;
+  } else {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("unknown pooling '{}'; choose cls, mean, max, lasttoken or splade", pooling));
+  }
 }
 
 std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -574,6 +620,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::move(config),
                                                            arch.architecture,
                                                            std::move(weights),
+                                                           prefix,
                                                            Encoder(dims, std::move(encoder_weights)),
                                                            std::move(head),
                                                            {},

@@ -34,6 +34,7 @@ struct EncoderModel {
   // The mapped checkpoint. Declared before the encoder, whose embedding tables may view
   // into it, so that it outlives them.
   std::unique_ptr<ModelWeights> weights;
+  std::string weight_prefix;  // the encoder's tensors' prefix in `weights` ("bert.", or "")
   Encoder encoder;
   std::optional<ClassifierHead> head;
   PoolingConfig pooling;  // 1_Pooling/config.json, else mean (sentence-transformers' default)
@@ -73,5 +74,13 @@ std::string architecture_name(const ModelConfig& config, const std::filesystem::
 std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& dir, ThreadPool* pool = nullptr,
                                                  Isa isa = active_isa(),
                                                  Precision precision = Precision::Float32);
+
+// Pools an embedder otherwise than its folder says, as TEI's --pooling does: "cls", "mean",
+// "max", "lasttoken" (or "last-token") replace the pooling mode; "splade" makes it a SPLADE
+// model from its *ForMaskedLM head (max of log(1 + ReLU)), for the repos without
+// sentence-transformers' SpladePooling module. Error(InvalidArgument) for another name,
+// Error(Unsupported) for splade on a model without such a head, or on a classifier.
+void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa = active_isa(),
+                      Precision precision = Precision::Float32);
 
 }  // namespace warden::model

@@ -321,6 +321,23 @@ TEST_F(BulkCommand, RetrievalOutputKindsWriteWhatTheEmbedderGives) {
   EXPECT_NE(run_warden("embed --model-dir " + colbert + " --output-kind multi hello").exit_code, 0);
 }
 
+// --pooling splade: a masked-LM folder without sentence-transformers' modules gives the sparse
+// vectors its SparseEncoder folder gives.
+TEST_F(BulkCommand, PoolingSpladeMakesAMaskedLmFolderSparse) {
+  const std::string model = path("splade");
+  testing::run_fixture_command("warden-fixture --arch bert --preset tiny --seed 4 --splade --out DIR", model);
+  write_file_atomic(path("in.txt"), "the quick brown fox\na\n");
+  const std::string args = " --input " + path("in.txt") + " --output-kind sparse --progress none";
+  const auto with_modules = run_warden("embed --model-dir " + model + args);
+  ASSERT_EQ(with_modules.exit_code, 0) << with_modules.err;
+  fs::remove(fs::path(model) / "modules.json");
+  EXPECT_NE(run_warden("embed --model-dir " + model + args).exit_code, 0);  // a dense encoder now
+  const auto flagged = run_warden("embed --model-dir " + model + " --pooling splade" + args);
+  ASSERT_EQ(flagged.exit_code, 0) << flagged.err;
+  EXPECT_EQ(flagged.out, with_modules.out);
+  EXPECT_NE(run_warden("embed --model-dir " + model + " --pooling weighted" + args).exit_code, 0);
+}
+
 TEST_F(BulkCommand, SigintStopsResumablyAndResumeIsByteIdentical) {
   std::string corpus;
   for (int i = 0; i < 100000; ++i) corpus += "line " + std::to_string(i * 7919 % 100003) + " of the corpus\n";

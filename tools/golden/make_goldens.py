@@ -120,6 +120,11 @@ FIXTURES = [
     # SPLADE (naver/splade-v3's layout: BertForMaskedLM with its MLM head, a SparseEncoder's
     # MLMTransformer + SpladePooling modules): tools/golden/splade_reference.py's sparse vectors.
     ("bert-splade", "bert", "none", ["--splade"], None, "tiny", "splade+long"),
+    # The same on XLMRobertaForMaskedLM (RobertaLMHead: the erf gelu whatever hidden_act says) and
+    # DistilBertForMaskedLM (vocab_transform, vocab_layer_norm, vocab_projector: opensearch's
+    # neural-sparse doc-v2/v3-distill models).
+    ("xlm-roberta-splade", "xlm-roberta", "none", ["--splade"], None, "tiny", "splade"),
+    ("distilbert-splade", "distilbert", "none", ["--splade"], None, "tiny", "splade"),
     # A PyLate ColBERT (answerai-colbert-small-v1's layout: BertModel, a bias-free Dense
     # projection, [unused0]/[unused1] markers, 32-token queries expanded with unattended [MASK]s,
     # punctuation left out of documents): tools/golden/colbert_reference.py's token vectors.

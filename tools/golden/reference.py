@@ -266,8 +266,11 @@ BASE_CLASSES = {
     "RobertaForSequenceClassification": ("roberta", "roberta"),
     "XLMRobertaModel": ("roberta", None),
     "XLMRobertaForSequenceClassification": ("roberta", "roberta"),
+    # SPLADE on XLM-R / DistilBERT: the encoder under its prefix, the MLM head in splade_reference.py.
+    "XLMRobertaForMaskedLM": ("roberta", "roberta"),
     "DistilBertModel": ("distilbert", None),
     "DistilBertForSequenceClassification": ("distilbert", "distilbert"),
+    "DistilBertForMaskedLM": ("distilbert", "distilbert"),
     "DebertaV2Model": ("deberta", "deberta"),
     "DebertaV2ForSequenceClassification": ("deberta", "deberta"),
     # JinaBERT's remote code; the embedding repos name the masked-LM class over bare weights.
