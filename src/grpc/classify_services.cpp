@@ -2,12 +2,15 @@
 // reranker's scores for a query against texts). The same steps as HTTP's /predict and
 // /rerank: the same options, cache keys and scores, so the same inputs give the same numbers.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
 #include "grpc/services.hpp"
 #include "serving/results.hpp"
+#include "serving/vector_rerank.hpp"
 
 namespace warden::grpc {
 
@@ -99,6 +102,73 @@ struct Pairs {
   }
 };
 
+// The ranks of `scores` (best first) with the characters of every pair.
+RerankResponse rank_response(const Pairs& rq, const std::vector<float>& scores, std::size_t& chars) {
+  RerankResponse out;
+  chars = 0;
+  for (std::size_t i = 0; i < rq.texts.size(); ++i) {
+    chars += utf8::code_points(rq.query(i)) + utf8::code_points(rq.texts[i]);
+  }
+  for (const std::size_t i : serving::by_score(scores)) {
+    tei::v1::Rank* rank = out.add_ranks();
+    rank->set_index(static_cast<std::uint32_t>(i));
+    rank->set_score(scores[i]);
+    if (rq.return_text) rank->set_text(rq.texts[i]);
+  }
+  return out;
+}
+
+// Rerank on an embedding model with token vectors (serving/vector_rerank.hpp): each distinct
+// query encoded once, as a query, the texts as documents, all in one retrieval job; the
+// similarity is the score (raw_scores changes nothing), as on HTTP's /rerank.
+template <typename Fail>
+void rerank_by_vectors(Backend& b, const Work& w, const serving::LeasePtr& lease,
+                       std::shared_ptr<const Pairs> rq, Reply<RerankResponse> reply, Fail fail) {
+  const Embedder& e = embedder_of(*lease, "Rerank");
+  auto scorer = std::make_shared<const serving::VectorRerank>(e, lease->spec().name, std::nullopt);
+  struct Queries {
+    std::vector<std::string> distinct;
+    std::vector<std::size_t> of_text;  // each text's query in `distinct`
+  };
+  auto queries = std::make_shared<Queries>();
+  for (std::size_t i = 0; i < rq->texts.size(); ++i) {
+    const auto at = std::find(queries->distinct.begin(), queries->distinct.end(), rq->query(i));
+    queries->of_text.push_back(static_cast<std::size_t>(at - queries->distinct.begin()));
+    if (at == queries->distinct.end()) queries->distinct.push_back(rq->query(i));
+  }
+  const std::size_t nq = queries->distinct.size();
+  InputOptions o = classify_options(rq->truncate, rq->direction);
+  InputOptions q = o;
+  q.query = true;
+  serving::InferenceRequest job = serving::InferenceRequest::on(lease->model(), serving::Output::Retrieval);
+  job.inputs = nq + rq->texts.size();
+  job.prepare = [&e, rq, queries, nq, o, q](std::size_t i) {
+    return i < nq ? e.prepare(queries->distinct[i], q) : e.prepare(rq->texts[i - nq], o);
+  };
+  if (b.pipeline().caching()) {
+    job.key = [query_prefix = serving::Pipeline::cache_prefix(*lease, "retrieval", q),
+               prefix = serving::Pipeline::cache_prefix(*lease, "retrieval", o), rq, queries,
+               nq](std::size_t i) {
+      return i < nq ? serving::text_key(query_prefix, queries->distinct[i])
+                    : serving::text_key(prefix, rq->texts[i - nq]);
+    };
+  }
+  b.infer(
+      w, lease, std::move(job),
+      [w, rq, queries, nq, scorer, reply](serving::Inference& r) {
+        const std::vector<RetrievalVectors>& outs = r.result.retrieval;
+        std::vector<float> scores(rq->texts.size());
+        for (std::size_t i = 0; i < scores.size(); ++i) {
+          scores[i] = scorer->score(outs[queries->of_text[i]], outs[nq + i]);
+        }
+        std::size_t chars = 0;
+        RerankResponse out = rank_response(*rq, scores, chars);
+        fill_metadata(*out.mutable_metadata(), r, chars, w.received);
+        reply(::grpc::Status::OK, out);
+      },
+      fail);
+}
+
 void rerank_pairs(Backend& b, const Work& w, std::shared_ptr<const Pairs> rq, Reply<RerankResponse> reply) {
   if (rq->texts.empty()) throw Error(ErrorKind::InvalidArgument, "`texts` cannot be empty");
   const std::size_t limit = b.options().max_client_batch_size;
@@ -111,6 +181,8 @@ void rerank_pairs(Backend& b, const Work& w, std::shared_ptr<const Pairs> rq, Re
   b.with_model(
       w,
       [&b, w, rq, reply, fail](serving::LeasePtr lease) {
+        if (serving::reranks_by_vectors(lease->model()))
+          return rerank_by_vectors(b, w, lease, rq, reply, fail);
         const SequenceClassifier& c = classifier_of(*lease, "Rerank");
         if (c.kind() != ClassifierKind::Reranker) {
           throw Error(
@@ -136,17 +208,8 @@ void rerank_pairs(Backend& b, const Work& w, std::shared_ptr<const Pairs> rq, Re
               std::vector<float> scores(logits.size());
               for (std::size_t i = 0; i < logits.size(); ++i)
                 scores[i] = rq->raw_scores ? logits[i] : sigmoid(logits[i]);
-              RerankResponse out;
               std::size_t chars = 0;
-              for (std::size_t i = 0; i < rq->texts.size(); ++i) {
-                chars += utf8::code_points(rq->query(i)) + utf8::code_points(rq->texts[i]);
-              }
-              for (const std::size_t i : serving::by_score(scores)) {
-                tei::v1::Rank* rank = out.add_ranks();
-                rank->set_index(static_cast<std::uint32_t>(i));
-                rank->set_score(scores[i]);
-                if (rq->return_text) rank->set_text(rq->texts[i]);
-              }
+              RerankResponse out = rank_response(*rq, scores, chars);
               fill_metadata(*out.mutable_metadata(), r, chars, w.received);
               reply(::grpc::Status::OK, out);
             },

@@ -549,5 +549,75 @@ TEST(GrpcAdmission, AFullQueueIsResourceExhaustedAndTheServerStaysHealthy) {
   server.shutdown(1s);
 }
 
+// Rerank and RerankStream on a ColBERT: the same MaxSim scores HTTP's /rerank gives, each
+// distinct query of a stream encoded once.
+TEST(GrpcColbert, RerankScoresByMaxSimAsHttpDoes) {
+  const fs::path dir = fs::temp_directory_path() / ("warden-grpc-colbert-" + std::to_string(::getpid()));
+  warden::testing::run_fixture_command(
+      "warden-fixture --arch bert --head none --preset tiny --seed 1 --colbert --out DIR", dir);
+  {
+    ThreadPool pool(2);
+    const NeuralEmbedder colbert(dir, &pool);
+    serving::MetricsRegistry metrics;
+    serving::ModelManager models{serving::ModelManagerOptions{}, &metrics};
+    models.add(spec_of("colbert", colbert, ModelKind::Embedding));
+    http::ServiceOptions o;
+    o.workers = 2;
+    http::Service service(models, nullptr, o, &metrics);
+    GrpcServer server(service.pipeline(), GrpcOptions{}, &metrics);
+    auto channel = ::grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()),
+                                         ::grpc::InsecureChannelCredentials());
+    auto stub = tei::v1::Rerank::NewStub(channel);
+    tei::v1::RerankRequest rq;
+    rq.set_query("what is a fox");
+    for (const std::string& t : kTexts) rq.add_texts(t);
+    rq.set_truncate(true);
+    tei::v1::RerankResponse res;
+    ::grpc::ClientContext ctx;
+    const ::grpc::Status s = stub->Rerank(&ctx, rq, &res);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    std::string texts;
+    for (const std::string& t : kTexts) texts += (texts.empty() ? "" : ",") + json_string(t);
+    const auto a = call_handler(service.handler(), "POST", "/rerank",
+                                R"({"query":"what is a fox","texts":[)" + texts + "]}");
+    ASSERT_EQ(a.status, 200) << a.body;
+    simdjson::dom::parser p;
+    int k = 0;
+    for (const auto rank : p.parse(a.body).get_array()) {
+      ASSERT_LT(k, res.ranks_size());
+      EXPECT_EQ(res.ranks(k).index(), std::uint64_t(rank["index"]));
+      EXPECT_EQ(res.ranks(k).score(), static_cast<float>(double(rank["score"])));
+      ++k;
+    }
+    EXPECT_EQ(k, static_cast<int>(kTexts.size()));
+
+    // A stream of pairs with two queries: each text against its own.
+    tei::v1::RerankResponse streamed;
+    ::grpc::ClientContext sctx;
+    auto writer = stub->RerankStream(&sctx, &streamed);
+    for (std::size_t i = 0; i < kTexts.size(); ++i) {
+      tei::v1::RerankStreamRequest one;
+      one.set_query(i % 2 == 0 ? "what is a fox" : "hello");
+      one.set_text(kTexts[i]);
+      one.set_truncate(true);
+      ASSERT_TRUE(writer->Write(one));
+    }
+    writer->WritesDone();
+    ASSERT_TRUE(writer->Finish().ok());
+    ASSERT_EQ(streamed.ranks_size(), static_cast<int>(kTexts.size()));
+    for (const auto& rank : streamed.ranks()) {
+      if (rank.index() % 2 != 0) continue;  // the "what is a fox" pairs score as in the unary call
+      for (const auto& u : res.ranks()) {
+        if (u.index() == rank.index()) {
+          EXPECT_EQ(u.score(), rank.score());
+        }
+      }
+    }
+    server.shutdown(1s);
+    service.shutdown(1s);
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace warden::grpc
