@@ -21,7 +21,7 @@
 #include "core/thread_pool.hpp"
 #include "embed/neural_embedder.hpp"
 #include "model/safetensors.hpp"
-#include "support/golden_fixture.hpp"
+#include "support/golden_model.hpp"
 
 namespace warden {
 namespace {
@@ -29,12 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr double kTolerance = 1e-4;
-
-std::vector<float> floats(simdjson::dom::element array) {
-  std::vector<float> v;
-  for (const auto x : array.get_array()) v.push_back(static_cast<float>(double(x)));
-  return v;
-}
 
 std::vector<std::uint32_t> ids_of(simdjson::dom::element array) {
   std::vector<std::uint32_t> v;
@@ -44,14 +38,6 @@ std::vector<std::uint32_t> ids_of(simdjson::dom::element array) {
 
 class ColbertOutputs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("warden-colbert-" + std::to_string(::getpid()));
-    text_ = read_file(fs::path(WARDEN_TEST_DATA) / "goldens" / "bert-colbert.json");
-    golden_ = parser_.parse(text_);
-    testing::run_fixture_command(std::string_view(golden_["fixture"]["command"]), dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Every case as a query and as a document, interleaved, in one batch.
   struct Run {
     std::vector<PreparedInput> prepared;
@@ -72,10 +58,9 @@ class ColbertOutputs : public ::testing::Test {
     return r;
   }
 
-  fs::path dir_;
-  std::string text_;
-  simdjson::dom::parser parser_;
-  simdjson::dom::element golden_;
+  testing::GoldenModel model_{"bert-colbert"};
+  const fs::path& dir_ = model_.dir();
+  simdjson::dom::element golden_ = model_.golden();
 };
 
 TEST_F(ColbertOutputs, QueriesAndDocumentsMatchPyLateFromOneMixedBatch) {
@@ -102,7 +87,7 @@ TEST_F(ColbertOutputs, QueriesAndDocumentsMatchPyLateFromOneMixedBatch) {
       const Embeddings& got = r.out[i].multi;
       std::size_t rows = 0;
       for (const auto row : want["vectors"].get_array()) {
-        const auto v = floats(row);
+        const auto v = testing::golden_floats(row);
         ASSERT_LT(rows, got.rows());
         ASSERT_EQ(v.size(), got.dim());
         for (std::size_t d = 0; d < v.size(); ++d) {

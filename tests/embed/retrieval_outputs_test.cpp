@@ -19,7 +19,7 @@
 #include "core/file.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/neural_embedder.hpp"
-#include "support/golden_fixture.hpp"
+#include "support/golden_model.hpp"
 
 namespace warden {
 namespace {
@@ -28,26 +28,13 @@ namespace fs = std::filesystem;
 
 constexpr double kTolerance = 1e-4;
 
-std::vector<float> floats(simdjson::dom::element array) {
-  std::vector<float> v;
-  for (const auto x : array.get_array()) v.push_back(static_cast<float>(double(x)));
-  return v;
-}
+using testing::golden_floats;
 
 class M3Outputs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("warden-m3-" + std::to_string(::getpid()));
-    text_ = read_file(fs::path(WARDEN_TEST_DATA) / "goldens" / "xlm-roberta-m3.json");
-    golden_ = parser_.parse(text_);
-    testing::run_fixture_command(std::string_view(golden_["fixture"]["command"]), dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path dir_;
-  std::string text_;
-  simdjson::dom::parser parser_;
-  simdjson::dom::element golden_;
+  testing::GoldenModel model_{"xlm-roberta-m3"};
+  const fs::path& dir_ = model_.dir();
+  simdjson::dom::element golden_ = model_.golden();
 };
 
 TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
@@ -75,7 +62,7 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
     // Dense: the pooled CLS vector, normalised as FlagEmbedding does.
     std::vector<float> dense = got[i].dense;
     embedder.normalize_rows(dense);
-    const std::vector<float> want_dense = floats(m3["dense"]);
+    const std::vector<float> want_dense = golden_floats(m3["dense"]);
     ASSERT_EQ(dense.size(), want_dense.size());
     for (std::size_t d = 0; d < dense.size(); ++d) {
       EXPECT_NEAR(dense[d], want_dense[d], kTolerance);
@@ -86,7 +73,7 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
     std::vector<std::uint32_t> want_ids;
     for (const auto x : m3["sparse"]["indices"].get_array())
       want_ids.push_back(std::uint32_t(std::int64_t(x)));
-    const std::vector<float> want_values = floats(m3["sparse"]["values"]);
+    const std::vector<float> want_values = golden_floats(m3["sparse"]["values"]);
     EXPECT_EQ(got[i].sparse.indices, want_ids);
     ASSERT_EQ(got[i].sparse.values.size(), want_values.size());
     for (std::size_t k = 0; k < want_values.size(); ++k) {
@@ -100,7 +87,7 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
     std::vector<float> want_multi;
     std::size_t want_rows = 0;
     for (const auto row : m3["colbert"].get_array()) {
-      const auto r = floats(row);
+      const auto r = golden_floats(row);
       want_multi.insert(want_multi.end(), r.begin(), r.end());
       ++want_rows;
     }
