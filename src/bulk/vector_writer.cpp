@@ -99,6 +99,7 @@ OutputStream::~OutputStream() {
 }
 
 void OutputStream::write(std::string_view bytes) {
+  if (bytes.empty()) return;  // (an empty view may have no data pointer for fwrite)
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
     throw Error(ErrorKind::Io, fmt::format("cannot write {}: {}", name_, std::strerror(errno)));
   }

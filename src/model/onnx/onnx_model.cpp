@@ -217,7 +217,7 @@ class Parser {
       }
     }
     a.floats.resize(floats.size());
-    std::memcpy(a.floats.data(), floats.data(), floats.size() * 4);
+    if (!floats.empty()) std::memcpy(a.floats.data(), floats.data(), floats.size() * 4);
     a.ints.reserve(ints.size());
     for (const std::uint64_t v : ints) a.ints.push_back(as_int64(v));
     return a;
@@ -305,7 +305,7 @@ class Parser {
               r.fail(f, "double_data is not whole values");
             const std::size_t first = t.fixed64.size();
             t.fixed64.resize(first + b.size() / 8);
-            std::memcpy(t.fixed64.data() + first, b.data(), b.size());
+            if (!b.empty()) std::memcpy(t.fixed64.data() + first, b.data(), b.size());
           }
           ++t.typed_fields;
           break;
@@ -402,11 +402,11 @@ class Parser {
     switch (out.type) {
       case DataType::Float:
         have = t.fixed32.size();
-        if (have == count) std::memcpy(dst, t.fixed32.data(), want);
+        if (have == count && want > 0) std::memcpy(dst, t.fixed32.data(), want);
         break;
       case DataType::Double:
         have = t.fixed64.size();
-        if (have == count) std::memcpy(dst, t.fixed64.data(), want);
+        if (have == count && want > 0) std::memcpy(dst, t.fixed64.data(), want);
         break;
       default:
         have = t.varints.size();

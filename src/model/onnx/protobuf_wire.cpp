@@ -114,6 +114,7 @@ void append_fixed32(const WireReader& reader, const WireField& field, std::vecto
   }
   const std::size_t n = field.bytes.size() / 4;
   if (n > limit - std::min(limit, out.size())) reader.fail(field, fmt::format("more than {} values", limit));
+  if (n == 0) return;
   const std::size_t first = out.size();
   out.resize(first + n);
   std::memcpy(out.data() + first, field.bytes.data(), n * 4);
