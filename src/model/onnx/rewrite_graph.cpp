@@ -1,0 +1,126 @@
+#include "model/onnx/rewrite_graph.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/onnx/graph_order.hpp"
+
+namespace warden::onnx {
+
+namespace {
+
+// A constant tensor made here (from a Constant node's scalar or list attribute).
+template <typename T>
+Tensor owned_tensor(const std::string& name, DataType type, const std::vector<T>& values, bool scalar) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(bytes->data(), values.data(), bytes->size());
+  Tensor t;
+  t.name = name;
+  t.type = type;
+  if (!scalar) t.dims = {static_cast<std::int64_t>(values.size())};
+  t.data = std::span<const std::byte>(bytes->data(), bytes->size());
+  t.owner = bytes;
+  return t;
+}
+
+Tensor constant_value(const Node& n, std::string_view source) {
+  const std::string& name = n.outputs.front();
+  for (const Attribute& a : n.attributes) {
+    if (a.name == "value" && a.t) {
+      Tensor t = *a.t;
+      t.name = name;
+      return t;
+    }
+    if (a.name == "value_float") return owned_tensor(name, DataType::Float, std::vector<float>{a.f}, true);
+    if (a.name == "value_floats") return owned_tensor(name, DataType::Float, a.floats, false);
+    if (a.name == "value_int")
+      return owned_tensor(name, DataType::Int64, std::vector<std::int64_t>{a.i}, true);
+    if (a.name == "value_ints") return owned_tensor(name, DataType::Int64, a.ints, false);
+  }
+  throw Error(
+      ErrorKind::CorruptFile,
+      fmt::format("{}: Constant node '{}' has no value Warden reads (value, value_float(s), value_int(s))",
+                  source, n.name));
+}
+
+}  // namespace
+
+const Node* RewriteGraph::producer(std::string_view value) const noexcept {
+  for (const Node& n : nodes) {
+    if (std::find(n.outputs.begin(), n.outputs.end(), value) != n.outputs.end()) return &n;
+  }
+  return nullptr;
+}
+
+std::size_t RewriteGraph::readers(std::string_view value) const noexcept {
+  std::size_t count = 0;
+  for (const Node& n : nodes)
+    count += static_cast<std::size_t>(std::count(n.inputs.begin(), n.inputs.end(), value));
+  for (const ValueInfo& v : outputs) count += v.name == value ? 1 : 0;
+  return count;
+}
+
+const Tensor* RewriteGraph::constant(std::string_view value) const noexcept {
+  const auto it = constants.find(value);
+  return it == constants.end() ? nullptr : &it->second;
+}
+
+std::optional<double> RewriteGraph::scalar(std::string_view value) const {
+  const Tensor* t = constant(value);
+  if (t == nullptr || t->element_count() != 1) return std::nullopt;
+  switch (t->type) {
+    case DataType::Float:
+    case DataType::Float16:
+    case DataType::Bfloat16:
+    case DataType::Double:
+      return static_cast<double>(t->to_floats()[0]);
+    default:
+      break;
+  }
+  if (data_type_size(t->type) == 0) return std::nullopt;
+  return static_cast<double>(t->to_ints()[0]);
+}
+
+void RewriteGraph::replace(std::vector<std::size_t> remove, Node add) {
+  std::sort(remove.begin(), remove.end());
+  const std::size_t at = remove.back();
+  nodes[at] = std::move(add);
+  remove.pop_back();
+  for (auto it = remove.rbegin(); it != remove.rend(); ++it)
+    nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(*it));
+}
+
+RewriteGraph make_rewrite_graph(const Model& model, std::string_view source) {
+  const auto opset = model.opsets.find("");
+  if (opset == model.opsets.end()) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: the model imports no default (ai.onnx) opset", source));
+  }
+  if (opset->second < 11 || opset->second > 21) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: opset {} (Warden reads opsets 11 to 21)", source, opset->second));
+  }
+  RewriteGraph g;
+  g.source = std::string(source);
+  g.opset = opset->second;
+  for (const Tensor& t : model.graph.initializers) g.constants.emplace(t.name, t);
+  for (const ValueInfo& v : model.graph.inputs) {
+    if (!g.constants.contains(v.name)) g.inputs.push_back(v);  // old exporters list initializers as inputs
+  }
+  g.outputs = model.graph.outputs;
+  for (const std::size_t i : topological_order(model.graph, source)) {
+    const Node& n = model.graph.nodes[i];
+    if (n.op_type == "Constant" && n.domain.empty()) {
+      g.constants.insert_or_assign(n.outputs.front(), constant_value(n, source));
+      continue;
+    }
+    g.nodes.push_back(n);
+  }
+  return g;
+}
+
+}  // namespace warden::onnx

@@ -1,0 +1,46 @@
+#pragma once
+// The graph the rewrite passes work on (in the style of ONNX Runtime's graph transformers):
+// the nodes in topological order, the constants by name — initializers and the values of
+// Constant nodes, which are folded away here — and the graph's inputs and outputs. A pass
+// finds a subgraph it knows (a LayerNorm decomposition, an attention block, ...), checks that
+// nothing outside reads its intermediate values, and replaces it with one node Warden's engine
+// places; what no pass reduces is named in the load error.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/onnx/onnx_model.hpp"
+
+namespace warden::onnx {
+
+struct RewriteGraph {
+  std::string source;  // the file, for errors
+  std::int64_t opset = 0;
+  std::vector<Node> nodes;  // topological order
+  std::map<std::string, Tensor, std::less<>> constants;
+  std::vector<ValueInfo> inputs;  // the graph inputs that are not constants
+  std::vector<ValueInfo> outputs;
+
+  // The node producing `value`, or null (a graph input, a constant, or nothing).
+  [[nodiscard]] const Node* producer(std::string_view value) const noexcept;
+  // How many node inputs and graph outputs read `value`.
+  [[nodiscard]] std::size_t readers(std::string_view value) const noexcept;
+  [[nodiscard]] const Tensor* constant(std::string_view value) const noexcept;
+  // A constant of one element, as a float (FLOAT, FLOAT16, BFLOAT16, DOUBLE, or an integer type).
+  [[nodiscard]] std::optional<double> scalar(std::string_view value) const;
+  // Replaces the nodes at `remove` (indices into `nodes`) by `add`, placed where the last removed
+  // one was (its inputs are all produced before it), keeping the order topological.
+  void replace(std::vector<std::size_t> remove, Node add);
+};
+
+// Orders and checks the graph (topological_order), and folds Constant nodes (value, value_float,
+// value_floats, value_int, value_ints) into constants. Error(CorruptFile) as topological_order,
+// or for a Constant node without a value; Error(Unsupported) for a model without the default
+// opset or with one Warden does not know (below 11 or above 21).
+RewriteGraph make_rewrite_graph(const Model& model, std::string_view source);
+
+}  // namespace warden::onnx

@@ -1,0 +1,96 @@
+// The ONNX rewrite passes (src/model/onnx/passes/) on graphs Debian's torch.onnx.export wrote
+// (tools/onnx_fixtures/make_pass_fixtures.py): each pattern the exporter emits becomes the one
+// node Warden places, with the constants it needs; a near miss is left alone.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "model/onnx/passes/fuse_layer_norm.hpp"
+#include "model/onnx/rewrite_graph.hpp"
+
+namespace warden::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kData = fs::path(WARDEN_TEST_DATA) / "onnx";
+
+std::size_t count_ops(const RewriteGraph& g, std::string_view op) {
+  return static_cast<std::size_t>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op_type == op; }));
+}
+
+TEST(OnnxRewriteGraph, ConstantNodesBecomeConstants) {
+  const ModelFile file(kData / "layer_norm_opset14.onnx");
+  const RewriteGraph g = make_rewrite_graph(file.model(), "layer_norm_opset14.onnx");
+  EXPECT_EQ(g.opset, 14);
+  EXPECT_EQ(count_ops(g, "Constant"), 0U);
+  ASSERT_EQ(g.inputs.size(), 1U);
+  EXPECT_EQ(g.inputs[0].name, "x");
+  // The Pow's exponent and the epsilon were Constant nodes.
+  std::size_t scalars = 0;
+  for (const auto& [name, t] : g.constants) scalars += t.element_count() == 1 ? 1 : 0;
+  EXPECT_EQ(scalars, 2U);
+}
+
+TEST(OnnxPasses, LayerNormFromTorchsOpset14DecompositionIsOneNode) {
+  const ModelFile file(kData / "layer_norm_opset14.onnx");
+  RewriteGraph g = make_rewrite_graph(file.model(), "layer_norm_opset14.onnx");
+  EXPECT_EQ(fuse_layer_norm(g), 1U);
+  ASSERT_EQ(count_ops(g, "LayerNormalization"), 1U);
+  for (const char* gone : {"ReduceMean", "Sub", "Pow", "Sqrt", "Div", "Mul"})
+    EXPECT_EQ(count_ops(g, gone), 0U) << gone;
+  const Node& ln = *std::find_if(g.nodes.begin(), g.nodes.end(),
+                                 [](const Node& n) { return n.op_type == "LayerNormalization"; });
+  EXPECT_EQ(ln.outputs, std::vector<std::string>{"y"});
+  ASSERT_EQ(ln.inputs.size(), 3U);
+  ASSERT_NE(ln.attribute("epsilon"), nullptr);
+  EXPECT_EQ(ln.attribute("epsilon")->f, 1e-12F);
+  EXPECT_EQ(ln.attribute("axis")->i, -1);
+  // Its input is the linear layer's output; gamma and beta are the module's weights, as in the
+  // opset 17 export of the same module.
+  const Node* add = g.producer(ln.inputs[0]);
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->op_type, "Add");
+  const ModelFile file17(kData / "layer_norm_opset17.onnx");
+  RewriteGraph g17 = make_rewrite_graph(file17.model(), "layer_norm_opset17.onnx");
+  EXPECT_EQ(fuse_layer_norm(g17), 0U);  // already one node
+  const Node& ln17 = *std::find_if(g17.nodes.begin(), g17.nodes.end(),
+                                   [](const Node& n) { return n.op_type == "LayerNormalization"; });
+  for (std::size_t k = 1; k < 3; ++k) {
+    const Tensor* a = g.constant(ln.inputs[k]);
+    const Tensor* b = g17.constant(ln17.inputs[k]);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(a->to_floats(), b->to_floats()) << k;
+  }
+  EXPECT_EQ(ln17.attribute("epsilon")->f, 1e-12F);
+}
+
+TEST(OnnxPasses, ANearMissIsLeftAsItIs) {
+  const ModelFile file(kData / "layer_norm_opset14.onnx");
+  RewriteGraph g = make_rewrite_graph(file.model(), "layer_norm_opset14.onnx");
+  // The variance squared by 3 instead of 2: not a LayerNorm.
+  for (const Node& n : g.nodes) {
+    if (n.op_type != "Pow") continue;
+    Tensor& exponent = g.constants.at(n.inputs[1]);
+    auto three = std::make_shared<float>(3.0F);
+    exponent.data = std::as_bytes(std::span<const float>(three.get(), 1));
+    exponent.owner = three;
+    exponent.type = DataType::Float;
+  }
+  EXPECT_EQ(fuse_layer_norm(g), 0U);
+  EXPECT_EQ(count_ops(g, "Pow"), 1U);
+  // And an intermediate value read outside the pattern keeps the pattern too.
+  RewriteGraph h = make_rewrite_graph(file.model(), "layer_norm_opset14.onnx");
+  for (const Node& n : h.nodes) {
+    if (n.op_type == "Sqrt") h.outputs.push_back({n.outputs[0], DataType::Float, std::nullopt});
+  }
+  EXPECT_EQ(fuse_layer_norm(h), 0U);
+}
+
+}  // namespace
+}  // namespace warden::onnx
