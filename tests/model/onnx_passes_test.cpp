@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model/onnx/passes/fuse_gelu.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
 #include "model/onnx/rewrite_graph.hpp"
 
@@ -68,6 +69,25 @@ TEST(OnnxPasses, LayerNormFromTorchsOpset14DecompositionIsOneNode) {
     EXPECT_EQ(a->to_floats(), b->to_floats()) << k;
   }
   EXPECT_EQ(ln17.attribute("epsilon")->f, 1e-12F);
+}
+
+TEST(OnnxPasses, GeluFromTorchsErfFormAndHfsOwnIsOneNodeEach) {
+  const ModelFile file(kData / "gelu_opset14.onnx");
+  RewriteGraph g = make_rewrite_graph(file.model(), "gelu_opset14.onnx");
+  EXPECT_EQ(fuse_gelu(g), 2U);
+  EXPECT_EQ(count_ops(g, "Gelu"), 2U);
+  for (const char* gone : {"Erf", "Div", "Mul"}) EXPECT_EQ(count_ops(g, gone), 0U) << gone;
+  EXPECT_EQ(count_ops(g, "MatMul"), 2U);
+  EXPECT_EQ(count_ops(g, "Add"), 2U);  // the linear layers' biases stay for the dense pass
+  for (const Node& n : g.nodes) {
+    if (n.op_type != "Gelu") continue;
+    EXPECT_EQ(n.domain, "com.microsoft");
+    ASSERT_EQ(n.inputs.size(), 1U);
+    const Node* bias = g.producer(n.inputs[0]);
+    ASSERT_NE(bias, nullptr);
+    EXPECT_EQ(bias->op_type, "Add");  // GELU of the linear layer's output
+  }
+  EXPECT_EQ(g.nodes.back().outputs, std::vector<std::string>{"y"});
 }
 
 TEST(OnnxPasses, ANearMissIsLeftAsItIs) {
