@@ -327,6 +327,11 @@ TEST(OnnxReader, TensorsWhoseShapeAndBytesDisagreeAreCorrupt) {
   Pb unknown;
   unknown.varint(1, 1).varint(2, 99).bytes(9, std::string(4, '\0'));
   EXPECT_EQ(kind_of(model_with(unknown)), ErrorKind::CorruptFile);
+  // 2^39 elements declared with one typed value: refused before anything that size is allocated
+  // (found by warden-fuzz-onnx_model).
+  Pb declared;
+  declared.varint(1, std::uint64_t{1} << 39).varint(2, 7).varint(7, 1);
+  EXPECT_EQ(kind_of(model_with(declared)), ErrorKind::CorruptFile);
   // Three elements, two int64 values; raw and typed data at once.
   Pb few;
   few.varint(1, 3).varint(2, 7).varint(7, 1).varint(7, 2);

@@ -395,32 +395,26 @@ class Parser {
       out.data = t.raw;
       return std::move(out);
     }
-    // The typed fields, decoded into bytes the tensor owns.
+    // The typed fields, decoded into bytes the tensor owns: counted before anything is
+    // allocated, so a huge shape with a few values costs nothing but the error.
+    const std::uint64_t have = out.type == DataType::Float    ? t.fixed32.size()
+                               : out.type == DataType::Double ? t.fixed64.size()
+                                                              : t.varints.size();
+    if (have != count) throw mismatch(have * size, "typed data");
     auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(want));
     std::byte* dst = bytes->data();
-    std::uint64_t have = 0;
-    switch (out.type) {
-      case DataType::Float:
-        have = t.fixed32.size();
-        if (have == count && want > 0) std::memcpy(dst, t.fixed32.data(), want);
-        break;
-      case DataType::Double:
-        have = t.fixed64.size();
-        if (have == count && want > 0) std::memcpy(dst, t.fixed64.data(), want);
-        break;
-      default:
-        have = t.varints.size();
-        if (have == count) {
-          for (std::size_t i = 0; i < t.varints.size(); ++i) {
-            // int32_data carries the small types' values (FLOAT16/BFLOAT16 as their bits);
-            // the low bytes of the varint are the element's little-endian bytes.
-            const std::uint64_t v = t.varints[i];
-            std::memcpy(dst + i * size, &v, size);
-          }
-        }
-        break;
+    if (out.type == DataType::Float) {
+      if (want > 0) std::memcpy(dst, t.fixed32.data(), want);
+    } else if (out.type == DataType::Double) {
+      if (want > 0) std::memcpy(dst, t.fixed64.data(), want);
+    } else {
+      for (std::size_t i = 0; i < t.varints.size(); ++i) {
+        // int32_data carries the small types' values (FLOAT16/BFLOAT16 as their bits); the low
+        // bytes of the varint are the element's little-endian bytes.
+        const std::uint64_t v = t.varints[i];
+        std::memcpy(dst + i * size, &v, size);
+      }
     }
-    if (have != count) throw mismatch(have * size, "typed data");
     out.owner = bytes;
     out.data = std::span<const std::byte>(bytes->data(), bytes->size());
     return std::move(out);
