@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model/onnx/passes/fuse_dense.hpp"
 #include "model/onnx/passes/fuse_gelu.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
 #include "model/onnx/rewrite_graph.hpp"
@@ -88,6 +89,27 @@ TEST(OnnxPasses, GeluFromTorchsErfFormAndHfsOwnIsOneNodeEach) {
     EXPECT_EQ(bias->op_type, "Add");  // GELU of the linear layer's output
   }
   EXPECT_EQ(g.nodes.back().outputs, std::vector<std::string>{"y"});
+}
+
+TEST(OnnxPasses, LinearLayersBecomeDenseNodesWithTheirBiases) {
+  const ModelFile file(kData / "gelu_opset14.onnx");
+  RewriteGraph g = make_rewrite_graph(file.model(), "gelu_opset14.onnx");
+  EXPECT_EQ(fuse_gelu(g), 2U);
+  EXPECT_EQ(fuse_dense(g), 2U);
+  // Linear, Gelu, Linear, Gelu: nothing else is left.
+  ASSERT_EQ(g.nodes.size(), 4U);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const Node& n = g.nodes[i];
+    EXPECT_EQ(n.op_type, i % 2 == 0 ? "Dense" : "Gelu") << i;
+    if (n.op_type != "Dense") continue;
+    EXPECT_EQ(n.domain, kWardenDomain);
+    ASSERT_EQ(n.inputs.size(), 3U);
+    EXPECT_EQ(g.constant(n.inputs[1])->dims, (std::vector<std::int64_t>{8, 8}));
+    EXPECT_EQ(g.constant(n.inputs[2])->dims, (std::vector<std::int64_t>{8}));
+  }
+  EXPECT_EQ(g.nodes[0].inputs[0], "x");
+  EXPECT_EQ(g.nodes.back().outputs, std::vector<std::string>{"y"});
+  EXPECT_EQ(fuse_dense(g), 0U);  // nothing left to make
 }
 
 TEST(OnnxPasses, ANearMissIsLeftAsItIs) {

@@ -1,0 +1,21 @@
+#pragma once
+// Rewrite pass: a dense layer from a MatMul by a constant [in x out] matrix and the Add of a
+// constant [out] bias that only it feeds (what torch.onnx.export writes for nn.Linear on
+// 3-D activations: MatMul(x, Wᵀ) then Add(b, ·)), or the MatMul alone. The result is
+// warden.Dense(x, W[, b]) with W as the file stores it, [in x out]: the node Warden's engine
+// packs into its GEMM layout. A MatMul of two activations (attention's QKᵀ and PV) is not a
+// dense layer and is left for the attention pass.
+
+#include <cstddef>
+
+#include "model/onnx/rewrite_graph.hpp"
+
+namespace warden::onnx {
+
+// The domain of the nodes only Warden's passes make.
+inline constexpr const char* kWardenDomain = "warden";
+
+// The number of dense layers made.
+std::size_t fuse_dense(RewriteGraph& graph);
+
+}  // namespace warden::onnx
