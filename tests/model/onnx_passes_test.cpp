@@ -12,6 +12,7 @@
 #include "model/onnx/passes/fuse_gelu.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
 #include "model/onnx/rewrite_graph.hpp"
+#include "model/onnx/shape_values.hpp"
 
 namespace warden::onnx {
 namespace {
@@ -110,6 +111,40 @@ TEST(OnnxPasses, LinearLayersBecomeDenseNodesWithTheirBiases) {
   EXPECT_EQ(g.nodes[0].inputs[0], "x");
   EXPECT_EQ(g.nodes.back().outputs, std::vector<std::string>{"y"});
   EXPECT_EQ(fuse_dense(g), 0U);  // nothing left to make
+}
+
+// HF's transpose_for_scores and the view back, as torch exports them: each Reshape's shape is
+// read as "the input's own batch and sequence dimensions, then constants".
+TEST(OnnxShapeValues, ReshapeShapesInHfsAttentionAreReadSymbolically) {
+  const ModelFile file(kData / "attention_opset14.onnx");
+  RewriteGraph g = make_rewrite_graph(file.model(), "attention_opset14.onnx");
+  EXPECT_EQ(fuse_dense(g), 3U);  // query, key, value
+  std::size_t split = 0, merge = 0;
+  for (const Node& n : g.nodes) {
+    if (n.op_type != "Reshape") continue;
+    const auto shape = symbolic_value(g, n.inputs[1]);
+    ASSERT_TRUE(shape.has_value()) << n.name;
+    EXPECT_FALSE(shape->scalar);
+    const std::string& x = n.inputs[0];
+    if (shape->elements.size() == 4) {
+      EXPECT_EQ(shape->elements, (std::vector<SymbolicDim>{SymbolicDim::dim(x, 0), SymbolicDim::dim(x, 1),
+                                                           SymbolicDim::number(4), SymbolicDim::number(4)}));
+      ++split;
+    } else {
+      EXPECT_EQ(shape->elements, (std::vector<SymbolicDim>{SymbolicDim::dim(x, 0), SymbolicDim::dim(x, 1),
+                                                           SymbolicDim::number(16)}));
+      ++merge;
+    }
+  }
+  EXPECT_EQ(split, 3U);
+  EXPECT_EQ(merge, 1U);
+  // Not a shape computation: an activation, a float constant.
+  EXPECT_FALSE(symbolic_value(g, "hidden").has_value());
+  for (const auto& [name, t] : g.constants) {
+    if (t.type == DataType::Float) {
+      EXPECT_FALSE(symbolic_value(g, name).has_value()) << name;
+    }
+  }
 }
 
 TEST(OnnxPasses, ANearMissIsLeftAsItIs) {

@@ -8,6 +8,9 @@ exporter writes:
   layer_norm_opset17.onnx  the same module: one LayerNormalization node
   gelu_opset14.onnx        Linear(8, 8) then GELU (erf): Div(√2)/Erf/Add(1)/Mul(x)/Mul(0.5),
                            and the same after a second Linear with HF's form, 0.5·x first
+  attention_opset14.onnx   HF's BertSelfAttention (eager) in its own words: transpose_for_scores'
+                           view(x.size()[:-1] + (heads, head_dim)) and permute, QKᵀ/√d + the
+                           extended mask, softmax, PV, and the view back to (batch, seq, hidden)
 
 Run: /usr/bin/python3 tools/onnx_fixtures/make_pass_fixtures.py [OUT_DIR]
 """
@@ -20,6 +23,33 @@ import warnings
 import torch
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "onnx")
+
+
+class SelfAttention(torch.nn.Module):
+    """transformers' BertSelfAttention.forward (eager, absolute positions) and
+    get_extended_attention_mask, at hidden 16 with 4 heads."""
+
+    def __init__(self, hidden=16, heads=4):
+        super().__init__()
+        self.heads, self.head_dim = heads, hidden // heads
+        self.query = torch.nn.Linear(hidden, hidden)
+        self.key = torch.nn.Linear(hidden, hidden)
+        self.value = torch.nn.Linear(hidden, hidden)
+
+    def transpose_for_scores(self, x):
+        x = x.view(x.size()[:-1] + (self.heads, self.head_dim))
+        return x.permute(0, 2, 1, 3)
+
+    def forward(self, hidden, attention_mask):
+        mask = attention_mask[:, None, None, :].to(torch.float32)
+        mask = (1.0 - mask) * torch.finfo(torch.float32).min
+        q = self.transpose_for_scores(self.query(hidden))
+        k = self.transpose_for_scores(self.key(hidden))
+        v = self.transpose_for_scores(self.value(hidden))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + mask
+        context = torch.matmul(torch.nn.functional.softmax(scores, dim=-1), v)
+        context = context.permute(0, 2, 1, 3).contiguous()
+        return context.view(context.size()[:-2] + (self.heads * self.head_dim,))
 
 
 def main():
@@ -49,6 +79,15 @@ def main():
             h = torch.nn.functional.gelu(self.a(x))
             h = self.b(h)
             return 0.5 * h * (1.0 + torch.erf(h / math.sqrt(2.0)))  # HF's gelu in its own words
+
+    path = os.path.join(OUT, "attention_opset14.onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(SelfAttention().eval(), (torch.randn(2, 5, 16), torch.ones(2, 5, dtype=torch.long)), path,
+                          input_names=["hidden", "attention_mask"], output_names=["context"], opset_version=14,
+                          dynamic_axes={"hidden": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"},
+                                        "context": {0: "batch", 1: "sequence"}})
+    print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
     path = os.path.join(OUT, "gelu_opset14.onnx")
     with warnings.catch_warnings():
