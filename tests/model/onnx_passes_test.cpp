@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model/onnx/passes/fuse_attention.hpp"
 #include "model/onnx/passes/fuse_dense.hpp"
 #include "model/onnx/passes/fuse_gelu.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
@@ -145,6 +146,30 @@ TEST(OnnxShapeValues, ReshapeShapesInHfsAttentionAreReadSymbolically) {
       EXPECT_FALSE(symbolic_value(g, name).has_value()) << name;
     }
   }
+}
+
+TEST(OnnxPasses, HfsAttentionIsOneNodeAndItsShapePlumbingGoes) {
+  const ModelFile file(kData / "attention_opset14.onnx");
+  RewriteGraph g = make_rewrite_graph(file.model(), "attention_opset14.onnx");
+  EXPECT_EQ(fuse_dense(g), 3U);
+  EXPECT_EQ(fuse_attention(g), 1U);
+  EXPECT_EQ(g.remove_unused(), 0U);  // the reshapes' Shape/Gather/Unsqueeze/Concat went with them
+  EXPECT_TRUE(g.well_formed());
+  ASSERT_EQ(count_ops(g, "Attention"), 1U);
+  for (const char* gone : {"Reshape", "Transpose", "Softmax", "MatMul", "Shape", "Gather", "Concat"}) {
+    EXPECT_EQ(count_ops(g, gone), 0U) << gone;
+  }
+  const Node& a =
+      *std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op_type == "Attention"; });
+  EXPECT_EQ(a.domain, kWardenDomain);
+  EXPECT_EQ(a.attribute("num_heads")->i, 4);
+  EXPECT_EQ(a.attribute("scale")->f, 0.5F);  // 1/√4, from the file's Div by 2
+  ASSERT_EQ(a.inputs.size(), 4U);
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(g.producer(a.inputs[k])->op_type, "Dense") << k;
+  EXPECT_EQ(a.outputs, std::vector<std::string>{"context"});
+  // What is left besides: the three dense layers and the mask's Unsqueeze/Cast/Sub/Mul.
+  EXPECT_EQ(g.producer(a.inputs[3])->op_type, "Mul");
+  EXPECT_EQ(g.nodes.size(), 3U + 1U + 5U);
 }
 
 TEST(OnnxPasses, ANearMissIsLeftAsItIs) {

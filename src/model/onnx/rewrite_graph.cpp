@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -92,6 +93,42 @@ void RewriteGraph::replace(std::vector<std::size_t> remove, Node add) {
   remove.pop_back();
   for (auto it = remove.rbegin(); it != remove.rend(); ++it)
     nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(*it));
+}
+
+std::size_t RewriteGraph::remove_unused() {
+  std::size_t removed = 0;
+  for (bool again = true; again;) {
+    again = false;
+    std::unordered_set<std::string_view> read;
+    for (const Node& n : nodes) read.insert(n.inputs.begin(), n.inputs.end());
+    for (const ValueInfo& v : outputs) read.insert(v.name);
+    const auto dead = [&](const Node& n) {
+      return std::none_of(n.outputs.begin(), n.outputs.end(),
+                          [&](const std::string& o) { return read.contains(o); });
+    };
+    const auto end = std::remove_if(nodes.begin(), nodes.end(), dead);
+    const auto n = static_cast<std::size_t>(nodes.end() - end);
+    if (n > 0) {
+      nodes.erase(end, nodes.end());
+      removed += n;
+      again = true;
+    }
+  }
+  return removed;
+}
+
+bool RewriteGraph::well_formed() const {
+  std::unordered_set<std::string_view> defined;
+  for (const ValueInfo& v : inputs) defined.insert(v.name);
+  for (const auto& [name, t] : constants) defined.insert(name);
+  for (const Node& n : nodes) {
+    for (const std::string& in : n.inputs) {
+      if (!in.empty() && !defined.contains(in)) return false;
+    }
+    defined.insert(n.outputs.begin(), n.outputs.end());
+  }
+  return std::all_of(outputs.begin(), outputs.end(),
+                     [&](const ValueInfo& v) { return defined.contains(v.name); });
 }
 
 RewriteGraph make_rewrite_graph(const Model& model, std::string_view source) {

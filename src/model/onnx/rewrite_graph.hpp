@@ -35,6 +35,12 @@ struct RewriteGraph {
   // Replaces the nodes at `remove` (indices into `nodes`) by `add`, placed where the last removed
   // one was (its inputs are all produced before it), keeping the order topological.
   void replace(std::vector<std::size_t> remove, Node add);
+  // Drops the nodes nothing reads (no node input, no graph output), repeatedly: the shape
+  // computations a fused Reshape leaves behind. The number removed.
+  std::size_t remove_unused();
+  // Whether every node input (and graph output) is a graph input, a constant or the output of an
+  // earlier node: what a rewrite must leave.
+  [[nodiscard]] bool well_formed() const;
 };
 
 // Orders and checks the graph (topological_order), and folds Constant nodes (value, value_float,
