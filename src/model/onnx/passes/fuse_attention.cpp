@@ -82,11 +82,16 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   p.add(at);
   const Node* merge = p.take(out.inputs[0], "Transpose");
   if (merge == nullptr || !Pattern::perm_is(*merge, {0, 2, 1, 3})) return std::nullopt;
+  // [batch, sequence, hidden]: batch and sequence read off the merged context, or off the
+  // context before its transpose ([batch, heads, sequence, head_dim]).
   const auto out_shape = symbolic_value(g, out.inputs[1]);
   const std::string& merged = out.inputs[0];
-  if (!out_shape || out_shape->elements.size() != 3 ||
-      out_shape->elements[0] != SymbolicDim::dim(merged, 0) ||
-      out_shape->elements[1] != SymbolicDim::dim(merged, 1) || !out_shape->elements[2].constant) {
+  const std::string& context = merge->inputs[0];
+  if (!out_shape || out_shape->elements.size() != 3 || !out_shape->elements[2].constant) return std::nullopt;
+  const SymbolicDim& batch = out_shape->elements[0];
+  const SymbolicDim& sequence = out_shape->elements[1];
+  if ((batch != SymbolicDim::dim(merged, 0) && batch != SymbolicDim::dim(context, 0)) ||
+      (sequence != SymbolicDim::dim(merged, 1) && sequence != SymbolicDim::dim(context, 2))) {
     return std::nullopt;
   }
   const Node* pv = p.take(merge->inputs[0], "MatMul");
