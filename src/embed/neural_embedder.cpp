@@ -116,6 +116,9 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
 NeuralEmbedder::~NeuralEmbedder() = default;
 
 std::string_view NeuralEmbedder::pooling() const noexcept {
+  // TEI names a SPLADE model's pooling "splade"; a ColBERT has none (a vector per token).
+  if (model_->splade) return "splade";
+  if (model_->colbert) return "colbert";
   return pooling_mode_name(model_->pooling.mode);
 }
 

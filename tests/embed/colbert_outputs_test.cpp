@@ -68,6 +68,7 @@ TEST_F(ColbertOutputs, QueriesAndDocumentsMatchPyLateFromOneMixedBatch) {
   const NeuralEmbedder embedder(dir_, &pool);
   ASSERT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{false, false, true}));
   ASSERT_EQ(embedder.multi_vector_dim(), 24U);
+  EXPECT_EQ(embedder.pooling(), "colbert");  // what /info reports
   const Run r = run_all(embedder);
   double worst = 0;
   std::size_t vectors = 0;

@@ -270,6 +270,7 @@ TEST(PoolingOverride, SpladeWithoutModulesJsonIsTheSameModel) {
     EXPECT_TRUE(plain.retrieval_outputs().dense);
     const NeuralEmbedder splade(dir, nullptr, Precision::Float32, "splade");
     EXPECT_EQ(splade.retrieval_outputs(), (warden::RetrievalOutputs{false, true, false}));
+    EXPECT_EQ(splade.pooling(), "splade");  // TEI's name in /info
     EXPECT_EQ(sparse_of(splade), want);
     EXPECT_EQ(NeuralEmbedder(dir, nullptr, Precision::Float32, "cls").pooling(), "cls");
     EXPECT_THROW(NeuralEmbedder(dir, nullptr, Precision::Float32, "weighted"), Error);
