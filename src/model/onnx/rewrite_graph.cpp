@@ -57,6 +57,43 @@ const Node* RewriteGraph::producer(std::string_view value) const noexcept {
   return nullptr;
 }
 
+std::optional<std::size_t> RewriteGraph::sole(std::string_view value, std::string_view op,
+                                              std::size_t count) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    if (n.outputs.size() == 1 && n.outputs[0] == value) {
+      if (n.op_type != op || !n.domain.empty() || readers(value) != count) return std::nullopt;
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t rewrite_all(RewriteGraph& graph,
+                        const std::function<std::optional<Rewrite>(const RewriteGraph&, std::size_t)>& match,
+                        bool checked) {
+  std::size_t made = 0;
+  for (bool again = true; again;) {
+    again = false;
+    for (std::size_t i = 0; i < graph.nodes.size() && !again; ++i) {
+      std::optional<Rewrite> found = match(graph, i);
+      if (!found) continue;
+      if (!checked) {
+        graph.replace(std::move(found->first), std::move(found->second));
+      } else {
+        RewriteGraph rewritten = graph;
+        rewritten.replace(std::move(found->first), std::move(found->second));
+        rewritten.remove_unused();
+        if (!rewritten.well_formed()) continue;
+        graph = std::move(rewritten);
+      }
+      ++made;
+      again = true;  // indices moved: match afresh
+    }
+  }
+  return made;
+}
+
 std::size_t RewriteGraph::readers(std::string_view value) const noexcept {
   std::size_t count = 0;
   for (const Node& n : nodes)

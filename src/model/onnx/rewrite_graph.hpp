@@ -7,6 +7,7 @@
 // places; what no pass reduces is named in the load error.
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,10 @@ struct RewriteGraph {
 
   // The node producing `value`, or null (a graph input, a constant, or nothing).
   [[nodiscard]] const Node* producer(std::string_view value) const noexcept;
+  // The index of the node producing `value` when it is a default-domain `op` with one output
+  // and `value` has exactly `readers` readers: a node a pattern may take with it.
+  [[nodiscard]] std::optional<std::size_t> sole(std::string_view value, std::string_view op,
+                                                std::size_t readers = 1) const;
   // How many node inputs and graph outputs read `value`.
   [[nodiscard]] std::size_t readers(std::string_view value) const noexcept;
   [[nodiscard]] const Tensor* constant(std::string_view value) const noexcept;
@@ -42,6 +47,18 @@ struct RewriteGraph {
   // earlier node: what a rewrite must leave.
   [[nodiscard]] bool well_formed() const;
 };
+
+// One match of a pass's pattern: the nodes it covers (indices into `nodes`) and the node that
+// replaces them.
+using Rewrite = std::pair<std::vector<std::size_t>, Node>;
+
+// Applies `match` (tried at every node index) until it matches nowhere; the number of rewrites.
+// With `checked`, each rewrite is made on a copy, the nodes left unread are dropped, and the
+// copy is kept only if the graph is still well formed (for patterns that take their shape
+// computations along and cannot see every other reader).
+std::size_t rewrite_all(RewriteGraph& graph,
+                        const std::function<std::optional<Rewrite>(const RewriteGraph&, std::size_t)>& match,
+                        bool checked = false);
 
 // Orders and checks the graph (topological_order), and folds Constant nodes (value, value_float,
 // value_floats, value_int, value_ints) into constants. Error(CorruptFile) as topological_order,

@@ -161,24 +161,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
 }  // namespace
 
 std::size_t fuse_attention(RewriteGraph& graph) {
-  std::size_t fused = 0;
-  for (bool again = true; again;) {
-    again = false;
-    for (std::size_t i = 0; i < graph.nodes.size() && !again; ++i) {
-      auto found = match(graph, i);
-      if (!found) continue;
-      // The pattern's Shape nodes go with it; anything else still reading a removed value
-      // (a shape used elsewhere) keeps the attention as it is.
-      RewriteGraph rewritten = graph;
-      rewritten.replace(std::move(found->first), std::move(found->second));
-      rewritten.remove_unused();
-      if (!rewritten.well_formed()) continue;
-      graph = std::move(rewritten);
-      ++fused;
-      again = true;
-    }
-  }
-  return fused;
+  return rewrite_all(graph, match, true);
 }
 
 }  // namespace warden::onnx

@@ -13,18 +13,6 @@ namespace warden::onnx {
 
 namespace {
 
-// The index of the node producing `value` when it is a default-domain `op` read only once.
-std::optional<std::size_t> only(const RewriteGraph& g, const std::string& value, std::string_view op) {
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    if (n.outputs.size() == 1 && n.outputs[0] == value) {
-      if (n.op_type != op || !n.domain.empty() || g.readers(value) != 1) return std::nullopt;
-      return i;
-    }
-  }
-  return std::nullopt;
-}
-
 std::optional<std::vector<std::int64_t>> axes_of(const RewriteGraph& g, const Node& n) {
   if (const Attribute* a = n.attribute("axes")) return a->ints;
   if (n.inputs.size() > 1) {
@@ -39,7 +27,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   std::optional<std::size_t> sub;
   for (int k = 0; k < 2 && !sub; ++k) {
     const std::optional<double> big = g.scalar(mul.inputs[1 - k]);
-    if (big && *big <= -1e4) sub = only(g, mul.inputs[k], "Sub");
+    if (big && *big <= -1e4) sub = g.sole(mul.inputs[k], "Sub");
   }
   if (!sub) return std::nullopt;
   const Node& s = g.nodes[*sub];
@@ -53,12 +41,12 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
     const Node* n = g.producer(value);
     std::optional<std::size_t> i;
     if (n->op_type == "Cast") {
-      i = only(g, value, "Cast");
+      i = g.sole(value, "Cast");
       const Attribute* to = n->attribute("to");
       if (!i || to == nullptr || to->i != static_cast<std::int64_t>(DataType::Float)) return std::nullopt;
       cast = true;
     } else if (n->op_type == "Unsqueeze") {
-      i = only(g, value, "Unsqueeze");
+      i = g.sole(value, "Unsqueeze");
       const auto axes = i ? axes_of(g, *n) : std::nullopt;
       if (!axes) return std::nullopt;
       added.insert(added.end(), axes->begin(), axes->end());
@@ -84,18 +72,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
 }  // namespace
 
 std::size_t fuse_attention_mask(RewriteGraph& graph) {
-  std::size_t made = 0;
-  for (bool again = true; again;) {
-    again = false;
-    for (std::size_t i = 0; i < graph.nodes.size() && !again; ++i) {
-      if (auto found = match(graph, i)) {
-        graph.replace(std::move(found->first), std::move(found->second));
-        ++made;
-        again = true;
-      }
-    }
-  }
-  return made;
+  return rewrite_all(graph, match);
 }
 
 }  // namespace warden::onnx

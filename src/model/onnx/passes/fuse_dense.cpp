@@ -45,18 +45,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
 }  // namespace
 
 std::size_t fuse_dense(RewriteGraph& graph) {
-  std::size_t made = 0;
-  for (bool again = true; again;) {
-    again = false;
-    for (std::size_t i = 0; i < graph.nodes.size() && !again; ++i) {
-      if (auto found = match(graph, i)) {
-        graph.replace(std::move(found->first), std::move(found->second));
-        ++made;
-        again = true;
-      }
-    }
-  }
-  return made;
+  return rewrite_all(graph, match);
 }
 
 }  // namespace warden::onnx

@@ -15,20 +15,6 @@ bool near(std::optional<double> v, double want) {
   return v && std::fabs(*v - want) <= 1e-6 * std::fabs(want);
 }
 
-// The index of the default-domain binary `op` node producing `value`, read only once.
-std::optional<std::size_t> only(const RewriteGraph& g, const std::string& value, std::string_view op) {
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    if (n.outputs.size() == 1 && n.outputs[0] == value) {
-      if (n.op_type != op || !n.domain.empty() || n.inputs.size() != 2 || g.readers(value) != 1) {
-        return std::nullopt;
-      }
-      return i;
-    }
-  }
-  return std::nullopt;
-}
-
 // From the Erf node `erf`: x, and the nodes of the pattern, when they are one.
 std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGraph& g, std::size_t erf) {
   const Node& e = g.nodes[erf];
@@ -39,7 +25,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   std::optional<std::size_t> scale;
   std::string x;
   for (const char* op : {"Div", "Mul"}) {
-    if (auto s = only(g, e.inputs[0], op)) {
+    if (auto s = g.sole(e.inputs[0], op); s && g.nodes[*s].inputs.size() == 2) {
       const Node& n = g.nodes[*s];
       const double want = std::string_view(op) == "Div" ? std::sqrt(2.0) : 1.0 / std::sqrt(2.0);
       for (int k = 0; k < 2; ++k) {
@@ -107,18 +93,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
 }  // namespace
 
 std::size_t fuse_gelu(RewriteGraph& graph) {
-  std::size_t fused = 0;
-  for (bool again = true; again;) {
-    again = false;
-    for (std::size_t i = 0; i < graph.nodes.size() && !again; ++i) {
-      if (auto found = match(graph, i)) {
-        graph.replace(std::move(found->first), std::move(found->second));
-        ++fused;
-        again = true;
-      }
-    }
-  }
-  return fused;
+  return rewrite_all(graph, match);
 }
 
 }  // namespace warden::onnx

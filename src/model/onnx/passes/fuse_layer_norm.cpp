@@ -2,7 +2,6 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,30 +10,13 @@ namespace warden::onnx {
 
 namespace {
 
-// value -> index of the node that produces it.
-std::unordered_map<std::string, std::size_t> producers(const RewriteGraph& g) {
-  std::unordered_map<std::string, std::size_t> p;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-    for (const std::string& out : g.nodes[i].outputs) p.emplace(out, i);
-  }
-  return p;
-}
-
 class Matcher {
  public:
-  explicit Matcher(const RewriteGraph& g) : g_(g), producer_(producers(g)) {}
+  explicit Matcher(const RewriteGraph& g) : g_(g) {}
 
-  // The node producing `value` when it is a default-domain `op` whose output only `readers`
-  // node inputs read.
   std::optional<std::size_t> node(const std::string& value, std::string_view op,
                                   std::size_t readers = 1) const {
-    const auto it = producer_.find(value);
-    if (it == producer_.end()) return std::nullopt;
-    const Node& n = g_.nodes[it->second];
-    if (n.op_type != op || !n.domain.empty() || n.outputs.size() != 1 || g_.readers(value) != readers) {
-      return std::nullopt;
-    }
-    return it->second;
+    return g_.sole(value, op, readers);
   }
   [[nodiscard]] const Node& at(std::size_t i) const { return g_.nodes[i]; }
 
@@ -62,7 +44,6 @@ class Matcher {
 
  private:
   const RewriteGraph& g_;
-  std::unordered_map<std::string, std::size_t> producer_;
 };
 
 // One LayerNorm rooted at the Div node `div`, or nothing.
@@ -132,19 +113,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
 }  // namespace
 
 std::size_t fuse_layer_norm(RewriteGraph& graph) {
-  std::size_t fused = 0;
-  for (bool again = true; again;) {
-    again = false;
-    const Matcher m(graph);
-    for (std::size_t i = 0; i < graph.nodes.size() && !again; ++i) {
-      if (auto found = match(graph, m, i)) {
-        graph.replace(std::move(found->first), std::move(found->second));
-        ++fused;
-        again = true;  // indices moved: match afresh
-      }
-    }
-  }
-  return fused;
+  return rewrite_all(graph, [](const RewriteGraph& g, std::size_t i) { return match(g, Matcher(g), i); });
 }
 
 }  // namespace warden::onnx
