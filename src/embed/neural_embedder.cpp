@@ -206,10 +206,12 @@ PreparedInput NeuralEmbedder::prepare_colbert(std::string_view input, const Inpu
     std::rotate(p.ids.begin() + 1, p.ids.end() - 1, p.ids.end());
     p.type_ids.resize(p.ids.size(), 0);  // the marker's type is 0, as every token of one text
   }
-  if (options.query && config.do_query_expansion && p.ids.size() < length) {
+  // The expansion never runs past the model's positions (PyLate would fail there).
+  const std::size_t padded = std::min(length, positions);
+  if (options.query && config.do_query_expansion && p.ids.size() < padded) {
     if (!config.attend_to_expansion_tokens) p.visible_tokens = p.ids.size();
-    p.ids.resize(length, colbert_->expansion);
-    p.type_ids.resize(length, 0);
+    p.ids.resize(padded, colbert_->expansion);
+    p.type_ids.resize(padded, 0);
   }
   p.tokens = p.ids.size();
   return p;
