@@ -64,6 +64,14 @@ bool pytorch_file(const fs::path& p) {
   const std::string name = p.filename().string();
   return name.starts_with("pytorch_model") && p.extension() == ".bin";
 }
+// An ONNX graph or its external data (model.onnx, model.onnx_data, model.onnx.data), at the top
+// or in onnx/: of those, only the file the engine reads (model::find_onnx_file) and its data
+// count.
+bool onnx_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return p.extension() == ".onnx" || p.extension() == ".onnx_data" ||
+         name.find(".onnx.") != std::string::npos;
+}
 
 std::size_t estimate_bytes(const fs::path& dir, const ModelFolder& folder, Precision precision) {
   // The engine reads the safetensors when there are any, else pytorch_model.bin (ModelWeights::
@@ -78,10 +86,26 @@ std::size_t estimate_bytes(const fs::path& dir, const ModelFolder& folder, Preci
     if (safetensors_file(e.path())) safetensors += n;
     if (pytorch_file(e.path())) pytorch += n;
   }
-  const std::size_t weights = safetensors > 0 ? safetensors : pytorch;
+  std::size_t weights = safetensors > 0 ? safetensors : pytorch;
+  // Every ONNX file's bytes, and those of the graph the engine reads (with its data files).
+  std::size_t onnx = 0;
+  const auto read = weights == 0 ? folder.weights : std::nullopt;
+  for (const fs::path& sub : {dir, dir / "onnx"}) {
+    for (const fs::directory_entry& e : fs::directory_iterator(sub, ec)) {
+      std::error_code size_ec;
+      const auto n = e.is_regular_file(size_ec) ? static_cast<std::size_t>(e.file_size(size_ec)) : 0;
+      if (size_ec || !onnx_file(e.path())) continue;
+      onnx += n;
+      if (read && e.path().parent_path() == read->parent_path() &&
+          e.path().filename().string().starts_with(read->filename().string())) {
+        weights += n;
+      }
+    }
+    ec.clear();
+  }
   const bool half = folder.half_precision_checkpoint;
   const std::size_t all = folder_bytes(dir);
-  const std::size_t rest = all - std::min(all, safetensors + pytorch);
+  const std::size_t rest = all - std::min(all, safetensors + pytorch + onnx);
   const auto f32 = static_cast<double>(half ? 2 * weights : weights);
   return static_cast<std::size_t>(f32 * precision_factor(precision)) + rest;
 }
@@ -111,16 +135,12 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
     c.static_layout = folder.static_layout;
     return c;
   }
-  bool weights = false;
-  for (const char* file : {"model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
-                           "pytorch_model.bin.index.json"}) {
-    weights = weights || fs::exists(dir / file, ec);
-  }
-  if (!weights) {
+  if (!folder.weights) {
     throw Error(
         ErrorKind::NotFound,
-        fmt::format("{} has no weights (model.safetensors, model.safetensors.index.json, pytorch_model.bin "
-                    "or pytorch_model.bin.index.json)",
+        fmt::format("{} has no weights (model.safetensors, model.safetensors.index.json, pytorch_model.bin, "
+                    "pytorch_model.bin.index.json, or an ONNX graph: model.onnx, onnx/model.onnx, "
+                    "model_optimized.onnx)",
                     dir.string()));
   }
   FolderCheck c;

@@ -6,6 +6,8 @@
 #include "embed/sequence_classifier.hpp"
 #include "model/config.hpp"
 #include "model/encoder_model.hpp"
+#include "model/onnx_encoder.hpp"
+#include "model/weights.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {
@@ -36,6 +38,8 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
   }
   f.half_precision_checkpoint =
       config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
+  f.weights = ModelWeights::checkpoint_in(dir);
+  if (!f.weights) f.weights = model::find_onnx_file(dir);
   return f;
 }
 

@@ -20,6 +20,9 @@ struct ModelFolder {
   // A static embedding model (model2vec or sentence-transformers' StaticEmbedding): where its
   // files are; hidden_size is then its vector width.
   std::optional<model::StaticLayout> static_layout;
+  // The file the encoder's weights are read from: the checkpoint ModelWeights::open_dir opens,
+  // or else the ONNX graph model::find_onnx_file finds; absent when the folder has neither.
+  std::optional<std::filesystem::path> weights;
 };
 
 // Error(NotFound / CorruptFile) naming the file when config.json is missing or malformed (or,

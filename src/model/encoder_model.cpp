@@ -15,6 +15,7 @@
 #include "core/file.hpp"
 #include "kernels/attention.hpp"
 #include "model/encoder_reader.hpp"
+#include "model/onnx_encoder.hpp"
 #include "model/relative_positions.hpp"
 #include "model/weight_reader.hpp"
 
@@ -524,7 +525,6 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     }
   }
 
-  auto weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
   const LayerNames& names = arch.architecture == Architecture::DistilBert   ? kDistilBertNames
                             : arch.architecture == Architecture::DebertaV2  ? kDebertaNames
                             : arch.architecture == Architecture::MPNet      ? kMpnetNames
@@ -533,6 +533,26 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                             : gte            ? (config.gte_packed_qkv ? kGtePackedNames : kGteNames)
                             : dims.gated_ffn ? kJinaBertGatedNames
                                              : kBertNames;
+  std::unique_ptr<ModelWeights> weights;
+  const auto onnx_file = ModelWeights::checkpoint_in(dir) ? std::nullopt : find_onnx_file(dir);
+  if (onnx_file) {
+    // The exports Warden reduces: the post-LN encoders with absolute or RoBERTa positions.
+    const bool reducible = arch.architecture == Architecture::Bert ||
+                           arch.architecture == Architecture::Roberta ||
+                           arch.architecture == Architecture::DistilBert;
+    if (!reducible || jina || arch.classifier) {
+      throw Error(
+          ErrorKind::Unsupported,
+          fmt::format("{}: ONNX files of {} are not read yet (BertModel, XLMRobertaModel, RobertaModel and "
+                      "DistilBertModel are); convert the checkpoint to safetensors instead",
+                      onnx_file->string(), arch.name));
+    }
+    OnnxEncoder onnx = open_onnx_encoder(*onnx_file, names, dims.type_vocab);
+    check_onnx_encoder(onnx.graph, dims, *onnx_file);
+    weights = std::make_unique<ModelWeights>(std::move(onnx.weights));
+  } else {
+    weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
+  }
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
   const std::string base_prefix =

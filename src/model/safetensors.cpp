@@ -315,7 +315,7 @@ std::uint16_t float_to_bf16(float value) noexcept {
 }
 
 bool is_aligned_float32(const Tensor& tensor) noexcept {
-  return tensor.dtype == Dtype::F32 &&
+  return tensor.dtype == Dtype::F32 && !tensor.transposed &&
          reinterpret_cast<std::uintptr_t>(tensor.data.data()) % alignof(float) == 0;
 }
 
@@ -329,6 +329,22 @@ void to_float32(const Tensor& tensor, std::span<float> out) {
   if (out.size() != n) {
     throw Error(ErrorKind::Internal, fmt::format("to_float32: tensor '{}' has {} elements, output holds {}",
                                                  tensor.name, n, out.size()));
+  }
+  if (tensor.transposed) {
+    if (tensor.shape.size() != 2) {
+      throw Error(ErrorKind::Internal,
+                  fmt::format("to_float32: transposed tensor '{}' is not a matrix", tensor.name));
+    }
+    Tensor stored = tensor;
+    stored.transposed = false;
+    stored.shape = {tensor.shape[1], tensor.shape[0]};
+    const std::vector<float> values = to_float32(stored);
+    const std::size_t rows = tensor.shape[0];
+    const std::size_t cols = tensor.shape[1];
+    for (std::size_t c = 0; c < cols; ++c) {
+      for (std::size_t r = 0; r < rows; ++r) out[r * cols + c] = values[c * rows + r];
+    }
+    return;
   }
   const std::byte* src = tensor.data.data();
   switch (tensor.dtype) {

@@ -58,6 +58,10 @@ struct Tensor {
   Dtype dtype = Dtype::F32;
   std::vector<std::size_t> shape;
   std::span<const std::byte> data;  // little-endian, C order; not necessarily aligned
+  // A matrix [shape[0] x shape[1]] whose data hold its transpose, [shape[1] x shape[0]] (an
+  // ONNX MatMul's [in x out] weight presented as nn.Linear's [out x in]): read only through
+  // to_float32, which transposes as it converts; is_aligned_float32 is false for it.
+  bool transposed = false;
 
   [[nodiscard]] std::size_t element_count() const noexcept;
 };

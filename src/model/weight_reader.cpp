@@ -214,7 +214,14 @@ kernels::QuantizedRows WeightReader::int8_rows(const std::string& name, const Te
   const Tensor& scale = weights_.require(name + std::string(kInt8ScaleSuffix), {rows});
   kernels::QuantizedRows q;
   q.values.resize(rows * in);
-  std::memcpy(q.values.data(), t.data.data(), q.values.size());
+  if (t.transposed) {  // the values stored [in x rows]
+    const auto* src = reinterpret_cast<const std::int8_t*>(t.data.data());
+    for (std::size_t c = 0; c < in; ++c) {
+      for (std::size_t r = 0; r < rows; ++r) q.values[r * in + c] = src[c * rows + r];
+    }
+  } else {
+    std::memcpy(q.values.data(), t.data.data(), q.values.size());
+  }
   q.scales = to_float32(scale);
   for (std::size_t j = 0; j < rows; ++j) {
     if (!std::isfinite(q.scales[j]) || q.scales[j] < 0.0F) {

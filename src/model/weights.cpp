@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -19,7 +20,8 @@ constexpr std::string_view kIndexFile = "model.safetensors.index.json";
 constexpr std::string_view kTorchFile = "pytorch_model.bin";
 constexpr std::string_view kTorchIndexFile = "pytorch_model.bin.index.json";
 
-std::variant<SafetensorsFile, TorchCheckpoint> open_weight_file(const std::filesystem::path& path) {
+std::variant<SafetensorsFile, TorchCheckpoint, TensorViews> open_weight_file(
+    const std::filesystem::path& path) {
   if (path.extension() == ".safetensors") return SafetensorsFile(path);
   return TorchCheckpoint(path);
 }
@@ -32,29 +34,67 @@ bool is_plain_file_name(std::string_view name) {
 
 }  // namespace
 
+const Tensor* TensorViews::find(std::string_view name) const noexcept {
+  const auto it =
+      std::find_if(tensors.begin(), tensors.end(), [name](const Tensor& t) { return t.name == name; });
+  return it == tensors.end() ? nullptr : &*it;
+}
+
 WeightFile::WeightFile(const std::filesystem::path& path) : file_(open_weight_file(path)) {}
+WeightFile::WeightFile(TensorViews views) : file_(std::move(views)) {}
 
 const std::filesystem::path& WeightFile::path() const noexcept {
-  return std::visit([](const auto& f) -> const std::filesystem::path& { return f.path(); }, file_);
+  return std::visit(
+      [](const auto& f) -> const std::filesystem::path& {
+        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, TensorViews>) {
+          return f.path;
+        } else {
+          return f.path();
+        }
+      },
+      file_);
 }
 std::span<const std::byte> WeightFile::bytes() const noexcept {
-  return std::visit([](const auto& f) { return f.bytes(); }, file_);
+  return std::visit(
+      [](const auto& f) -> std::span<const std::byte> {
+        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, TensorViews>) {
+          return f.bytes;
+        } else {
+          return f.bytes();
+        }
+      },
+      file_);
 }
 std::span<const Tensor> WeightFile::tensors() const noexcept {
-  return std::visit([](const auto& f) { return f.tensors(); }, file_);
+  return std::visit(
+      [](const auto& f) -> std::span<const Tensor> {
+        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, TensorViews>) {
+          return f.tensors;
+        } else {
+          return f.tensors();
+        }
+      },
+      file_);
 }
 const Tensor* WeightFile::find(std::string_view name) const noexcept {
   return std::visit([name](const auto& f) { return f.find(name); }, file_);
 }
 
-ModelWeights ModelWeights::open_dir(const std::filesystem::path& dir) {
+std::optional<std::filesystem::path> ModelWeights::checkpoint_in(const std::filesystem::path& dir) {
   std::error_code ec;
-  if (std::filesystem::exists(dir / kSingleFile, ec)) return open_file(dir / kSingleFile);
-  if (std::filesystem::exists(dir / kIndexFile, ec)) return open_index(dir / kIndexFile);
-  if (std::filesystem::exists(dir / kTorchFile, ec)) return open_file(dir / kTorchFile);
-  if (std::filesystem::exists(dir / kTorchIndexFile, ec)) return open_index(dir / kTorchIndexFile);
-  throw Error(ErrorKind::NotFound, fmt::format("{}: no {}, {}, {} or {} in the model folder", dir.string(),
-                                               kSingleFile, kIndexFile, kTorchFile, kTorchIndexFile));
+  for (const std::string_view name : {kSingleFile, kIndexFile, kTorchFile, kTorchIndexFile}) {
+    if (std::filesystem::exists(dir / name, ec)) return dir / name;
+  }
+  return std::nullopt;
+}
+
+ModelWeights ModelWeights::open_dir(const std::filesystem::path& dir) {
+  if (const auto path = checkpoint_in(dir)) {
+    return path->extension() == ".json" ? open_index(*path) : open_file(*path);
+  }
+  throw Error(ErrorKind::NotFound,
+              fmt::format("{}: no {}, {}, {} or {} (nor an ONNX graph) in the model folder", dir.string(),
+                          kSingleFile, kIndexFile, kTorchFile, kTorchIndexFile));
 }
 
 ModelWeights ModelWeights::open_file(const std::filesystem::path& path) {
@@ -62,6 +102,22 @@ ModelWeights ModelWeights::open_file(const std::filesystem::path& path) {
   w.source_ = path;
   w.files_.emplace_back(path);
   for (const Tensor& t : w.files_.front().tensors()) w.tensors_.emplace(t.name, &t);
+  return w;
+}
+
+ModelWeights ModelWeights::from_views(std::vector<TensorViews> files) {
+  ModelWeights w;
+  if (files.empty()) throw Error(ErrorKind::Internal, "ModelWeights::from_views: no file");
+  w.source_ = files.front().path;
+  for (TensorViews& f : files) w.files_.emplace_back(std::move(f));
+  for (const WeightFile& f : w.files_) {
+    for (const Tensor& t : f.tensors()) {
+      if (!w.tensors_.emplace(t.name, &t).second) {
+        throw Error(ErrorKind::Internal,
+                    fmt::format("{}: tensor '{}' named twice", w.source_.string(), t.name));
+      }
+    }
+  }
   return w;
 }
 

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,18 +28,30 @@
 
 namespace warden {
 
+// Tensors viewing a file of another format, named as the checkpoint names them (an ONNX graph's
+// initializers, read by model/onnx_encoder.hpp); `owner` keeps what they view alive.
+struct TensorViews {
+  std::filesystem::path path;
+  std::span<const std::byte> bytes;  // the file's bytes (the packed-image cache hashes them)
+  std::vector<Tensor> tensors;
+  std::shared_ptr<const void> owner;
+
+  [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
+};
+
 // One file of a checkpoint: safetensors (by its extension) or a PyTorch checkpoint (anything
-// else: .bin, .pt, .pth). Move-only, like the files it holds.
+// else: .bin, .pt, .pth), or tensor views of another format. Move-only, like the files it holds.
 class WeightFile {
  public:
   explicit WeightFile(const std::filesystem::path& path);
+  explicit WeightFile(TensorViews views);
   [[nodiscard]] const std::filesystem::path& path() const noexcept;
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept;
   [[nodiscard]] std::span<const Tensor> tensors() const noexcept;
   [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
 
  private:
-  std::variant<SafetensorsFile, TorchCheckpoint> file_;
+  std::variant<SafetensorsFile, TorchCheckpoint, TensorViews> file_;
 };
 
 // The per-row scales of an I8 weight "X" are the tensor "X_scale" (`warden quantize`).
@@ -48,9 +62,14 @@ class ModelWeights {
   // The first of model.safetensors, model.safetensors.index.json, pytorch_model.bin and
   // pytorch_model.bin.index.json in `dir`; Error(NotFound) when the folder has none.
   static ModelWeights open_dir(const std::filesystem::path& dir);
+  // The file open_dir would open, or nullopt.
+  static std::optional<std::filesystem::path> checkpoint_in(const std::filesystem::path& dir);
   // One weight file (safetensors, or a PyTorch checkpoint), or an index of shards of either.
   static ModelWeights open_file(const std::filesystem::path& path);
   static ModelWeights open_index(const std::filesystem::path& index_path);
+  // Tensors of another format, already named (names must be unique: Error(Internal) otherwise);
+  // the first file is the source.
+  static ModelWeights from_views(std::vector<TensorViews> files);
 
   [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
   // The tensor `name` with exactly `shape` and a float dtype (F32, F16 or BF16): what the

@@ -631,4 +631,11 @@ ModelFile::ModelFile(const std::filesystem::path& path) : path_(path) {
   model_ = parse_model(file_->bytes(), source, external);
 }
 
+std::vector<std::pair<std::filesystem::path, std::span<const std::byte>>> ModelFile::external_files() const {
+  std::vector<std::pair<std::filesystem::path, std::span<const std::byte>>> out;
+  for (const auto& [location, file] : external_)
+    out.emplace_back(path_.parent_path() / location, file->bytes());
+  return out;
+}
+
 }  // namespace warden::onnx

@@ -153,6 +153,10 @@ class ModelFile {
   explicit ModelFile(const std::filesystem::path& path);  // NotFound, Io, CorruptFile, Unsupported
   [[nodiscard]] const Model& model() const noexcept { return model_; }
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return file_->bytes(); }
+  // The external data files the tensors view, by their location (relative to the folder).
+  [[nodiscard]] std::vector<std::pair<std::filesystem::path, std::span<const std::byte>>> external_files()
+      const;
 
  private:
   std::filesystem::path path_;

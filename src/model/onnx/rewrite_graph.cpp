@@ -94,6 +94,32 @@ std::size_t rewrite_all(RewriteGraph& graph,
   return made;
 }
 
+Attribute int_attribute(std::string name, std::int64_t value) {
+  Attribute a;
+  a.name = std::move(name);
+  a.type = AttributeType::Int;
+  a.i = value;
+  return a;
+}
+
+Attribute float_attribute(std::string name, float value) {
+  Attribute a;
+  a.name = std::move(name);
+  a.type = AttributeType::Float;
+  a.f = value;
+  return a;
+}
+
+std::size_t readers_besides_shapes(const RewriteGraph& graph, std::string_view value) {
+  std::size_t count = 0;
+  for (const Node& n : graph.nodes) {
+    if (n.op_type == "Shape" && n.domain.empty()) continue;
+    count += static_cast<std::size_t>(std::count(n.inputs.begin(), n.inputs.end(), value));
+  }
+  for (const ValueInfo& v : graph.outputs) count += v.name == value ? 1 : 0;
+  return count;
+}
+
 std::size_t RewriteGraph::readers(std::string_view value) const noexcept {
   std::size_t count = 0;
   for (const Node& n : nodes)

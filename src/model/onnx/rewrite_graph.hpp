@@ -18,6 +18,11 @@
 
 namespace warden::onnx {
 
+// The domain of the nodes only Warden's passes make.
+inline constexpr const char* kWardenDomain = "warden";
+// The domain of ONNX Runtime's contrib ops (Gelu, SkipLayerNormalization, ...).
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
+
 struct RewriteGraph {
   std::string source;  // the file, for errors
   std::int64_t opset = 0;
@@ -47,6 +52,14 @@ struct RewriteGraph {
   // earlier node: what a rewrite must leave.
   [[nodiscard]] bool well_formed() const;
 };
+
+// A node's attribute made by a pass.
+Attribute int_attribute(std::string name, std::int64_t value);
+Attribute float_attribute(std::string name, float value);
+
+// How many readers of `value` are not Shape nodes: the shape computations a pattern's Reshapes,
+// Slices and Expands read go with it (under a checked rewrite, which drops them once unread).
+std::size_t readers_besides_shapes(const RewriteGraph& graph, std::string_view value);
 
 // One match of a pass's pattern: the nodes it covers (indices into `nodes`) and the node that
 // replaces them.

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "model/onnx/passes/fuse_dense.hpp"
 #include "model/onnx/shape_values.hpp"
 
 namespace warden::onnx {
@@ -22,12 +21,7 @@ class Pattern {
   // computations of the pattern's own Reshapes, which go with it); remembered as part of the
   // match. (The driver checks that the graph is still whole after the rewrite.)
   const Node* take(const std::string& value, std::string_view op) {
-    std::size_t readers = 0;
-    for (const Node& n : g_.nodes) {
-      if (n.op_type == "Shape") continue;
-      readers += static_cast<std::size_t>(std::count(n.inputs.begin(), n.inputs.end(), value));
-    }
-    for (const ValueInfo& v : g_.outputs) readers += v.name == value ? 1 : 0;
+    const std::size_t readers = readers_besides_shapes(g_, value);
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
       if (n.outputs.size() == 1 && n.outputs[0] == value) {
@@ -44,7 +38,16 @@ class Pattern {
     return p != nullptr && p->ints == perm;
   }
 
-  // x from split(x) = Transpose(Reshape(x, [x.0, x.1, H, D]), perm), with H and D.
+  // Whether `d` is dimension `axis` of x, or of the input of the dense layer that made x (the
+  // same rows: DistilBERT reads the batch off the hidden state, query.size()).
+  bool leading(const SymbolicDim& d, const std::string& x, std::int64_t axis) const {
+    if (d == SymbolicDim::dim(x, axis)) return true;
+    const Node* n = g_.producer(x);
+    return n != nullptr && n->op_type == "Dense" && n->domain == kWardenDomain &&
+           d == SymbolicDim::dim(n->inputs[0], axis);
+  }
+
+  // x from split(x) = Transpose(Reshape(x, [x.0, x.1 | -1, H, D]), perm), with H and D.
   std::optional<std::string> split(const std::string& value, const std::vector<std::int64_t>& perm,
                                    std::int64_t& heads, std::int64_t& head_dim) {
     const Node* t = take(value, "Transpose");
@@ -53,9 +56,9 @@ class Pattern {
     if (r == nullptr || r->inputs.size() != 2) return std::nullopt;
     const std::string& x = r->inputs[0];
     const auto shape = symbolic_value(g_, r->inputs[1]);
-    if (!shape || shape->elements.size() != 4 || shape->elements[0] != SymbolicDim::dim(x, 0) ||
-        shape->elements[1] != SymbolicDim::dim(x, 1) || !shape->elements[2].constant ||
-        !shape->elements[3].constant) {
+    if (!shape || shape->elements.size() != 4 || !leading(shape->elements[0], x, 0) ||
+        (!leading(shape->elements[1], x, 1) && shape->elements[1] != SymbolicDim::number(-1)) ||
+        !shape->elements[2].constant || !shape->elements[3].constant) {
       return std::nullopt;
     }
     const std::int64_t h = *shape->elements[2].constant;
@@ -64,6 +67,47 @@ class Pattern {
     heads = h;
     head_dim = d;
     return x;
+  }
+
+  // The 0/1 key mask graph input `m` behind DistilBERT's masked_fill condition:
+  // Cast(Expand(Reshape(Equal(m, 0), [b, 1, 1, k]), shape), bool), the Cast optional. The
+  // exporter may share these nodes between layers: a node read elsewhere too stays (it is
+  // dropped once the last layer's attention no longer reads it).
+  std::optional<std::string> key_padding(std::string value) {
+    const auto visit = [&](const std::string& v, std::string_view op) {
+      const Node* n = g_.producer(v);
+      if (n == nullptr || n->op_type != op || !n->domain.empty()) return static_cast<const Node*>(nullptr);
+      return readers_besides_shapes(g_, v) == 1 ? take(v, op) : n;
+    };
+    for (const Node* n = g_.producer(value); n != nullptr && n->op_type != "Equal"; n = g_.producer(value)) {
+      if (n->op_type != "Cast" && n->op_type != "Expand" && n->op_type != "Reshape") return std::nullopt;
+      if (visit(value, n->op_type) == nullptr) return std::nullopt;
+      if (n->op_type == "Reshape") {
+        const auto shape = symbolic_value(g_, n->inputs[1]);
+        if (!shape || shape->elements.size() != 4 || shape->elements[1] != SymbolicDim::number(1) ||
+            shape->elements[2] != SymbolicDim::number(1)) {
+          return std::nullopt;
+        }
+      }
+      value = n->inputs[0];
+    }
+    const Node* equal = visit(value, "Equal");
+    if (equal == nullptr || equal->inputs.size() != 2 || g_.scalar(equal->inputs[1]) != 0.0)
+      return std::nullopt;
+    const std::string& m = equal->inputs[0];
+    const bool input =
+        std::any_of(g_.inputs.begin(), g_.inputs.end(), [&](const ValueInfo& v) { return v.name == m; });
+    return input ? std::optional(m) : std::nullopt;
+  }
+
+  // A Div by c or Mul by 1/c producing `value`, taken: its input, and the scale folded into `scale`.
+  std::string unscaled(const std::string& value, double& scale) {
+    const Node* n = g_.producer(value);
+    if (n == nullptr || (n->op_type != "Div" && n->op_type != "Mul")) return value;
+    const std::optional<double> c = g_.scalar(n->inputs[1]);
+    if (!c || *c == 0.0 || take(value, n->op_type) == nullptr) return value;
+    scale *= n->op_type == "Div" ? 1.0 / *c : *c;
+    return n->inputs[0];
   }
 
   [[nodiscard]] const std::vector<std::size_t>& nodes() const noexcept { return nodes_; }
@@ -82,18 +126,8 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   p.add(at);
   const Node* merge = p.take(out.inputs[0], "Transpose");
   if (merge == nullptr || !Pattern::perm_is(*merge, {0, 2, 1, 3})) return std::nullopt;
-  // [batch, sequence, hidden]: batch and sequence read off the merged context, or off the
-  // context before its transpose ([batch, heads, sequence, head_dim]).
   const auto out_shape = symbolic_value(g, out.inputs[1]);
-  const std::string& merged = out.inputs[0];
-  const std::string& context = merge->inputs[0];
   if (!out_shape || out_shape->elements.size() != 3 || !out_shape->elements[2].constant) return std::nullopt;
-  const SymbolicDim& batch = out_shape->elements[0];
-  const SymbolicDim& sequence = out_shape->elements[1];
-  if ((batch != SymbolicDim::dim(merged, 0) && batch != SymbolicDim::dim(context, 0)) ||
-      (sequence != SymbolicDim::dim(merged, 1) && sequence != SymbolicDim::dim(context, 2))) {
-    return std::nullopt;
-  }
   const Node* pv = p.take(merge->inputs[0], "MatMul");
   if (pv == nullptr) return std::nullopt;
   const Node* softmax = p.take(pv->inputs[0], "Softmax");
@@ -105,10 +139,17 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   std::int64_t head_dim = 0;
   const auto v = p.split(pv->inputs[1], {0, 2, 1, 3}, heads, head_dim);
   if (!v) return std::nullopt;
-  // Softmax's input: [Add(., mask)] over [Div(., c) | Mul(., 1/c)] over QKᵀ.
+  // Softmax's input: [Add(., mask) | Where(key padding, -big, .)] over [Div(., c) | Mul(., 1/c)]
+  // over QKᵀ, where q may be scaled before instead (DistilBERT's q / √d).
   std::string scores = softmax->inputs[0];
   std::optional<std::string> mask;
-  if (const Node* add = p.take(scores, "Add")) {
+  if (const Node* where = g.producer(scores); where != nullptr && where->op_type == "Where") {
+    const std::optional<double> fill = g.scalar(where->inputs[1]);
+    if (!fill || *fill > -1e4 || p.take(scores, "Where") == nullptr) return std::nullopt;
+    mask = p.key_padding(where->inputs[0]);
+    if (!mask) return std::nullopt;
+    scores = where->inputs[2];
+  } else if (const Node* add = p.take(scores, "Add")) {
     // The scores are the input that comes from QKᵀ (scaled or not); the mask is the other.
     const auto from_qk = [&](const std::string& value) {
       const Node* n = g.producer(value);
@@ -124,20 +165,24 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
     if (!mask) return std::nullopt;
   }
   double scale = 1.0;
-  const Node* scaling = g.producer(scores);
-  if (scaling != nullptr && (scaling->op_type == "Div" || scaling->op_type == "Mul")) {
-    const Node* s = p.take(scores, scaling->op_type);
-    if (s == nullptr) return std::nullopt;
-    const std::optional<double> c = g.scalar(s->inputs[1]);
-    if (!c || *c == 0.0) return std::nullopt;
-    scale = s->op_type == "Div" ? 1.0 / *c : *c;
-    scores = s->inputs[0];
-  }
+  scores = p.unscaled(scores, scale);
   const Node* qk = p.take(scores, "MatMul");
   if (qk == nullptr) return std::nullopt;
-  const auto q = p.split(qk->inputs[0], {0, 2, 1, 3}, heads, head_dim);
+  const auto q = p.split(p.unscaled(qk->inputs[0], scale), {0, 2, 1, 3}, heads, head_dim);
   const auto k = p.split(qk->inputs[1], {0, 2, 3, 1}, heads, head_dim);
   if (!q || !k || *out_shape->elements[2].constant != heads * head_dim) return std::nullopt;
+  // [batch, sequence | -1, hidden]: batch and sequence read off the merged context, the context
+  // before its transpose ([batch, heads, sequence, head_dim]) or the queries' rows.
+  const std::string& merged = out.inputs[0];
+  const std::string& context = merge->inputs[0];
+  const SymbolicDim& batch = out_shape->elements[0];
+  const SymbolicDim& sequence = out_shape->elements[1];
+  if ((batch != SymbolicDim::dim(merged, 0) && batch != SymbolicDim::dim(context, 0) &&
+       !p.leading(batch, *q, 0)) ||
+      (sequence != SymbolicDim::dim(merged, 1) && sequence != SymbolicDim::dim(context, 2) &&
+       !p.leading(sequence, *q, 1) && sequence != SymbolicDim::number(-1))) {
+    return std::nullopt;
+  }
 
   Node attention;
   attention.name = fmt::format("Attention/{}", out.name);
@@ -146,15 +191,8 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   attention.inputs = {*q, *k, *v};
   if (mask) attention.inputs.push_back(*mask);
   attention.outputs = out.outputs;
-  Attribute h;
-  h.name = "num_heads";
-  h.type = AttributeType::Int;
-  h.i = heads;
-  Attribute sc;
-  sc.name = "scale";
-  sc.type = AttributeType::Float;
-  sc.f = static_cast<float>(scale);
-  attention.attributes = {h, sc};
+  attention.attributes = {int_attribute("num_heads", heads),
+                          float_attribute("scale", static_cast<float>(scale))};
   return std::pair{p.nodes(), attention};
 }
 

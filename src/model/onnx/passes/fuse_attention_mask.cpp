@@ -7,8 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "model/onnx/passes/fuse_dense.hpp"
-
 namespace warden::onnx {
 
 namespace {

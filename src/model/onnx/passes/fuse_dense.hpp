@@ -12,9 +12,6 @@
 
 namespace warden::onnx {
 
-// The domain of the nodes only Warden's passes make.
-inline constexpr const char* kWardenDomain = "warden";
-
 // The number of dense layers made.
 std::size_t fuse_dense(RewriteGraph& graph);
 

@@ -84,7 +84,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   Node gelu;
   gelu.name = fmt::format("Gelu/{}", g.nodes[*last].name);
   gelu.op_type = "Gelu";
-  gelu.domain = "com.microsoft";
+  gelu.domain = kMicrosoftDomain;
   gelu.inputs = {x};
   gelu.outputs = g.nodes[*last].outputs;
   return std::pair{std::vector<std::size_t>{*scale, erf, *plus, *first, *last}, gelu};

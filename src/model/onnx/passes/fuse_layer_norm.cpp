@@ -98,15 +98,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   ln.op_type = "LayerNormalization";
   ln.inputs = {s.inputs[0], gamma, beta};
   ln.outputs = {m.at(*add).outputs[0]};
-  Attribute axis;
-  axis.name = "axis";
-  axis.type = AttributeType::Int;
-  axis.i = -1;
-  Attribute epsilon;
-  epsilon.name = "epsilon";
-  epsilon.type = AttributeType::Float;
-  epsilon.f = static_cast<float>(*eps);
-  ln.attributes = {axis, epsilon};
+  ln.attributes = {int_attribute("axis", -1), float_attribute("epsilon", static_cast<float>(*eps))};
   return std::pair{std::vector<std::size_t>{*mean, *sub, *pow, *var, *add_eps, *sqrt, div, *mul, *add}, ln};
 }
 

@@ -1,0 +1,263 @@
+#include "model/onnx/encoder_graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/onnx/passes/fuse_attention.hpp"
+#include "model/onnx/passes/fuse_attention_mask.hpp"
+#include "model/onnx/passes/fuse_dense.hpp"
+#include "model/onnx/passes/fuse_embeddings.hpp"
+#include "model/onnx/passes/fuse_gelu.hpp"
+#include "model/onnx/passes/fuse_layer_norm.hpp"
+#include "model/onnx/passes/fuse_skip_layer_norm.hpp"
+#include "model/onnx/rewrite_graph.hpp"
+
+namespace warden::onnx {
+
+namespace {
+
+// The passes in the order their patterns nest: LayerNorm and GELU from their decompositions
+// first (the embeddings and the residuals end in a LayerNorm), the embeddings before the
+// residual LayerNorms (their sum is an Add too), dense layers before attention (which reads the
+// rows of its inputs off them).
+}  // namespace
+
+void reduce_graph(RewriteGraph& g) {
+  fuse_layer_norm(g);
+  fuse_gelu(g);
+  fuse_embeddings(g);
+  fuse_skip_layer_norm(g);
+  fuse_dense(g);
+  fuse_attention_mask(g);
+  fuse_attention(g);
+  g.remove_unused();
+}
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(const RewriteGraph& g) : g_(g), placed_(g.nodes.size(), false) {}
+
+  [[nodiscard]] std::vector<std::size_t> readers(std::string_view value) const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
+      const auto& in = g_.nodes[i].inputs;
+      if (std::find(in.begin(), in.end(), value) != in.end()) out.push_back(i);
+    }
+    return out;
+  }
+
+  static bool is(const Node& n, std::string_view op, std::string_view domain) {
+    return n.op_type == op && n.domain == domain;
+  }
+
+  // The one node reading `value`, when it is `op` in `domain`; placed.
+  const Node* sole_reader(std::string_view value, std::string_view op, std::string_view domain) {
+    const std::vector<std::size_t> r = readers(value);
+    if (r.size() != 1 || !is(g_.nodes[r[0]], op, domain) || placed_[r[0]]) return nullptr;
+    placed_[r[0]] = true;
+    return &g_.nodes[r[0]];
+  }
+
+  // The node producing `value`, when it is `op` in `domain`; placed.
+  const Node* producer(std::string_view value, std::string_view op, std::string_view domain) {
+    for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
+      const auto& out = g_.nodes[i].outputs;
+      if (std::find(out.begin(), out.end(), value) == out.end()) continue;
+      if (!is(g_.nodes[i], op, domain)) return nullptr;
+      placed_[i] = true;
+      return &g_.nodes[i];
+    }
+    return nullptr;
+  }
+
+  const Tensor* constant(const Node& n, std::size_t input) const {
+    return input < n.inputs.size() ? g_.constant(n.inputs[input]) : nullptr;
+  }
+
+  bool is_input(std::string_view value) const {
+    return std::any_of(g_.inputs.begin(), g_.inputs.end(),
+                       [&](const ValueInfo& v) { return v.name == value; });
+  }
+  bool is_output(std::string_view value) const {
+    return std::any_of(g_.outputs.begin(), g_.outputs.end(),
+                       [&](const ValueInfo& v) { return v.name == value; });
+  }
+
+  // The error for a graph read only `so_far`: the first node not placed, or `why` when all were.
+  [[noreturn]] void fail(const std::string& so_far, const std::string& why = {}) const {
+    for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
+      if (placed_[i]) continue;
+      const Node& n = g_.nodes[i];
+      throw Error(
+          ErrorKind::Unsupported,
+          fmt::format("{}: the graph does not reduce to an encoder Warden runs: node '{}' ({} in {}) is "
+                      "not part of one{}; read so far: {}",
+                      g_.source, n.name, n.op_type, n.domain.empty() ? "ai.onnx" : n.domain,
+                      why.empty() ? "" : fmt::format(" ({})", why), so_far));
+    }
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: the graph does not reduce to an encoder Warden runs: {}; read so far: {}",
+                            g_.source, why, so_far));
+  }
+
+  [[nodiscard]] bool all_placed() const {
+    return std::all_of(placed_.begin(), placed_.end(), [](bool p) { return p; });
+  }
+
+  const RewriteGraph& graph() const noexcept { return g_; }
+
+ private:
+  const RewriteGraph& g_;
+  std::vector<bool> placed_;
+};
+
+std::optional<DenseTensors> dense_tensors(const Reader& r, const Node& dense) {
+  const Tensor* w = r.constant(dense, 1);
+  const Tensor* b = dense.inputs.size() > 2 ? r.constant(dense, 2) : nullptr;
+  if (w == nullptr || w->dims.size() != 2 || (dense.inputs.size() > 2 && b == nullptr)) return std::nullopt;
+  if (b != nullptr && (b->dims.size() != 1 || b->dims[0] != w->dims[1])) return std::nullopt;
+  DenseTensors d{*w, std::nullopt};
+  if (b != nullptr) d.bias = *b;
+  return d;
+}
+
+std::optional<NormTensors> norm_tensors(const Reader& r, const Node& n, std::size_t gamma) {
+  const Tensor* g = r.constant(n, gamma);
+  const Tensor* b = r.constant(n, gamma + 1);
+  const Attribute* eps = n.attribute("epsilon");
+  if (g == nullptr || b == nullptr || g->dims.size() != 1 || b->dims != g->dims) return std::nullopt;
+  return NormTensors{*g, *b, eps != nullptr ? eps->f : 1e-5F};
+}
+
+// The residual LayerNorm adding `sublayer` to `residual`.
+const Node* residual_norm(Reader& r, const std::string& sublayer, const std::string& residual) {
+  const Node* s = r.sole_reader(sublayer, "SkipLayerNormalization", kMicrosoftDomain);
+  if (s == nullptr || s->inputs.size() != 4) return nullptr;
+  const bool pair = (s->inputs[0] == sublayer && s->inputs[1] == residual) ||
+                    (s->inputs[1] == sublayer && s->inputs[0] == residual);
+  return pair ? s : nullptr;
+}
+
+}  // namespace
+
+EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
+  RewriteGraph g = make_rewrite_graph(model, source);
+  reduce_graph(g);
+  Reader r(g);
+  EncoderTensors e;
+
+  const Node* embeddings = nullptr;
+  for (const Node& n : g.nodes) {
+    if (Reader::is(n, "Embeddings", kWardenDomain)) {
+      if (embeddings != nullptr) r.fail("nothing", "two embedding layers");
+      embeddings = &n;
+    }
+  }
+  if (embeddings == nullptr) r.fail("nothing", "no embedding layer recognised");
+  r.producer(embeddings->outputs[0], "Embeddings", kWardenDomain);
+  const auto table = [&](std::size_t i) { return r.constant(*embeddings, i); };
+  const auto padding = embeddings->attribute("padding_idx");
+  const auto zeros = embeddings->attribute("zero_types");
+  e.input_ids = embeddings->inputs[0];
+  e.token_type_ids = embeddings->inputs[1];
+  if (!r.is_input(e.input_ids) || table(2) == nullptr || table(3) == nullptr || table(5) == nullptr ||
+      table(6) == nullptr || padding == nullptr || zeros == nullptr) {
+    r.fail("nothing", "the embedding layer is incomplete");
+  }
+  e.word = *table(2);
+  e.position = *table(3);
+  if (table(4) != nullptr) e.type = *table(4);
+  e.zero_types = zeros->i != 0;
+  e.padding_idx = padding->i;
+  e.embedding_norm = *norm_tensors(r, *embeddings, 5);
+
+  std::string x = embeddings->outputs[0];
+  const auto so_far = [&] {
+    return fmt::format("the embeddings and {} layer(s), up to value '{}'", e.layers.size(), x);
+  };
+  for (;;) {
+    // The attention whose queries, keys and values are dense layers of x.
+    const Node* attention = nullptr;
+    for (const std::size_t i : r.readers(x)) {
+      const Node& dense = g.nodes[i];
+      if (!Reader::is(dense, "Dense", kWardenDomain)) continue;
+      for (const std::size_t j : r.readers(dense.outputs[0])) {
+        if (Reader::is(g.nodes[j], "Attention", kWardenDomain)) attention = &g.nodes[j];
+      }
+      if (attention != nullptr) break;
+    }
+    if (attention == nullptr) break;
+    EncoderLayerTensors layer;
+    r.producer(attention->outputs[0], "Attention", kWardenDomain);
+    if (attention->inputs.size() < 3) r.fail(so_far(), "an attention without queries, keys and values");
+    DenseTensors* qkv[3] = {&layer.query, &layer.key, &layer.value};
+    for (std::size_t k = 0; k < 3; ++k) {
+      const Node* d = r.producer(attention->inputs[k], "Dense", kWardenDomain);
+      const auto t = d != nullptr ? dense_tensors(r, *d) : std::nullopt;
+      if (d == nullptr || d->inputs[0] != x || r.readers(attention->inputs[k]).size() != 1 || !t) {
+        r.fail(so_far(), "the attention's queries, keys and values are not dense layers of its input");
+      }
+      *qkv[k] = *t;
+    }
+    if (attention->inputs.size() > 3) {
+      std::string mask = attention->inputs[3];
+      if (const Node* m = r.producer(mask, "AttentionMask", kWardenDomain)) mask = m->inputs[0];
+      if (!r.is_input(mask) || (!e.attention_mask.empty() && e.attention_mask != mask)) {
+        r.fail(so_far(), "the attention is masked by something else than the attention_mask input");
+      }
+      e.attention_mask = mask;
+    }
+    const Attribute* heads = attention->attribute("num_heads");
+    const Attribute* scale = attention->attribute("scale");
+    layer.heads = heads != nullptr ? heads->i : 0;
+    layer.scale = scale != nullptr ? scale->f : 0.0F;
+    const Node* out = r.sole_reader(attention->outputs[0], "Dense", kWardenDomain);
+    const auto out_t = out != nullptr ? dense_tensors(r, *out) : std::nullopt;
+    const Node* norm1 = out_t ? residual_norm(r, out->outputs[0], x) : nullptr;
+    const auto norm1_t = norm1 != nullptr ? norm_tensors(r, *norm1, 2) : std::nullopt;
+    if (!norm1_t || r.readers(x).size() != 4)
+      r.fail(so_far(), "the attention's output is not a residual LayerNorm");
+    layer.attention_out = *out_t;
+    layer.attention_norm = *norm1_t;
+    const std::string a = norm1->outputs[0];
+    const Node* ffn_in = nullptr;
+    for (const std::size_t i : r.readers(a)) {
+      if (Reader::is(g.nodes[i], "Dense", kWardenDomain))
+        ffn_in = r.producer(g.nodes[i].outputs[0], "Dense", kWardenDomain);
+    }
+    const auto ffn_in_t = ffn_in != nullptr ? dense_tensors(r, *ffn_in) : std::nullopt;
+    if (!ffn_in_t || r.readers(a).size() != 2) r.fail(so_far(), "no feed-forward layer after the attention");
+    layer.ffn_in = *ffn_in_t;
+    const std::vector<std::size_t> act = r.readers(ffn_in->outputs[0]);
+    const Node* activation = nullptr;
+    if (act.size() == 1) {
+      const Node& n = g.nodes[act[0]];
+      if (Reader::is(n, "Gelu", kMicrosoftDomain)) layer.activation = "gelu";
+      if (Reader::is(n, "Relu", "")) layer.activation = "relu";
+      if (!layer.activation.empty()) activation = r.sole_reader(ffn_in->outputs[0], n.op_type, n.domain);
+    }
+    if (activation == nullptr) r.fail(so_far(), "the feed-forward layer's activation is not one Warden runs");
+    const Node* ffn_out = r.sole_reader(activation->outputs[0], "Dense", kWardenDomain);
+    const auto ffn_out_t = ffn_out != nullptr ? dense_tensors(r, *ffn_out) : std::nullopt;
+    const Node* norm2 = ffn_out_t ? residual_norm(r, ffn_out->outputs[0], a) : nullptr;
+    const auto norm2_t = norm2 != nullptr ? norm_tensors(r, *norm2, 2) : std::nullopt;
+    if (!norm2_t) r.fail(so_far(), "the feed-forward output is not a residual LayerNorm");
+    layer.ffn_out = *ffn_out_t;
+    layer.ffn_norm = *norm2_t;
+    e.layers.push_back(std::move(layer));
+    x = norm2->outputs[0];
+  }
+  if (e.layers.empty()) r.fail(so_far(), "no encoder layer recognised");
+  if (!r.is_output(x) || !r.readers(x).empty())
+    r.fail(so_far(), "the last layer's output is not a graph output");
+  if (!r.all_placed()) r.fail(so_far());
+  e.hidden_state = x;
+  return e;
+}
+
+}  // namespace warden::onnx

@@ -1,0 +1,175 @@
+#include "model/onnx_encoder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace warden::model {
+
+namespace {
+
+// The exporters' layouts, in the order a folder holding several is read: the full-precision
+// graph before the quantised ones.
+constexpr std::array<std::string_view, 6> kOnnxFiles{"model.onnx",           "onnx/model.onnx",
+                                                     "model_optimized.onnx", "onnx/model_optimized.onnx",
+                                                     "model_quantized.onnx", "onnx/model_quantized.onnx"};
+
+// The mapped file and the bytes made here (a token type table), which the tensors view.
+struct Holder {
+  explicit Holder(const std::filesystem::path& path) : file(path) {}
+  onnx::ModelFile file;
+  std::vector<std::vector<std::byte>> made;
+};
+
+Dtype dtype_of(const onnx::Tensor& t, const std::string& name, const std::filesystem::path& file) {
+  switch (t.type) {
+    case onnx::DataType::Float:
+      return Dtype::F32;
+    case onnx::DataType::Float16:
+      return Dtype::F16;
+    case onnx::DataType::Bfloat16:
+      return Dtype::BF16;
+    default:
+      throw Error(ErrorKind::Unsupported,
+                  fmt::format("{}: initializer '{}' (for {}) is {}, not a float type Warden reads",
+                              file.string(), t.name, name, onnx::data_type_name(t.type)));
+  }
+}
+
+Tensor view(const onnx::Tensor& t, std::string name, const std::filesystem::path& file,
+            bool transposed = false) {
+  Tensor out;
+  out.dtype = dtype_of(t, name, file);
+  out.name = std::move(name);
+  for (const std::int64_t d : t.dims) out.shape.push_back(static_cast<std::size_t>(d));
+  if (transposed) std::swap(out.shape[0], out.shape[1]);
+  out.transposed = transposed;
+  out.data = t.data;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> find_onnx_file(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (const std::string_view name : kOnnxFiles) {
+    if (std::filesystem::is_regular_file(dir / name, ec)) return dir / name;
+  }
+  return std::nullopt;
+}
+
+void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& dims,
+                        const std::filesystem::path& file) {
+  const auto disagree = [&](const std::string& what) {
+    return Error(ErrorKind::CorruptFile,
+                 fmt::format("{}: the graph and config.json disagree: {}", file.string(), what));
+  };
+  if (graph.layers.size() != dims.layers) {
+    throw disagree(
+        fmt::format("{} layers in the graph, num_hidden_layers {}", graph.layers.size(), dims.layers));
+  }
+  const auto same_eps = [&](float eps) { return eps == dims.layer_norm_eps; };
+  if (!same_eps(graph.embedding_norm.epsilon)) {
+    throw disagree(fmt::format("the embeddings' LayerNorm epsilon is {}, layer_norm_eps {}",
+                               graph.embedding_norm.epsilon, dims.layer_norm_eps));
+  }
+  const std::string activation = dims.ffn_activation == kernels::Activation::Gelu   ? "gelu"
+                                 : dims.ffn_activation == kernels::Activation::Relu ? "relu"
+                                                                                    : "another";
+  const double head_dim =
+      static_cast<double>(dims.hidden) / static_cast<double>(std::max<std::size_t>(dims.heads, 1));
+  const double scale = 1.0 / std::sqrt(head_dim);
+  for (std::size_t i = 0; i < graph.layers.size(); ++i) {
+    const onnx::EncoderLayerTensors& l = graph.layers[i];
+    if (l.heads != static_cast<std::int64_t>(dims.heads)) {
+      throw disagree(
+          fmt::format("layer {} has {} attention heads, num_attention_heads {}", i, l.heads, dims.heads));
+    }
+    if (std::abs(static_cast<double>(l.scale) - scale) > 1e-6 * scale) {
+      throw disagree(fmt::format("layer {} scales the attention scores by {}, not 1/√{} (the heads' size)", i,
+                                 l.scale, head_dim));
+    }
+    if (!same_eps(l.attention_norm.epsilon) || !same_eps(l.ffn_norm.epsilon)) {
+      throw disagree(fmt::format("layer {}'s LayerNorm epsilons are {} and {}, layer_norm_eps {}", i,
+                                 l.attention_norm.epsilon, l.ffn_norm.epsilon, dims.layer_norm_eps));
+    }
+    if (l.activation != activation) {
+      throw disagree(
+          fmt::format("layer {}'s activation is {}, the config's {}", i, l.activation, activation));
+    }
+  }
+  const std::int64_t padding_idx = dims.padding_idx ? static_cast<std::int64_t>(*dims.padding_idx) : -1;
+  if (graph.padding_idx != padding_idx) {
+    throw disagree(fmt::format(
+        "the graph's positions are {}, the model's {}",
+        graph.padding_idx < 0 ? "absolute" : fmt::format("counted from padding index {}", graph.padding_idx),
+        padding_idx < 0 ? "absolute" : fmt::format("counted from padding index {}", padding_idx)));
+  }
+  if (graph.type.has_value() != (dims.type_vocab > 0)) {
+    throw disagree(fmt::format("the graph {} token type embeddings, type_vocab_size is {}",
+                               graph.type ? "has" : "has no", dims.type_vocab));
+  }
+}
+
+OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerNames& names,
+                              std::size_t type_rows) {
+  auto holder = std::make_shared<Holder>(file);
+  onnx::EncoderTensors graph = onnx::read_encoder_graph(holder->file.model(), file.string());
+  std::vector<Tensor> tensors;
+  const auto add = [&](const onnx::Tensor& t, std::string name, bool transposed = false) {
+    tensors.push_back(view(t, std::move(name), file, transposed));
+  };
+  const auto norm = [&](const onnx::NormTensors& n, const std::string& base) {
+    add(n.gamma, base + ".weight");
+    add(n.beta, base + ".bias");
+  };
+  add(graph.word, std::string(names.word_embeddings));
+  add(graph.position, "embeddings.position_embeddings.weight");
+  if (graph.type) {
+    const std::string type_name = "embeddings.token_type_embeddings.weight";
+    if (!graph.zero_types) {
+      add(*graph.type, type_name);
+    } else {
+      // Every row is row 0, so that whatever types the tokenizer gives, the sum is the graph's.
+      Tensor row0 = view(*graph.type, type_name, file);
+      const std::size_t row_bytes = row0.data.size() / std::max<std::size_t>(row0.shape[0], 1);
+      auto& bytes = holder->made.emplace_back(row_bytes * type_rows);
+      for (std::size_t r = 0; r < type_rows; ++r) {
+        std::copy_n(row0.data.begin(), row_bytes, bytes.begin() + static_cast<std::ptrdiff_t>(r * row_bytes));
+      }
+      row0.shape[0] = type_rows;
+      row0.data = bytes;
+      tensors.push_back(std::move(row0));
+    }
+  }
+  norm(graph.embedding_norm, std::string(names.embedding_norm));
+  for (std::size_t i = 0; i < graph.layers.size(); ++i) {
+    const onnx::EncoderLayerTensors& l = graph.layers[i];
+    const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
+    const auto dense = [&](const onnx::DenseTensors& d, std::string_view base) {
+      add(d.weight, p + std::string(base) + ".weight", true);
+      if (d.bias) add(*d.bias, p + std::string(base) + ".bias");
+    };
+    dense(l.query, names.q);
+    dense(l.key, names.k);
+    dense(l.value, names.v);
+    dense(l.attention_out, names.attn_out);
+    norm(l.attention_norm, p + std::string(names.attn_norm));
+    dense(l.ffn_in, names.ffn_in);
+    dense(l.ffn_out, names.ffn_out);
+    norm(l.ffn_norm, p + std::string(names.ffn_norm));
+  }
+  std::vector<TensorViews> files;
+  files.push_back({file, holder->file.bytes(), std::move(tensors), holder});
+  for (const auto& [path, bytes] : holder->file.external_files()) files.push_back({path, bytes, {}, holder});
+  return OnnxEncoder{ModelWeights::from_views(std::move(files)), std::move(graph)};
+}
+
+}  // namespace warden::model

@@ -1,0 +1,41 @@
+#pragma once
+// An encoder's weights from an ONNX file (optimum, fastembed, transformers.js exports, or any
+// torch.onnx.export of the HF classes): the graph reduced and read (model/onnx/encoder_graph.hpp),
+// its tensors named as the family's checkpoints name them, so that read_encoder packs them as it
+// packs safetensors — the same kernels, no second engine. The tensors view the mapped file: a
+// MatMul's [in x out] weight is presented as nn.Linear's [out x in] (Tensor::transposed) and
+// transposed only while it is packed.
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+
+#include "model/encoder.hpp"
+#include "model/encoder_reader.hpp"
+#include "model/onnx/encoder_graph.hpp"
+#include "model/weights.hpp"
+
+namespace warden::model {
+
+// The ONNX file a model folder holds, as the exporters lay it out: model.onnx,
+// onnx/model.onnx, model_optimized.onnx (fastembed), ... (docs/model-files.md); nullopt when none.
+std::optional<std::filesystem::path> find_onnx_file(const std::filesystem::path& dir);
+
+struct OnnxEncoder {
+  ModelWeights weights;
+  onnx::EncoderTensors graph;  // what the graph computes, for the caller to check against config.json
+};
+
+// Checks that the graph computes the encoder `dims` describes (config.json's): the layers, heads,
+// attention scale, LayerNorm epsilons, activation and position scheme. Error(CorruptFile)
+// naming what disagrees: the graph is what ONNX Runtime would run, and Warden runs it or nothing.
+void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& dims,
+                        const std::filesystem::path& file);
+
+// Reads `file` into weights named by `names` (no prefix). The token type table is read as
+// `type_rows` rows; where the graph takes every token's type as 0, each of them is its row 0.
+// Errors: as onnx::ModelFile and onnx::read_encoder_graph.
+OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerNames& names,
+                              std::size_t type_rows);
+
+}  // namespace warden::model

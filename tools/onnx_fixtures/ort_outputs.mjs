@@ -1,0 +1,53 @@
+// ONNX Runtime's outputs on the encoder fixtures (tests/data/onnx/<family>/model_*.onnx), the
+// reference Warden's ONNX loading is tested against: for each folder, two sequences (one
+// padded, a second segment's token types where the graph takes them, RoBERTa's padding id
+// inside the text) through every .onnx file there, written to ort_outputs.json with the inputs.
+// CPU execution provider, graph optimisation off (the file as it is).
+//
+//   node tools/onnx_fixtures/ort_outputs.mjs [DATA_DIR]
+// WARDEN_ORT_DIR names the folder holding node_modules/onnxruntime-node (scripts/setup-bench).
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import path from "node:path";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+
+const ortDir = process.env.WARDEN_ORT_DIR || path.join(os.homedir(), ".cache", "warden", "ort");
+const ort = createRequire(path.join(ortDir, "package.json"))("onnxruntime-node");
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dataDir = process.argv[2] || path.join(here, "..", "..", "tests", "data", "onnx");
+
+for (const family of ["bert", "xlm-roberta", "distilbert"]) {
+  const dir = path.join(dataDir, family);
+  const config = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8"));
+  const pad = config.pad_token_id ?? 0;
+  // [CLS]-like first id, ids across the cut vocabulary, a literal padding id inside the first
+  // text (RoBERTa numbers positions around it), the second sequence padded.
+  const ids = [
+    [2, 10, 200, pad, 511, 5, 3],
+    [2, 99, 7, 3, pad, pad, pad],
+  ];
+  const mask = [
+    [1, 1, 1, 1, 1, 1, 1],
+    [1, 1, 1, 1, 0, 0, 0],
+  ];
+  const types = [
+    [0, 0, 0, 0, 1, 1, 1],
+    [0, 0, 0, 0, 0, 0, 0],
+  ];
+  const tensor = (rows) => new ort.Tensor("int64", BigInt64Array.from(rows.flat().map(BigInt)), [rows.length, rows[0].length]);
+  const out = { inputs: { input_ids: ids, attention_mask: mask, token_type_ids: types }, outputs: {} };
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".onnx")).sort()) {
+    const session = await ort.InferenceSession.create(path.join(dir, file), {
+      graphOptimizationLevel: "disabled",
+      intraOpNumThreads: 1,
+    });
+    const feeds = {};
+    for (const name of session.inputNames) feeds[name] = tensor(out.inputs[name]);
+    const result = await session.run(feeds);
+    const hidden = result.last_hidden_state;
+    out.outputs[file] = { dims: hidden.dims, data: Array.from(hidden.data) };
+    console.log(`${family}/${file}: inputs ${session.inputNames.join(", ")}; last_hidden_state [${hidden.dims}]`);
+  }
+  fs.writeFileSync(path.join(dir, "ort_outputs.json"), JSON.stringify(out) + "\n");
+}
