@@ -272,18 +272,22 @@ class DistilBertModel(torch.nn.Module):
         return self.transformer(self.embeddings(input_ids), attention_mask)
 
 
-def build(family, fixture_dir):
+def build(family, fixture_dir, cut=True):
+    """The module of `family` ("bert", "xlm-roberta", "distilbert") holding the weights of the
+    model folder `fixture_dir`, its config (cut: the vocabulary to VOCAB rows and the positions
+    to POSITIONS) and its input names."""
     with open(os.path.join(fixture_dir, "config.json"), encoding="utf-8") as f:
         config = json.load(f)
-    config["vocab_size"] = VOCAB
-    config["max_position_embeddings"] = POSITIONS
+    if cut:
+        config["vocab_size"] = VOCAB
+        config["max_position_embeddings"] = POSITIONS
     weights = reference.load_model_weights(fixture_dir)
     state = {}
     for name, array in weights.items():
         t = torch.from_numpy(array.copy())
-        if name.endswith("word_embeddings.weight"):
+        if cut and name.endswith("word_embeddings.weight"):
             t = t[:VOCAB]
-        if name.endswith("position_embeddings.weight"):
+        if cut and name.endswith("position_embeddings.weight"):
             t = t[:POSITIONS]
         state[name] = t
     if family == "distilbert":
@@ -296,6 +300,20 @@ def build(family, fixture_dir):
     if missing:
         raise SystemExit(f"{family}: the fixture lacks {missing}")
     return module.eval(), config, inputs
+
+
+def export(module, inputs, path, opset):
+    """torch.onnx.export as optimum calls it: dynamic batch and sequence axes, the output
+    last_hidden_state."""
+    ids = torch.tensor([[2, 40, 300, 7, 3, 0], [2, 9, 3, 0, 0, 0]])
+    mask = (ids != 0).long()
+    args = (ids, mask) + ((torch.zeros_like(ids),) if "token_type_ids" in inputs else ())
+    dynamic = {0: "batch_size", 1: "sequence_length"}
+    axes = {name: dynamic for name in inputs + ["last_hidden_state"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, args, path, input_names=inputs, output_names=["last_hidden_state"],
+                          opset_version=opset, dynamic_axes=axes, do_constant_folding=True)
 
 
 def main():
@@ -313,17 +331,9 @@ def main():
         with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
             json.dump(config, f, indent=2, sort_keys=True)
             f.write("\n")
-        ids = torch.tensor([[2, 40, 300, 7, 3, 0], [2, 9, 3, 0, 0, 0]])
-        mask = (ids != 0).long()
-        args = (ids, mask) + ((torch.zeros_like(ids),) if "token_type_ids" in inputs else ())
-        dynamic = {0: "batch_size", 1: "sequence_length"}
-        axes = {name: dynamic for name in inputs + ["last_hidden_state"]}
         for opset in (14, 17):
             path = os.path.join(out, f"model_opset{opset}.onnx")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                torch.onnx.export(module, args, path, input_names=inputs, output_names=["last_hidden_state"],
-                                  opset_version=opset, dynamic_axes=axes, do_constant_folding=True)
+            export(module, inputs, path, opset)
             print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 
