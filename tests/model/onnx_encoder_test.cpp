@@ -113,10 +113,13 @@ TEST_P(OnnxEncoderVsOrt, GivesOnnxRuntimesHiddenStates) {
 INSTANTIATE_TEST_SUITE_P(Families, OnnxEncoderVsOrt,
                          ::testing::Values(std::pair{"bert", "model_opset14.onnx"},
                                            std::pair{"bert", "model_opset17.onnx"},
+                                           std::pair{"bert", "model_ort_all.onnx"},
                                            std::pair{"xlm-roberta", "model_opset14.onnx"},
                                            std::pair{"xlm-roberta", "model_opset17.onnx"},
+                                           std::pair{"xlm-roberta", "model_ort_all.onnx"},
                                            std::pair{"distilbert", "model_opset14.onnx"},
-                                           std::pair{"distilbert", "model_opset17.onnx"}));
+                                           std::pair{"distilbert", "model_opset17.onnx"},
+                                           std::pair{"distilbert", "model_ort_all.onnx"}));
 
 // A graph with a node no pass places is a load error naming that node and how far the encoder
 // was read — not a slower interpreter, not a wrong answer.

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "model/onnx/passes/fuse_attention.hpp"
 #include "model/onnx/passes/fuse_attention_mask.hpp"
+#include "model/onnx/passes/fuse_bias_gelu.hpp"
 #include "model/onnx/passes/fuse_dense.hpp"
 #include "model/onnx/passes/fuse_embeddings.hpp"
 #include "model/onnx/passes/fuse_gelu.hpp"
@@ -21,8 +22,8 @@ namespace {
 
 // The passes in the order their patterns nest: LayerNorm and GELU from their decompositions
 // first (the embeddings and the residuals end in a LayerNorm), the embeddings before the
-// residual LayerNorms (their sum is an Add too), dense layers before attention (which reads the
-// rows of its inputs off them).
+// residual LayerNorms (their sum is an Add too), dense layers before ORT's BiasGelu (whose bias
+// goes back into them) and before attention (which reads the rows of its inputs off them).
 }  // namespace
 
 void reduce_graph(RewriteGraph& g) {
@@ -31,6 +32,7 @@ void reduce_graph(RewriteGraph& g) {
   fuse_embeddings(g);
   fuse_skip_layer_norm(g);
   fuse_dense(g);
+  fuse_bias_gelu(g);
   fuse_attention_mask(g);
   fuse_attention(g);
   g.remove_unused();

@@ -118,4 +118,17 @@ std::optional<SymbolicValue> symbolic_value(const RewriteGraph& graph, std::stri
   return known(graph, value, 0);
 }
 
+std::optional<SymbolicValue> reshape_target(const RewriteGraph& graph, const Node& reshape) {
+  if (reshape.inputs.size() != 2) return std::nullopt;
+  std::optional<SymbolicValue> shape = symbolic_value(graph, reshape.inputs[1]);
+  const Attribute* allowzero = reshape.attribute("allowzero");
+  if (!shape || (allowzero != nullptr && allowzero->i != 0)) return shape;
+  for (std::size_t i = 0; i < shape->elements.size(); ++i) {
+    if (shape->elements[i] == SymbolicDim::number(0)) {
+      shape->elements[i] = SymbolicDim::dim(reshape.inputs[0], static_cast<std::int64_t>(i));
+    }
+  }
+  return shape;
+}
+
 }  // namespace warden::onnx

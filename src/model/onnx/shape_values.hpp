@@ -35,4 +35,9 @@ struct SymbolicValue {
 // (or indexes a Shape from the end, whose rank is not known here).
 std::optional<SymbolicValue> symbolic_value(const RewriteGraph& graph, std::string_view value);
 
+// The shape a Reshape node asks for, with a 0 (which copies the input's dimension unless
+// allowzero is set: what ORT's optimiser leaves, [0, 0, 12, 64]) read as that dimension of the
+// input; nullopt as symbolic_value.
+std::optional<SymbolicValue> reshape_target(const RewriteGraph& graph, const Node& reshape);
+
 }  // namespace warden::onnx

@@ -20,12 +20,12 @@ class Pattern {
   // The default-domain `op` producing `value`, read by one node besides Shape nodes (the shape
   // computations of the pattern's own Reshapes, which go with it); remembered as part of the
   // match. (The driver checks that the graph is still whole after the rewrite.)
-  const Node* take(const std::string& value, std::string_view op) {
+  const Node* take(const std::string& value, std::string_view op, std::string_view domain = "") {
     const std::size_t readers = readers_besides_shapes(g_, value);
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
       if (n.outputs.size() == 1 && n.outputs[0] == value) {
-        if (n.op_type != op || !n.domain.empty() || readers != 1) return nullptr;
+        if (n.op_type != op || n.domain != domain || readers != 1) return nullptr;
         nodes_.push_back(i);
         return &n;
       }
@@ -55,7 +55,7 @@ class Pattern {
     const Node* r = take(t->inputs[0], "Reshape");
     if (r == nullptr || r->inputs.size() != 2) return std::nullopt;
     const std::string& x = r->inputs[0];
-    const auto shape = symbolic_value(g_, r->inputs[1]);
+    const auto shape = reshape_target(g_, *r);
     if (!shape || shape->elements.size() != 4 || !leading(shape->elements[0], x, 0) ||
         (!leading(shape->elements[1], x, 1) && shape->elements[1] != SymbolicDim::number(-1)) ||
         !shape->elements[2].constant || !shape->elements[3].constant) {
@@ -126,7 +126,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   p.add(at);
   const Node* merge = p.take(out.inputs[0], "Transpose");
   if (merge == nullptr || !Pattern::perm_is(*merge, {0, 2, 1, 3})) return std::nullopt;
-  const auto out_shape = symbolic_value(g, out.inputs[1]);
+  const auto out_shape = reshape_target(g, out);
   if (!out_shape || out_shape->elements.size() != 3 || !out_shape->elements[2].constant) return std::nullopt;
   const Node* pv = p.take(merge->inputs[0], "MatMul");
   if (pv == nullptr) return std::nullopt;
@@ -154,7 +154,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
     const auto from_qk = [&](const std::string& value) {
       const Node* n = g.producer(value);
       if (n != nullptr && (n->op_type == "Div" || n->op_type == "Mul")) n = g.producer(n->inputs[0]);
-      return n != nullptr && n->op_type == "MatMul";
+      return n != nullptr && (n->op_type == "MatMul" || n->op_type == "FusedMatMul");
     };
     for (int k = 0; k < 2 && !mask; ++k) {
       if (from_qk(add->inputs[k])) {
@@ -166,10 +166,24 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   }
   double scale = 1.0;
   scores = p.unscaled(scores, scale);
+  // QKᵀ: a MatMul of the split keys transposed, or ORT's FusedMatMul with the scale as alpha
+  // (and, with transB, the keys split as the queries are).
+  std::vector<std::int64_t> key_perm{0, 2, 3, 1};
   const Node* qk = p.take(scores, "MatMul");
-  if (qk == nullptr) return std::nullopt;
+  if (qk == nullptr) {
+    qk = p.take(scores, "FusedMatMul", kMicrosoftDomain);
+    if (qk == nullptr) return std::nullopt;
+    const auto flag = [&](const char* name) {
+      const Attribute* a = qk->attribute(name);
+      return a != nullptr ? a->i : 0;
+    };
+    if (flag("transA") != 0 || flag("transBatchA") != 0 || flag("transBatchB") != 0) return std::nullopt;
+    if (flag("transB") != 0) key_perm = {0, 2, 1, 3};
+    if (const Attribute* alpha = qk->attribute("alpha")) scale *= static_cast<double>(alpha->f);
+  }
+  if (qk->inputs.size() != 2) return std::nullopt;
   const auto q = p.split(p.unscaled(qk->inputs[0], scale), {0, 2, 1, 3}, heads, head_dim);
-  const auto k = p.split(qk->inputs[1], {0, 2, 3, 1}, heads, head_dim);
+  const auto k = p.split(qk->inputs[1], key_perm, heads, head_dim);
   if (!q || !k || *out_shape->elements[2].constant != heads * head_dim) return std::nullopt;
   // [batch, sequence | -1, hidden]: batch and sequence read off the merged context, the context
   // before its transpose ([batch, heads, sequence, head_dim]) or the queries' rows.

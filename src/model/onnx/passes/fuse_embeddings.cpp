@@ -137,9 +137,12 @@ class Pattern {
     const Node* mul = take(v, "Mul");
     if (mul == nullptr || mul->inputs.size() != 2) return std::nullopt;
     const Node* cumsum = take(mul->inputs[0], "CumSum");
+    const auto set = [&](const char* flag) {
+      const Attribute* a = cumsum->attribute(flag);
+      return a != nullptr && a->i != 0;
+    };
     if (cumsum == nullptr || cumsum->inputs.size() != 2 || cumsum->inputs[0] != mul->inputs[1] ||
-        g_.scalar(cumsum->inputs[1]) != 1.0 || cumsum->attribute("exclusive") != nullptr ||
-        cumsum->attribute("reverse") != nullptr) {
+        g_.scalar(cumsum->inputs[1]) != 1.0 || set("exclusive") || set("reverse")) {
       return std::nullopt;
     }
     const Node* m = take(mul->inputs[1], "Cast", 2);  // read by the CumSum and the Mul
