@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,10 +22,12 @@ constexpr std::array<std::string_view, 6> kOnnxFiles{"model.onnx",           "on
                                                      "model_optimized.onnx", "onnx/model_optimized.onnx",
                                                      "model_quantized.onnx", "onnx/model_quantized.onnx"};
 
-// The mapped file and the bytes made here (a token type table), which the tensors view.
+// What the tensors view: the mapped file, the constants the passes made (dequantised tables,
+// folded values) and the bytes made here (a token type table, int8 scales).
 struct Holder {
   explicit Holder(const std::filesystem::path& path) : file(path) {}
   onnx::ModelFile file;
+  std::vector<std::shared_ptr<const void>> folded;
   std::vector<std::vector<std::byte>> made;
 };
 
@@ -36,6 +39,8 @@ Dtype dtype_of(const onnx::Tensor& t, const std::string& name, const std::filesy
       return Dtype::F16;
     case onnx::DataType::Bfloat16:
       return Dtype::BF16;
+    case onnx::DataType::Int8:  // a quantised dense layer's weight (with its scale beside it)
+      return Dtype::I8;
     default:
       throw Error(ErrorKind::Unsupported,
                   fmt::format("{}: initializer '{}' (for {}) is {}, not a float type Warden reads",
@@ -125,6 +130,7 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
   std::vector<Tensor> tensors;
   const auto add = [&](const onnx::Tensor& t, std::string name, bool transposed = false) {
     tensors.push_back(view(t, std::move(name), file, transposed));
+    if (t.owner) holder->folded.push_back(t.owner);
   };
   const auto norm = [&](const onnx::NormTensors& n, const std::string& base) {
     add(n.gamma, base + ".weight");
@@ -138,6 +144,7 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
       add(*graph.type, type_name);
     } else {
       // Every row is row 0, so that whatever types the tokenizer gives, the sum is the graph's.
+      if (graph.type->owner) holder->folded.push_back(graph.type->owner);
       Tensor row0 = view(*graph.type, type_name, file);
       const std::size_t row_bytes = row0.data.size() / std::max<std::size_t>(row0.shape[0], 1);
       auto& bytes = holder->made.emplace_back(row_bytes * type_rows);
@@ -154,8 +161,25 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
     const onnx::EncoderLayerTensors& l = graph.layers[i];
     const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
     const auto dense = [&](const onnx::DenseTensors& d, std::string_view base) {
-      add(d.weight, p + std::string(base) + ".weight", true);
+      const std::string weight = p + std::string(base) + ".weight";
+      add(d.weight, weight, true);
       if (d.bias) add(*d.bias, p + std::string(base) + ".bias");
+      if (d.scale) {
+        // An int8 weight's per-row scales, as `warden quantize` writes them beside it: the file's
+        // one scale (per tensor) or its scale per output column.
+        const std::vector<float> given = d.scale->to_floats();
+        const auto rows = static_cast<std::size_t>(d.weight.dims[1]);
+        std::vector<float> scales(rows, given.front());
+        if (given.size() == rows) scales = given;
+        auto& bytes = holder->made.emplace_back(rows * sizeof(float));
+        std::memcpy(bytes.data(), scales.data(), bytes.size());
+        Tensor s;
+        s.name = weight + std::string(kInt8ScaleSuffix);
+        s.dtype = Dtype::F32;
+        s.shape = {rows};
+        s.data = bytes;
+        tensors.push_back(std::move(s));
+      }
     };
     dense(l.query, names.q);
     dense(l.key, names.k);

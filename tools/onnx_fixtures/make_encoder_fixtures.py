@@ -19,7 +19,10 @@ the HF classes has:
                        FFN lin1 / gelu / lin2, output_layer_norm)
 
 Each folder gets config.json and model_opset14.onnx / model_opset17.onnx (weights as
-initializers, inputs as optimum names them, output last_hidden_state). The weights are
+initializers, inputs as optimum names them, output last_hidden_state), and model_int8.onnx:
+model_opset14.onnx after ONNX Runtime's dynamic int8 quantisation (quantize_dynamic's graph,
+redone with python3-onnx by bench/peers/quantize_onnx.py: int8 symmetric weights per tensor,
+DynamicQuantizeLinear + MatMulInteger, uint8 embedding tables). The weights are
 warden-fixture's tiny ones (seed 1) with the vocabulary cut to 512 rows and the positions to 64,
 so that the committed files stay small; config.json says so.
 
@@ -335,6 +338,10 @@ def main():
             path = os.path.join(out, f"model_opset{opset}.onnx")
             export(module, inputs, path, opset)
             print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+        path = os.path.join(out, "model_int8.onnx")
+        subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
+                        os.path.join(out, "model_opset14.onnx"), path], check=True, stdout=subprocess.DEVNULL)
+        print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 
 if __name__ == "__main__":

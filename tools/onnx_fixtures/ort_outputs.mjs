@@ -2,7 +2,8 @@
 // reference Warden's ONNX loading is tested against. First, model_ort_all.onnx: ONNX Runtime's
 // own offline optimisation of model_opset14.onnx (optimizedModelFilePath, graph optimisation
 // level "all": FusedMatMul for QKᵀ with its scale, BiasGelu, LayerNormalization, constant
-// Reshape shapes). Then, for each folder, two sequences (one
+// Reshape shapes), and model_int8_ort_all.onnx the same of model_int8.onnx (DynamicQuantizeMatMul).
+// Then, for each folder, two sequences (one
 // padded, a second segment's token types where the graph takes them, RoBERTa's padding id
 // inside the text) through every .onnx file there, written to ort_outputs.json with the inputs.
 // CPU execution provider, graph optimisation off (the file as it is).
@@ -40,11 +41,13 @@ for (const family of ["bert", "xlm-roberta", "distilbert"]) {
   ];
   const tensor = (rows) => new ort.Tensor("int64", BigInt64Array.from(rows.flat().map(BigInt)), [rows.length, rows[0].length]);
   const out = { inputs: { input_ids: ids, attention_mask: mask, token_type_ids: types }, outputs: {} };
-  await ort.InferenceSession.create(path.join(dir, "model_opset14.onnx"), {
-    graphOptimizationLevel: "all",
-    intraOpNumThreads: 1,
-    optimizedModelFilePath: path.join(dir, "model_ort_all.onnx"),
-  });
+  for (const [from, to] of [["model_opset14.onnx", "model_ort_all.onnx"], ["model_int8.onnx", "model_int8_ort_all.onnx"]]) {
+    await ort.InferenceSession.create(path.join(dir, from), {
+      graphOptimizationLevel: "all",
+      intraOpNumThreads: 1,
+      optimizedModelFilePath: path.join(dir, to),
+    });
+  }
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".onnx")).sort()) {
     const session = await ort.InferenceSession.create(path.join(dir, file), {
       graphOptimizationLevel: "disabled",

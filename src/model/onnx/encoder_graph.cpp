@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "model/onnx/passes/fold_dequantize.hpp"
 #include "model/onnx/passes/fuse_attention.hpp"
 #include "model/onnx/passes/fuse_attention_mask.hpp"
 #include "model/onnx/passes/fuse_bias_gelu.hpp"
@@ -13,24 +14,25 @@
 #include "model/onnx/passes/fuse_embeddings.hpp"
 #include "model/onnx/passes/fuse_gelu.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
+#include "model/onnx/passes/fuse_quantized_dense.hpp"
 #include "model/onnx/passes/fuse_skip_layer_norm.hpp"
 #include "model/onnx/rewrite_graph.hpp"
 
 namespace warden::onnx {
 
-namespace {
-
-// The passes in the order their patterns nest: LayerNorm and GELU from their decompositions
-// first (the embeddings and the residuals end in a LayerNorm), the embeddings before the
-// residual LayerNorms (their sum is an Add too), dense layers before ORT's BiasGelu (whose bias
-// goes back into them) and before attention (which reads the rows of its inputs off them).
-}  // namespace
-
+// The passes in the order their patterns nest: quantised constants folded first (the tables the
+// embeddings gather from); LayerNorm and GELU from their decompositions (the embeddings and the
+// residuals end in a LayerNorm); the embeddings before the residual LayerNorms (their sum is an
+// Add too); the quantised dense layers before the others (whose pass takes their bias Adds);
+// dense layers before ORT's BiasGelu (whose bias goes back into them) and before attention
+// (which reads the rows of its inputs off them).
 void reduce_graph(RewriteGraph& g) {
+  fold_dequantize(g);
   fuse_layer_norm(g);
   fuse_gelu(g);
   fuse_embeddings(g);
   fuse_skip_layer_norm(g);
+  fuse_quantized_dense(g);
   fuse_dense(g);
   fuse_bias_gelu(g);
   fuse_attention_mask(g);
@@ -120,11 +122,18 @@ class Reader {
 
 std::optional<DenseTensors> dense_tensors(const Reader& r, const Node& dense) {
   const Tensor* w = r.constant(dense, 1);
-  const Tensor* b = dense.inputs.size() > 2 ? r.constant(dense, 2) : nullptr;
-  if (w == nullptr || w->dims.size() != 2 || (dense.inputs.size() > 2 && b == nullptr)) return std::nullopt;
+  const bool has_bias = dense.inputs.size() > 2 && !dense.inputs[2].empty();
+  const Tensor* b = has_bias ? r.constant(dense, 2) : nullptr;
+  const Tensor* s = dense.inputs.size() > 3 ? r.constant(dense, 3) : nullptr;
+  if (w == nullptr || w->dims.size() != 2 || (has_bias && b == nullptr) ||
+      (dense.inputs.size() > 3 && s == nullptr)) {
+    return std::nullopt;
+  }
   if (b != nullptr && (b->dims.size() != 1 || b->dims[0] != w->dims[1])) return std::nullopt;
-  DenseTensors d{*w, std::nullopt};
+  if ((w->type == DataType::Int8) != (s != nullptr)) return std::nullopt;
+  DenseTensors d{*w, std::nullopt, std::nullopt};
   if (b != nullptr) d.bias = *b;
+  if (s != nullptr) d.scale = *s;
   return d;
 }
 

@@ -20,10 +20,12 @@
 
 namespace warden::onnx {
 
-// A dense layer as the file stores it: weight [in x out] (MatMul's right-hand side), bias [out].
+// A dense layer as the file stores it: weight [in x out] (MatMul's right-hand side), bias [out];
+// an INT8 weight's scale, one value or [out] (zero points are 0).
 struct DenseTensors {
   Tensor weight;
   std::optional<Tensor> bias;
+  std::optional<Tensor> scale;
 };
 
 struct NormTensors {

@@ -94,6 +94,12 @@ std::size_t rewrite_all(RewriteGraph& graph,
   return made;
 }
 
+Tensor float_constant(std::string name, std::vector<std::int64_t> dims, const std::vector<float>& values) {
+  Tensor t = owned_tensor(name, DataType::Float, values, false);
+  t.dims = std::move(dims);
+  return t;
+}
+
 Attribute int_attribute(std::string name, std::int64_t value) {
   Attribute a;
   a.name = std::move(name);

@@ -53,6 +53,9 @@ struct RewriteGraph {
   [[nodiscard]] bool well_formed() const;
 };
 
+// A float constant made by a pass (a folded value), owning its bytes.
+Tensor float_constant(std::string name, std::vector<std::int64_t> dims, const std::vector<float>& values);
+
 // A node's attribute made by a pass.
 Attribute int_attribute(std::string name, std::int64_t value);
 Attribute float_attribute(std::string name, float value);

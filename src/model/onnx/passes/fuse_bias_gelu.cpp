@@ -14,12 +14,13 @@ std::size_t fuse_bias_gelu(RewriteGraph& graph) {
       return n.outputs.size() == 1 && n.outputs[0] == gelu.inputs[0];
     });
     if (dense == graph.nodes.end() || dense->op_type != "Dense" || dense->domain != kWardenDomain ||
-        dense->inputs.size() != 2) {
+        dense->inputs.size() < 2 || (dense->inputs.size() > 2 && !dense->inputs[2].empty())) {
       continue;
     }
     const Tensor* weight = graph.constant(dense->inputs[1]);
     if (weight == nullptr || weight->dims.size() != 2 || weight->dims[1] != bias->dims[0]) continue;
-    dense->inputs.push_back(gelu.inputs[1]);
+    if (dense->inputs.size() < 3) dense->inputs.resize(3);
+    dense->inputs[2] = gelu.inputs[1];
     gelu.op_type = "Gelu";
     gelu.inputs.pop_back();
     ++made;

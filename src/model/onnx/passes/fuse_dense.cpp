@@ -12,16 +12,25 @@ namespace {
 
 std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGraph& g, std::size_t at) {
   const Node& mm = g.nodes[at];
-  if (mm.op_type != "MatMul" || !mm.domain.empty() || mm.inputs.size() != 2) return std::nullopt;
+  // A MatMul by a constant, or a dense layer made without its bias (the quantised ones, whose
+  // bias Add follows the rescaling).
+  const bool matmul = mm.op_type == "MatMul" && mm.domain.empty() && mm.inputs.size() == 2;
+  const bool unbiased = mm.op_type == "Dense" && mm.domain == kWardenDomain && mm.inputs.size() >= 2 &&
+                        (mm.inputs.size() < 3 || mm.inputs[2].empty());
+  if (!matmul && !unbiased) return std::nullopt;
   const Tensor* w = g.constant(mm.inputs[1]);
   if (w == nullptr || w->dims.size() != 2 || g.constant(mm.inputs[0]) != nullptr) return std::nullopt;
   const std::int64_t out = w->dims[1];
-  Node dense;
-  dense.name = fmt::format("Dense/{}", mm.name);
-  dense.op_type = "Dense";
-  dense.domain = kWardenDomain;
-  dense.inputs = {mm.inputs[0], mm.inputs[1]};
-  dense.outputs = mm.outputs;
+  Node dense = mm;
+  if (matmul) {
+    dense.name = fmt::format("Dense/{}", mm.name);
+    dense.op_type = "Dense";
+    dense.domain = kWardenDomain;
+  }
+  const auto set_bias = [&](const std::string& b) {
+    if (dense.inputs.size() < 3) dense.inputs.resize(3);
+    dense.inputs[2] = b;
+  };
   std::vector<std::size_t> nodes{at};
   // The bias: an Add of a constant [out] vector, the MatMul's only reader.
   if (g.readers(mm.outputs[0]) == 1) {
@@ -32,13 +41,14 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
       if (k < 0) continue;
       const Tensor* b = g.constant(n.inputs[static_cast<std::size_t>(k)]);
       if (b != nullptr && b->dims == std::vector<std::int64_t>{out}) {
-        dense.inputs.push_back(n.inputs[static_cast<std::size_t>(k)]);
+        set_bias(n.inputs[static_cast<std::size_t>(k)]);
         dense.outputs = n.outputs;
         nodes.push_back(i);
       }
       break;
     }
   }
+  if (unbiased && nodes.size() == 1) return std::nullopt;  // nothing to take
   return std::pair{nodes, dense};
 }
 
