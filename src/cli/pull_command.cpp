@@ -23,6 +23,7 @@ struct PullOptions {
   std::string endpoint;
   std::string cache_dir;
   bool offline = false;
+  std::string format = "auto";
 };
 
 std::string human_size(std::uint64_t bytes) {
@@ -74,6 +75,9 @@ int run_pull(const PullOptions& options) {
   }
   if (!options.cache_dir.empty()) hub_options.cache_dir = options.cache_dir;
   if (options.offline) hub_options.offline = true;
+  hub_options.format = options.format == "onnx"          ? hub::WeightFormat::Onnx
+                       : options.format == "safetensors" ? hub::WeightFormat::Safetensors
+                                                         : hub::WeightFormat::Auto;
   const auto snapshot = hub::fetch_model(*id, hub_options, progress_printer());
   if (!snapshot.offline_reason.empty()) {
     fmt::print(stderr, "warden pull: warning: using the cached copy ({}); it may be out of date\n",
@@ -95,6 +99,12 @@ Command add_pull_command(CLI::App& root) {
   app->add_option("--cache-dir", options->cache_dir,
                   "The HuggingFace cache (default: $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)");
   app->add_flag("--offline", options->offline, "Use the cache only (as HF_HUB_OFFLINE=1 does)");
+  app->add_option(
+         "--format", options->format,
+         "Which weights to fetch: safetensors (or pytorch_model.bin), onnx (the repo's ONNX graph: "
+         "model.onnx, onnx/model.onnx, model_optimized.onnx, ...), or auto: safetensors when the repo has "
+         "them, else ONNX")
+      ->check(CLI::IsMember({"auto", "safetensors", "onnx"}));
   return {app, [options] { return run_pull(*options); }};
 }
 

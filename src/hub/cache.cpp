@@ -100,6 +100,10 @@ bool snapshot_has_model(const fs::path& snapshot) {
   for (const auto& entry : fs::directory_iterator(snapshot, ec)) {
     if (fs::is_regular_file(entry.path(), ec)) weights.push_back(entry.path().filename().string());
   }
+  // transformers.js's layout keeps its graphs in onnx/.
+  for (const auto& entry : fs::directory_iterator(snapshot / "onnx", ec)) {
+    if (fs::is_regular_file(entry.path(), ec)) weights.push_back("onnx/" + entry.path().filename().string());
+  }
   return has_weights(weights);
 }
 

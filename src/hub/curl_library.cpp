@@ -18,8 +18,8 @@ template <typename Fn>
 void resolve(void* handle, const char* name, Fn& out) {
   void* symbol = ::dlsym(handle, name);
   if (symbol == nullptr) {
-    throw Error(ErrorKind::Unsupported, fmt::format("{} has no {}: downloading models needs libcurl 7.85 or newer",
-                                                    kLibrary, name));
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{} has no {}: downloading models needs libcurl 7.85 or newer", kLibrary, name));
   }
   out = reinterpret_cast<Fn>(symbol);
 }

@@ -302,14 +302,18 @@ Snapshot fetch_model(const ModelId& id, const HubOptions& options, const Progres
       throw e;
     }
   }
-  const std::vector<std::string> wanted = wanted_files(info.files);
+  const std::vector<std::string> wanted = wanted_files(info.files, options.format);
   if (!has_weights(wanted)) {
-    throw Error(
-        ErrorKind::Unsupported,
-        fmt::format(
-            "model {} (revision {}) has no weights Warden reads (model.safetensors or "
-            "pytorch_model.bin, at the top of the repo; ONNX, TensorFlow and Flax files are not read)",
-            id.repo, id.revision));
+    const std::string_view what =
+        options.format == WeightFormat::Onnx ? "an ONNX graph (model.onnx, onnx/model.onnx, "
+                                               "model_optimized.onnx, model_quantized.onnx, ...)"
+        : options.format == WeightFormat::Safetensors
+            ? "safetensors or pytorch_model.bin weights at the top of the repo"
+            : "weights Warden reads (model.safetensors or pytorch_model.bin at the top of "
+              "the repo, or an ONNX graph: model.onnx, onnx/model.onnx, ...; TensorFlow "
+              "and Flax files are not read)";
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("model {} (revision {}) has no {}", id.repo, id.revision, what));
   }
 
   const fs::path blobs = repo_dir / "blobs";

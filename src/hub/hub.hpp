@@ -17,12 +17,18 @@
 
 namespace warden::hub {
 
+// Which copy of the weights fetch_model takes from a repo that has several: the framework
+// checkpoint (safetensors, else pytorch_model.bin), the ONNX graph (core/onnx_files.hpp's
+// order, with its external data), or (auto) the checkpoint when there is one, else the graph.
+enum class WeightFormat { Auto, Safetensors, Onnx };
+
 struct HubOptions {
   std::string endpoint = "https://huggingface.co";  // HF_ENDPOINT (a mirror); no trailing slash
   std::string token;  // HF_TOKEN, else HUGGING_FACE_HUB_TOKEN, else the file $HF_HOME/token
   // HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub
   std::filesystem::path cache_dir;
   bool offline = false;  // HF_HUB_OFFLINE=1 (or true/yes/on)
+  WeightFormat format = WeightFormat::Auto;
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds stall_timeout{30000};  // abort when no byte arrives for this long
   static HubOptions from_environment();
@@ -60,18 +66,21 @@ struct Snapshot {
 // (offline_reason says so; without a cached copy the network error is thrown). Throws
 // warden::Error: InvalidArgument (a token is needed or was refused), NotFound (no such
 // model or file; not cached while offline), Unsupported (no weights Warden reads: neither
-// safetensors nor pytorch_model.bin),
+// safetensors, pytorch_model.bin nor an ONNX graph, or none of the format asked for),
 // CorruptFile (sha256 mismatch, a hostile answer), Io (network, disk).
 Snapshot fetch_model(const ModelId& id, const HubOptions& options, const ProgressFn& progress = {});
 
 // Whether `name` is one of the files fetch_model may take: the configs, tokenizer files and
 // sentence-transformers files Warden reads, bge-m3's head files, and weights (safetensors, or
-// PyTorch's pytorch_model.bin, its index and shards). Public for tests.
+// PyTorch's pytorch_model.bin, its index and shards, or an ONNX graph and its external data).
+// Public for tests.
 bool wanted_file(std::string_view name);
 // The files fetch_model takes from a repo's listing: the wanted ones, with one copy of the
-// weights — the safetensors when the repo has them, else pytorch_model.bin (or its shards).
-std::vector<std::string> wanted_files(std::span<const std::string> repo_files);
-// Whether a list of files holds model weights (safetensors or PyTorch).
+// weights in `format` — the safetensors when the repo has them, else pytorch_model.bin (or its
+// shards); the first ONNX graph of core/onnx_files.hpp's order and its data files.
+std::vector<std::string> wanted_files(std::span<const std::string> repo_files,
+                                      WeightFormat format = WeightFormat::Auto);
+// Whether a list of files holds model weights (safetensors, PyTorch or an ONNX graph).
 bool has_weights(std::span<const std::string> files);
 
 }  // namespace warden::hub

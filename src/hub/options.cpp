@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/file.hpp"
+#include "core/onnx_files.hpp"
 #include "hub/hub.hpp"
 
 namespace warden::hub {
@@ -99,6 +100,18 @@ bool pytorch_weights(std::string_view name) {
          (name.ends_with(".bin") || name == "pytorch_model.bin.index.json");
 }
 
+// An ONNX graph of a layout Warden reads, or the external data beside one.
+bool onnx_graph(std::string_view name) {
+  return std::find(kOnnxGraphFiles.begin(), kOnnxGraphFiles.end(), name) != kOnnxGraphFiles.end();
+}
+bool onnx_data(std::string_view name) {
+  return std::any_of(kOnnxGraphFiles.begin(), kOnnxGraphFiles.end(), [name](std::string_view graph) {
+    return std::any_of(kOnnxDataSuffixes.begin(), kOnnxDataSuffixes.end(), [&](std::string_view suffix) {
+      return name.size() == graph.size() + suffix.size() && name.starts_with(graph) && name.ends_with(suffix);
+    });
+  });
+}
+
 }  // namespace
 
 bool wanted_file(std::string_view name) {
@@ -111,23 +124,35 @@ bool wanted_file(std::string_view name) {
       // bge-m3's retrieval heads
       "sparse_linear.pt", "colbert_linear.pt"};
   if (std::find(kNamed.begin(), kNamed.end(), name) != kNamed.end()) return true;
-  return safetensors_weights(name) || pytorch_weights(name);
+  return safetensors_weights(name) || pytorch_weights(name) || onnx_graph(name) || onnx_data(name);
 }
 
-std::vector<std::string> wanted_files(std::span<const std::string> repo_files) {
-  const bool safetensors = std::any_of(repo_files.begin(), repo_files.end(),
-                                       [](const std::string& f) { return safetensors_weights(f); });
+std::vector<std::string> wanted_files(std::span<const std::string> repo_files, WeightFormat format) {
+  const auto has = [&](auto&& pred) { return std::any_of(repo_files.begin(), repo_files.end(), pred); };
+  const bool safetensors = has([](const std::string& f) { return safetensors_weights(f); });
+  const bool checkpoint = safetensors || has([](const std::string& f) { return pytorch_weights(f); });
+  // The one ONNX graph taken, when ONNX is what is taken.
+  std::string graph;
+  if (format == WeightFormat::Onnx || (format == WeightFormat::Auto && !checkpoint)) {
+    for (const std::string_view g : kOnnxGraphFiles) {
+      if (graph.empty() && has([g](const std::string& f) { return f == g; })) graph = g;
+    }
+  }
   std::vector<std::string> out;
   for (const std::string& f : repo_files) {
-    // One copy of the weights: safetensors when the repo has them, else PyTorch's.
-    if (wanted_file(f) && !(safetensors && pytorch_weights(f))) out.push_back(f);
+    if (!wanted_file(f)) continue;
+    const bool framework = safetensors_weights(f) || pytorch_weights(f);
+    const bool onnx = onnx_graph(f) || onnx_data(f);
+    if (framework && (format == WeightFormat::Onnx || (safetensors && pytorch_weights(f)))) continue;
+    if (onnx && (graph.empty() || !f.starts_with(graph) || (f != graph && !onnx_data(f)))) continue;
+    out.push_back(f);
   }
   return out;
 }
 
 bool has_weights(std::span<const std::string> files) {
   return std::any_of(files.begin(), files.end(), [](const std::string& f) {
-    return safetensors_weights(f) || (pytorch_weights(f) && f.ends_with(".bin"));
+    return safetensors_weights(f) || (pytorch_weights(f) && f.ends_with(".bin")) || onnx_graph(f);
   });
 }
 

@@ -11,16 +11,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/onnx_files.hpp"
 
 namespace warden::model {
 
 namespace {
-
-// The exporters' layouts, in the order a folder holding several is read: the full-precision
-// graph before the quantised ones.
-constexpr std::array<std::string_view, 6> kOnnxFiles{"model.onnx",           "onnx/model.onnx",
-                                                     "model_optimized.onnx", "onnx/model_optimized.onnx",
-                                                     "model_quantized.onnx", "onnx/model_quantized.onnx"};
 
 // What the tensors view: the mapped file, the constants the passes made (dequantised tables,
 // folded values) and the bytes made here (a token type table, int8 scales).
@@ -64,7 +59,7 @@ Tensor view(const onnx::Tensor& t, std::string name, const std::filesystem::path
 
 std::optional<std::filesystem::path> find_onnx_file(const std::filesystem::path& dir) {
   std::error_code ec;
-  for (const std::string_view name : kOnnxFiles) {
+  for (const std::string_view name : kOnnxGraphFiles) {
     if (std::filesystem::is_regular_file(dir / name, ec)) return dir / name;
   }
   return std::nullopt;

@@ -206,6 +206,7 @@ TEST_F(HubTest, ARepoWithoutWeightsWardenReadsIsUnsupported) {
   FakeRepo repo = tiny_repo();
   repo.files.erase("model.safetensors");
   repo.files.erase("pytorch_model.bin");
+  repo.files.erase("onnx/model.onnx");
   FakeHub hub(repo);
   try {
     hub::fetch_model(id(), options(hub));
@@ -215,6 +216,32 @@ TEST_F(HubTest, ARepoWithoutWeightsWardenReadsIsUnsupported) {
     EXPECT_NE(std::string(e.what()).find("no weights Warden reads"), std::string::npos) << e.what();
   }
   EXPECT_EQ(hub.content_gets(), 0);
+}
+
+// A repo whose weights are an ONNX graph (transformers.js's layout) is fetched with it; asked
+// for safetensors, it has none.
+TEST_F(HubTest, ARepoWithOnlyAnOnnxGraphIsFetchedWithIt) {
+  FakeRepo repo = tiny_repo();
+  for (const char* gone : {"model.safetensors", "pytorch_model.bin"}) {
+    repo.files.erase(gone);
+    repo.lfs.erase(gone);
+  }
+  FakeHub hub(repo);
+  const hub::Snapshot s = hub::fetch_model(id(), options(hub));
+  EXPECT_TRUE(std::filesystem::is_regular_file(s.dir / "onnx" / "model.onnx"));
+  EXPECT_EQ(read_file(s.dir / "onnx" / "model.onnx"), repo.files.at("onnx/model.onnx"));
+  hub::HubOptions safetensors = options(hub);
+  safetensors.format = hub::WeightFormat::Safetensors;
+  safetensors.cache_dir /= "other";
+  try {
+    hub::fetch_model(id(), safetensors);
+    FAIL() << "expected Unsupported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("has no safetensors or pytorch_model.bin weights"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

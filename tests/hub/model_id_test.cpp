@@ -40,9 +40,10 @@ TEST(WantedFile, TakesWhatWardenReadsOnly) {
         "pytorch_model-00001-of-00002.bin", "sparse_linear.pt", "colbert_linear.pt"}) {
     EXPECT_TRUE(wanted_file(f)) << f;
   }
-  for (const char* f : {"onnx/model.onnx", "onnx/pytorch_model.bin", "training_args.bin", "optimizer.pt",
-                        "tf_model.h5", "flax_model.msgpack", "README.md", "onnx/model.safetensors",
-                        ".safetensors", "openvino/openvino_model.xml", "2_Dense/config.json"}) {
+  for (const char* f : {"onnx/pytorch_model.bin", "training_args.bin", "optimizer.pt", "onnx/model_fp16.onnx",
+                        "model.onnx.bak", "onnx/decoder_model.onnx", "model.onnx_data_2", "tf_model.h5",
+                        "flax_model.msgpack", "README.md", "onnx/model.safetensors", ".safetensors",
+                        "openvino/openvino_model.xml", "2_Dense/config.json"}) {
     EXPECT_FALSE(wanted_file(f)) << f;
   }
 }
@@ -61,9 +62,34 @@ TEST(WantedFiles, TakesOneCopyOfTheWeights) {
                                                          "pytorch_model-00001-of-00002.bin",
                                                          "pytorch_model-00002-of-00002.bin"}));
   EXPECT_TRUE(has_weights(wanted_files(bin)));
-  // An index alone, or ONNX files alone, are no weights.
+  // An index alone is no weights.
   EXPECT_FALSE(has_weights(std::vector<std::string>{"config.json", "pytorch_model.bin.index.json"}));
-  EXPECT_FALSE(has_weights(wanted_files(std::vector<std::string>{"config.json", "onnx/model.onnx"})));
+}
+
+// --format: the ONNX graph of the loader's order with its external data, instead of the
+// checkpoint (onnx), only when there is no checkpoint (auto), or never (safetensors).
+TEST(WantedFiles, TakesTheOnnxGraphTheFormatAsksFor) {
+  for (const char* f : {"model.onnx", "onnx/model.onnx", "model_optimized.onnx", "onnx/model_quantized.onnx",
+                        "model.onnx_data", "onnx/model.onnx.data"}) {
+    EXPECT_TRUE(wanted_file(f)) << f;
+  }
+  // transformers.js's layout: several graphs in onnx/, no checkpoint.
+  const std::vector<std::string> js{"config.json", "tokenizer.json", "onnx/model.onnx",
+                                    "onnx/model_fp16.onnx", "onnx/model_quantized.onnx"};
+  const std::vector<std::string> want_js{"config.json", "tokenizer.json", "onnx/model.onnx"};
+  EXPECT_EQ(wanted_files(js), want_js);
+  EXPECT_EQ(wanted_files(js, WeightFormat::Onnx), want_js);
+  EXPECT_FALSE(has_weights(wanted_files(js, WeightFormat::Safetensors)));
+  // fastembed's Qdrant repos: the optimised graph at the top.
+  const std::vector<std::string> q{"config.json", "model_optimized.onnx", "tokenizer.json"};
+  EXPECT_EQ(wanted_files(q), q);
+  // Both: auto takes the checkpoint; onnx the graph and its external data, not the checkpoint.
+  const std::vector<std::string> both{"config.json", "model.safetensors", "model.onnx", "model.onnx_data",
+                                      "onnx/model.onnx"};
+  EXPECT_EQ(wanted_files(both), (std::vector<std::string>{"config.json", "model.safetensors"}));
+  EXPECT_EQ(wanted_files(both, WeightFormat::Onnx),
+            (std::vector<std::string>{"config.json", "model.onnx", "model.onnx_data"}));
+  EXPECT_TRUE(has_weights(wanted_files(both, WeightFormat::Onnx)));
 }
 
 TEST(HubOptions, ReadsTheEnvironmentWithHuggingfaceHubPrecedence) {

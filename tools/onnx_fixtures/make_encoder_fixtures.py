@@ -26,7 +26,12 @@ DynamicQuantizeLinear + MatMulInteger, uint8 embedding tables). The weights are
 warden-fixture's tiny ones (seed 1) with the vocabulary cut to 512 rows and the positions to 64,
 so that the committed files stay small; config.json says so.
 
+With --fuzz-seeds DIR it writes instead the seeds of the ONNX graph fuzzer
+(fuzz/corpus/onnx_graph): the same three classes at a few KB each (hidden 8, 2 heads, 1 layer,
+16 tokens, 8 positions, seeded random weights), at opsets 14 and 17 and int8.
+
 Run: /usr/bin/python3 tools/onnx_fixtures/make_encoder_fixtures.py WARDEN_FIXTURE [OUT_DIR]
+     /usr/bin/python3 tools/onnx_fixtures/make_encoder_fixtures.py --fuzz-seeds fuzz/corpus/onnx_graph
 """
 
 import json
@@ -305,10 +310,10 @@ def build(family, fixture_dir, cut=True):
     return module.eval(), config, inputs
 
 
-def export(module, inputs, path, opset):
+def export(module, inputs, path, opset, vocab=512):
     """torch.onnx.export as optimum calls it: dynamic batch and sequence axes, the output
     last_hidden_state."""
-    ids = torch.tensor([[2, 40, 300, 7, 3, 0], [2, 9, 3, 0, 0, 0]])
+    ids = torch.tensor([[2, 40, 300, 7, 3, 0], [2, 9, 3, 0, 0, 0]]) % vocab
     mask = (ids != 0).long()
     args = (ids, mask) + ((torch.zeros_like(ids),) if "token_type_ids" in inputs else ())
     dynamic = {0: "batch_size", 1: "sequence_length"}
@@ -319,9 +324,34 @@ def export(module, inputs, path, opset):
                           opset_version=opset, dynamic_axes=axes, do_constant_folding=True)
 
 
+def fuzz_seeds(out):
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(5)
+    bert = {"vocab_size": 16, "hidden_size": 8, "max_position_embeddings": 8, "type_vocab_size": 2,
+            "layer_norm_eps": 1e-12, "num_attention_heads": 2, "intermediate_size": 16, "num_hidden_layers": 1,
+            "pad_token_id": 1}
+    distil = {"vocab_size": 16, "dim": 8, "max_position_embeddings": 8, "n_heads": 2, "hidden_dim": 16,
+              "n_layers": 1}
+    for family, module, inputs in (
+            ("bert", BertModel(bert), ["input_ids", "attention_mask", "token_type_ids"]),
+            ("xlm-roberta", BertModel(dict(bert, type_vocab_size=1), roberta=True), ["input_ids", "attention_mask"]),
+            ("distilbert", DistilBertModel(distil), ["input_ids", "attention_mask"])):
+        module.eval()
+        for opset in (14, 17):
+            export(module, inputs, os.path.join(out, f"{family}_opset{opset}.onnx"), opset, vocab=16)
+        subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
+                        os.path.join(out, f"{family}_opset14.onnx"), os.path.join(out, f"{family}_int8.onnx")],
+                       check=True, stdout=subprocess.DEVNULL)
+    for name in sorted(os.listdir(out)):
+        print(f"wrote {os.path.join(out, name)} ({os.path.getsize(os.path.join(out, name))} bytes)")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    if sys.argv[1] == "--fuzz-seeds":
+        fuzz_seeds(sys.argv[2])
+        return
     fixture_tool = sys.argv[1]
     out_root = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "tests", "data", "onnx")
     for family, arch in FAMILIES.items():
