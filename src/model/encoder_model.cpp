@@ -540,15 +540,31 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     const bool reducible = arch.architecture == Architecture::Bert ||
                            arch.architecture == Architecture::Roberta ||
                            arch.architecture == Architecture::DistilBert;
-    if (!reducible || jina || arch.classifier) {
+    if (!reducible || jina) {
       throw Error(
           ErrorKind::Unsupported,
-          fmt::format("{}: ONNX files of {} are not read yet (BertModel, XLMRobertaModel, RobertaModel and "
-                      "DistilBertModel are); convert the checkpoint to safetensors instead",
+          fmt::format("{}: ONNX files of {} are not read yet (BertModel, XLMRobertaModel, RobertaModel, "
+                      "DistilBertModel and their *ForSequenceClassification classes are); convert the "
+                      "checkpoint to safetensors instead",
                       onnx_file->string(), arch.name));
     }
-    OnnxEncoder onnx = open_onnx_encoder(*onnx_file, names, dims.type_vocab);
+    // The head's layers under the names the classifier below reads them by.
+    const HeadNames head = arch.architecture == Architecture::Bert ? HeadNames{"pooler.dense", "classifier"}
+                           : arch.architecture == Architecture::Roberta
+                               ? HeadNames{"classifier.dense", "classifier.out_proj"}
+                               : HeadNames{"pre_classifier", "classifier"};
+    OnnxEncoder onnx =
+        open_onnx_encoder(*onnx_file, names, dims.type_vocab, arch.classifier ? &head : nullptr);
     check_onnx_encoder(onnx.graph, dims, *onnx_file);
+    if (onnx.graph.classifier) {
+      // BertPooler and RobertaClassificationHead use tanh, DistilBERT's head ReLU (as below).
+      const std::string want = arch.architecture == Architecture::DistilBert ? "relu" : "tanh";
+      if (onnx.graph.classifier->activation != want) {
+        throw Error(ErrorKind::CorruptFile,
+                    fmt::format("{}: the graph's classification head uses {}, {}'s uses {}",
+                                onnx_file->string(), onnx.graph.classifier->activation, arch.name, want));
+      }
+    }
     weights = std::make_unique<ModelWeights>(std::move(onnx.weights));
   } else {
     weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));

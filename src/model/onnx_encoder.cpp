@@ -119,7 +119,7 @@ void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& di
 }
 
 OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerNames& names,
-                              std::size_t type_rows) {
+                              std::size_t type_rows, const HeadNames* head) {
   auto holder = std::make_shared<Holder>(file);
   onnx::EncoderTensors graph = onnx::read_encoder_graph(holder->file.model(), file.string());
   std::vector<Tensor> tensors;
@@ -152,38 +152,58 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
     }
   }
   norm(graph.embedding_norm, std::string(names.embedding_norm));
+  // A dense layer as "<base>.weight" ([out x in], viewed transposed when the file holds
+  // [in x out]) and "<base>.bias".
+  const auto dense = [&](const onnx::DenseTensors& d, const std::string& base) {
+    const std::string weight = base + ".weight";
+    add(d.weight, weight, !d.out_in);
+    if (d.bias) add(*d.bias, base + ".bias");
+    if (d.scale) {
+      // An int8 weight's per-row scales, as `warden quantize` writes them beside it: the file's
+      // one scale (per tensor) or its scale per output column.
+      const std::vector<float> given = d.scale->to_floats();
+      const auto rows = static_cast<std::size_t>(d.outputs());
+      std::vector<float> scales(rows, given.front());
+      if (given.size() == rows) scales = given;
+      auto& bytes = holder->made.emplace_back(rows * sizeof(float));
+      std::memcpy(bytes.data(), scales.data(), bytes.size());
+      Tensor s;
+      s.name = weight + std::string(kInt8ScaleSuffix);
+      s.dtype = Dtype::F32;
+      s.shape = {rows};
+      s.data = bytes;
+      tensors.push_back(std::move(s));
+    }
+  };
   for (std::size_t i = 0; i < graph.layers.size(); ++i) {
     const onnx::EncoderLayerTensors& l = graph.layers[i];
     const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
-    const auto dense = [&](const onnx::DenseTensors& d, std::string_view base) {
-      const std::string weight = p + std::string(base) + ".weight";
-      add(d.weight, weight, true);
-      if (d.bias) add(*d.bias, p + std::string(base) + ".bias");
-      if (d.scale) {
-        // An int8 weight's per-row scales, as `warden quantize` writes them beside it: the file's
-        // one scale (per tensor) or its scale per output column.
-        const std::vector<float> given = d.scale->to_floats();
-        const auto rows = static_cast<std::size_t>(d.weight.dims[1]);
-        std::vector<float> scales(rows, given.front());
-        if (given.size() == rows) scales = given;
-        auto& bytes = holder->made.emplace_back(rows * sizeof(float));
-        std::memcpy(bytes.data(), scales.data(), bytes.size());
-        Tensor s;
-        s.name = weight + std::string(kInt8ScaleSuffix);
-        s.dtype = Dtype::F32;
-        s.shape = {rows};
-        s.data = bytes;
-        tensors.push_back(std::move(s));
-      }
-    };
-    dense(l.query, names.q);
-    dense(l.key, names.k);
-    dense(l.value, names.v);
-    dense(l.attention_out, names.attn_out);
+    dense(l.query, p + std::string(names.q));
+    dense(l.key, p + std::string(names.k));
+    dense(l.value, p + std::string(names.v));
+    dense(l.attention_out, p + std::string(names.attn_out));
     norm(l.attention_norm, p + std::string(names.attn_norm));
-    dense(l.ffn_in, names.ffn_in);
-    dense(l.ffn_out, names.ffn_out);
+    dense(l.ffn_in, p + std::string(names.ffn_in));
+    dense(l.ffn_out, p + std::string(names.ffn_out));
     norm(l.ffn_norm, p + std::string(names.ffn_norm));
+  }
+  if (graph.classifier) {
+    if (head == nullptr) {
+      throw Error(
+          ErrorKind::CorruptFile,
+          fmt::format(
+              "{}: the graph and config.json disagree: the graph ends in a classification head ('{}'), "
+              "config.json names no *ForSequenceClassification class",
+              file.string(), graph.classifier->logits));
+    }
+    dense(graph.classifier->dense, std::string(head->dense));
+    dense(graph.classifier->out, std::string(head->out));
+  } else if (head != nullptr) {
+    throw Error(
+        ErrorKind::CorruptFile,
+        fmt::format("{}: the graph and config.json disagree: config.json names a classifier, the graph has "
+                    "no classification head (its output is '{}')",
+                    file.string(), graph.hidden_state));
   }
   std::vector<TensorViews> files;
   files.push_back({file, holder->file.bytes(), std::move(tensors), holder});

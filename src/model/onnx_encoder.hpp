@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <string_view>
 
 #include "model/encoder.hpp"
 #include "model/encoder_reader.hpp"
@@ -32,10 +33,18 @@ struct OnnxEncoder {
 void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& dims,
                         const std::filesystem::path& file);
 
-// Reads `file` into weights named by `names` (no prefix). The token type table is read as
-// `type_rows` rows; where the graph takes every token's type as 0, each of them is its row 0.
-// Errors: as onnx::ModelFile and onnx::read_encoder_graph.
+// How a *ForSequenceClassification checkpoint names its head's two layers ("pooler.dense" and
+// "classifier" for BERT, ...), for a graph ending in one.
+struct HeadNames {
+  std::string_view dense, out;
+};
+
+// Reads `file` into weights named by `names` (no prefix) and, for a classifier, `head` (null:
+// an embedder). The token type table is read as `type_rows` rows; where the graph takes every
+// token's type as 0, each of them is its row 0. Errors: as onnx::ModelFile and
+// onnx::read_encoder_graph; CorruptFile when the graph has a classification head and `head` is
+// null, or the other way round.
 OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerNames& names,
-                              std::size_t type_rows);
+                              std::size_t type_rows, const HeadNames* head = nullptr);
 
 }  // namespace warden::model

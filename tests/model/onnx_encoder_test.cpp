@@ -82,8 +82,8 @@ TokenRows token_rows(const std::string& family, const std::string& file,
     std::vector<std::uint32_t> types;
     for (std::size_t t = 0; t < c.ids[s].size() && c.mask[s][t] != 0; ++t) {
       ids.push_back(static_cast<std::uint32_t>(c.ids[s][t]));
-      types.push_back(family == "bert" ? static_cast<std::uint32_t>(c.types[s][t])
-                                       : 0U);  // the graph's inputs
+      // The graph's inputs: BERT's take token types.
+      types.push_back(family.starts_with("bert") ? static_cast<std::uint32_t>(c.types[s][t]) : 0U);
     }
     batch.add(ids, types);
   }
@@ -149,6 +149,44 @@ INSTANTIATE_TEST_SUITE_P(Families, OnnxEncoderVsOrt,
                                            std::pair{"distilbert", "model_opset14.onnx"},
                                            std::pair{"distilbert", "model_opset17.onnx"},
                                            std::pair{"distilbert", "model_ort_all.onnx"}));
+
+// The *ForSequenceClassification exports (a logits output: BertPooler's tanh(dense) of [CLS] and
+// the classifier, RoBERTa's head on <s>, DistilBERT's pre_classifier + ReLU) load as classifiers
+// whose heads give ORT's logits.
+class OnnxClassifierVsOrt : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OnnxClassifierVsOrt, GivesOnnxRuntimesLogits) {
+  const std::string family = GetParam();
+  const testing::TempDir tmp;
+  const auto model = load_encoder_model(onnx_folder(tmp, family, "model_opset14.onnx"));
+  ASSERT_TRUE(model->head.has_value());
+  EXPECT_EQ(model->kind(), ModelKind::Classifier);
+  const OrtCase c = ort_case(family, "model_opset14.onnx");
+  TokenBatch batch;
+  for (std::size_t s = 0; s < c.ids.size(); ++s) {
+    std::vector<std::uint32_t> ids;
+    std::vector<std::uint32_t> types;
+    for (std::size_t t = 0; t < c.ids[s].size() && c.mask[s][t] != 0; ++t) {
+      ids.push_back(static_cast<std::uint32_t>(c.ids[s][t]));
+      types.push_back(family.starts_with("bert") ? static_cast<std::uint32_t>(c.types[s][t]) : 0U);
+    }
+    batch.add(ids, types);
+  }
+  model->encoder.validate(batch);
+  EncoderWorkspace ws;
+  const std::span<const float> hidden = model->encoder.forward(batch, ws, nullptr);
+  std::vector<float> logits(batch.sequences() * model->head->labels());
+  model->head->logits(hidden, model->encoder.dims().hidden, batch.offsets, logits);
+  ASSERT_EQ(logits.size(), c.hidden.size());
+  float worst = 0.0F;
+  for (std::size_t i = 0; i < logits.size(); ++i) worst = std::max(worst, std::abs(logits[i] - c.hidden[i]));
+  std::printf("%s: max |Warden - ORT| logits = %.3g\n", family.c_str(), static_cast<double>(worst));
+  EXPECT_LE(worst, 1e-4F);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, OnnxClassifierVsOrt,
+                         ::testing::Values("bert-classifier", "xlm-roberta-classifier",
+                                           "distilbert-classifier"));
 
 // The dynamic-int8 files (quantize_dynamic's graph, and ORT's optimisation of it with
 // DynamicQuantizeMatMul / MatMulIntegerToFloat), run with the file's int8 weights and scales on
@@ -224,9 +262,25 @@ TEST(OnnxEncoderErrors, AConfigThatDisagreesWithTheGraphIsNamed) {
 TEST(OnnxEncoderErrors, AFamilyWhoseExportsAreNotReducedYetSaysSo) {
   const testing::TempDir tmp;
   const fs::path dir = onnx_folder(tmp, "bert", "model_opset17.onnx");
-  testing::edit_config(dir, "\"BertModel\"", "\"BertForSequenceClassification\"");
-  testing::expect_load_error(dir, ErrorKind::Unsupported,
-                             "ONNX files of BertForSequenceClassification are not read yet");
+  testing::edit_config(dir, "\"BertModel\"", "\"JinaBertModel\"");
+  testing::expect_load_error(dir, ErrorKind::Unsupported, "ONNX files of JinaBertModel are not read yet");
+}
+
+// A classifier's config beside an embedder's graph, and the other way round.
+TEST(OnnxEncoderErrors, AHeadTheConfigAndTheGraphDisagreeOnIsNamed) {
+  {
+    const testing::TempDir tmp;
+    const fs::path dir = onnx_folder(tmp, "bert", "model_opset17.onnx");
+    testing::edit_config(dir, "\"BertModel\"", "\"BertForSequenceClassification\"");
+    testing::expect_load_error(dir, ErrorKind::CorruptFile, "the graph has no classification head");
+  }
+  {
+    const testing::TempDir tmp;
+    const fs::path dir = onnx_folder(tmp, "bert-classifier", "model_opset14.onnx");
+    testing::edit_config(dir, "\"BertForSequenceClassification\"", "\"BertModel\"");
+    testing::expect_load_error(dir, ErrorKind::CorruptFile,
+                               "the graph ends in a classification head ('logits')");
+  }
 }
 
 }  // namespace

@@ -280,6 +280,67 @@ class DistilBertModel(torch.nn.Module):
         return self.transformer(self.embeddings(input_ids), attention_mask)
 
 
+class BertPooler(torch.nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = torch.nn.Linear(c["hidden_size"], c["hidden_size"])
+
+    def forward(self, hidden_states):
+        first_token_tensor = hidden_states[:, 0]
+        return torch.tanh(self.dense(first_token_tensor))
+
+
+class BertForSequenceClassification(torch.nn.Module):
+    """BertModel with its pooler (tanh(dense) of [CLS]), then the classifier."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bert = BertModel(c)
+        self.bert.pooler = BertPooler(c)
+        self.classifier = torch.nn.Linear(c["hidden_size"], len(c["id2label"]))
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None):
+        return self.classifier(self.bert.pooler(self.bert(input_ids, attention_mask, token_type_ids)))
+
+
+class XLMRobertaClassificationHead(torch.nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = torch.nn.Linear(c["hidden_size"], c["hidden_size"])
+        self.out_proj = torch.nn.Linear(c["hidden_size"], len(c["id2label"]))
+
+    def forward(self, features):
+        x = features[:, 0, :]
+        return self.out_proj(torch.tanh(self.dense(x)))
+
+
+class XLMRobertaForSequenceClassification(torch.nn.Module):
+    """XLMRobertaModel without a pooler, then the head on <s>."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.roberta = BertModel(c, roberta=True)
+        self.classifier = XLMRobertaClassificationHead(c)
+
+    def forward(self, input_ids, attention_mask):
+        return self.classifier(self.roberta(input_ids, attention_mask))
+
+
+class DistilBertForSequenceClassification(torch.nn.Module):
+    """hidden_state[:, 0], pre_classifier, ReLU, classifier."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.distilbert = DistilBertModel(c)
+        self.pre_classifier = torch.nn.Linear(c["dim"], c["dim"])
+        self.classifier = torch.nn.Linear(c["dim"], len(c["id2label"]))
+
+    def forward(self, input_ids, attention_mask):
+        pooled_output = self.distilbert(input_ids, attention_mask)[:, 0]
+        pooled_output = torch.nn.ReLU()(self.pre_classifier(pooled_output))
+        return self.classifier(pooled_output)
+
+
 def build(family, fixture_dir, cut=True):
     """The module of `family` ("bert", "xlm-roberta", "distilbert") holding the weights of the
     model folder `fixture_dir`, its config (cut: the vocabulary to VOCAB rows and the positions
@@ -298,9 +359,13 @@ def build(family, fixture_dir, cut=True):
         if cut and name.endswith("position_embeddings.weight"):
             t = t[:POSITIONS]
         state[name] = t
+    classifier = "ForSequenceClassification" in config["architectures"][0]
     if family == "distilbert":
-        module = DistilBertModel(config)
+        module = (DistilBertForSequenceClassification if classifier else DistilBertModel)(config)
         inputs = ["input_ids", "attention_mask"]
+    elif classifier:
+        module = (BertForSequenceClassification if family == "bert" else XLMRobertaForSequenceClassification)(config)
+        inputs = ["input_ids", "attention_mask"] + (["token_type_ids"] if family == "bert" else [])
     else:
         module = BertModel(config, roberta=family == "xlm-roberta")
         inputs = ["input_ids", "attention_mask"] + (["token_type_ids"] if family == "bert" else [])
@@ -310,17 +375,18 @@ def build(family, fixture_dir, cut=True):
     return module.eval(), config, inputs
 
 
-def export(module, inputs, path, opset, vocab=512):
+def export(module, inputs, path, opset, vocab=512, output="last_hidden_state"):
     """torch.onnx.export as optimum calls it: dynamic batch and sequence axes, the output
-    last_hidden_state."""
+    last_hidden_state (or a classifier's logits, [batch_size, labels])."""
     ids = torch.tensor([[2, 40, 300, 7, 3, 0], [2, 9, 3, 0, 0, 0]]) % vocab
     mask = (ids != 0).long()
     args = (ids, mask) + ((torch.zeros_like(ids),) if "token_type_ids" in inputs else ())
     dynamic = {0: "batch_size", 1: "sequence_length"}
-    axes = {name: dynamic for name in inputs + ["last_hidden_state"]}
+    axes = {name: dynamic for name in inputs}
+    axes[output] = dynamic if output == "last_hidden_state" else {0: "batch_size"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(module, args, path, input_names=inputs, output_names=["last_hidden_state"],
+        torch.onnx.export(module, args, path, input_names=inputs, output_names=[output],
                           opset_version=opset, dynamic_axes=axes, do_constant_folding=True)
 
 
@@ -371,6 +437,20 @@ def main():
         path = os.path.join(out, "model_int8.onnx")
         subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
                         os.path.join(out, "model_opset14.onnx"), path], check=True, stdout=subprocess.DEVNULL)
+        print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+        # The *ForSequenceClassification class of the family (warden-fixture --head classifier: 3
+        # labels), its logits output; opset 14.
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([fixture_tool, "--arch", arch, "--head", "classifier", "--seed", "1", "--out", tmp + "/m"],
+                           check=True, stdout=subprocess.DEVNULL)
+            module, config, inputs = build(family, tmp + "/m")
+        out = os.path.join(out_root, family + "-classifier")
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
+            json.dump(config, f, indent=2, sort_keys=True)
+            f.write("\n")
+        path = os.path.join(out, "model_opset14.onnx")
+        export(module, inputs, path, 14, output="logits")
         print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 

@@ -13,6 +13,7 @@
 #include "model/onnx/passes/fuse_dense.hpp"
 #include "model/onnx/passes/fuse_embeddings.hpp"
 #include "model/onnx/passes/fuse_gelu.hpp"
+#include "model/onnx/passes/fuse_gemm.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
 #include "model/onnx/passes/fuse_quantized_dense.hpp"
 #include "model/onnx/passes/fuse_skip_layer_norm.hpp"
@@ -34,6 +35,7 @@ void reduce_graph(RewriteGraph& g) {
   fuse_skip_layer_norm(g);
   fuse_quantized_dense(g);
   fuse_dense(g);
+  fuse_gemm(g);
   fuse_bias_gelu(g);
   fuse_attention_mask(g);
   fuse_attention(g);
@@ -129,9 +131,10 @@ std::optional<DenseTensors> dense_tensors(const Reader& r, const Node& dense) {
       (dense.inputs.size() > 3 && s == nullptr)) {
     return std::nullopt;
   }
-  if (b != nullptr && (b->dims.size() != 1 || b->dims[0] != w->dims[1])) return std::nullopt;
+  const Attribute* out_in = dense.attribute("out_in");
+  DenseTensors d{*w, std::nullopt, std::nullopt, out_in != nullptr && out_in->i != 0};
+  if (b != nullptr && (b->dims.size() != 1 || b->dims[0] != d.outputs())) return std::nullopt;
   if ((w->type == DataType::Int8) != (s != nullptr)) return std::nullopt;
-  DenseTensors d{*w, std::nullopt, std::nullopt};
   if (b != nullptr) d.bias = *b;
   if (s != nullptr) d.scale = *s;
   return d;
@@ -152,6 +155,37 @@ const Node* residual_norm(Reader& r, const std::string& sublayer, const std::str
   const bool pair = (s->inputs[0] == sublayer && s->inputs[1] == residual) ||
                     (s->inputs[1] == sublayer && s->inputs[0] == residual);
   return pair ? s : nullptr;
+}
+
+// A *ForSequenceClassification head on the hidden states `x`: Gather(x, 0, axis 1) (the first
+// token), a dense layer, tanh or ReLU, the dense layer to the labels, a graph output.
+std::optional<ClassifierTensors> read_classifier(Reader& r, const std::string& x) {
+  const Node* first = r.sole_reader(x, "Gather", "");
+  const Attribute* axis = first != nullptr ? first->attribute("axis") : nullptr;
+  const Tensor* index =
+      first != nullptr && first->inputs.size() == 2 ? r.graph().constant(first->inputs[1]) : nullptr;
+  if (axis == nullptr || axis->i != 1 || index == nullptr || !index->dims.empty() ||
+      r.graph().scalar(first->inputs[1]) != 0.0) {
+    return std::nullopt;
+  }
+  ClassifierTensors c;
+  const Node* dense = r.sole_reader(first->outputs[0], "Dense", kWardenDomain);
+  const auto dense_t = dense != nullptr ? dense_tensors(r, *dense) : std::nullopt;
+  if (!dense_t) return std::nullopt;
+  c.dense = *dense_t;
+  const std::vector<std::size_t> act = r.readers(dense->outputs[0]);
+  if (act.size() != 1) return std::nullopt;
+  const Node& a = r.graph().nodes[act[0]];
+  if (!a.domain.empty() || (a.op_type != "Tanh" && a.op_type != "Relu")) return std::nullopt;
+  c.activation = a.op_type == "Tanh" ? "tanh" : "relu";
+  const Node* activation = r.sole_reader(dense->outputs[0], a.op_type, "");
+  const Node* out =
+      activation != nullptr ? r.sole_reader(activation->outputs[0], "Dense", kWardenDomain) : nullptr;
+  const auto out_t = out != nullptr ? dense_tensors(r, *out) : std::nullopt;
+  if (!out_t || !r.is_output(out->outputs[0]) || !r.readers(out->outputs[0]).empty()) return std::nullopt;
+  c.out = *out_t;
+  c.logits = out->outputs[0];
+  return c;
 }
 
 }  // namespace
@@ -264,10 +298,15 @@ EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
     x = norm2->outputs[0];
   }
   if (e.layers.empty()) r.fail(so_far(), "no encoder layer recognised");
-  if (!r.is_output(x) || !r.readers(x).empty())
+  if (r.is_output(x)) e.hidden_state = x;
+  if (!r.readers(x).empty()) {
+    e.classifier = read_classifier(r, x);
+    if (!e.classifier)
+      r.fail(so_far(), "what follows the last layer is not a classification head on the first token");
+  }
+  if (e.hidden_state.empty() && !e.classifier)
     r.fail(so_far(), "the last layer's output is not a graph output");
   if (!r.all_placed()) r.fail(so_far());
-  e.hidden_state = x;
   return e;
 }
 

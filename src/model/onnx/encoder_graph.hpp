@@ -20,12 +20,23 @@
 
 namespace warden::onnx {
 
-// A dense layer as the file stores it: weight [in x out] (MatMul's right-hand side), bias [out];
-// an INT8 weight's scale, one value or [out] (zero points are 0).
+// A dense layer as the file stores it: weight [in x out] (MatMul's right-hand side), or
+// [out x in] when out_in (a Gemm's transB); bias [out]; an INT8 weight's scale, one value or
+// [out] (zero points are 0).
 struct DenseTensors {
   Tensor weight;
   std::optional<Tensor> bias;
   std::optional<Tensor> scale;
+  bool out_in = false;
+  [[nodiscard]] std::int64_t outputs() const { return weight.dims[out_in ? 0 : 1]; }
+};
+
+// A sequence classifier's head on the first token: dense, activation ("tanh", "relu"), out.
+struct ClassifierTensors {
+  DenseTensors dense;
+  std::string activation;
+  DenseTensors out;
+  std::string logits;  // the graph output
 };
 
 struct NormTensors {
@@ -52,7 +63,8 @@ struct EncoderTensors {
   std::int64_t padding_idx = -1;  // RoBERTa's position scheme's padding index; -1: absolute
   NormTensors embedding_norm;
   std::vector<EncoderLayerTensors> layers;
-  std::string hidden_state;  // the graph output holding the last hidden state
+  std::string hidden_state;  // the graph output holding the last hidden state ("" when only a head's)
+  std::optional<ClassifierTensors> classifier;
 };
 
 // Runs every rewrite pass, in the order their patterns nest.
