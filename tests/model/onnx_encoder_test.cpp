@@ -251,6 +251,26 @@ TEST(OnnxEncoderErrors, ANodeNoPassPlacesIsNamedWithWhereReadingStopped) {
   }
 }
 
+// A node with fewer inputs than its operator takes (found by warden-fuzz-onnx_graph: a
+// Transpose without one) is a corrupt file, named, before any pass indexes its inputs.
+TEST(OnnxEncoderErrors, ANodeMissingTheInputsItsOperatorTakesIsCorrupt) {
+  onnx::ModelFile file(kData / "bert" / "model_opset14.onnx");
+  onnx::Model model = file.model();
+  const auto transpose = std::find_if(model.graph.nodes.begin(), model.graph.nodes.end(),
+                                      [](const onnx::Node& n) { return n.op_type == "Transpose"; });
+  ASSERT_NE(transpose, model.graph.nodes.end());
+  transpose->inputs.clear();
+  try {
+    (void)onnx::read_encoder_graph(model, "edited.onnx");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);
+    EXPECT_NE(std::string(e.what()).find("(Transpose) has 0 input(s); the operator takes at least 1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(OnnxEncoderErrors, AConfigThatDisagreesWithTheGraphIsNamed) {
   const testing::TempDir tmp;
   const fs::path dir = onnx_folder(tmp, "bert", "model_opset17.onnx");

@@ -48,6 +48,75 @@ Tensor constant_value(const Node& n, std::string_view source) {
                   source, n.name));
 }
 
+// The fewest inputs each operator the passes look at takes (ONNX's schemas; com.microsoft's for
+// ORT's contrib ops): the passes index them, so a node with fewer is no graph at all.
+struct Arity {
+  std::string_view domain, op;
+  std::size_t inputs;
+};
+constexpr Arity kArity[] = {
+    {"", "Add", 2},
+    {"", "Cast", 1},
+    {"", "Concat", 1},
+    {"", "ConstantOfShape", 1},
+    {"", "CumSum", 2},
+    {"", "DequantizeLinear", 2},
+    {"", "Div", 2},
+    {"", "DynamicQuantizeLinear", 1},
+    {"", "Equal", 2},
+    {"", "Erf", 1},
+    {"", "Expand", 2},
+    {"", "Gather", 2},
+    {"", "Gemm", 2},
+    {"", "LayerNormalization", 2},
+    {"", "MatMul", 2},
+    {"", "MatMulInteger", 2},
+    {"", "Mul", 2},
+    {"", "Not", 1},
+    {"", "Pow", 2},
+    {"", "Range", 3},
+    {"", "ReduceMean", 1},
+    {"", "Relu", 1},
+    {"", "Reshape", 2},
+    {"", "Shape", 1},
+    {"", "Slice", 3},
+    {"", "Softmax", 1},
+    {"", "Sqrt", 1},
+    {"", "Squeeze", 1},
+    {"", "Sub", 2},
+    {"", "Tanh", 1},
+    {"", "Transpose", 1},
+    {"", "Unsqueeze", 1},
+    {"", "Where", 3},
+    {kMicrosoftDomain, "BiasGelu", 2},
+    {kMicrosoftDomain, "DynamicQuantizeMatMul", 3},
+    {kMicrosoftDomain, "FusedMatMul", 2},
+    {kMicrosoftDomain, "Gelu", 1},
+    {kMicrosoftDomain, "MatMulIntegerToFloat", 4},
+    {kMicrosoftDomain, "SkipLayerNormalization", 3},
+};
+
+// Error(CorruptFile) for a node without an output, or with fewer (named) inputs than its
+// operator takes.
+void check_arity(const Node& n, std::string_view source) {
+  if (n.outputs.empty() || n.outputs.front().empty()) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{}: node '{}' ({}) has no output", source, n.name, n.op_type));
+  }
+  for (const Arity& a : kArity) {  // (the reader has made "ai.onnx" the empty domain)
+    if (a.domain != n.domain || a.op != n.op_type) continue;
+    const bool named =
+        n.inputs.size() >= a.inputs &&
+        std::none_of(n.inputs.begin(), n.inputs.begin() + static_cast<std::ptrdiff_t>(a.inputs),
+                     [](const std::string& i) { return i.empty(); });
+    if (!named) {
+      throw Error(ErrorKind::CorruptFile,
+                  fmt::format("{}: node '{}' ({}) has {} input(s); the operator takes at least {}", source,
+                              n.name, n.op_type, n.inputs.size(), a.inputs));
+    }
+  }
+}
+
 }  // namespace
 
 const Node* RewriteGraph::producer(std::string_view value) const noexcept {
@@ -220,6 +289,7 @@ RewriteGraph make_rewrite_graph(const Model& model, std::string_view source) {
   g.outputs = model.graph.outputs;
   for (const std::size_t i : topological_order(model.graph, source)) {
     const Node& n = model.graph.nodes[i];
+    check_arity(n, source);
     if (n.op_type == "Constant" && n.domain.empty()) {
       g.constants.insert_or_assign(n.outputs.front(), constant_value(n, source));
       continue;
