@@ -534,6 +534,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                             : dims.gated_ffn ? kJinaBertGatedNames
                                              : kBertNames;
   std::unique_ptr<ModelWeights> weights;
+  std::optional<onnx::PooledOutput> graph_pooling;  // an ONNX graph's own sentence_embedding
   const auto onnx_file = ModelWeights::checkpoint_in(dir) ? std::nullopt : find_onnx_file(dir);
   if (onnx_file) {
     // The exports Warden reduces: the post-LN encoders with absolute or RoBERTa positions.
@@ -565,6 +566,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                 onnx_file->string(), onnx.graph.classifier->activation, arch.name, want));
       }
     }
+    graph_pooling = onnx.graph.pooled;
     weights = std::make_unique<ModelWeights>(std::move(onnx.weights));
   } else {
     weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
@@ -672,6 +674,12 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     if (const StModule* p = modules.find("Pooling"); p != nullptr) {
       model->pooling = read_pooling_config(dir / p->path / "config.json");
     }
+  }
+  if (graph_pooling) {
+    // The graph's own pooling is what its users get (optimum's sentence_embedding): it wins over
+    // the folder's 1_Pooling/config.json. (Normalisation is the request's, as for any model.)
+    model->pooling.mode = graph_pooling->mode == "mean" ? PoolingMode::Mean : PoolingMode::Cls;
+    model->pooling.word_embedding_dimension = dims.hidden;
   }
   if (std::filesystem::exists(dir / "config_sentence_transformers.json")) {
     model->st = read_st_config(dir / "config_sentence_transformers.json");

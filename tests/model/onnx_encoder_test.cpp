@@ -5,6 +5,7 @@
 // with the inputs, to ort_outputs.json): padding, a second segment's token types and RoBERTa's
 // padding id inside a text included.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -19,6 +20,7 @@
 #include "core/precision.hpp"
 #include "model/encoder_model.hpp"
 #include "model/onnx/encoder_graph.hpp"
+#include "model/pooling.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
 
@@ -187,6 +189,74 @@ TEST_P(OnnxClassifierVsOrt, GivesOnnxRuntimesLogits) {
 INSTANTIATE_TEST_SUITE_P(Families, OnnxClassifierVsOrt,
                          ::testing::Values("bert-classifier", "xlm-roberta-classifier",
                                            "distilbert-classifier"));
+
+// A SentenceTransformer's export with its pooling and normalisation in the graph (optimum's
+// token_embeddings and sentence_embedding): the model pools as the graph does — mean for the BERT
+// one, CLS for the XLM-R one, whatever the folder says — and its normalised pooled vectors are
+// ORT's sentence_embedding.
+class OnnxPooledOutputVsOrt : public ::testing::TestWithParam<std::pair<const char*, PoolingMode>> {};
+
+TEST_P(OnnxPooledOutputVsOrt, PoolsAsTheGraphAndGivesOrtsSentenceEmbedding) {
+  const auto [family, mode] = GetParam();
+  const testing::TempDir tmp;
+  const fs::path dir = onnx_folder(tmp, family, "model_opset14.onnx");
+  // The folder's sentence-transformers files say the other pooling: the graph's wins.
+  const bool mean = mode == PoolingMode::Mean;
+  fs::create_directories(dir / "1_Pooling");
+  write_file_atomic(
+      dir / "modules.json",
+      R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])");
+  write_file_atomic(dir / "1_Pooling" / "config.json",
+                    fmt::format(R"({{"word_embedding_dimension": 64, "pooling_mode_cls_token": {},
+                                    "pooling_mode_mean_tokens": {}}})",
+                                mean, !mean));
+  const auto model = load_encoder_model(dir);
+  EXPECT_EQ(model->pooling.mode, mode);
+  const TokenRows rows = token_rows(family, "model_opset14.onnx");
+  float worst = 0.0F;
+  for (std::size_t i = 0; i < rows.warden.size(); ++i) {
+    for (std::size_t j = 0; j < rows.warden[i].size(); ++j) {
+      worst = std::max(worst, std::abs(rows.warden[i][j] - rows.ort[i][j]));
+    }
+  }
+  EXPECT_LE(worst, 1e-4F);  // token_embeddings
+  // Pool and normalise Warden's hidden states as the model says; ORT's sentence_embedding.
+  simdjson::dom::parser parser;
+  const std::string text = read_file(kData / family / "ort_outputs.json");
+  const simdjson::dom::element root = parser.parse(text);
+  std::vector<float> want;
+  for (const simdjson::dom::element v :
+       root["outputs"]["model_opset14.onnx"]["others"]["sentence_embedding"]["data"].get_array()) {
+    want.push_back(static_cast<float>(double(v)));
+  }
+  const OrtCase c = ort_case(family, "model_opset14.onnx");
+  std::vector<float> hidden;
+  std::vector<std::size_t> offsets{0};
+  std::size_t row = 0;
+  for (std::size_t s = 0; s < c.mask.size(); ++s) {
+    for (std::size_t t = 0; t < c.mask[s].size() && c.mask[s][t] != 0; ++t) {
+      hidden.insert(hidden.end(), rows.warden[row].begin(), rows.warden[row].end());
+      ++row;
+    }
+    offsets.push_back(row);
+  }
+  const std::size_t h = model->encoder.dims().hidden;
+  std::vector<float> pooled((offsets.size() - 1) * h);
+  pool(hidden, h, offsets, model->pooling.mode, pooled);
+  l2_normalize(pooled, h);
+  ASSERT_EQ(pooled.size(), want.size());
+  float pooled_worst = 0.0F;
+  for (std::size_t i = 0; i < pooled.size(); ++i)
+    pooled_worst = std::max(pooled_worst, std::abs(pooled[i] - want[i]));
+  std::printf("%s: max |Warden - ORT| sentence_embedding = %.3g\n", family,
+              static_cast<double>(pooled_worst));
+  EXPECT_LE(pooled_worst, 1e-5F);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, OnnxPooledOutputVsOrt,
+                         ::testing::Values(std::pair{"bert-st", PoolingMode::Mean},
+                                           std::pair{"xlm-roberta-st", PoolingMode::Cls}));
 
 // The dynamic-int8 files (quantize_dynamic's graph, and ORT's optimisation of it with
 // DynamicQuantizeMatMul / MatMulIntegerToFloat), run with the file's int8 weights and scales on

@@ -341,6 +341,29 @@ class DistilBertForSequenceClassification(torch.nn.Module):
         return self.classifier(pooled_output)
 
 
+class SentenceTransformer(torch.nn.Module):
+    """An encoder, sentence-transformers' Pooling (mean: the masked sum over the clamped mask
+    count; cls: the first token) and Normalize (F.normalize(p=2, dim=1)), with the outputs an
+    optimum export of a SentenceTransformer has: token_embeddings and sentence_embedding."""
+
+    def __init__(self, encoder, mode):
+        super().__init__()
+        self.encoder, self.mode = encoder, mode
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None):
+        args = (input_ids, attention_mask) + ((token_type_ids,) if token_type_ids is not None else ())
+        token_embeddings = self.encoder(*args)
+        if self.mode == "cls":
+            pooled = token_embeddings[:, 0]
+        else:
+            input_mask_expanded = attention_mask.unsqueeze(-1).expand(token_embeddings.size()).to(token_embeddings.dtype)
+            sum_embeddings = torch.sum(token_embeddings * input_mask_expanded, 1)
+            sum_mask = input_mask_expanded.sum(1)
+            sum_mask = torch.clamp(sum_mask, min=1e-9)
+            pooled = sum_embeddings / sum_mask
+        return token_embeddings, torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+
 def build(family, fixture_dir, cut=True):
     """The module of `family` ("bert", "xlm-roberta", "distilbert") holding the weights of the
     model folder `fixture_dir`, its config (cut: the vocabulary to VOCAB rows and the positions
@@ -408,8 +431,26 @@ def fuzz_seeds(out):
         subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
                         os.path.join(out, f"{family}_opset14.onnx"), os.path.join(out, f"{family}_int8.onnx")],
                        check=True, stdout=subprocess.DEVNULL)
+        if family != "distilbert":  # pooled outputs: mean for BERT, CLS for XLM-R
+            st = SentenceTransformer(module, "mean" if family == "bert" else "cls").eval()
+            export_sentence_transformer(st, inputs, os.path.join(out, f"{family}_st.onnx"), vocab=16)
     for name in sorted(os.listdir(out)):
         print(f"wrote {os.path.join(out, name)} ({os.path.getsize(os.path.join(out, name))} bytes)")
+
+
+def export_sentence_transformer(module, inputs, path, vocab=512):
+    """An optimum export of a SentenceTransformer, opset 14."""
+    ids = torch.tensor([[2, 40, 300, 7, 3, 0], [2, 9, 3, 0, 0, 0]]) % vocab
+    mask = (ids != 0).long()
+    args = (ids, mask) + ((torch.zeros_like(ids),) if "token_type_ids" in inputs else ())
+    dynamic = {0: "batch_size", 1: "sequence_length"}
+    axes = {name: dynamic for name in inputs + ["token_embeddings"]}
+    axes["sentence_embedding"] = {0: "batch_size"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, args, path, input_names=inputs,
+                          output_names=["token_embeddings", "sentence_embedding"], opset_version=14,
+                          dynamic_axes=axes, do_constant_folding=True)
 
 
 def main():
@@ -452,6 +493,22 @@ def main():
         path = os.path.join(out, "model_opset14.onnx")
         export(module, inputs, path, 14, output="logits")
         print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+        # A SentenceTransformer's export with its pooling and normalisation in the graph: BERT
+        # with mean pooling, XLM-R with CLS pooling (bge-m3's).
+        if family in ("bert", "xlm-roberta"):
+            with tempfile.TemporaryDirectory() as tmp:
+                subprocess.run([fixture_tool, "--arch", arch, "--seed", "1", "--out", tmp + "/m"], check=True,
+                               stdout=subprocess.DEVNULL)
+                module, config, inputs = build(family, tmp + "/m")
+            out = os.path.join(out_root, family + "-st")
+            os.makedirs(out, exist_ok=True)
+            with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
+                json.dump(config, f, indent=2, sort_keys=True)
+                f.write("\n")
+            path = os.path.join(out, "model_opset14.onnx")
+            export_sentence_transformer(SentenceTransformer(module, "mean" if family == "bert" else "cls").eval(),
+                                        inputs, path)
+            print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 
 if __name__ == "__main__":

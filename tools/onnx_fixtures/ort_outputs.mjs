@@ -22,7 +22,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDir = process.argv[2] || path.join(here, "..", "..", "tests", "data", "onnx");
 
 for (const family of ["bert", "xlm-roberta", "distilbert", "bert-classifier", "xlm-roberta-classifier",
-                      "distilbert-classifier"]) {
+                      "distilbert-classifier", "bert-st", "xlm-roberta-st"]) {
   const dir = path.join(dataDir, family);
   const config = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8"));
   const pad = config.pad_token_id ?? 0;
@@ -43,7 +43,7 @@ for (const family of ["bert", "xlm-roberta", "distilbert", "bert-classifier", "x
   const tensor = (rows) => new ort.Tensor("int64", BigInt64Array.from(rows.flat().map(BigInt)), [rows.length, rows[0].length]);
   const out = { inputs: { input_ids: ids, attention_mask: mask, token_type_ids: types }, outputs: {} };
   for (const [from, to] of [["model_opset14.onnx", "model_ort_all.onnx"], ["model_int8.onnx", "model_int8_ort_all.onnx"]]) {
-    if (family.endsWith("-classifier")) break;  // the classifiers: their export alone
+    if (family.includes("-")) break;  // the classifiers and sentence-transformers: their export alone
     await ort.InferenceSession.create(path.join(dir, from), {
       graphOptimizationLevel: "all",
       intraOpNumThreads: 1,
@@ -60,7 +60,10 @@ for (const family of ["bert", "xlm-roberta", "distilbert", "bert-classifier", "x
     const result = await session.run(feeds);
     const name = session.outputNames[0];  // last_hidden_state, or a classifier's logits
     const value = result[name];
-    out.outputs[file] = { name, dims: value.dims, data: Array.from(value.data) };
+    out.outputs[file] = { name, dims: value.dims, data: Array.from(value.data), others: {} };
+    for (const other of session.outputNames.slice(1)) {  // a SentenceTransformer's sentence_embedding
+      out.outputs[file].others[other] = { dims: result[other].dims, data: Array.from(result[other].data) };
+    }
     console.log(`${family}/${file}: inputs ${session.inputNames.join(", ")}; ${name} [${value.dims}]`);
   }
   fs.writeFileSync(path.join(dir, "ort_outputs.json"), JSON.stringify(out) + "\n");

@@ -15,6 +15,7 @@
 #include "model/onnx/passes/fuse_gelu.hpp"
 #include "model/onnx/passes/fuse_gemm.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
+#include "model/onnx/passes/fuse_pooling.hpp"
 #include "model/onnx/passes/fuse_quantized_dense.hpp"
 #include "model/onnx/passes/fuse_skip_layer_norm.hpp"
 #include "model/onnx/rewrite_graph.hpp"
@@ -39,6 +40,8 @@ void reduce_graph(RewriteGraph& g) {
   fuse_bias_gelu(g);
   fuse_attention_mask(g);
   fuse_attention(g);
+  fuse_mean_pooling(g);
+  fuse_l2_normalize(g);
   g.remove_unused();
 }
 
@@ -157,17 +160,19 @@ const Node* residual_norm(Reader& r, const std::string& sublayer, const std::str
   return pair ? s : nullptr;
 }
 
+// Whether `n` is Gather(x, 0, axis 1): the first token of each sequence.
+bool first_token(const Reader& r, const Node& n) {
+  const Attribute* axis = n.attribute("axis");
+  const Tensor* index = n.inputs.size() == 2 ? r.graph().constant(n.inputs[1]) : nullptr;
+  return Reader::is(n, "Gather", "") && axis != nullptr && axis->i == 1 && index != nullptr &&
+         index->dims.empty() && r.graph().scalar(n.inputs[1]) == 0.0;
+}
+
 // A *ForSequenceClassification head on the hidden states `x`: Gather(x, 0, axis 1) (the first
 // token), a dense layer, tanh or ReLU, the dense layer to the labels, a graph output.
 std::optional<ClassifierTensors> read_classifier(Reader& r, const std::string& x) {
   const Node* first = r.sole_reader(x, "Gather", "");
-  const Attribute* axis = first != nullptr ? first->attribute("axis") : nullptr;
-  const Tensor* index =
-      first != nullptr && first->inputs.size() == 2 ? r.graph().constant(first->inputs[1]) : nullptr;
-  if (axis == nullptr || axis->i != 1 || index == nullptr || !index->dims.empty() ||
-      r.graph().scalar(first->inputs[1]) != 0.0) {
-    return std::nullopt;
-  }
+  if (first == nullptr || !first_token(r, *first)) return std::nullopt;
   ClassifierTensors c;
   const Node* dense = r.sole_reader(first->outputs[0], "Dense", kWardenDomain);
   const auto dense_t = dense != nullptr ? dense_tensors(r, *dense) : std::nullopt;
@@ -186,6 +191,37 @@ std::optional<ClassifierTensors> read_classifier(Reader& r, const std::string& x
   c.out = *out_t;
   c.logits = out->outputs[0];
   return c;
+}
+
+// A SentenceTransformer's pooled output of the hidden states `x`: warden.MeanPooling(x, mask) or
+// the first token, then warden.L2Normalize or not, a graph output.
+std::optional<PooledOutput> read_pooled(Reader& r, const std::string& x, std::string& attention_mask) {
+  const std::vector<std::size_t> readers = r.readers(x);
+  if (readers.size() != 1) return std::nullopt;
+  const Node& n = r.graph().nodes[readers[0]];
+  PooledOutput p;
+  if (Reader::is(n, "MeanPooling", kWardenDomain)) {
+    if (n.inputs.size() != 2 || !r.is_input(n.inputs[1]) ||
+        (!attention_mask.empty() && attention_mask != n.inputs[1])) {
+      return std::nullopt;
+    }
+    attention_mask = n.inputs[1];
+    p.mode = "mean";
+  } else if (first_token(r, n)) {
+    p.mode = "cls";
+  } else {
+    return std::nullopt;
+  }
+  const Node* pooling = r.sole_reader(x, n.op_type, n.domain);
+  if (pooling == nullptr) return std::nullopt;
+  std::string out = pooling->outputs[0];
+  if (const Node* norm = r.sole_reader(out, "L2Normalize", kWardenDomain)) {
+    p.normalized = true;
+    out = norm->outputs[0];
+  }
+  if (!r.is_output(out) || !r.readers(out).empty()) return std::nullopt;
+  p.output = out;
+  return p;
 }
 
 }  // namespace
@@ -299,13 +335,23 @@ EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
   }
   if (e.layers.empty()) r.fail(so_far(), "no encoder layer recognised");
   if (r.is_output(x)) e.hidden_state = x;
-  if (!r.readers(x).empty()) {
-    e.classifier = read_classifier(r, x);
-    if (!e.classifier)
-      r.fail(so_far(), "what follows the last layer is not a classification head on the first token");
+  if (const std::vector<std::size_t> next = r.readers(x); !next.empty()) {
+    // A classification head (the first token into a dense layer), or a pooled output.
+    const Node& n = g.nodes[next.front()];
+    const bool head = next.size() == 1 && first_token(r, n) && r.readers(n.outputs[0]).size() == 1 &&
+                      Reader::is(g.nodes[r.readers(n.outputs[0]).front()], "Dense", kWardenDomain);
+    if (head) {
+      e.classifier = read_classifier(r, x);
+    } else {
+      e.pooled = read_pooled(r, x, e.attention_mask);
+    }
+    if (!e.classifier && !e.pooled) {
+      r.fail(so_far(), "what follows the last layer is neither a classification head nor a pooled output");
+    }
   }
-  if (e.hidden_state.empty() && !e.classifier)
+  if (e.hidden_state.empty() && !e.classifier && !e.pooled) {
     r.fail(so_far(), "the last layer's output is not a graph output");
+  }
   if (!r.all_placed()) r.fail(so_far());
   return e;
 }

@@ -53,6 +53,14 @@ struct EncoderLayerTensors {
   std::string activation;  // the FFN's: "gelu" (erf), "relu"
 };
 
+// The pooled output a SentenceTransformer's export has: "mean" (over the attention mask) or
+// "cls" (the first token), L2-normalised or not.
+struct PooledOutput {
+  std::string mode;
+  bool normalized = false;
+  std::string output;  // the graph output (optimum's sentence_embedding)
+};
+
 struct EncoderTensors {
   // The graph inputs: token ids, token types ("" when the graph has none) and the 0/1 mask
   // ("" when no attention is masked).
@@ -65,6 +73,7 @@ struct EncoderTensors {
   std::vector<EncoderLayerTensors> layers;
   std::string hidden_state;  // the graph output holding the last hidden state ("" when only a head's)
   std::optional<ClassifierTensors> classifier;
+  std::optional<PooledOutput> pooled;
 };
 
 // Runs every rewrite pass, in the order their patterns nest.
