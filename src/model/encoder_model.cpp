@@ -535,6 +535,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                              : kBertNames;
   std::unique_ptr<ModelWeights> weights;
   std::optional<onnx::PooledOutput> graph_pooling;  // an ONNX graph's own sentence_embedding
+  LayerNames read_names = names;                    // an ONNX graph's fused attention stacks Q, K, V
   const auto onnx_file = ModelWeights::checkpoint_in(dir) ? std::nullopt : find_onnx_file(dir);
   if (onnx_file) {
     // The exports Warden reduces: the post-LN encoders with absolute or RoBERTa positions.
@@ -567,6 +568,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       }
     }
     graph_pooling = onnx.graph.pooled;
+    if (onnx.stacked_qkv) read_names.k = read_names.v = {};
     weights = std::make_unique<ModelWeights>(std::move(onnx.weights));
   } else {
     weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
@@ -594,7 +596,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                     weights->source().string()));
   }
   EncoderWeights encoder_weights =
-      read_encoder(*weights, prefix, isa, precision, dims, names, relative, biases, pool);
+      read_encoder(*weights, prefix, isa, precision, dims, read_names, relative, biases, pool);
   if (arch.architecture == Architecture::MPNet) {
     encoder_weights.distance_bias =
         mpnet_distance_bias(*weights, prefix, dims, config.relative_attention_num_buckets);

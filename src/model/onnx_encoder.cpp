@@ -175,12 +175,22 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
       tensors.push_back(std::move(s));
     }
   };
+  const bool stacked = !graph.layers.empty() && graph.layers.front().qkv.has_value();
   for (std::size_t i = 0; i < graph.layers.size(); ++i) {
     const onnx::EncoderLayerTensors& l = graph.layers[i];
+    if (l.qkv.has_value() != stacked) {
+      throw Error(
+          ErrorKind::Unsupported,
+          fmt::format("{}: some layers' attention is ORT's fused Attention and others' not", file.string()));
+    }
     const std::string p = fmt::format("{}{}.", names.layer_prefix, i);
-    dense(l.query, p + std::string(names.q));
-    dense(l.key, p + std::string(names.k));
-    dense(l.value, p + std::string(names.v));
+    if (l.qkv) {  // Q, K and V stacked under the query's name (read_encoder's packed form)
+      dense(*l.qkv, p + std::string(names.q));
+    } else {
+      dense(l.query, p + std::string(names.q));
+      dense(l.key, p + std::string(names.k));
+      dense(l.value, p + std::string(names.v));
+    }
     dense(l.attention_out, p + std::string(names.attn_out));
     norm(l.attention_norm, p + std::string(names.attn_norm));
     dense(l.ffn_in, p + std::string(names.ffn_in));
@@ -208,7 +218,7 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
   std::vector<TensorViews> files;
   files.push_back({file, holder->file.bytes(), std::move(tensors), holder});
   for (const auto& [path, bytes] : holder->file.external_files()) files.push_back({path, bytes, {}, holder});
-  return OnnxEncoder{ModelWeights::from_views(std::move(files)), std::move(graph)};
+  return OnnxEncoder{ModelWeights::from_views(std::move(files)), std::move(graph), stacked};
 }
 
 }  // namespace warden::model

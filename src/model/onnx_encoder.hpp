@@ -25,6 +25,9 @@ std::optional<std::filesystem::path> find_onnx_file(const std::filesystem::path&
 struct OnnxEncoder {
   ModelWeights weights;
   onnx::EncoderTensors graph;  // what the graph computes, for the caller to check against config.json
+  // Q, K and V stacked in one [3·hidden x hidden] tensor under the query's name (ORT's fused
+  // Attention): read them with LayerNames whose k is empty.
+  bool stacked_qkv = false;
 };
 
 // Checks that the graph computes the encoder `dims` describes (config.json's): the layers, heads,

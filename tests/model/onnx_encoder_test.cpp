@@ -150,7 +150,10 @@ INSTANTIATE_TEST_SUITE_P(Families, OnnxEncoderVsOrt,
                                            std::pair{"xlm-roberta", "model_ort_all.onnx"},
                                            std::pair{"distilbert", "model_opset14.onnx"},
                                            std::pair{"distilbert", "model_opset17.onnx"},
-                                           std::pair{"distilbert", "model_ort_all.onnx"}));
+                                           std::pair{"distilbert", "model_ort_all.onnx"},
+                                           // ORT's transformer optimizer's fused ops
+                                           // (tools/onnx_fixtures/make_fused_fixtures.py)
+                                           std::pair{"bert-fused", "model_optimized.onnx"}));
 
 // The *ForSequenceClassification exports (a logits output: BertPooler's tanh(dense) of [CLS] and
 // the classifier, RoBERTa's head on <s>, DistilBERT's pre_classifier + ReLU) load as classifiers

@@ -22,7 +22,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const dataDir = process.argv[2] || path.join(here, "..", "..", "tests", "data", "onnx");
 
 for (const family of ["bert", "xlm-roberta", "distilbert", "bert-classifier", "xlm-roberta-classifier",
-                      "distilbert-classifier", "bert-st", "xlm-roberta-st"]) {
+                      "distilbert-classifier", "bert-st", "xlm-roberta-st", "bert-fused"]) {
   const dir = path.join(dataDir, family);
   const config = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8"));
   const pad = config.pad_token_id ?? 0;

@@ -15,6 +15,7 @@
 #include "model/onnx/passes/fuse_gelu.hpp"
 #include "model/onnx/passes/fuse_gemm.hpp"
 #include "model/onnx/passes/fuse_layer_norm.hpp"
+#include "model/onnx/passes/fuse_ort_fused_ops.hpp"
 #include "model/onnx/passes/fuse_pooling.hpp"
 #include "model/onnx/passes/fuse_quantized_dense.hpp"
 #include "model/onnx/passes/fuse_skip_layer_norm.hpp"
@@ -23,13 +24,15 @@
 namespace warden::onnx {
 
 // The passes in the order their patterns nest: quantised constants folded first (the tables the
-// embeddings gather from); LayerNorm and GELU from their decompositions (the embeddings and the
-// residuals end in a LayerNorm); the embeddings before the residual LayerNorms (their sum is an
-// Add too); the quantised dense layers before the others (whose pass takes their bias Adds);
-// dense layers before ORT's BiasGelu (whose bias goes back into them) and before attention
-// (which reads the rows of its inputs off them).
+// embeddings gather from); ORT's fused ops read as they are (independent of the rest); LayerNorm and GELU
+// from their decompositions (the embeddings and the residuals end in a LayerNorm); the embeddings before the
+// residual LayerNorms (their sum is an Add too); the quantised dense layers before the others (whose pass
+// takes their bias Adds); dense layers before ORT's BiasGelu (whose bias goes back into them) and before
+// attention (which reads the rows of its inputs off them).
 void reduce_graph(RewriteGraph& g) {
   fold_dequantize(g);
+  fuse_ort_embed_layer_norm(g);
+  fuse_ort_attention(g);
   fuse_layer_norm(g);
   fuse_gelu(g);
   fuse_embeddings(g);
@@ -152,12 +155,21 @@ std::optional<NormTensors> norm_tensors(const Reader& r, const Node& n, std::siz
 }
 
 // The residual LayerNorm adding `sublayer` to `residual`.
-const Node* residual_norm(Reader& r, const std::string& sublayer, const std::string& residual) {
+// ORT's SkipLayerNormalization may carry the sublayer's bias as its fifth input: it goes into the
+// dense layer `d` (which then must have none).
+const Node* residual_norm(Reader& r, const std::string& sublayer, const std::string& residual,
+                          DenseTensors& d) {
   const Node* s = r.sole_reader(sublayer, "SkipLayerNormalization", kMicrosoftDomain);
-  if (s == nullptr || s->inputs.size() != 4) return nullptr;
+  if (s == nullptr || s->inputs.size() < 4 || s->inputs.size() > 5) return nullptr;
   const bool pair = (s->inputs[0] == sublayer && s->inputs[1] == residual) ||
                     (s->inputs[1] == sublayer && s->inputs[0] == residual);
-  return pair ? s : nullptr;
+  if (!pair) return nullptr;
+  if (s->inputs.size() == 5 && !s->inputs[4].empty()) {
+    const Tensor* bias = r.constant(*s, 4);
+    if (bias == nullptr || d.bias || bias->dims != std::vector<std::int64_t>{d.outputs()}) return nullptr;
+    d.bias = *bias;
+  }
+  return s;
 }
 
 // Whether `n` is Gather(x, 0, axis 1): the first token of each sequence.
@@ -262,12 +274,18 @@ EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
     return fmt::format("the embeddings and {} layer(s), up to value '{}'", e.layers.size(), x);
   };
   for (;;) {
-    // The attention whose queries, keys and values are dense layers of x.
+    // The attention whose queries, keys and values are dense layers of x, or which projects x
+    // itself (ORT's fused Attention, packed_qkv).
+    const auto packed = [](const Node& n) {
+      const Attribute* a = n.attribute("packed_qkv");
+      return a != nullptr && a->i != 0;
+    };
     const Node* attention = nullptr;
     for (const std::size_t i : r.readers(x)) {
-      const Node& dense = g.nodes[i];
-      if (!Reader::is(dense, "Dense", kWardenDomain)) continue;
-      for (const std::size_t j : r.readers(dense.outputs[0])) {
+      const Node& n = g.nodes[i];
+      if (Reader::is(n, "Attention", kWardenDomain) && packed(n)) attention = &n;
+      if (!Reader::is(n, "Dense", kWardenDomain)) continue;
+      for (const std::size_t j : r.readers(n.outputs[0])) {
         if (Reader::is(g.nodes[j], "Attention", kWardenDomain)) attention = &g.nodes[j];
       }
       if (attention != nullptr) break;
@@ -276,14 +294,24 @@ EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
     EncoderLayerTensors layer;
     r.producer(attention->outputs[0], "Attention", kWardenDomain);
     if (attention->inputs.size() < 3) r.fail(so_far(), "an attention without queries, keys and values");
-    DenseTensors* qkv[3] = {&layer.query, &layer.key, &layer.value};
-    for (std::size_t k = 0; k < 3; ++k) {
-      const Node* d = r.producer(attention->inputs[k], "Dense", kWardenDomain);
-      const auto t = d != nullptr ? dense_tensors(r, *d) : std::nullopt;
-      if (d == nullptr || d->inputs[0] != x || r.readers(attention->inputs[k]).size() != 1 || !t) {
-        r.fail(so_far(), "the attention's queries, keys and values are not dense layers of its input");
+    const bool packed_qkv = packed(*attention);
+    if (packed_qkv) {
+      const Tensor* w = r.constant(*attention, 1);
+      const Tensor* b = r.constant(*attention, 2);
+      if (attention->inputs[0] != x || w == nullptr || b == nullptr) {
+        r.fail(so_far(), "the fused attention's projection is not of its input");
       }
-      *qkv[k] = *t;
+      layer.qkv = DenseTensors{*w, *b, std::nullopt, false};
+    } else {
+      DenseTensors* qkv[3] = {&layer.query, &layer.key, &layer.value};
+      for (std::size_t k = 0; k < 3; ++k) {
+        const Node* d = r.producer(attention->inputs[k], "Dense", kWardenDomain);
+        const auto t = d != nullptr ? dense_tensors(r, *d) : std::nullopt;
+        if (d == nullptr || d->inputs[0] != x || r.readers(attention->inputs[k]).size() != 1 || !t) {
+          r.fail(so_far(), "the attention's queries, keys and values are not dense layers of its input");
+        }
+        *qkv[k] = *t;
+      }
     }
     if (attention->inputs.size() > 3) {
       std::string mask = attention->inputs[3];
@@ -298,11 +326,12 @@ EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
     layer.heads = heads != nullptr ? heads->i : 0;
     layer.scale = scale != nullptr ? scale->f : 0.0F;
     const Node* out = r.sole_reader(attention->outputs[0], "Dense", kWardenDomain);
-    const auto out_t = out != nullptr ? dense_tensors(r, *out) : std::nullopt;
-    const Node* norm1 = out_t ? residual_norm(r, out->outputs[0], x) : nullptr;
+    auto out_t = out != nullptr ? dense_tensors(r, *out) : std::nullopt;
+    const Node* norm1 = out_t ? residual_norm(r, out->outputs[0], x, *out_t) : nullptr;
     const auto norm1_t = norm1 != nullptr ? norm_tensors(r, *norm1, 2) : std::nullopt;
-    if (!norm1_t || r.readers(x).size() != 4)
+    if (!norm1_t || r.readers(x).size() != (packed_qkv ? 2U : 4U)) {
       r.fail(so_far(), "the attention's output is not a residual LayerNorm");
+    }
     layer.attention_out = *out_t;
     layer.attention_norm = *norm1_t;
     const std::string a = norm1->outputs[0];
@@ -324,8 +353,8 @@ EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
     }
     if (activation == nullptr) r.fail(so_far(), "the feed-forward layer's activation is not one Warden runs");
     const Node* ffn_out = r.sole_reader(activation->outputs[0], "Dense", kWardenDomain);
-    const auto ffn_out_t = ffn_out != nullptr ? dense_tensors(r, *ffn_out) : std::nullopt;
-    const Node* norm2 = ffn_out_t ? residual_norm(r, ffn_out->outputs[0], a) : nullptr;
+    auto ffn_out_t = ffn_out != nullptr ? dense_tensors(r, *ffn_out) : std::nullopt;
+    const Node* norm2 = ffn_out_t ? residual_norm(r, ffn_out->outputs[0], a, *ffn_out_t) : nullptr;
     const auto norm2_t = norm2 != nullptr ? norm_tensors(r, *norm2, 2) : std::nullopt;
     if (!norm2_t) r.fail(so_far(), "the feed-forward output is not a residual LayerNorm");
     layer.ffn_out = *ffn_out_t;

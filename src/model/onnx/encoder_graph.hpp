@@ -47,6 +47,8 @@ struct NormTensors {
 
 struct EncoderLayerTensors {
   DenseTensors query, key, value, attention_out, ffn_in, ffn_out;
+  // ORT's fused Attention: Q, K and V in one [in x 3H] weight (query, key, value then unset).
+  std::optional<DenseTensors> qkv;
   NormTensors attention_norm, ffn_norm;
   std::int64_t heads = 0;
   float scale = 0.0F;      // of QKᵀ, as the graph has it
