@@ -17,7 +17,11 @@ BERT, each documented in onnxruntime's contrib op schemas:
 ONNX Runtime itself runs the file (tools/onnx_fixtures/ort_outputs.mjs): its outputs are the
 reference, so the ops' semantics are ORT's, whatever this script's reading of them.
 
+With --fuzz-seed PATH it writes instead a few-KB graph of the same ops (hidden 8, 2 heads, 1
+layer, seeded random weights) for warden-fuzz-onnx_graph's corpus.
+
 Run: /usr/bin/python3 tools/onnx_fixtures/make_fused_fixtures.py WARDEN_FIXTURE [OUT_DIR]
+     /usr/bin/python3 tools/onnx_fixtures/make_fused_fixtures.py --fuzz-seed fuzz/corpus/onnx_graph/bert_fused.onnx
 """
 
 import json
@@ -37,18 +41,8 @@ import reference  # noqa: E402
 VOCAB, POSITIONS = 512, 64  # as make_encoder_fixtures.py cuts them
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    fixture_tool = sys.argv[1]
-    out_root = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "tests", "data", "onnx")
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([fixture_tool, "--arch", "bert", "--seed", "1", "--out", tmp + "/m"], check=True,
-                       stdout=subprocess.DEVNULL)
-        with open(os.path.join(tmp, "m", "config.json"), encoding="utf-8") as f:
-            config = json.load(f)
-        w = reference.load_model_weights(tmp + "/m")
-    config["vocab_size"], config["max_position_embeddings"] = VOCAB, POSITIONS
+def fused_model(w, config, vocab, positions):
+    """The fused graph of BERT weights `w` (HF names) and their config."""
     h, heads, eps = config["hidden_size"], config["num_attention_heads"], config["layer_norm_eps"]
 
     inits, nodes = [], []
@@ -63,8 +57,8 @@ def main():
     nodes.append(helper.make_node(
         "EmbedLayerNormalization",
         ["input_ids_int32", "token_type_ids_int32",
-         init("word", w["embeddings.word_embeddings.weight"][:VOCAB]),
-         init("position", w["embeddings.position_embeddings.weight"][:POSITIONS]),
+         init("word", w["embeddings.word_embeddings.weight"][:vocab]),
+         init("position", w["embeddings.position_embeddings.weight"][:positions]),
          init("segment", w["embeddings.token_type_embeddings.weight"]),
          init("emb_gamma", w["embeddings.LayerNorm.weight"]), init("emb_beta", w["embeddings.LayerNorm.bias"]),
          "attention_mask_int32"],
@@ -109,6 +103,43 @@ def main():
     model = helper.make_model(graph, producer_name="warden make_fused_fixtures.py",
                               opset_imports=[helper.make_opsetid("", 14), helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8
+    return model
+
+
+def fuzz_seed(path):
+    rng = np.random.default_rng(5)
+    config = {"hidden_size": 8, "num_attention_heads": 2, "layer_norm_eps": 1e-12, "num_hidden_layers": 1}
+    shapes = {"embeddings.word_embeddings.weight": (16, 8), "embeddings.position_embeddings.weight": (8, 8),
+              "embeddings.token_type_embeddings.weight": (2, 8), "embeddings.LayerNorm.weight": (8,),
+              "embeddings.LayerNorm.bias": (8,)}
+    p = "encoder.layer.0."
+    for n in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
+        shapes[p + n + ".weight"], shapes[p + n + ".bias"] = (8, 8), (8,)
+    shapes[p + "intermediate.dense.weight"], shapes[p + "intermediate.dense.bias"] = (16, 8), (16,)
+    shapes[p + "output.dense.weight"], shapes[p + "output.dense.bias"] = (8, 16), (8,)
+    for n in ("attention.output.LayerNorm", "output.LayerNorm"):
+        shapes[p + n + ".weight"], shapes[p + n + ".bias"] = (8,), (8,)
+    w = {name: rng.standard_normal(shape).astype(np.float32) * 0.1 for name, shape in shapes.items()}
+    onnx.save(fused_model(w, config, 16, 8), path)
+    print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    if sys.argv[1] == "--fuzz-seed":
+        fuzz_seed(sys.argv[2])
+        return
+    fixture_tool = sys.argv[1]
+    out_root = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "..", "..", "tests", "data", "onnx")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([fixture_tool, "--arch", "bert", "--seed", "1", "--out", tmp + "/m"], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(os.path.join(tmp, "m", "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+        w = reference.load_model_weights(tmp + "/m")
+    config["vocab_size"], config["max_position_embeddings"] = VOCAB, POSITIONS
+    model = fused_model(w, config, VOCAB, POSITIONS)
     out = os.path.join(out_root, "bert-fused")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
