@@ -39,7 +39,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(e.position);
     if (e.type) check(*e.type);
     for (const auto& l : e.layers) {
-      for (const auto* d : {&l.query, &l.key, &l.value, &l.attention_out, &l.ffn_in, &l.ffn_out}) check(*d);
+      if (l.qkv) {  // ORT's fused attention: one packed projection
+        check(*l.qkv);
+      } else {
+        for (const auto* d : {&l.query, &l.key, &l.value}) check(*d);
+      }
+      for (const auto* d : {&l.attention_out, &l.ffn_in, &l.ffn_out}) check(*d);
       check(l.attention_norm.gamma);
       check(l.ffn_norm.beta);
     }
