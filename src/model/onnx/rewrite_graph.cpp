@@ -240,17 +240,25 @@ std::size_t RewriteGraph::remove_unused() {
   std::size_t removed = 0;
   for (bool again = true; again;) {
     again = false;
-    std::unordered_set<std::string_view> read;
-    for (const Node& n : nodes) read.insert(n.inputs.begin(), n.inputs.end());
-    for (const ValueInfo& v : outputs) read.insert(v.name);
-    const auto dead = [&](const Node& n) {
-      return std::none_of(n.outputs.begin(), n.outputs.end(),
-                          [&](const std::string& o) { return read.contains(o); });
-    };
-    const auto end = std::remove_if(nodes.begin(), nodes.end(), dead);
-    const auto n = static_cast<std::size_t>(nodes.end() - end);
+    // Which nodes are read, decided before any node moves: `read` views the nodes' strings.
+    std::vector<char> alive(nodes.size());
+    {
+      std::unordered_set<std::string_view> read;
+      for (const Node& n : nodes) read.insert(n.inputs.begin(), n.inputs.end());
+      for (const ValueInfo& v : outputs) read.insert(v.name);
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        alive[i] = std::any_of(nodes[i].outputs.begin(), nodes[i].outputs.end(),
+                               [&](const std::string& o) { return read.contains(o); });
+      }
+    }
+    std::vector<Node> kept;
+    kept.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (alive[i] != 0) kept.push_back(std::move(nodes[i]));
+    }
+    const std::size_t n = nodes.size() - kept.size();
+    nodes = std::move(kept);
     if (n > 0) {
-      nodes.erase(end, nodes.end());
       removed += n;
       again = true;
     }
