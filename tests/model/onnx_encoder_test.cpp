@@ -73,22 +73,28 @@ struct TokenRows {
   std::vector<std::vector<float>> warden, ort;
 };
 
-TokenRows token_rows(const std::string& family, const std::string& file,
-                     Precision precision = Precision::Float32) {
-  const testing::TempDir tmp;
-  const auto model = load_encoder_model(onnx_folder(tmp, family, file), nullptr, active_isa(), precision);
-  const OrtCase c = ort_case(family, file);
+// ORT's inputs as Warden's packed batch: each sequence's unpadded tokens, with the token types
+// where the graph takes them (BERT's).
+TokenBatch packed_batch(const OrtCase& c, const std::string& family) {
   TokenBatch batch;
   for (std::size_t s = 0; s < c.ids.size(); ++s) {
     std::vector<std::uint32_t> ids;
     std::vector<std::uint32_t> types;
     for (std::size_t t = 0; t < c.ids[s].size() && c.mask[s][t] != 0; ++t) {
       ids.push_back(static_cast<std::uint32_t>(c.ids[s][t]));
-      // The graph's inputs: BERT's take token types.
       types.push_back(family.starts_with("bert") ? static_cast<std::uint32_t>(c.types[s][t]) : 0U);
     }
     batch.add(ids, types);
   }
+  return batch;
+}
+
+TokenRows token_rows(const std::string& family, const std::string& file,
+                     Precision precision = Precision::Float32) {
+  const testing::TempDir tmp;
+  const auto model = load_encoder_model(onnx_folder(tmp, family, file), nullptr, active_isa(), precision);
+  const OrtCase c = ort_case(family, file);
+  const TokenBatch batch = packed_batch(c, family);
   model->encoder.validate(batch);
   EncoderWorkspace ws;
   const std::span<const float> hidden = model->encoder.forward(batch, ws, nullptr);
@@ -167,16 +173,7 @@ TEST_P(OnnxClassifierVsOrt, GivesOnnxRuntimesLogits) {
   ASSERT_TRUE(model->head.has_value());
   EXPECT_EQ(model->kind(), ModelKind::Classifier);
   const OrtCase c = ort_case(family, "model_opset14.onnx");
-  TokenBatch batch;
-  for (std::size_t s = 0; s < c.ids.size(); ++s) {
-    std::vector<std::uint32_t> ids;
-    std::vector<std::uint32_t> types;
-    for (std::size_t t = 0; t < c.ids[s].size() && c.mask[s][t] != 0; ++t) {
-      ids.push_back(static_cast<std::uint32_t>(c.ids[s][t]));
-      types.push_back(family.starts_with("bert") ? static_cast<std::uint32_t>(c.types[s][t]) : 0U);
-    }
-    batch.add(ids, types);
-  }
+  const TokenBatch batch = packed_batch(c, family);
   model->encoder.validate(batch);
   EncoderWorkspace ws;
   const std::span<const float> hidden = model->encoder.forward(batch, ws, nullptr);

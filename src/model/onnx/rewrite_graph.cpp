@@ -172,6 +172,12 @@ Tensor float_constant(std::string name, std::vector<std::int64_t> dims, const st
   return t;
 }
 
+bool is_last_axis_layer_norm(const Node& n) {
+  const Attribute* axis = n.attribute("axis");
+  return n.op_type == "LayerNormalization" && n.domain.empty() && n.inputs.size() == 3 &&
+         n.outputs.size() == 1 && (axis == nullptr || axis->i == -1);
+}
+
 Attribute int_attribute(std::string name, std::int64_t value) {
   Attribute a;
   a.name = std::move(name);

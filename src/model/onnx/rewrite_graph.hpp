@@ -56,6 +56,10 @@ struct RewriteGraph {
 // A float constant made by a pass (a folded value), owning its bytes.
 Tensor float_constant(std::string name, std::vector<std::int64_t> dims, const std::vector<float>& values);
 
+// Whether `n` is a default-domain LayerNormalization over the last axis, with gamma and beta and
+// one output: the form the embeddings and residual passes take (fuse_layer_norm makes it).
+bool is_last_axis_layer_norm(const Node& n);
+
 // A node's attribute made by a pass.
 Attribute int_attribute(std::string name, std::int64_t value);
 Attribute float_attribute(std::string name, float value);

@@ -187,11 +187,7 @@ class Pattern {
 // From the LayerNormalization node `at`.
 std::optional<Rewrite> match(const RewriteGraph& g, std::size_t at) {
   const Node& ln = g.nodes[at];
-  if (ln.op_type != "LayerNormalization" || !ln.domain.empty() || ln.inputs.size() != 3 ||
-      ln.outputs.size() != 1) {
-    return std::nullopt;
-  }
-  if (const Attribute* axis = ln.attribute("axis"); axis != nullptr && axis->i != -1) return std::nullopt;
+  if (!is_last_axis_layer_norm(ln)) return std::nullopt;
   Pattern p(g);
   p.add(at);
   std::vector<Pattern::Leaf> leaves;

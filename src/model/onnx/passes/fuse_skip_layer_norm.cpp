@@ -12,11 +12,7 @@ namespace {
 
 std::optional<Rewrite> match(const RewriteGraph& g, std::size_t at) {
   const Node& ln = g.nodes[at];
-  if (ln.op_type != "LayerNormalization" || !ln.domain.empty() || ln.inputs.size() != 3 ||
-      ln.outputs.size() != 1) {
-    return std::nullopt;
-  }
-  if (const Attribute* axis = ln.attribute("axis"); axis != nullptr && axis->i != -1) return std::nullopt;
+  if (!is_last_axis_layer_norm(ln)) return std::nullopt;
   const std::optional<std::size_t> add = g.sole(ln.inputs[0], "Add");
   if (!add || g.nodes[*add].inputs.size() != 2) return std::nullopt;
   const Attribute* eps = ln.attribute("epsilon");
