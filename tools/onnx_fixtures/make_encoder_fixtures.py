@@ -398,6 +398,14 @@ def build(family, fixture_dir, cut=True):
     return module.eval(), config, inputs
 
 
+def write_config(out, config):
+    """The folder `out` (made) and its config.json, as the fixtures' folders hold it."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
 def export(module, inputs, path, opset, vocab=512, output="last_hidden_state"):
     """torch.onnx.export as optimum calls it: dynamic batch and sequence axes, the output
     last_hidden_state (or a classifier's logits, [batch_size, labels])."""
@@ -467,10 +475,7 @@ def main():
                            stdout=subprocess.DEVNULL)
             module, config, inputs = build(family, tmp + "/m")
         out = os.path.join(out_root, family)
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
-            json.dump(config, f, indent=2, sort_keys=True)
-            f.write("\n")
+        write_config(out, config)
         for opset in (14, 17):
             path = os.path.join(out, f"model_opset{opset}.onnx")
             export(module, inputs, path, opset)
@@ -486,10 +491,7 @@ def main():
                            check=True, stdout=subprocess.DEVNULL)
             module, config, inputs = build(family, tmp + "/m")
         out = os.path.join(out_root, family + "-classifier")
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
-            json.dump(config, f, indent=2, sort_keys=True)
-            f.write("\n")
+        write_config(out, config)
         path = os.path.join(out, "model_opset14.onnx")
         export(module, inputs, path, 14, output="logits")
         print(f"wrote {path} ({os.path.getsize(path)} bytes)")
@@ -501,10 +503,7 @@ def main():
                                stdout=subprocess.DEVNULL)
                 module, config, inputs = build(family, tmp + "/m")
             out = os.path.join(out_root, family + "-st")
-            os.makedirs(out, exist_ok=True)
-            with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
-                json.dump(config, f, indent=2, sort_keys=True)
-                f.write("\n")
+            write_config(out, config)
             path = os.path.join(out, "model_opset14.onnx")
             export_sentence_transformer(SentenceTransformer(module, "mean" if family == "bert" else "cls").eval(),
                                         inputs, path)

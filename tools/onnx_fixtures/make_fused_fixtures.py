@@ -36,7 +36,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
+sys.path.insert(0, HERE)
 import reference  # noqa: E402
+import make_encoder_fixtures  # noqa: E402
 
 VOCAB, POSITIONS = 512, 64  # as make_encoder_fixtures.py cuts them
 
@@ -141,10 +143,7 @@ def main():
     config["vocab_size"], config["max_position_embeddings"] = VOCAB, POSITIONS
     model = fused_model(w, config, VOCAB, POSITIONS)
     out = os.path.join(out_root, "bert-fused")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config, f, indent=2, sort_keys=True)
-        f.write("\n")
+    make_encoder_fixtures.write_config(out, config)
     path = os.path.join(out, "model_optimized.onnx")
     onnx.save(model, path)
     print(f"wrote {path} ({os.path.getsize(path)} bytes)")
