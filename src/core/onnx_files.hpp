@@ -1,7 +1,8 @@
 #pragma once
 // Where the exporters put a model's ONNX graph, in the order Warden reads a folder (or a hub
 // repo) holding several: the full-precision graph (optimum's model.onnx, transformers.js's
-// onnx/model.onnx, fastembed's model_optimized.onnx) before the quantised ones. Shared by the
+// onnx/model.onnx, fastembed's model_optimized.onnx) before the quantised ones (optimum's and
+// transformers.js's int8 files), and the float16 one last. Shared by the
 // loader (model/onnx_encoder.hpp) and `warden pull` (hub/), which must agree on it.
 
 #include <array>
@@ -9,9 +10,10 @@
 
 namespace warden {
 
-inline constexpr std::array<std::string_view, 6> kOnnxGraphFiles{
-    "model.onnx",           "onnx/model.onnx",          "model_optimized.onnx", "onnx/model_optimized.onnx",
-    "model_quantized.onnx", "onnx/model_quantized.onnx"};
+inline constexpr std::array<std::string_view, 10> kOnnxGraphFiles{
+    "model.onnx",           "onnx/model.onnx",           "model_optimized.onnx", "onnx/model_optimized.onnx",
+    "model_quantized.onnx", "onnx/model_quantized.onnx", "model_int8.onnx",      "onnx/model_int8.onnx",
+    "model_fp16.onnx",      "onnx/model_fp16.onnx"};
 
 // The names a graph's external data takes beside it: optimum's "<graph>_data" and torch's
 // "<graph>.data" (model.onnx_data, model.onnx.data).

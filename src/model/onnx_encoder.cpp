@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/onnx_files.hpp"
+#include "model/safetensors.hpp"
 
 namespace warden::model {
 
@@ -75,7 +76,18 @@ void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& di
     throw disagree(
         fmt::format("{} layers in the graph, num_hidden_layers {}", graph.layers.size(), dims.layers));
   }
-  const auto same_eps = [&](float eps) { return eps == dims.layer_norm_eps; };
+  // A float16 file (weights stored as FLOAT16 or BFLOAT16) holds its constants rounded too, and
+  // onnxconverter's conversion first clamps them to magnitudes in [1e-7, 1e4]: its epsilon of
+  // 1e-12 is float16(1e-7) = 1.19e-7, and its 1/√d has 11 bits. Warden computes with the config's
+  // values, which differ from the file's by that rounding only.
+  const bool f16 = graph.word.type == onnx::DataType::Float16;
+  const bool bf16 = graph.word.type == onnx::DataType::Bfloat16;
+  const double step = f16 ? 0x1p-11 : bf16 ? 0x1p-8 : 1e-6;
+  const auto same_eps = [&](float eps) {
+    const float want = dims.layer_norm_eps;
+    return eps == want || (f16 && eps == f16_to_float(float_to_f16(std::max(want, 1e-7F)))) ||
+           (bf16 && std::abs(static_cast<double>(eps - want)) <= step * static_cast<double>(want));
+  };
   if (!same_eps(graph.embedding_norm.epsilon)) {
     throw disagree(fmt::format("the embeddings' LayerNorm epsilon is {}, layer_norm_eps {}",
                                graph.embedding_norm.epsilon, dims.layer_norm_eps));
@@ -92,7 +104,7 @@ void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& di
       throw disagree(
           fmt::format("layer {} has {} attention heads, num_attention_heads {}", i, l.heads, dims.heads));
     }
-    if (std::abs(static_cast<double>(l.scale) - scale) > 1e-6 * scale) {
+    if (std::abs(static_cast<double>(l.scale) - scale) > step * scale) {
       throw disagree(fmt::format("layer {} scales the attention scores by {}, not 1/√{} (the heads' size)", i,
                                  l.scale, head_dim));
     }

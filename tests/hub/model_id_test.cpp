@@ -31,19 +31,33 @@ TEST(ModelId, RejectsOtherShapes) {
 }
 
 TEST(WantedFile, TakesWhatWardenReadsOnly) {
-  for (const char* f :
-       {"config.json", "tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json",
-        "modules.json", "config_sentence_transformers.json", "sentence_bert_config.json",
-        "1_Pooling/config.json", "model.safetensors", "model.safetensors.index.json",
-        "model-00001-of-00002.safetensors", "0_StaticEmbedding/model.safetensors",
-        "0_StaticEmbedding/tokenizer.json", "pytorch_model.bin", "pytorch_model.bin.index.json",
-        "pytorch_model-00001-of-00002.bin", "sparse_linear.pt", "colbert_linear.pt"}) {
+  for (const char* f : {"config.json",
+                        "tokenizer.json",
+                        "vocab.txt",
+                        "tokenizer_config.json",
+                        "special_tokens_map.json",
+                        "modules.json",
+                        "config_sentence_transformers.json",
+                        "sentence_bert_config.json",
+                        "1_Pooling/config.json",
+                        "model.safetensors",
+                        "model.safetensors.index.json",
+                        "model-00001-of-00002.safetensors",
+                        "0_StaticEmbedding/model.safetensors",
+                        "0_StaticEmbedding/tokenizer.json",
+                        "pytorch_model.bin",
+                        "pytorch_model.bin.index.json",
+                        "pytorch_model-00001-of-00002.bin",
+                        "sparse_linear.pt",
+                        "colbert_linear.pt",
+                        "onnx/model_fp16.onnx",
+                        "model_int8.onnx"}) {
     EXPECT_TRUE(wanted_file(f)) << f;
   }
-  for (const char* f : {"onnx/pytorch_model.bin", "training_args.bin", "optimizer.pt", "onnx/model_fp16.onnx",
-                        "model.onnx.bak", "onnx/decoder_model.onnx", "model.onnx_data_2", "tf_model.h5",
-                        "flax_model.msgpack", "README.md", "onnx/model.safetensors", ".safetensors",
-                        "openvino/openvino_model.xml", "2_Dense/config.json"}) {
+  for (const char* f :
+       {"onnx/pytorch_model.bin", "training_args.bin", "optimizer.pt", "onnx/model_q4.onnx", "model.onnx.bak",
+        "onnx/decoder_model.onnx", "model.onnx_data_2", "tf_model.h5", "flax_model.msgpack", "README.md",
+        "onnx/model.safetensors", ".safetensors", "openvino/openvino_model.xml", "2_Dense/config.json"}) {
     EXPECT_FALSE(wanted_file(f)) << f;
   }
 }

@@ -196,12 +196,8 @@ INSTANTIATE_TEST_SUITE_P(Families, OnnxClassifierVsOrt,
 // ORT's sentence_embedding.
 class OnnxPooledOutputVsOrt : public ::testing::TestWithParam<std::pair<const char*, PoolingMode>> {};
 
-TEST_P(OnnxPooledOutputVsOrt, PoolsAsTheGraphAndGivesOrtsSentenceEmbedding) {
-  const auto [family, mode] = GetParam();
-  const testing::TempDir tmp;
-  const fs::path dir = onnx_folder(tmp, family, "model_opset14.onnx");
-  // The folder's sentence-transformers files say the other pooling: the graph's wins.
-  const bool mean = mode == PoolingMode::Mean;
+// The folder's sentence-transformers files, saying mean pooling or CLS.
+void write_pooling_files(const fs::path& dir, bool mean) {
   fs::create_directories(dir / "1_Pooling");
   write_file_atomic(
       dir / "modules.json",
@@ -210,27 +206,26 @@ TEST_P(OnnxPooledOutputVsOrt, PoolsAsTheGraphAndGivesOrtsSentenceEmbedding) {
   write_file_atomic(dir / "1_Pooling" / "config.json",
                     fmt::format(R"({{"word_embedding_dimension": 64, "pooling_mode_cls_token": {},
                                     "pooling_mode_mean_tokens": {}}})",
-                                mean, !mean));
-  const auto model = load_encoder_model(dir);
-  EXPECT_EQ(model->pooling.mode, mode);
-  const TokenRows rows = token_rows(family, "model_opset14.onnx");
-  float worst = 0.0F;
-  for (std::size_t i = 0; i < rows.warden.size(); ++i) {
-    for (std::size_t j = 0; j < rows.warden[i].size(); ++j) {
-      worst = std::max(worst, std::abs(rows.warden[i][j] - rows.ort[i][j]));
-    }
-  }
-  EXPECT_LE(worst, 1e-4F);  // token_embeddings
-  // Pool and normalise Warden's hidden states as the model says; ORT's sentence_embedding.
+                                !mean, mean));
+}
+
+// ORT's sentence_embedding output of `file`.
+std::vector<float> ort_sentence_embedding(const std::string& family, const std::string& file) {
   simdjson::dom::parser parser;
   const std::string text = read_file(kData / family / "ort_outputs.json");
   const simdjson::dom::element root = parser.parse(text);
   std::vector<float> want;
   for (const simdjson::dom::element v :
-       root["outputs"]["model_opset14.onnx"]["others"]["sentence_embedding"]["data"].get_array()) {
+       root["outputs"][file]["others"]["sentence_embedding"]["data"].get_array()) {
     want.push_back(static_cast<float>(double(v)));
   }
-  const OrtCase c = ort_case(family, "model_opset14.onnx");
+  return want;
+}
+
+// Warden's hidden states `rows` pooled and normalised as `model` says, one vector per sequence.
+std::vector<float> pooled_sentences(const EncoderModel& model, const std::string& family,
+                                    const std::string& file, const TokenRows& rows) {
+  const OrtCase c = ort_case(family, file);
   std::vector<float> hidden;
   std::vector<std::size_t> offsets{0};
   std::size_t row = 0;
@@ -241,10 +236,30 @@ TEST_P(OnnxPooledOutputVsOrt, PoolsAsTheGraphAndGivesOrtsSentenceEmbedding) {
     }
     offsets.push_back(row);
   }
-  const std::size_t h = model->encoder.dims().hidden;
+  const std::size_t h = model.encoder.dims().hidden;
   std::vector<float> pooled((offsets.size() - 1) * h);
-  pool(hidden, h, offsets, model->pooling.mode, pooled);
+  pool(hidden, h, offsets, model.pooling.mode, pooled);
   l2_normalize(pooled, h);
+  return pooled;
+}
+
+TEST_P(OnnxPooledOutputVsOrt, PoolsAsTheGraphAndGivesOrtsSentenceEmbedding) {
+  const auto [family, mode] = GetParam();
+  const testing::TempDir tmp;
+  const fs::path dir = onnx_folder(tmp, family, "model_opset14.onnx");
+  write_pooling_files(dir, mode != PoolingMode::Mean);  // the other pooling: the graph's wins
+  const auto model = load_encoder_model(dir);
+  EXPECT_EQ(model->pooling.mode, mode);
+  const TokenRows rows = token_rows(family, "model_opset14.onnx");
+  float worst = 0.0F;
+  for (std::size_t i = 0; i < rows.warden.size(); ++i) {
+    for (std::size_t j = 0; j < rows.warden[i].size(); ++j) {
+      worst = std::max(worst, std::abs(rows.warden[i][j] - rows.ort[i][j]));
+    }
+  }
+  EXPECT_LE(worst, 1e-4F);  // token_embeddings
+  const std::vector<float> want = ort_sentence_embedding(family, "model_opset14.onnx");
+  const std::vector<float> pooled = pooled_sentences(*model, family, "model_opset14.onnx", rows);
   ASSERT_EQ(pooled.size(), want.size());
   float pooled_worst = 0.0F;
   for (std::size_t i = 0; i < pooled.size(); ++i)
@@ -295,6 +310,65 @@ INSTANTIATE_TEST_SUITE_P(Families, OnnxInt8VsOrt,
                          ::testing::Combine(::testing::Values("bert", "xlm-roberta", "distilbert"),
                                             ::testing::Values("model_int8.onnx", "model_int8_ort_all.onnx"),
                                             ::testing::Values(Precision::Int8, Precision::Float32)));
+
+// The float16 files (transformers.js's model_fp16.onnx: fp16 initialisers and constants, Casts
+// around the mask and the output). Warden widens the fp16 weights exactly and computes in float32;
+// ORT rounds every intermediate to fp16, so the two differ by fp16 rounding noise (ORT's own fp16
+// output is within ~4e-3 of its float32 output on these fixtures): each token's vector must be
+// within cosine 0.999 of ORT's on the same file, nearest to its own token, and within ORT's own
+// fp16 error of ORT's float32 output.
+class OnnxFp16VsOrt : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OnnxFp16VsOrt, StaysWithinCosine0999AndRanksAsOrt) {
+  const char* family = GetParam();
+  const TokenRows rows = token_rows(family, "model_fp16.onnx");
+  const TokenRows fp32 = token_rows(family, "model_opset14.onnx");
+  double worst = 1.0;
+  float to_fp32 = 0.0F;      // Warden on the fp16 file against ORT's float32 output
+  float ort_to_fp32 = 0.0F;  // ORT on the fp16 file against its float32 output
+  for (std::size_t i = 0; i < rows.warden.size(); ++i) {
+    worst = std::min(worst, cosine(rows.warden[i], rows.ort[i]));
+    for (std::size_t j = 0; j < rows.warden[i].size(); ++j) {
+      to_fp32 = std::max(to_fp32, std::abs(rows.warden[i][j] - fp32.ort[i][j]));
+      ort_to_fp32 = std::max(ort_to_fp32, std::abs(rows.ort[i][j] - fp32.ort[i][j]));
+    }
+    std::size_t nearest = 0;
+    for (std::size_t j = 1; j < rows.ort.size(); ++j) {
+      if (cosine(rows.warden[i], rows.ort[j]) > cosine(rows.warden[i], rows.ort[nearest])) nearest = j;
+    }
+    EXPECT_EQ(nearest, i) << "token " << i;
+  }
+  std::printf(
+      "%s/model_fp16.onnx: 1 - min cosine to ORT = %.2e; max |diff| to ORT's float32 output %.2e (ORT's own: "
+      "%.2e)\n",
+      family, 1.0 - worst, static_cast<double>(to_fp32), static_cast<double>(ort_to_fp32));
+  EXPECT_GE(worst, 0.999);
+  EXPECT_LE(to_fp32, ort_to_fp32);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, OnnxFp16VsOrt, ::testing::Values("bert", "xlm-roberta", "distilbert"));
+
+// A float16 SentenceTransformer export (its Clip's 1e-9 is float16's 1e-7): the graph's mean pooling over
+// the folder's CLS, and sentence vectors within cosine 0.999 of ORT's on the same file.
+TEST(OnnxFp16PooledVsOrt, PoolsAsTheGraphWithinCosine0999) {
+  const testing::TempDir tmp;
+  const fs::path dir = onnx_folder(tmp, "bert-st", "model_fp16.onnx");
+  write_pooling_files(dir, false);
+  const auto model = load_encoder_model(dir);
+  EXPECT_EQ(model->pooling.mode, PoolingMode::Mean);
+  const std::vector<float> want = ort_sentence_embedding("bert-st", "model_fp16.onnx");
+  const std::vector<float> pooled =
+      pooled_sentences(*model, "bert-st", "model_fp16.onnx", token_rows("bert-st", "model_fp16.onnx"));
+  ASSERT_EQ(pooled.size(), want.size());
+  const std::size_t h = model->encoder.dims().hidden;
+  for (std::size_t s = 0; s < pooled.size() / h; ++s) {
+    const std::vector<float> ours(pooled.begin() + static_cast<std::ptrdiff_t>(s * h),
+                                  pooled.begin() + static_cast<std::ptrdiff_t>((s + 1) * h));
+    const std::vector<float> theirs(want.begin() + static_cast<std::ptrdiff_t>(s * h),
+                                    want.begin() + static_cast<std::ptrdiff_t>((s + 1) * h));
+    EXPECT_GE(cosine(ours, theirs), 0.999) << "sequence " << s;
+  }
+}
 
 // A graph with a node no pass places is a load error naming that node and how far the encoder
 // was read — not a slower interpreter, not a wrong answer.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "model/onnx/passes/fold_float_casts.hpp"
 #include "model/onnx/passes/fuse_attention.hpp"
 #include "model/onnx/passes/fuse_attention_mask.hpp"
 #include "model/onnx/passes/fuse_dense.hpp"
@@ -201,6 +202,42 @@ TEST(OnnxPasses, ANearMissIsLeftAsItIs) {
     if (n.op_type == "Sqrt") h.outputs.push_back({n.outputs[0], DataType::Float, std::nullopt});
   }
   EXPECT_EQ(fuse_layer_norm(h), 0U);
+}
+
+// A float16 file (tools/onnx_fixtures/make_fp16_fixtures.py: transformers.js's conversion) has
+// the Casts of its float32 export plus one to FLOAT16 after the mask's Cast and one to FLOAT
+// before the output; after the pass, only the export's remain and the output keeps its name.
+TEST(OnnxPasses, AFloat16FilesCastsBetweenFloatTypesGo) {
+  const auto casts_to = [](const RewriteGraph& g, DataType to) {
+    return std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) {
+      return n.op_type == "Cast" && n.attribute("to") != nullptr &&
+             n.attribute("to")->i == static_cast<std::int64_t>(to);
+    });
+  };
+  const ModelFile fp32_file(kData / "bert" / "model_opset14.onnx");
+  const RewriteGraph fp32 = make_rewrite_graph(fp32_file.model(), "model_opset14.onnx");
+  const ModelFile file(kData / "bert" / "model_fp16.onnx");
+  RewriteGraph g = make_rewrite_graph(file.model(), "model_fp16.onnx");
+  EXPECT_GT(casts_to(g, DataType::Float16), 0);
+  EXPECT_EQ(fold_float_casts(g), 2U);
+  EXPECT_EQ(casts_to(g, DataType::Float16), 0);
+  EXPECT_EQ(count_ops(g, "Cast"), count_ops(fp32, "Cast"));
+  ASSERT_EQ(g.outputs.size(), 1U);
+  EXPECT_EQ(g.outputs[0].name, "last_hidden_state");
+  EXPECT_NE(g.producer("last_hidden_state"), nullptr);
+  EXPECT_TRUE(g.well_formed());
+  // A Cast of an integer to FLOAT16 (the older converter's form) is read as one to FLOAT; a Cast to
+  // FLOAT of a value not known to hold floats is kept.
+  Node cast;
+  cast.name = "int_to_half";
+  cast.op_type = "Cast";
+  cast.inputs = {"attention_mask"};
+  cast.outputs = {"half_mask"};
+  cast.attributes = {int_attribute("to", static_cast<std::int64_t>(DataType::Float16))};
+  g.nodes.insert(g.nodes.begin(), cast);
+  g.outputs.push_back({"half_mask", DataType::Float16, std::nullopt});
+  EXPECT_EQ(fold_float_casts(g), 1U);
+  EXPECT_EQ(g.nodes.front().attribute("to")->i, static_cast<std::int64_t>(DataType::Float));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // own offline optimisation of model_opset14.onnx (optimizedModelFilePath, graph optimisation
 // level "all": FusedMatMul for QKᵀ with its scale, BiasGelu, LayerNormalization, constant
 // Reshape shapes), and model_int8_ort_all.onnx the same of model_int8.onnx (DynamicQuantizeMatMul).
+// (model_fp16.onnx, where make_fp16_fixtures.py wrote one, is run as it is.)
 // Then, for each folder, two sequences (one
 // padded, a second segment's token types where the graph takes them, RoBERTa's padding id
 // inside the text) through every .onnx file there, written to ort_outputs.json with the inputs.

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "model/onnx/passes/fold_dequantize.hpp"
+#include "model/onnx/passes/fold_float_casts.hpp"
 #include "model/onnx/passes/fuse_attention.hpp"
 #include "model/onnx/passes/fuse_attention_mask.hpp"
 #include "model/onnx/passes/fuse_bias_gelu.hpp"
@@ -23,13 +24,15 @@
 
 namespace warden::onnx {
 
-// The passes in the order their patterns nest: quantised constants folded first (the tables the
+// The passes in the order their patterns nest: a float16 file's Casts between float types go
+// first (the graph then reads as its float32 export); quantised constants folded next (the tables the
 // embeddings gather from); ORT's fused ops read as they are (independent of the rest); LayerNorm and GELU
 // from their decompositions (the embeddings and the residuals end in a LayerNorm); the embeddings before the
 // residual LayerNorms (their sum is an Add too); the quantised dense layers before the others (whose pass
 // takes their bias Adds); dense layers before ORT's BiasGelu (whose bias goes back into them) and before
 // attention (which reads the rows of its inputs off them).
 void reduce_graph(RewriteGraph& g) {
+  fold_float_casts(g);
   fold_dequantize(g);
   fuse_ort_embed_layer_norm(g);
   fuse_ort_attention(g);

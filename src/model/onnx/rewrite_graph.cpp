@@ -1,6 +1,7 @@
 #include "model/onnx/rewrite_graph.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <unordered_set>
@@ -215,6 +216,15 @@ std::size_t RewriteGraph::readers(std::string_view value) const noexcept {
 const Tensor* RewriteGraph::constant(std::string_view value) const noexcept {
   const auto it = constants.find(value);
   return it == constants.end() ? nullptr : &it->second;
+}
+
+bool RewriteGraph::scalar_near(std::string_view value, double want) const {
+  const std::optional<double> v = scalar(value);
+  const Tensor* t = constant(value);
+  if (!v || t == nullptr) return false;
+  const DataType type = t->type;
+  const double step = type == DataType::Float16 ? 0x1p-11 : type == DataType::Bfloat16 ? 0x1p-8 : 1e-6;
+  return std::fabs(*v - want) <= step * std::fabs(want);
 }
 
 std::optional<double> RewriteGraph::scalar(std::string_view value) const {

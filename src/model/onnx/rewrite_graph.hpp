@@ -42,6 +42,9 @@ struct RewriteGraph {
   [[nodiscard]] const Tensor* constant(std::string_view value) const noexcept;
   // A constant of one element, as a float (FLOAT, FLOAT16, BFLOAT16, DOUBLE, or an integer type).
   [[nodiscard]] std::optional<double> scalar(std::string_view value) const;
+  // Whether `value` is a one-element constant equal to `want` as closely as its type holds it:
+  // within 1e-6 relative, or half a step of FLOAT16 / BFLOAT16 (a float16 file's √2 is 1.4140625).
+  [[nodiscard]] bool scalar_near(std::string_view value, double want) const;
   // Replaces the nodes at `remove` (indices into `nodes`) by `add`, placed where the last removed
   // one was (its inputs are all produced before it), keeping the order topological.
   void replace(std::vector<std::size_t> remove, Node add);

@@ -11,10 +11,6 @@ namespace warden::onnx {
 
 namespace {
 
-bool near(std::optional<double> v, double want) {
-  return v && std::fabs(*v - want) <= 1e-6 * std::fabs(want);
-}
-
 // From the Erf node `erf`: x, and the nodes of the pattern, when they are one.
 std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGraph& g, std::size_t erf) {
   const Node& e = g.nodes[erf];
@@ -29,7 +25,7 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
       const Node& n = g.nodes[*s];
       const double want = std::string_view(op) == "Div" ? std::sqrt(2.0) : 1.0 / std::sqrt(2.0);
       for (int k = 0; k < 2; ++k) {
-        if (near(g.scalar(n.inputs[1 - k]), want) && (std::string_view(op) == "Mul" || k == 0)) {
+        if (g.scalar_near(n.inputs[1 - k], want) && (std::string_view(op) == "Mul" || k == 0)) {
           scale = s;
           x = n.inputs[k];
         }
@@ -42,8 +38,8 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.op_type == "Add" && n.domain.empty() && n.inputs.size() == 2 &&
-        ((n.inputs[0] == e.outputs[0] && near(g.scalar(n.inputs[1]), 1.0)) ||
-         (n.inputs[1] == e.outputs[0] && near(g.scalar(n.inputs[0]), 1.0)))) {
+        ((n.inputs[0] == e.outputs[0] && g.scalar_near(n.inputs[1], 1.0)) ||
+         (n.inputs[1] == e.outputs[0] && g.scalar_near(n.inputs[0], 1.0)))) {
       plus = i;
     }
   }
@@ -64,8 +60,8 @@ std::optional<std::pair<std::vector<std::size_t>, Node>> match(const RewriteGrap
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       if (n.op_type == "Mul" && n.domain.empty() && n.inputs.size() == 2 &&
-          ((n.inputs[0] == a && near(g.scalar(n.inputs[1]), 0.5)) ||
-           (n.inputs[1] == a && near(g.scalar(n.inputs[0]), 0.5)))) {
+          ((n.inputs[0] == a && g.scalar_near(n.inputs[1], 0.5)) ||
+           (n.inputs[1] == a && g.scalar_near(n.inputs[0], 0.5)))) {
         return i;
       }
     }
