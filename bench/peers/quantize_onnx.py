@@ -2,11 +2,13 @@
 """ONNX Runtime's dynamic int8 quantisation, re-implemented with python3-onnx (no onnxruntime
 Python package here), for the int8 peer of the encoder benchmark.
 
-    /usr/bin/python3 bench/peers/quantize_onnx.py IN.onnx OUT.onnx [--per-channel]
+    /usr/bin/python3 bench/peers/quantize_onnx.py IN.onnx OUT.onnx [--per-channel] [--weight-type uint8]
 
 What it reproduces: the graph that
     onnxruntime.quantization.quantize_dynamic(IN, OUT, weight_type=QuantType.QInt8
                                               [, per_channel=True])
+(or weight_type=QuantType.QUInt8 with --weight-type uint8: transformers.js's model_uint8.onnx,
+and its model_quantized.onnx for models with a Conv)
 writes (ORT 1.16+; read from onnxruntime/python/tools/quantization: quantize.py,
 onnx_quantizer.py, base_quantizer.py, quant_utils.py, operators/matmul.py, operators/gather.py):
 
@@ -22,7 +24,9 @@ onnx_quantizer.py, base_quantizer.py, quant_utils.py, operators/matmul.py, opera
   scale 1); values round(w / scale) half to even, clipped. reduce_range is False (the
   quantize_dynamic default), so the full 7-bit-plus-sign range is used. Per tensor by default;
   with --per-channel one scale per output column (axis -1 of the [K, N] weight, ORT's default
-  axis for MatMul), scale and zero point 1-D of length N.
+  axis for MatMul), scale and zero point 1-D of length N. With --weight-type uint8: uint8,
+  asymmetric (WeightSymmetric defaults to False for QUInt8): quantised as the embedding tables
+  below, per tensor or per column.
 * Activations: one DynamicQuantizeLinear (uint8, asymmetric, per tensor, computed at run time)
   per distinct float input, shared by every MatMul that reads it (ORT names it
   <input>_QuantizeLinear and looks it up before creating another), then
@@ -112,6 +116,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--per-channel", action="store_true",
                     help="one weight scale per output column, as quantize_dynamic(per_channel=True)")
+    ap.add_argument("--weight-type", choices=("int8", "uint8"), default="int8",
+                    help="QInt8 (symmetric) or QUInt8 (asymmetric) MatMul weights")
     args = ap.parse_args()
 
     model = onnx.load(args.inp)
@@ -135,16 +141,17 @@ def main():
             return quantized[name]
         w = numpy_helper.to_array(inits[name])
         qn, sn, zn = name + "_quantized", name + "_scale", name + "_zero_point"
+        quantize = quantize_uint8_asymmetric if args.weight_type == "uint8" else quantize_int8_symmetric
         if args.per_channel and w.ndim == 2:
-            cols = [quantize_int8_symmetric(w[:, j]) for j in range(w.shape[1])]
+            cols = [quantize(w[:, j]) for j in range(w.shape[1])]
             add_init(qn, np.stack([c[0] for c in cols], axis=1))
             add_init(sn, np.array([c[1] for c in cols], dtype=np.float32))
-            add_init(zn, np.zeros(w.shape[1], dtype=np.int8))
+            add_init(zn, np.array([c[2] for c in cols]))
         else:
-            q, s, z = quantize_int8_symmetric(w)
+            q, s, z = quantize(w)
             add_init(qn, q)
             add_init(sn, np.array(s, dtype=np.float32))
-            add_init(zn, np.array(z, dtype=np.int8))
+            add_init(zn, np.array(z))
         quantized[name] = (qn, sn, zn)
         return quantized[name]
 

@@ -275,10 +275,11 @@ INSTANTIATE_TEST_SUITE_P(Families, OnnxPooledOutputVsOrt,
 
 // The dynamic-int8 files (quantize_dynamic's graph, and ORT's optimisation of it with
 // DynamicQuantizeMatMul / MatMulIntegerToFloat), run with the file's int8 weights and scales on
-// Warden's int8 kernels, or dequantised to float32. ORT quantises each activation tensor as a
-// whole at run time (uint8, one scale for the batch), Warden row by row, so the two differ by
-// quantisation noise, which on these 64-wide fixtures is larger than on real models: ORT's own
-// int8 output is within cosine 0.9966 of its float32 output here (0.99996 at bge-small's size,
+// Warden's int8 kernels, or dequantised to float32; and the same with asymmetric uint8 weights
+// (model_uint8*.onnx), dequantised exactly and requantised by Warden under int8. ORT quantises each
+// activation tensor as a whole at run time (uint8, one scale for the batch), Warden row by row, so the two
+// differ by quantisation noise, which on these 64-wide fixtures is larger than on real models: ORT's own int8
+// output is within cosine 0.9966 of its float32 output here (0.99996 at bge-small's size,
 // docs/benchmarks.md). So each token's vector must be at least as close to ORT's int8 output as
 // ORT's own float32 output is (less 0.001), and never below 0.995; and the nearest of ORT's
 // token vectors to each of Warden's is the same token (the ranking a retrieval over them would
@@ -308,7 +309,8 @@ TEST_P(OnnxInt8VsOrt, StaysWithinCosine0999AndRanksAsOrt) {
 
 INSTANTIATE_TEST_SUITE_P(Families, OnnxInt8VsOrt,
                          ::testing::Combine(::testing::Values("bert", "xlm-roberta", "distilbert"),
-                                            ::testing::Values("model_int8.onnx", "model_int8_ort_all.onnx"),
+                                            ::testing::Values("model_int8.onnx", "model_int8_ort_all.onnx",
+                                                              "model_uint8.onnx", "model_uint8_ort_all.onnx"),
                                             ::testing::Values(Precision::Int8, Precision::Float32)));
 
 // The float16 files (transformers.js's model_fp16.onnx: fp16 initialisers and constants, Casts

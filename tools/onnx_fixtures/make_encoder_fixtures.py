@@ -22,7 +22,8 @@ Each folder gets config.json and model_opset14.onnx / model_opset17.onnx (weight
 initializers, inputs as optimum names them, output last_hidden_state), and model_int8.onnx:
 model_opset14.onnx after ONNX Runtime's dynamic int8 quantisation (quantize_dynamic's graph,
 redone with python3-onnx by bench/peers/quantize_onnx.py: int8 symmetric weights per tensor,
-DynamicQuantizeLinear + MatMulInteger, uint8 embedding tables). The weights are
+DynamicQuantizeLinear + MatMulInteger, uint8 embedding tables), and model_uint8.onnx the same
+with asymmetric uint8 weights (QUInt8, transformers.js's model_uint8.onnx). The weights are
 warden-fixture's tiny ones (seed 1) with the vocabulary cut to 512 rows and the positions to 64,
 so that the committed files stay small; config.json says so.
 
@@ -439,6 +440,10 @@ def fuzz_seeds(out):
         subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
                         os.path.join(out, f"{family}_opset14.onnx"), os.path.join(out, f"{family}_int8.onnx")],
                        check=True, stdout=subprocess.DEVNULL)
+        if family == "bert":  # asymmetric uint8 weights, one scale and zero point per column
+            subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
+                            os.path.join(out, "bert_opset14.onnx"), os.path.join(out, "bert_uint8.onnx"),
+                            "--weight-type", "uint8", "--per-channel"], check=True, stdout=subprocess.DEVNULL)
         if family != "distilbert":  # pooled outputs: mean for BERT, CLS for XLM-R
             st = SentenceTransformer(module, "mean" if family == "bert" else "cls").eval()
             export_sentence_transformer(st, inputs, os.path.join(out, f"{family}_st.onnx"), vocab=16)
@@ -480,10 +485,12 @@ def main():
             path = os.path.join(out, f"model_opset{opset}.onnx")
             export(module, inputs, path, opset)
             print(f"wrote {path} ({os.path.getsize(path)} bytes)")
-        path = os.path.join(out, "model_int8.onnx")
-        subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
-                        os.path.join(out, "model_opset14.onnx"), path], check=True, stdout=subprocess.DEVNULL)
-        print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+        for name, extra in (("model_int8.onnx", []), ("model_uint8.onnx", ["--weight-type", "uint8"])):
+            path = os.path.join(out, name)
+            subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench", "peers", "quantize_onnx.py"),
+                            os.path.join(out, "model_opset14.onnx"), path] + extra, check=True,
+                           stdout=subprocess.DEVNULL)
+            print(f"wrote {path} ({os.path.getsize(path)} bytes)")
         # The *ForSequenceClassification class of the family (warden-fixture --head classifier: 3
         # labels), its logits output; opset 14.
         with tempfile.TemporaryDirectory() as tmp:

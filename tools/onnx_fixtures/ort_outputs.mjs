@@ -2,7 +2,8 @@
 // reference Warden's ONNX loading is tested against. First, model_ort_all.onnx: ONNX Runtime's
 // own offline optimisation of model_opset14.onnx (optimizedModelFilePath, graph optimisation
 // level "all": FusedMatMul for QKᵀ with its scale, BiasGelu, LayerNormalization, constant
-// Reshape shapes), and model_int8_ort_all.onnx the same of model_int8.onnx (DynamicQuantizeMatMul).
+// Reshape shapes), and model_int8_ort_all.onnx / model_uint8_ort_all.onnx the same of
+// model_int8.onnx / model_uint8.onnx (DynamicQuantizeMatMul).
 // (model_fp16.onnx, where make_fp16_fixtures.py wrote one, is run as it is.)
 // Then, for each folder, two sequences (one
 // padded, a second segment's token types where the graph takes them, RoBERTa's padding id
@@ -43,8 +44,9 @@ for (const family of ["bert", "xlm-roberta", "distilbert", "bert-classifier", "x
   ];
   const tensor = (rows) => new ort.Tensor("int64", BigInt64Array.from(rows.flat().map(BigInt)), [rows.length, rows[0].length]);
   const out = { inputs: { input_ids: ids, attention_mask: mask, token_type_ids: types }, outputs: {} };
-  for (const [from, to] of [["model_opset14.onnx", "model_ort_all.onnx"], ["model_int8.onnx", "model_int8_ort_all.onnx"]]) {
-    if (family.includes("-")) break;  // the classifiers and sentence-transformers: their export alone
+  for (const [from, to] of [["model_opset14.onnx", "model_ort_all.onnx"], ["model_int8.onnx", "model_int8_ort_all.onnx"],
+                            ["model_uint8.onnx", "model_uint8_ort_all.onnx"]]) {
+    if (/-(classifier|st|fused)$/.test(family)) break;  // the classifiers, sentence-transformers, fused: as written
     await ort.InferenceSession.create(path.join(dir, from), {
       graphOptimizationLevel: "all",
       intraOpNumThreads: 1,

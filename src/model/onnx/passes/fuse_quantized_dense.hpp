@@ -8,9 +8,10 @@
 // MatMulIntegerToFloat(x_q, W_q, x_scale, W_scale, x_zp, W_zp[, bias]) where the quantised x is
 // shared — becomes
 // warden.Dense(x, W_q, bias | "", W_scale): W_q the file's int8 [in x out] values and W_scale
-// their scale, per tensor or per output column. The weights must be symmetric (every zero point
-// 0, as quantize_dynamic's QInt8 weights are); others are left as they are (the load error names
-// them). Warden's int8 kernels then run them with the file's own values and scales. (Run before
+// their scale, per tensor or per output column, when they are symmetric (every zero point 0, as
+// quantize_dynamic's QInt8 weights are): Warden's int8 kernels then run them with the file's own
+// values and scales. Asymmetric weights (QUInt8, transformers.js's model_uint8.onnx) become the
+// float weight (W_q - W_zp) · W_scale, added as a constant: Dense(x, W, bias | ""). (Run before
 // fuse_dense, which takes the bias Add that follows into the layer.)
 
 #include <cstddef>
