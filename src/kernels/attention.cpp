@@ -17,7 +17,8 @@ namespace detail {
 
 KeyRange block_keys(const ScoreBias* bias, std::size_t i0, std::size_t rows, std::size_t len,
                     std::size_t align) {
-  const std::size_t visible = bias != nullptr && bias->keys != 0 ? std::min(len, bias->keys) : len;
+  std::size_t visible = bias != nullptr && bias->keys != 0 ? std::min(len, bias->keys) : len;
+  if (bias != nullptr && bias->causal) visible = std::min(visible, i0 + rows);  // the last row's keys
   if (bias == nullptr || bias->window == 0) return {0, visible};
   const std::size_t w = bias->window;
   const std::size_t first = (i0 > w ? i0 - w : 0) / align * align;
@@ -50,6 +51,12 @@ void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, flo
         if (bias.p2c != nullptr) extra += bias.p2c[j * bias.width + w];
         s[jj] += bias.scale * extra;
       }
+    }
+  }
+  if (bias.causal) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      float* s = scores + r * ld_scores;
+      for (std::size_t j = std::max(key0, i0 + r + 1); j < key0 + count; ++j) s[j - key0] = -INFINITY;
     }
   }
   if (bias.window == 0) return;
@@ -134,8 +141,14 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
   if (!bias.empty() && bias.heads() != shape.heads) {
     throw Error(ErrorKind::Internal, "attention: the distance bias needs one row per head");
   }
+  const std::size_t kv_heads = shape.kv_heads == 0 ? shape.heads : shape.kv_heads;
+  if (kv_heads == 0 || shape.heads % kv_heads != 0) {
+    throw Error(ErrorKind::Internal, "attention: the query heads must be a multiple of the key/value heads");
+  }
   const std::size_t sequences = seq_offsets.size() - 1;
   const std::size_t q_cols = shape.heads * shape.head_dim;
+  const std::size_t kv_cols = kv_heads * shape.head_dim;
+  const std::size_t group = shape.heads / kv_heads;
   std::size_t max_len = 0;
   for (std::size_t s = 0; s < sequences; ++s)
     max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
@@ -153,8 +166,10 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
     const std::size_t row0 = seq_offsets[s];
     const std::size_t len = seq_offsets[s + 1] - row0;
     if (len == 0) return;
-    const float* base = qkv + row0 * ld_qkv + h * shape.head_dim;
+    const float* rows = qkv + row0 * ld_qkv;
+    const float* k = rows + q_cols + (h / group) * shape.head_dim;
     detail::ScoreBias terms;
+    terms.causal = shape.causal && len > 1;
     if (!bias.empty()) terms.by_distance = bias.at_zero(h);
     // A window no shorter than the sequence masks nothing.
     if (window + 1 < len) terms.window = window;
@@ -168,8 +183,8 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
                         len - terms.keys, terms.keys, terms.window));
       }
     }
-    const bool any = !bias.empty() || terms.window > 0 || terms.keys > 0;
-    head_fn(base, base + q_cols, base + 2 * q_cols, ld_qkv, len, shape.head_dim, shape.scale,
+    const bool any = !bias.empty() || terms.window > 0 || terms.keys > 0 || terms.causal;
+    head_fn(rows + h * shape.head_dim, k, k + kv_cols, ld_qkv, len, shape.head_dim, shape.scale,
             ctx + row0 * ld_ctx + h * shape.head_dim, ld_ctx, scratch.data(), any ? &terms : nullptr);
   };
   const std::size_t tasks = sequences * shape.heads;

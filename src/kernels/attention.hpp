@@ -18,11 +18,14 @@ struct AttentionShape {
   std::size_t heads;
   std::size_t head_dim;
   float scale;  // usually 1/sqrt(head_dim)
+  // Grouped-query attention (Qwen3, Llama): kv_heads key and value heads, query head h reading
+  // kv head h / (heads / kv_heads) — consecutive query heads share one, as HF's repeat_kv
+  // expands them. 0: as many as query heads.
+  std::size_t kv_heads = 0;
+  // Causal (a decoder's): query i attends only to keys j <= i of its sequence.
+  bool causal = false;
 };
 
-// qkv: [tokens x ld_qkv], per token Q (heads*head_dim floats) at column 0, K at column
-// q_cols, V at column 2*q_cols where q_cols = heads*head_dim. seq_offsets: S+1 ascending
-// token offsets (sequence s is rows [seq_offsets[s], seq_offsets[s+1])). Writes
 // A bias added to each head's scores that depends only on the distance j - i between key j
 // and query i (positions counted within the sequence): ALiBi's -slope·|j - i| (JinaBERT),
 // MPNet's learned bias of the distance's bucket. One row of 2·max_distance + 1 values per head,
@@ -63,6 +66,9 @@ class DistanceBias {
   std::vector<float> values_;
 };
 
+// qkv: [tokens x ld_qkv], per token Q (heads·head_dim floats) at column 0, K (kv_heads·head_dim)
+// at column q_cols = heads·head_dim, V at column q_cols + kv_heads·head_dim. seq_offsets: S+1
+// ascending token offsets (sequence s is rows [seq_offsets[s], seq_offsets[s+1])).
 // ctx[t, h*head_dim + i] = sum_j softmax_j(scale * q_t·k_j + bias_h(j - t)) v_j[i] for each
 // head h, bias_h from `bias` when it is not empty (one row per head; every sequence at most
 // max_distance + 1 tokens), else 0. The bias is added as the scores are formed, one block of
@@ -89,6 +95,8 @@ namespace detail {
 // sliding-window mask; the kernels do not compute the scores of keys no row of a block sees.
 // Visible keys: every query row attends only to keys [0, keys) (none when 0), as HF's padding
 // mask hides ColBERT's query-expansion [MASK] tokens from the rest while they still attend.
+// Causal: score(i, j) = -inf where j > i, as a decoder's causal mask; the kernels do not compute
+// the scores of keys past a block's last row.
 struct ScoreBias {
   const float* c2p = nullptr;
   const float* p2c = nullptr;
@@ -98,6 +106,7 @@ struct ScoreBias {
   const float* by_distance = nullptr;
   std::size_t window = 0;
   std::size_t keys = 0;
+  bool causal = false;
 };
 
 // The keys [first, first + count) a block of query rows [i0, i0 + rows) of a len-token

@@ -54,6 +54,7 @@ std::vector<double> reference(const float* q, const float* k, const float* v, st
       const std::size_t gap = i > j ? i - j : j - i;
       if (bias != nullptr && bias->window > 0 && gap > bias->window) s[j] = -INFINITY;
       if (bias != nullptr && bias->keys > 0 && j >= bias->keys) s[j] = -INFINITY;
+      if (bias != nullptr && bias->causal && j > i) s[j] = -INFINITY;
       mx = std::max(mx, s[j]);
     }
     double sum = 0;
@@ -248,6 +249,67 @@ TEST(Attention, WindowedSequencesMatchAloneAndAWindowAsLongAsTheSequenceMasksNot
               8);
     for (std::size_t i = 0; i < single.size(); ++i) ASSERT_EQ(single[i], windowed[offsets[s] * cols + i]);
   }
+}
+
+TEST(Attention, CausalMaskMatchesADoubleReferenceInEveryKernel) {
+  std::mt19937 rng(17);
+  std::normal_distribution<float> dist(0.0F, 1.5F);
+  for (const HeadFn fn : head_fns()) {
+    for (const std::size_t dim : {16U, 64U, 128U}) {
+      for (const std::size_t len : {1U, 2U, 7U, 16U, 17U, 130U}) {
+        const std::size_t ld = 3 * dim;
+        std::vector<float> qkv(len * ld);
+        for (auto& x : qkv) x = dist(rng);
+        const float scale = 1.0F / std::sqrt(static_cast<float>(dim));
+        std::vector<float> out(len * dim), scratch(detail::attention_scratch_floats(dim, len));
+        detail::ScoreBias bias;
+        bias.causal = true;
+        fn(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, scale, out.data(), dim,
+           scratch.data(), &bias);
+        const auto want =
+            reference(qkv.data(), qkv.data() + dim, qkv.data() + 2 * dim, ld, len, dim, double(scale), &bias);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+          ASSERT_NEAR(out[i], want[i], 2e-5) << "dim " << dim << " len " << len << " at " << i;
+        }
+      }
+    }
+  }
+}
+
+// Grouped-query, causal attention over packed sequences (a Qwen3 layer's): query head h reads
+// kv head h / 2 of 2 (repeat_kv's order), each token only itself and the tokens before it in its
+// own sequence; the same as each head computed alone by the reference.
+TEST(Attention, GroupedQueryHeadsShareTheirKvHeadCausally) {
+  const AttentionShape shape{4, 16, 0.25F, 2, true};
+  const std::size_t q_cols = 4 * 16;
+  const std::size_t kv_cols = 2 * 16;
+  const std::size_t ld = q_cols + 2 * kv_cols;
+  const std::vector<std::size_t> offsets{0, 1, 9, 40};
+  std::mt19937 rng(19);
+  std::normal_distribution<float> dist(0.0F, 1.0F);
+  std::vector<float> qkv(offsets.back() * ld);
+  for (auto& x : qkv) x = dist(rng);
+  std::vector<float> ctx(offsets.back() * q_cols);
+  ThreadPool pool(2);
+  attention(qkv.data(), ld, offsets, shape, ctx.data(), q_cols, &pool);
+  detail::ScoreBias causal;
+  causal.causal = true;
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    const float* rows = qkv.data() + offsets[s] * ld;
+    const std::size_t len = offsets[s + 1] - offsets[s];
+    for (std::size_t h = 0; h < 4; ++h) {
+      const float* k = rows + q_cols + (h / 2) * 16;
+      const auto want = reference(rows + h * 16, k, k + kv_cols, ld, len, 16, 0.25, &causal);
+      for (std::size_t t = 0; t < len; ++t) {
+        for (std::size_t d = 0; d < 16; ++d) {
+          ASSERT_NEAR(ctx[(offsets[s] + t) * q_cols + h * 16 + d], want[t * 16 + d], 2e-5)
+              << "sequence " << s << " head " << h << " token " << t;
+        }
+      }
+    }
+  }
+  const AttentionShape uneven{3, 16, 0.25F, 2, true};
+  EXPECT_THROW(attention(qkv.data(), ld, offsets, uneven, ctx.data(), q_cols), Error);
 }
 
 TEST(Attention, PackedSequencesAttendOnlyWithinThemselves) {
