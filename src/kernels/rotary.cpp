@@ -59,9 +59,9 @@ void rotate(float* x, const float* c, const float* s, std::size_t half, bool int
 
 }  // namespace
 
-void apply_rotary(float* qkv, std::size_t ld, std::span<const std::size_t> seq_offsets, std::size_t heads,
-                  std::size_t head_dim, std::span<const RotaryTable* const> tables, bool interleaved,
-                  ThreadPool* pool) {
+void apply_rotary(float* qkv, std::size_t ld, std::span<const std::size_t> seq_offsets,
+                  std::size_t rotated_heads, std::size_t head_dim, std::span<const RotaryTable* const> tables,
+                  bool interleaved, ThreadPool* pool) {
   if (seq_offsets.size() < 2) return;
   const std::size_t sequences = seq_offsets.size() - 1;
   if (tables.size() != sequences) throw Error(ErrorKind::Internal, "apply_rotary: one table per sequence");
@@ -80,7 +80,7 @@ void apply_rotary(float* qkv, std::size_t ld, std::span<const std::size_t> seq_o
       const float* c = table.cos(p);
       const float* sn = table.sin(p);
       float* row = qkv + t * ld;
-      for (std::size_t h = 0; h < 2 * heads; ++h)
+      for (std::size_t h = 0; h < rotated_heads; ++h)
         rotate(row + h * head_dim, c, sn, table.half(), interleaved);
     }
   });

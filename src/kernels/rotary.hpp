@@ -39,13 +39,12 @@ class RotaryTable {
   std::vector<float> cos_, sin_;
 };
 
-// Rotates the first 2·half() values of each of the `heads` query heads (columns [0, heads ·
-// head_dim)) and key heads (the next heads · head_dim columns) of every token of qkv (row
-// stride ld). Token t of sequence s (rows [seq_offsets[s], seq_offsets[s + 1])) is at position
-// t − seq_offsets[s] and uses tables[s] (one table per sequence, possibly all the same one,
-// each covering its sequence's length).
-void apply_rotary(float* qkv, std::size_t ld, std::span<const std::size_t> seq_offsets, std::size_t heads,
-                  std::size_t head_dim, std::span<const RotaryTable* const> tables, bool interleaved,
-                  ThreadPool* pool = nullptr);
+// Rotates the first 2·half() values of each of the first `rotated_heads` heads of every token of
+// qkv (row stride ld): the query heads and the key heads that follow them (heads + kv_heads). Token t of
+// sequence s (rows [seq_offsets[s], seq_offsets[s + 1])) is at position t − seq_offsets[s] and uses tables[s]
+// (one table per sequence, possibly all the same one, each covering its sequence's length).
+void apply_rotary(float* qkv, std::size_t ld, std::span<const std::size_t> seq_offsets,
+                  std::size_t rotated_heads, std::size_t head_dim, std::span<const RotaryTable* const> tables,
+                  bool interleaved, ThreadPool* pool = nullptr);
 
 }  // namespace warden::kernels

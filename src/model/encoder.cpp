@@ -11,6 +11,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/layer_norm.hpp"
 #include "kernels/relative_attention.hpp"
+#include "kernels/rms_norm.hpp"
 
 namespace warden::model {
 
@@ -41,9 +42,17 @@ float* EncoderWorkspace::ensure(AlignedBuffer<float>& buffer, std::size_t floats
 
 Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims), w_(std::move(weights)) {
   const std::size_t h = dims_.hidden;
-  if (h == 0 || dims_.heads == 0 || h % dims_.heads != 0) {
+  if (h == 0 || dims_.heads == 0 || (dims_.head_dim == 0 && h % dims_.heads != 0)) {
     throw Error(ErrorKind::CorruptFile,
                 fmt::format("hidden size {} is not a multiple of {} heads", h, dims_.heads));
+  }
+  if (dims_.heads % dims_.kv_head_count() != 0) {
+    throw Error(ErrorKind::CorruptFile,
+                fmt::format("{} attention heads are not a multiple of {} key/value heads", dims_.heads,
+                            dims_.kv_head_count()));
+  }
+  if (dims_.kv_heads != 0 && !dims_.relative_rows.empty()) {
+    throw Error(ErrorKind::Internal, "Encoder: relative attention with grouped key/value heads");
   }
   auto table_ok = [h](const EmbeddingTable& t, std::size_t rows) {
     return t.rows() == rows && (rows == 0 || t.width() == h);
@@ -67,9 +76,9 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
     throw Error(ErrorKind::Internal, "Encoder: the distance bias does not match the dimensions");
   }
   if (dims_.rotary_dims > 0) {
-    if (dims_.rotary_dims % 2 != 0 || dims_.rotary_dims > h / dims_.heads) {
+    if (dims_.rotary_dims % 2 != 0 || dims_.rotary_dims > dims_.head_size()) {
       throw Error(ErrorKind::CorruptFile, fmt::format("{} rotary dimensions do not fit heads of {}",
-                                                      dims_.rotary_dims, h / dims_.heads));
+                                                      dims_.rotary_dims, dims_.head_size()));
     }
     rotary_inv_freq_ = dims_.rotary_inv_freq.empty()
                            ? kernels::rotary_inv_freq(dims_.rotary_base, dims_.rotary_dims)
@@ -90,6 +99,10 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
   for (const EncoderLayer& layer : w_.layers) {
     if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {
       throw Error(ErrorKind::Internal, "Encoder: the gated FFN layer does not match the dimensions");
+    }
+    if (dims_.qk_norm &&
+        (layer.q_norm.gamma.size() != dims_.head_size() || layer.k_norm.gamma.size() != dims_.head_size())) {
+      throw Error(ErrorKind::Internal, "Encoder: the query/key norms do not match the heads");
     }
   }
 }
@@ -203,20 +216,27 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   const std::size_t tokens = batch.tokens();
   const std::size_t h = dims_.hidden;
   if (tokens == 0) return {};
+  const std::size_t head_dim = dims_.head_size();
+  const std::size_t q_cols = dims_.heads * head_dim;
+  const std::size_t width = dims_.qkv_width();
   float* x = ws.hidden(tokens * h);
-  float* qkv = ws.qkv(tokens * 3 * h);
-  float* ctx = ws.context(tokens * h);
+  float* qkv = ws.qkv(tokens * width);
+  float* ctx = ws.context(tokens * std::max(h, q_cols));  // the context, or a pre-LN sublayer's input
   float* ffn = ws.ffn(tokens * dims_.intermediate);
 
   embed(batch, x, ws.row(h));
   auto norm = [&](const LayerNormWeights& n, float* out) {
-    kernels::layer_norm(x, h, out, h, tokens, h, n.gamma.data(), n.beta.data(), dims_.layer_norm_eps, pool);
+    if (dims_.rms_norm) {
+      kernels::rms_norm(x, h, out, h, tokens, h, n.gamma.data(), dims_.layer_norm_eps, pool);
+    } else {
+      kernels::layer_norm(x, h, out, h, tokens, h, n.gamma.data(), n.beta.data(), dims_.layer_norm_eps, pool);
+    }
   };
-  norm(w_.embedding_norm, x);
-  const std::size_t head_dim = h / dims_.heads;
+  if (!w_.embedding_norm.gamma.empty()) norm(w_.embedding_norm, x);
   const float terms = 1.0F + (dims_.c2p ? 1.0F : 0.0F) + (dims_.p2c ? 1.0F : 0.0F);
   const kernels::AttentionShape shape{dims_.heads, head_dim,
-                                      1.0F / std::sqrt(static_cast<float>(head_dim) * terms)};
+                                      1.0F / std::sqrt(static_cast<float>(head_dim) * terms), dims_.kv_heads,
+                                      dims_.causal};
   std::vector<kernels::RotaryTable> scaled_rotary;
   std::vector<kernels::RotaryTable> scaled_local_rotary;
   std::vector<const kernels::RotaryTable*> rotary;
@@ -236,13 +256,19 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       norm(layer.attn_norm, ctx);
       attn_in = ctx;
     }
-    kernels::dense(attn_in, h, tokens, layer.qkv, qkv, 3 * h, {}, pool);
+    kernels::dense(attn_in, h, tokens, layer.qkv, qkv, width, {}, pool);
+    if (dims_.qk_norm) {
+      kernels::rms_norm_heads(qkv, width, tokens, dims_.heads, head_dim, layer.q_norm.gamma.data(),
+                              dims_.layer_norm_eps, pool);
+      kernels::rms_norm_heads(qkv + q_cols, width, tokens, dims_.kv_head_count(), head_dim,
+                              layer.k_norm.gamma.data(), dims_.layer_norm_eps, pool);
+    }
     if (!rotary.empty()) {
-      kernels::apply_rotary(qkv, 3 * h, batch.offsets, dims_.heads, head_dim,
+      kernels::apply_rotary(qkv, width, batch.offsets, dims_.heads + dims_.kv_head_count(), head_dim,
                             local_rope ? local_rotary : rotary, dims_.rotary_interleaved, pool);
     }
     if (dims_.relative_rows.empty()) {
-      kernels::attention(qkv, 3 * h, batch.offsets, shape, ctx, h, pool, w_.distance_bias, window,
+      kernels::attention(qkv, width, batch.offsets, shape, ctx, q_cols, pool, w_.distance_bias, window,
                          batch.visible_keys);
     } else {
       kernels::RelativePositions rel;
@@ -250,9 +276,9 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       rel.pos_query = layer.pos_query;
       rel.rows = dims_.relative_rows;
       rel.max_distance = dims_.max_positions - 1;
-      kernels::relative_attention(qkv, 3 * h, batch.offsets, shape, rel, ctx, h, pool);
+      kernels::relative_attention(qkv, width, batch.offsets, shape, rel, ctx, h, pool);
     }
-    kernels::dense(ctx, h, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
+    kernels::dense(ctx, q_cols, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
     const float* ffn_in = x;
     if (dims_.pre_norm) {
       norm(layer.ffn_norm, ctx);
@@ -283,7 +309,9 @@ std::size_t Encoder::layer_bytes() const noexcept {
   std::size_t bytes = 0;
   for (const auto& l : w_.layers) {
     bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_gated.bytes() + l.ffn_out.bytes();
-    bytes += (l.attn_norm.gamma.size() * 2 + l.ffn_norm.gamma.size() * 2) * sizeof(float);
+    bytes += (l.attn_norm.gamma.size() + l.attn_norm.beta.size() + l.ffn_norm.gamma.size() +
+              l.ffn_norm.beta.size() + l.q_norm.gamma.size() + l.k_norm.gamma.size()) *
+             sizeof(float);
     for (const auto& t : l.pos_key) bytes += t.bytes();
     for (const auto& t : l.pos_query) bytes += t.bytes();
   }

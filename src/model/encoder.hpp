@@ -97,17 +97,33 @@ struct EncoderDims {
   // layers rotate with local_rotary_base, the global ones with rotary_base).
   std::vector<bool> local_rotary_layers;
   double local_rotary_base = 10000.0;
+  // Decoders used as encoders (Qwen3): heads of head_dim values (0: hidden / heads; Qwen3's are
+  // wider), kv_heads key/value heads each shared by heads / kv_heads consecutive query heads
+  // (0: as many as the queries), causal attention, RMSNorms in place of the LayerNorms (gamma
+  // only), and the per-head RMSNorm of queries and keys before rotary (EncoderLayer::q_norm,
+  // k_norm) that Qwen3 adds.
+  std::size_t head_dim = 0;
+  std::size_t kv_heads = 0;
+  bool causal = false;
+  bool rms_norm = false;
+  bool qk_norm = false;
+
+  [[nodiscard]] std::size_t head_size() const noexcept { return head_dim != 0 ? head_dim : hidden / heads; }
+  [[nodiscard]] std::size_t kv_head_count() const noexcept { return kv_heads != 0 ? kv_heads : heads; }
+  // Columns of the packed QKV matrix: the queries', then the keys' and the values'.
+  [[nodiscard]] std::size_t qkv_width() const noexcept { return (heads + 2 * kv_head_count()) * head_size(); }
 };
 
-// The dense layers are in the model's precision (float32, bfloat16 or int8); LayerNorm,
+// The dense layers are in the model's precision (float32, bfloat16 or int8); LayerNorm (or RMSNorm),
 // attention and the embeddings' sums always run in float32.
 struct EncoderLayer {
-  kernels::DenseLayer qkv;       // [3·hidden x hidden]: Q, K, V stacked
-  kernels::DenseLayer attn_out;  // [hidden x hidden]
+  kernels::DenseLayer qkv;       // [qkv_width x hidden]: Q, K, V stacked (3·hidden rows without GQA)
+  kernels::DenseLayer attn_out;  // [hidden x heads·head_dim]
   LayerNormWeights attn_norm;
-  kernels::DenseLayer ffn_in;     // [intermediate x hidden] (empty when the FFN is gated)
-  kernels::GatedDense ffn_gated;  // [intermediate x hidden], two halves (gated FFNs only)
-  kernels::DenseLayer ffn_out;    // [hidden x intermediate]
+  LayerNormWeights q_norm, k_norm;  // qk_norm: each head's RMSNorm weights ([head_dim], no beta)
+  kernels::DenseLayer ffn_in;       // [intermediate x hidden] (empty when the FFN is gated)
+  kernels::GatedDense ffn_gated;    // [intermediate x hidden], two halves (gated FFNs only)
+  kernels::DenseLayer ffn_out;      // [hidden x intermediate]
   LayerNormWeights ffn_norm;
   // DeBERTa: the relative embedding table projected by this layer's key (c2p) and query
   // (p2c) weights, one packed [table rows x head_dim] slice per head; empty when unused.

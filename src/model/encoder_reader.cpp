@@ -1,6 +1,7 @@
 #include "model/encoder_reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <vector>
 
@@ -38,8 +39,8 @@ std::vector<EncoderLayer> load_layers(std::size_t layers, ThreadPool* pool, Load
 std::size_t layer_arena_bytes(const EncoderDims& d, Precision precision, Isa isa) {
   const std::size_t h = d.hidden;
   const std::size_t i = d.intermediate;
-  return kernels::DenseLayer::arena_bytes(precision, 3 * h, h, isa) +
-         kernels::DenseLayer::arena_bytes(precision, h, h, isa) +
+  return kernels::DenseLayer::arena_bytes(precision, d.qkv_width(), h, isa) +
+         kernels::DenseLayer::arena_bytes(precision, h, d.heads * d.head_size(), isa) +
          (d.gated_ffn ? kernels::GatedDense::arena_bytes(precision, i, h, isa)
                       : kernels::DenseLayer::arena_bytes(precision, i, h, isa)) +
          kernels::DenseLayer::arena_bytes(precision, h, i, isa);
@@ -119,8 +120,14 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   if (d.type_vocab > 0) {
     w.token_type_embeddings = r.float_table("embeddings.token_type_embeddings.weight", d.type_vocab, h);
   }
-  w.embedding_norm = r.layer_norm(names.embedding_norm, h, biases.norms);
-  if (!names.final_norm.empty()) w.final_norm = r.layer_norm(names.final_norm, h, biases.norms);
+  // An RMSNorm has a weight only.
+  const auto read_norm = [&](const WeightReader& reader, std::string_view base, std::size_t n) {
+    LayerNormWeights read = reader.layer_norm(base, n, biases.norms && !d.rms_norm);
+    if (d.rms_norm) read.beta.clear();
+    return read;
+  };
+  if (!names.embedding_norm.empty()) w.embedding_norm = read_norm(r, names.embedding_norm, h);
+  if (!names.final_norm.empty()) w.final_norm = read_norm(r, names.final_norm, h);
   std::vector<float> rel_table;  // the (normalised) relative table, when the layers need it
   if (relative.table_rows > 0 && !packed.arena->prefilled()) {
     rel_table = r.floats("encoder.rel_embeddings.weight", {relative.table_rows, h});
@@ -135,12 +142,23 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
     auto name = [&p](std::string_view n) { return p + std::string(n); };
     const WeightReader reader(weights, prefix, isa, precision, &layer_arenas[i]);
     EncoderLayer layer;
-    layer.qkv = names.k.empty()
-                    ? reader.dense({name(names.q)}, 3 * h, h, biases.attention)
-                    : reader.dense({name(names.q), name(names.k), name(names.v)}, h, h, biases.attention);
-    layer.attn_out = reader.dense({name(names.attn_out)}, h, h, biases.attention);
-    if (i > 0 || names.first_attn_norm)
-      layer.attn_norm = reader.layer_norm(name(names.attn_norm), h, biases.norms);
+    const std::size_t q_rows = d.heads * d.head_size();
+    const std::size_t kv_rows = d.kv_head_count() * d.head_size();
+    if (names.k.empty()) {
+      layer.qkv = reader.dense({name(names.q)}, d.qkv_width(), h, biases.attention);
+    } else {
+      const std::string q = name(names.q);
+      const std::string k = name(names.k);
+      const std::string v = name(names.v);
+      const std::array<WeightReader::DenseRows, 3> parts{{{q, q_rows}, {k, kv_rows}, {v, kv_rows}}};
+      layer.qkv = reader.dense(parts, h, biases.attention);
+    }
+    layer.attn_out = reader.dense({name(names.attn_out)}, h, q_rows, biases.attention);
+    if (i > 0 || names.first_attn_norm) layer.attn_norm = read_norm(reader, name(names.attn_norm), h);
+    if (d.qk_norm) {
+      layer.q_norm = read_norm(reader, name(names.q_norm), d.head_size());
+      layer.k_norm = read_norm(reader, name(names.k_norm), d.head_size());
+    }
     if (d.gated_ffn && !names.ffn_gate.empty()) {
       layer.ffn_gated =
           reader.gated_pair(name(names.ffn_gated), name(names.ffn_gate), d.intermediate, h, biases.ffn_in);
@@ -150,7 +168,7 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h, biases.ffn_in);
     }
     layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate, biases.ffn_out);
-    layer.ffn_norm = reader.layer_norm(name(names.ffn_norm), h, biases.norms);
+    layer.ffn_norm = read_norm(reader, name(names.ffn_norm), h);
     if (relative.table_rows > 0) {
       // After the dense layers, in the same part of the arena.
       if (d.c2p) {

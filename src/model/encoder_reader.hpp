@@ -28,7 +28,7 @@ struct LayerNames {
   // gate rows; or, with ffn_gate set, the activated rows alone, ffn_gate the gate rows.
   std::string_view ffn_gated = {};
   std::string_view ffn_gate = {};
-  std::string_view embedding_norm = "embeddings.LayerNorm";
+  std::string_view embedding_norm = "embeddings.LayerNorm";  // empty: none (a decoder's)
   bool gate_first = false;  // ffn_gated holds [gate | activated] (GTE's up_gate_proj: [up | gate], act(gate))
   // q alone names Q, K and V stacked in one [3·hidden x hidden] tensor when k is empty.
   std::string_view word_embeddings = "embeddings.word_embeddings.weight";
@@ -36,6 +36,9 @@ struct LayerNames {
   // (ModernBERT's is an identity, and its checkpoints hold none).
   std::string_view final_norm = {};
   bool first_attn_norm = true;
+  // Qwen3's per-head query and key RMSNorms (EncoderDims::qk_norm).
+  std::string_view q_norm = {};
+  std::string_view k_norm = {};
 };
 
 // Which of a layer's nn.Linear modules have biases (NomicBERT's are configurable).

@@ -76,13 +76,22 @@ LayerNormWeights WeightReader::layer_norm(std::string_view base, std::size_t n, 
 
 kernels::DenseLayer WeightReader::dense(std::initializer_list<std::string_view> bases, std::size_t rows,
                                         std::size_t in, bool with_bias) const {
-  const std::size_t n = bases.size() * rows;
+  std::vector<DenseRows> parts;
+  parts.reserve(bases.size());
+  for (const std::string_view base : bases) parts.push_back({base, rows});
+  return dense(parts, in, with_bias);
+}
+
+kernels::DenseLayer WeightReader::dense(std::span<const DenseRows> parts, std::size_t in,
+                                        bool with_bias) const {
+  std::size_t n = 0;
+  for (const DenseRows& part : parts) n += part.rows;
   if (arena_ != nullptr && arena_->prefilled()) {
     return kernels::DenseLayer::prefilled(precision_, n, in, isa_, *arena_);
   }
   std::vector<float> bias;
   bias.reserve(with_bias ? n : 0);
-  for (const std::string_view base : bases) {
+  for (const auto& [base, rows] : parts) {
     if (!with_bias) break;
     const std::vector<float> b = floats(field(base, "bias"), {rows});
     bias.insert(bias.end(), b.begin(), b.end());
@@ -91,7 +100,7 @@ kernels::DenseLayer WeightReader::dense(std::initializer_list<std::string_view> 
     case Precision::Float32: {
       kernels::PackedLinear packed(n, in, isa_, arena_);
       std::size_t row0 = 0;
-      for (const std::string_view base : bases) {
+      for (const auto& [base, rows] : parts) {
         std::vector<float> scratch;
         const Tensor& w = weight(base, rows, in);
         packed.set_rows(
@@ -104,7 +113,7 @@ kernels::DenseLayer WeightReader::dense(std::initializer_list<std::string_view> 
     }
     case Precision::Int8: {
       kernels::QuantizedRows stacked;
-      for (const std::string_view base : bases) {
+      for (const auto& [base, rows] : parts) {
         const Tensor& w = weight(base, rows, in);
         kernels::QuantizedRows q;
         if (w.dtype == Dtype::I8) {
@@ -126,7 +135,7 @@ kernels::DenseLayer WeightReader::dense(std::initializer_list<std::string_view> 
   }
   std::vector<float> stacked;
   stacked.reserve(n * in);
-  for (const std::string_view base : bases) {
+  for (const auto& [base, rows] : parts) {
     std::vector<float> scratch;
     const Tensor& w = weight(base, rows, in);
     const std::span<const float> v = weight_floats(base, w, rows, in, scratch);

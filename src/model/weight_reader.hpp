@@ -58,6 +58,13 @@ class WeightReader {
   // with_bias false: the model has no bias there (nn.Linear(bias=False)); none is read.
   kernels::DenseLayer dense(std::initializer_list<std::string_view> bases, std::size_t rows, std::size_t in,
                             bool with_bias = true) const;
+  // The same of parts with their own row counts (Q, then the narrower K and V of grouped-query
+  // attention).
+  struct DenseRows {
+    std::string_view base;
+    std::size_t rows;
+  };
+  kernels::DenseLayer dense(std::span<const DenseRows> parts, std::size_t in, bool with_bias = true) const;
 
   // A gated FFN input layer: "<base>.weight" [2·width x in] holds the activated rows, then the
   // gate rows (or, activated_first false, the other way round: GTE's [up | gate]);

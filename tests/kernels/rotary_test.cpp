@@ -39,7 +39,7 @@ TEST(Rotary, RotatesQueriesAndKeysByPositionInEachSequence) {
     std::vector<float> x(tokens * ld);
     for (float& v : x) v = normal(rng);
     std::vector<float> got(x);
-    apply_rotary(got.data(), ld, offsets, heads, head_dim, tables, interleaved, &pool);
+    apply_rotary(got.data(), ld, offsets, 2 * heads, head_dim, tables, interleaved, &pool);
     for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
       const auto& inv = s == 1 ? inv_b : inv_a;
       for (std::size_t t = offsets[s]; t < offsets[s + 1]; ++t) {
