@@ -3,6 +3,7 @@
 // through every tokenizer in tests/data/tokref/, tokenized by HF `tokenizers`.
 //
 //   NODE_PATH=/tmp/tokref/node_modules node tools/tokref/make_random.js [count] [seed]
+//   (the committed files: count 300, the default seed)
 //
 // Writes tests/data/tokref/random/<name>.jsonl in the make_refs.js format.
 'use strict';

@@ -212,6 +212,59 @@ const specs = {};
   };
 }
 
+// 1c. Qwen2/Qwen3-like byte-level BPE (Qwen/Qwen3-Embedding-0.6B's tokenizer.json layout): NFC,
+// then a Split on Qwen2's pattern (single digits; letters with one leading non-letter) and a
+// ByteLevel pre-tokenizer without its own regex or prefix space; Qwen's added tokens after the
+// vocabulary (<|endoftext|>, the chat and vision markers special; <tool_call>, <think>, the FIM
+// tokens not), none normalised; Qwen3-Embedding's TemplateProcessing that appends <|endoftext|>
+// ($A <|endoftext|>, and $A <|endoftext|> $B:1 <|endoftext|>:1); the ByteLevel decoder.
+// warden-fixture's Qwen3 folders use this file.
+{
+  const QWEN_RE = /'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+  const nfc = (t) => t.normalize('NFC');
+  const words = (nfc(trainText).match(QWEN_RE) || []).map((w) => [...Buffer.from(w, 'utf8')].map((b) => B2U[b]));
+  const [newTokens, merges] = trainBpe(words, 700, '');
+  const alphabet = Object.keys(B2U).map(Number).sort((a, b) => a - b).map((b) => B2U[b]);
+  const vocab = uniq([...alphabet, ...newTokens]);
+  const special = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|object_ref_start|>', '<|object_ref_end|>',
+    '<|box_start|>', '<|box_end|>', '<|quad_start|>', '<|quad_end|>', '<|vision_start|>', '<|vision_end|>',
+    '<|vision_pad|>', '<|image_pad|>', '<|video_pad|>'];
+  const plain = ['<tool_call>', '</tool_call>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|fim_pad|>',
+    '<|repo_name|>', '<|file_sep|>', '<tool_response>', '</tool_response>', '<think>', '</think>'];
+  const added = [...special, ...plain].map((t, i) => addedToken(vocab.length + i, t, { special: special.includes(t) }));
+  const eos = vocab.length;  // <|endoftext|>
+  const sp = (t, typeId) => ({ SpecialToken: { id: t, type_id: typeId } });
+  const seq = (t, typeId) => ({ Sequence: { id: t, type_id: typeId } });
+  specs['bpe-qwen3'] = {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: added,
+    normalizer: { type: 'NFC' },
+    pre_tokenizer: { type: 'Sequence', pretokenizers: [
+      { type: 'Split', pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
+        behavior: 'Isolated', invert: false },
+      { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false }] },
+    post_processor: { type: 'TemplateProcessing', single: [seq('A', 0), sp('<|endoftext|>', 0)],
+      pair: [seq('A', 0), sp('<|endoftext|>', 0), seq('B', 1), sp('<|endoftext|>', 1)],
+      special_tokens: { '<|endoftext|>': { id: '<|endoftext|>', ids: [eos], tokens: ['<|endoftext|>'] } } },
+    decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '',
+      fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab: vocabObject(vocab), merges },
+  };
+}
+// Cases a spec adds to the common ones: the Qwen3 reranker's and embedder's prompts (chat markers
+// around text, the query instruction), digits, and the regex's letter-with-one-leading-symbol rule.
+const specCases = {
+  'bpe-qwen3': [
+    '<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the Instruct ' +
+      'provided. Note that the answer can only be "yes" or "no".<|im_end|>\n<|im_start|>user\n<Instruct>: Given a ' +
+      'web search query, retrieve relevant passages that answer the query\n<Query>: what is the capital of China?\n' +
+      '<Document>: The capital of China is Beijing.<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n',
+    'Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:What is the capital of China?',
+    'Explain gravity', '2024-06-05: 12345 apples, 3.14159 pies', '$hello #world @user !!!wow', "I'VE we'Ll they'RE",
+    'tab\tsep\r\nCRLF\n\n\nlines   \n  ', '<|endoftext|><|endoftext|>', 'x<think>y</think>z',
+  ],
+};
+
 // 2. Llama-like BPE with byte fallback over a Metaspace-style normalizer.
 {
   const words = singles.concat(pairs.flat()).map((t) => ['\u2581', ...('\u2581' + t.replace(/ /g, '\u2581')).slice(1)].slice(1));
@@ -384,11 +437,15 @@ async function run() {
     if (name === 'bpe-modernbert') {
       fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', 'modernbert-bpe-tokenizer.json'), json);
     }
+    if (name === 'bpe-qwen3') {
+      fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', 'qwen3-bpe-tokenizer.json'), json);
+    }
     const lines = [];
     const cases = [];
     for (const t of singles) { cases.push([t, null, true]); }
     for (const t of singles.slice(0, 40)) { cases.push([t, null, false]); }
     for (const [a, b] of pairs) { cases.push([a, b, true]); cases.push([a, b, false]); }
+    for (const t of specCases[name] || []) { cases.push([t, null, true]); cases.push([t, null, false]); }
     for (const [a, b, add] of cases) {
       let e;
       try {
