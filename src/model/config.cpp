@@ -331,6 +331,42 @@ void read_modernbert(const Fields& f, ModelConfig& c) {
   }
 }
 
+// Qwen3Config (transformers' configuration_qwen3.py): its key names and defaults. Scaled rotary
+// positions (rope_scaling / rope_parameters other than "default") and the sliding-window layers
+// (use_sliding_window) are refused by name: the embedding and reranking checkpoints use neither.
+void read_qwen3(const Fields& f, ModelConfig& c) {
+  ModelConfig::Qwen3& q = c.qwen3;
+  c.type_vocab_size = 0;
+  c.hidden_act = f.string("hidden_act").value_or("silu");
+  c.layer_norm_eps = f.number("rms_norm_eps").value_or(1e-6);
+  if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0.0 || c.layer_norm_eps >= 1.0) {
+    throw f.fail("rms_norm_eps", fmt::format("is {}, outside (0, 1)", c.layer_norm_eps));
+  }
+  if (!f.has("max_position_embeddings")) c.max_position_embeddings = 32768;
+  q.kv_heads = optional_in(f, "num_key_value_heads", 1, kMaxHidden, c.num_attention_heads);
+  if (c.num_attention_heads % q.kv_heads != 0) {
+    throw f.fail("num_key_value_heads", fmt::format("is {}, which does not divide num_attention_heads {}",
+                                                    q.kv_heads, c.num_attention_heads));
+  }
+  q.head_dim = optional_in(f, "head_dim", 2, kMaxHidden, c.hidden_size / c.num_attention_heads);
+  if (q.head_dim % 2 != 0) throw f.fail("head_dim", "must be even (rotary turns pairs of values)");
+  q.attention_bias = f.boolean("attention_bias").value_or(false);
+  q.tie_word_embeddings = f.boolean("tie_word_embeddings").value_or(false);
+  c.rotary.base = read_theta(f, "rope_theta", f.number("rope_theta").value_or(10000.0));
+  if (const auto scaling = f.object("rope_scaling")) {
+    const Fields s(*scaling, f.source());
+    const std::string type = s.string("rope_type").value_or(s.string("type").value_or("default"));
+    if (type != "default")
+      throw f.fail("rope_scaling", fmt::format("has type \"{}\"; supported: default", type));
+  }
+  if (const auto params = f.object("rope_parameters")) {
+    c.rotary.base = read_rope_parameters(f, *params, "every layer", c.rotary.base);
+  }
+  if (f.boolean("use_sliding_window").value_or(false)) {
+    throw f.fail("use_sliding_window", "is true: Warden does not run Qwen3's sliding-window layers");
+  }
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(std::string_view json, std::string_view source) {
@@ -383,6 +419,8 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
   if (c.model_type == "deberta-v2") read_deberta(f, c);
   if (c.model_type == "new") read_gte(f, c);
   if (c.model_type == "modernbert") read_modernbert(f, c);
+  const bool qwen3 = c.model_type == "qwen3";
+  if (qwen3) read_qwen3(f, c);
   if (c.model_type == "mpnet") {
     if (!f.has("type_vocab_size")) c.type_vocab_size = 0;  // MPNetConfig has no token types
     // MPNetEncoder.compute_position_bias reads buckets 0..31 of this table whatever it says.
@@ -395,7 +433,8 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
     c.max_position_embeddings = optional_in(f, "max_position_embeddings", 1, kMaxPositions, 512);
   }
 
-  if (c.num_attention_heads > c.hidden_size || c.hidden_size % c.num_attention_heads != 0) {
+  // (Qwen3's heads have their own size, head_dim.)
+  if (!qwen3 && (c.num_attention_heads > c.hidden_size || c.hidden_size % c.num_attention_heads != 0)) {
     throw f.fail(
         distilbert ? "n_heads"
         : nomic    ? "n_head"

@@ -98,6 +98,18 @@ struct ModelConfig {
     std::string classifier_activation = "gelu";
   };
   ModernBert modernbert;
+  // Qwen3 (model_type "qwen3", Qwen3Config's defaults): kv_heads key/value heads shared by
+  // consecutive query heads, heads of head_dim values (wider than hidden / heads in the real
+  // models), biases on the attention projections or not, and an LM head tied to the word
+  // embeddings or its own lm_head. rms_norm_eps is read into layer_norm_eps, rope_theta into
+  // rotary.base.
+  struct Qwen3 {
+    std::size_t kv_heads = 0;
+    std::size_t head_dim = 0;
+    bool attention_bias = false;
+    bool tie_word_embeddings = false;
+  };
+  Qwen3 qwen3;
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }

@@ -29,7 +29,7 @@ struct ArchitectureName {
   bool classifier;
 };
 
-constexpr std::array<ArchitectureName, 27> kArchitectures{{
+constexpr std::array<ArchitectureName, 29> kArchitectures{{
     {"BertModel", Architecture::Bert, false},
     // Stanford ColBERT's checkpoints (colbert-ir/colbertv2.0): BertModel weights under "bert."
     // plus the projection "linear.weight".
@@ -69,6 +69,10 @@ constexpr std::array<ArchitectureName, 27> kArchitectures{{
     {"ModernBertModel", Architecture::ModernBert, false},
     {"ModernBertForMaskedLM", Architecture::ModernBert, false},
     {"ModernBertForSequenceClassification", Architecture::ModernBert, true},
+    // Qwen3 used as an encoder: Qwen3-Embedding's config names the causal-LM class over bare
+    // Qwen3Model weights; what the folder's sentence-transformers files say decides the job.
+    {"Qwen3ForCausalLM", Architecture::Qwen3, false},
+    {"Qwen3Model", Architecture::Qwen3, false},
 }};
 
 const ArchitectureName& find_architecture(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -93,6 +97,8 @@ const ArchitectureName& find_architecture(const ModelConfig& config, const std::
     named = "NewModel";
   } else if (config.model_type == "modernbert") {
     named = "ModernBertModel";
+  } else if (config.model_type == "qwen3") {
+    named = "Qwen3Model";
   }
   for (const auto& a : kArchitectures) {
     if (a.name == named) return a;
@@ -193,6 +199,29 @@ constexpr LayerNames kModernBertNames{"layers.",    "attn.Wqkv",
                                       "",           "embeddings.norm",
                                       false,        "embeddings.tok_embeddings.weight",
                                       "final_norm", false};
+
+// Qwen3DecoderLayer (pre-norm, RMSNorm): input_layernorm, self_attn.{q,k,v}_proj (K and V
+// narrower under grouped-query attention), self_attn.q_norm / k_norm (one head each), o_proj,
+// post_attention_layernorm, mlp: down_proj(silu(gate_proj(x)) · up_proj(x)); Qwen3Model's
+// embed_tokens (no embedding norm) and the final norm.
+constexpr LayerNames kQwen3Names{.layer_prefix = "layers.",
+                                 .q = "self_attn.q_proj",
+                                 .k = "self_attn.k_proj",
+                                 .v = "self_attn.v_proj",
+                                 .attn_out = "self_attn.o_proj",
+                                 .attn_norm = "input_layernorm",
+                                 .ffn_in = "",
+                                 .ffn_out = "mlp.down_proj",
+                                 .ffn_norm = "post_attention_layernorm",
+                                 .ffn_gated = "mlp.gate_proj",
+                                 .ffn_gate = "mlp.up_proj",
+                                 .embedding_norm = "",
+                                 .gate_first = false,
+                                 .word_embeddings = "embed_tokens.weight",
+                                 .final_norm = "norm",
+                                 .first_attn_norm = true,
+                                 .q_norm = "self_attn.q_norm",
+                                 .k_norm = "self_attn.k_norm"};
 
 constexpr LayerNames kDistilBertNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
                                       "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
@@ -506,6 +535,25 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     for (std::size_t l = 0; l < dims.layers; ++l) dims.windowed_layers[l] = l % m.global_every != 0;
     biases = {m.attention_bias, m.mlp_bias, m.mlp_bias, m.norm_bias};
   }
+  if (arch.architecture == Architecture::Qwen3) {
+    // Qwen3Model (modeling_qwen3.py): pre-norm decoder layers with RMSNorms, causal attention
+    // of num_attention_heads query heads over num_key_value_heads key/value heads of head_dim,
+    // q_norm / k_norm on each head before rotary (rotate-half over the whole head, rope_theta),
+    // the SwiGLU MLP, no position table, no token types, the final norm.
+    const ModelConfig::Qwen3& q = config.qwen3;
+    dims.pre_norm = true;
+    dims.rms_norm = true;
+    dims.qk_norm = true;
+    dims.causal = true;
+    dims.position_embeddings = false;
+    dims.type_vocab = 0;
+    dims.gated_ffn = true;
+    dims.kv_heads = q.kv_heads;
+    dims.head_dim = q.head_dim;
+    dims.rotary_dims = q.head_dim;
+    dims.rotary_base = config.rotary.base;
+    biases = {q.attention_bias, false, false, false};
+  }
   if (arch.architecture == Architecture::Roberta || arch.architecture == Architecture::MPNet) {
     // create_position_ids_from_input_ids: positions from padding_idx + 1 over the non-padding
     // tokens. RobertaEmbeddings' padding_idx is pad_token_id; MPNetEmbeddings fixes it at 1.
@@ -529,6 +577,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                             : arch.architecture == Architecture::DebertaV2  ? kDebertaNames
                             : arch.architecture == Architecture::MPNet      ? kMpnetNames
                             : arch.architecture == Architecture::ModernBert ? kModernBertNames
+                            : arch.architecture == Architecture::Qwen3      ? kQwen3Names
                             : nomic                                         ? kNomicNames
                             : gte            ? (config.gte_packed_qkv ? kGtePackedNames : kGteNames)
                             : dims.gated_ffn ? kJinaBertGatedNames
@@ -582,6 +631,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
       : arch.architecture == Architecture::MPNet                                             ? "mpnet."
       : arch.architecture == Architecture::NomicBert                                         ? "bert."
       : arch.architecture == Architecture::ModernBert                                        ? "model."
+      : arch.architecture == Architecture::Qwen3                                             ? "model."
       : gte                                                                                  ? "new."
                                                                                              : "distilbert.";
   const std::string prefix =
@@ -627,8 +677,9 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
         c.out = root.linear("classifier", labels, h);
         break;
       }
-      case Architecture::NomicBert:  // no classifier class is listed for it (kArchitectures)
-        throw Error(ErrorKind::Internal, "NomicBERT has no classification head here");
+      case Architecture::NomicBert:  // no classifier class is listed for these (kArchitectures)
+      case Architecture::Qwen3:
+        throw Error(ErrorKind::Internal, "this architecture has no classification head here");
       case Architecture::Bert:
       case Architecture::JinaBert:  // JinaBertForSequenceClassification: the same pooler and classifier
         c.dense = encoder_reader.linear("pooler.dense", h, h);
@@ -671,11 +722,23 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::nullopt,
                                                            std::nullopt});
   const auto modules_path = dir / "modules.json";
+  bool pooling_module = false;
   if (std::filesystem::exists(modules_path)) {
     const StModules modules = read_st_modules(modules_path);
     if (const StModule* p = modules.find("Pooling"); p != nullptr) {
       model->pooling = read_pooling_config(dir / p->path / "config.json");
+      pooling_module = true;
     }
+  }
+  if (arch.architecture == Architecture::Qwen3 && !pooling_module) {
+    // Qwen3-Reranker's repos ship no sentence-transformers files: such a folder scores pairs by
+    // its LM head's "yes" and "no" logits, which is not run yet.
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{}: a Qwen3 folder without a sentence-transformers Pooling module (modules.json) is a "
+                    "yes/no reranker (Qwen3-Reranker), which Warden does not run yet; Qwen3-Embedding "
+                    "folders load",
+                    dir.string()));
   }
   if (graph_pooling) {
     // The graph's own pooling is what its users get (optimum's sentence_embedding): it wins over

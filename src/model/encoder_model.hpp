@@ -25,7 +25,18 @@ class ThreadPool;
 
 namespace warden::model {
 
-enum class Architecture { Bert, Roberta, DistilBert, DebertaV2, JinaBert, MPNet, NomicBert, Gte, ModernBert };
+enum class Architecture {
+  Bert,
+  Roberta,
+  DistilBert,
+  DebertaV2,
+  JinaBert,
+  MPNet,
+  NomicBert,
+  Gte,
+  ModernBert,
+  Qwen3
+};
 
 struct EncoderModel {
   std::filesystem::path dir;

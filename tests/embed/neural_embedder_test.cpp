@@ -34,7 +34,7 @@ TEST(NeuralEmbedder, EmbedsLikeTheReferenceForEveryEmbeddingFixture) {
   ThreadPool pool(2);
   for (const std::string name :
        {"bert-none", "xlm-roberta-none", "distilbert-none", "deberta-v2-none", "jina-bert-none", "mpnet-none",
-        "nomic-bert-none", "gte-none", "modernbert-none"}) {
+        "nomic-bert-none", "gte-none", "modernbert-none", "qwen3-none"}) {
     SCOPED_TRACE(name);
     const fs::path dir = fs::temp_directory_path() / ("warden-embedder-" + std::to_string(::getpid()) + name);
     make_fixture(name, dir);

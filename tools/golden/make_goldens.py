@@ -114,6 +114,11 @@ FIXTURES = [
     ("modernbert-none", "modernbert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong-bpe"),
     ("modernbert-reranker", "modernbert", "reranker", [], None, "tiny", "long"),
     ("modernbert-classifier", "modernbert", "classifier", [], None),
+    # Qwen3-Embedding (Qwen/Qwen3-Embedding-0.6B's config keys and files at a tiny shape: 4 query
+    # heads of 32 over 2 key/value heads, q/k RMSNorms, causal attention, rotary theta 1e6, SwiGLU,
+    # the byte-level BPE tokenizer appending <|endoftext|>, last-token pooling): inputs of exactly
+    # 1, 7, 128 and 2048 tokens besides the usual ones.
+    ("qwen3-none", "qwen3", "none", [], "last", "tiny", "lengths+long"),
     # bge-m3 (XLM-R with FlagEmbedding's sparse_linear.pt and colbert_linear.pt, float16 heads in
     # torch.save's format): the dense, sparse and ColBERT outputs of tools/golden/m3_reference.py.
     ("xlm-roberta-m3", "xlm-roberta", "none", ["--m3-heads"], "cls", "tiny", "m3+long"),
@@ -144,6 +149,7 @@ TOKEN_TYPES = {
     "nomic": "the tokenizer's type_ids (NomicBertEmbeddings' token_type_embeddings)",
     "gte": "none: type_vocab_size 0, so NewEmbeddings has no token-type table",
     "modernbert": "none: ModernBertEmbeddings has no token-type table",
+    "qwen3": "none: Qwen3Model has no token types",
 }
 
 
@@ -210,6 +216,38 @@ def tokenize(tokenizer_json: str, inputs) -> dict:
     return json.loads(res.stdout)
 
 
+# Token counts the "lengths" inputs hit exactly (special tokens included).
+EXACT_LENGTHS = [1, 7, 128, 2048]
+
+
+def exact_length_texts(tokenizer_json: str, lengths) -> list:
+    """For each n, a text the fixture's tokenizer makes exactly n tokens of: the longest prefix of
+    the paragraph's words that stays within n, then " a" appended until the count is n."""
+    words = (_PARAGRAPH * 80).split()
+
+    def count(text):
+        return len(tokenize(tokenizer_json, [text])["encodings"][0]["ids"])
+
+    out = []
+    for n in lengths:
+        lo, hi = 0, len(words)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if count(" ".join(words[:mid])) <= n:
+                lo = mid
+            else:
+                hi = mid - 1
+        text = " ".join(words[:lo])
+        got = count(text)
+        while got < n:
+            text += " a"
+            got = count(text)
+        if got != n:
+            raise SystemExit(f"{tokenizer_json}: no text of exactly {n} tokens found (got {got})")
+        out.append(text)
+    return out
+
+
 def declared_pooling(model_dir: str):
     p = os.path.join(model_dir, "1_Pooling", "config.json")
     if not os.path.exists(p):
@@ -270,7 +308,9 @@ def make_one(spec, args, scratch):
     kinds = set(spec[6].split("+")) if len(spec) > 6 else set()
     inputs = (SINGLES + (PAIRS if head != "none" else []) + (PAD_LITERAL if "pad" in kinds else []) +
               (LONG if kinds & {"long", "xlong", "xlong-bpe"} else []) + (XLONG if "xlong" in kinds else []) +
-              (XLONG_BPE if "xlong-bpe" in kinds else []))
+              (XLONG_BPE if "xlong-bpe" in kinds else []) +
+              (exact_length_texts(os.path.join(model_dir, "tokenizer.json"), EXACT_LENGTHS)
+               if "lengths" in kinds else []))
     tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
     enc = tok["encodings"]
 

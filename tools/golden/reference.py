@@ -132,6 +132,26 @@ ModernBERT (HF transformers `models/modernbert/modeling_modernbert.py` and
     ((h * mask).sum(1) / mask.sum(1)), ModernBertPredictionHead: norm(act(dense(x))) with
     classifier_activation and classifier_bias, then `classifier` (always with a bias).
 
+Qwen3 (HF transformers `models/qwen3/modeling_qwen3.py` and `configuration_qwen3.py`, the eager
+attention path; Qwen3-Embedding's use: the bare Qwen3Model under the causal-LM class name)
+    Qwen3Config: num_key_value_heads, head_dim (its own, not hidden / heads), rms_norm_eps,
+    rope_theta (default rope: no rope_scaling), attention_bias false, hidden_act silu.
+    Qwen3Model.forward: `inputs_embeds = embed_tokens(input_ids)` (no norm, no position table);
+    position_ids = arange(L); create_causal_mask: for eager attention an additive [B, 1, L, L]
+    mask, finfo.min where key j > query i or j is padding (attention_mask 0), else 0.
+    Qwen3RotaryEmbedding (compute_default_rope_parameters): inv_freq = 1 / theta ** (arange(0, d,
+    2, int64).float() / d), freqs = (inv_freq[None, :, None] @ position_ids[:, None, :]).T, emb =
+    cat(freqs, freqs), cos / sin (attention_scaling 1) in float32.
+    Qwen3DecoderLayer: residual; input_layernorm; Qwen3Attention: q_proj(x).view(B, L, -1, d) ->
+    q_norm (Qwen3RMSNorm over d) -> transpose(1, 2); the same for k with k_norm; v_proj
+    (no norm); apply_rotary_pos_emb (q * cos + rotate_half(q) * sin, k likewise);
+    eager_attention_forward: repeat_kv (each kv head repeated for heads / kv_heads consecutive
+    query heads), q k^T * d ** -0.5 + mask, softmax in float32, probs v, transpose, reshape, o_proj;
+    residual add; post_attention_layernorm; Qwen3MLP: down_proj(silu(gate_proj(x)) * up_proj(x));
+    residual add. Qwen3Model: `norm` after the last layer.
+    Qwen3RMSNorm: x in float32, variance = x.pow(2).mean(-1), x * rsqrt(variance + eps), cast back,
+    weight * x. (The float64 reference keeps float64 where upstream says float32.)
+
 Heads (*ForSequenceClassification, eval mode)
     BertForSequenceClassification: `bert.pooler.dense` + tanh on token 0 ([CLS]), then
     `classifier` (Linear hidden -> num_labels).
@@ -290,6 +310,10 @@ BASE_CLASSES = {
     "ModernBertModel": ("modernbert", "model"),
     "ModernBertForMaskedLM": ("modernbert", "model"),
     "ModernBertForSequenceClassification": ("modernbert", "model"),
+    # transformers' Qwen3, base_model_prefix "model"; Qwen3-Embedding names the causal-LM class
+    # over the bare model's weights.
+    "Qwen3ForCausalLM": ("qwen3", "model"),
+    "Qwen3Model": ("qwen3", "model"),
 }
 
 
@@ -361,7 +385,8 @@ class Reference:
         self.w = {k: torch.from_numpy(v).to(dtype) if v.dtype.kind == "f" else torch.from_numpy(v)
                   for k, v in raw.items()}
         # base_model_prefix detection, as PreTrainedModel.from_pretrained does
-        probe = "embeddings.tok_embeddings.weight" if self.family == "modernbert" else "embeddings.word_embeddings.weight"
+        probe = ("embeddings.tok_embeddings.weight" if self.family == "modernbert"
+                 else "embed_tokens.weight" if self.family == "qwen3" else "embeddings.word_embeddings.weight")
         if self.attr and (self.attr + "." + probe) in self.w:
             self.prefix = self.attr + "."
         elif probe in self.w:
@@ -471,6 +496,19 @@ class Reference:
             }
             self.layer_types = c.get("layer_types") or [
                 "sliding_attention" if i % self.global_every else "full_attention" for i in range(self.layers)]
+        elif self.family == "qwen3":
+            # Qwen3Config's defaults.
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.kv_heads = c.get("num_key_value_heads", self.heads)
+            self.layers = c["num_hidden_layers"]
+            self.intermediate = c["intermediate_size"]
+            self.eps = c.get("rms_norm_eps", 1e-6)
+            self.act = ACTIVATIONS[c.get("hidden_act", "silu")]
+            self.rope_theta = c.get("rope_theta", 10000.0)
+            self.attention_bias = c.get("attention_bias", False)
+            if c.get("rope_scaling") or c.get("use_sliding_window"):
+                raise ValueError("rope_scaling and sliding windows are not part of this reference")
         elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
@@ -487,9 +525,14 @@ class Reference:
             if pet != "absolute":
                 raise ValueError(f"position_embedding_type {pet} is not supported")
         self.pad_id = c.get("pad_token_id", 1 if self.family in ("roberta", "mpnet") else 0)
-        if self.hidden % self.heads:
-            raise ValueError("hidden size not divisible by the number of heads")
-        self.head_dim = self.hidden // self.heads
+        if self.family == "qwen3":
+            # Qwen3Config has no pad_token_id; padded positions are masked, any id serves.
+            self.pad_id = c.get("pad_token_id") or c.get("eos_token_id") or 0
+            self.head_dim = c.get("head_dim") or self.hidden // self.heads
+        else:
+            if self.hidden % self.heads:
+                raise ValueError("hidden size not divisible by the number of heads")
+            self.head_dim = self.hidden // self.heads
         self.num_labels = None
         if self.has_head:
             id2label = c.get("id2label")
@@ -893,6 +936,62 @@ class Reference:
             x = x + self.modernbert_linear(self.act(inp) * gate, p + "mlp.Wo", self.mlp_bias)
         return self.modernbert_norm(x, "final_norm")
 
+    # -- Qwen3 (modeling_qwen3.py) --------------------------------------------------------
+    def qwen3_rms(self, x, name):
+        # Qwen3RMSNorm.forward (float32 arithmetic; float64 in the float64 reference)
+        input_dtype = x.dtype
+        h = x.to(torch.float32) if self.dtype == torch.float32 else x
+        variance = h.pow(2).mean(-1, keepdim=True)
+        h = h * torch.rsqrt(variance + self.eps)
+        return self.W(name + ".weight") * h.to(input_dtype)
+
+    def qwen3_linear(self, x, name, bias):
+        return torch.nn.functional.linear(x, self.W(name + ".weight"), self.W(name + ".bias") if bias else None)
+
+    def qwen3_forward(self, ids, mask):
+        B, L = ids.shape
+        d = self.head_dim
+        x = self.W("embed_tokens.weight")[ids]
+        # create_causal_mask, eager: additive, finfo.min where j > i or key j is padding.
+        allowed = torch.ones(L, L, dtype=torch.bool).tril()[None, None] & mask[:, None, None, :].bool()
+        add = torch.zeros(B, 1, L, L, dtype=self.dtype).masked_fill(~allowed, torch.finfo(self.dtype).min)
+        # Qwen3RotaryEmbedding.forward with compute_default_rope_parameters.
+        inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+        position_ids = torch.arange(L).unsqueeze(0)
+        freqs = (inv_freq[None, :, None].float().expand(1, -1, 1) @ position_ids[:, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos().to(self.dtype).unsqueeze(1), emb.sin().to(self.dtype).unsqueeze(1)
+
+        def rotate_half(t):
+            return torch.cat((-t[..., t.shape[-1] // 2:], t[..., : t.shape[-1] // 2]), dim=-1)
+
+        def repeat_kv(t, n_rep):
+            b, kv, slen, hd = t.shape
+            return t[:, :, None, :, :].expand(b, kv, n_rep, slen, hd).reshape(b, kv * n_rep, slen, hd)
+
+        softmax_dtype = torch.float32 if self.dtype == torch.float32 else self.dtype
+        for i in range(self.layers):
+            p = f"layers.{i}."
+            residual = x
+            h = self.qwen3_rms(x, p + "input_layernorm")
+            q = self.qwen3_rms(self.qwen3_linear(h, p + "self_attn.q_proj", self.attention_bias).view(B, L, -1, d),
+                               p + "self_attn.q_norm").transpose(1, 2)
+            k = self.qwen3_rms(self.qwen3_linear(h, p + "self_attn.k_proj", self.attention_bias).view(B, L, -1, d),
+                               p + "self_attn.k_norm").transpose(1, 2)
+            v = self.qwen3_linear(h, p + "self_attn.v_proj", self.attention_bias).view(B, L, -1, d).transpose(1, 2)
+            q, k = (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+            k = repeat_kv(k, self.heads // self.kv_heads)
+            v = repeat_kv(v, self.heads // self.kv_heads)
+            scores = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + add
+            probs = torch.softmax(scores, dim=-1, dtype=softmax_dtype).to(q.dtype)
+            ctx = torch.matmul(probs, v).transpose(1, 2).contiguous().reshape(B, L, -1)
+            x = residual + self.qwen3_linear(ctx, p + "self_attn.o_proj", self.attention_bias)
+            residual = x
+            h = self.qwen3_rms(x, p + "post_attention_layernorm")
+            mlp = self.act(self.qwen3_linear(h, p + "mlp.gate_proj", False)) * self.qwen3_linear(h, p + "mlp.up_proj", False)
+            x = residual + self.qwen3_linear(mlp, p + "mlp.down_proj", False)
+        return self.qwen3_rms(x, "norm")
+
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
@@ -971,9 +1070,11 @@ class Reference:
             x = self.gte_forward(ids, type_ids, mask)
         elif self.family == "modernbert":
             x = self.modernbert_forward(ids, mask)
+        elif self.family == "qwen3":
+            x = self.qwen3_forward(ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert"):
+        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert", "qwen3"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):
