@@ -53,6 +53,12 @@ std::vector<std::vector<std::uint32_t>> sequences(Arch arch) {
   const bool roberta = arch == Arch::XlmRoberta || arch == Arch::DebertaV2;  // the SentencePiece vocabulary
   std::uint32_t first = roberta ? 0 : 101, last = roberta ? 2 : 102;
   std::uint32_t lo = roberta ? 5 : 1000, hi = roberta ? 8000 : 30000;
+  if (arch == Arch::Qwen3) {  // the fixture's byte-level BPE: 956 tokens, then <|endoftext|> (appended)
+    first = 40;
+    last = 956;
+    lo = 2;
+    hi = 956;
+  }
   if (arch == Arch::ModernBert) {  // the fixture's byte-level BPE: merges up to 984, [CLS] 985, [SEP] 986
     first = 985;
     last = 986;
@@ -134,12 +140,13 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
   const testing::TempDir tmp;
   ThreadPool pool(2);
   for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert,
-                          Arch::MPNet, Arch::NomicBert, Arch::Gte, Arch::ModernBert}) {
+                          Arch::MPNet, Arch::NomicBert, Arch::Gte, Arch::ModernBert, Arch::Qwen3}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
-      if (arch == Arch::NomicBert && head != Head::None) continue;  // an embedder only
+      // NomicBERT: an embedder only; Qwen3: its reranker is the LM head's yes/no, not a classifier.
+      if ((arch == Arch::NomicBert || arch == Arch::Qwen3) && head != Head::None) continue;
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
         const bool gated = arch == Arch::JinaBert || arch == Arch::NomicBert || arch == Arch::Gte ||
-                           arch == Arch::ModernBert;
+                           arch == Arch::ModernBert || arch == Arch::Qwen3;
         const Bars bars = precision == Precision::Int8 ? (gated ? kGatedInt8Bars : kInt8Bars)
                                                        : (gated ? kGatedBf16Bars : kBf16Bars);
         const std::string label = fmt::format("{}-{} {}", fixtures::arch_name(arch),
