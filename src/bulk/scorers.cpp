@@ -53,8 +53,14 @@ std::vector<RetrievalVectors> RetrievalScorer::compute_outputs(
   return out;
 }
 
-RerankScorer::RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw)
-    : classifier_(classifier), queries_(std::move(queries)), raw_(raw) {
+RerankScorer::RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw,
+                           std::string instruction)
+    : classifier_(classifier), queries_(std::move(queries)), raw_(raw), instruction_(std::move(instruction)) {
+  if (!instruction_.empty() && !classifier_.takes_instruction()) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("--instruction is for yes/no rerankers (Qwen3-Reranker); {} takes none",
+                            classifier_.id()));
+  }
   if (classifier_.labels().size() != 1) {
     throw Error(ErrorKind::Unsupported,
                 fmt::format("{} has {} labels: reranking needs a one-label cross-encoder", classifier_.id(),
@@ -63,12 +69,14 @@ RerankScorer::RerankScorer(const SequenceClassifier& classifier, std::vector<std
 }
 
 void RerankScorer::prepare(const Record& record, std::span<PreparedInput> out) const {
+  InputOptions options;
+  options.prompt = instruction_;
   if (queries_.empty()) {
-    out[0] = classifier_.prepare(record.pair, record.text, InputOptions{});
+    out[0] = classifier_.prepare(record.pair, record.text, options);
     return;
   }
   for (std::size_t q = 0; q < queries_.size(); ++q)
-    out[q] = classifier_.prepare(queries_[q], record.text, InputOptions{});
+    out[q] = classifier_.prepare(queries_[q], record.text, options);
 }
 
 void RerankScorer::compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const {

@@ -55,8 +55,10 @@ class RetrievalScorer final : public Scorer {
 // query is the record's pair text when `queries` is empty, else each of `queries` in turn.
 class RerankScorer final : public Scorer {
  public:
-  // Error(Unsupported) unless the classifier has exactly one label.
-  RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw);
+  // Error(Unsupported) unless the classifier has exactly one label. `instruction`: a yes/no
+  // reranker's task instruction (empty: its default); Error(InvalidArgument) for another model.
+  RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw,
+               std::string instruction = {});
   [[nodiscard]] std::size_t units_per_record() const noexcept override {
     return queries_.empty() ? 1 : queries_.size();
   }
@@ -69,6 +71,7 @@ class RerankScorer final : public Scorer {
   const SequenceClassifier& classifier_;
   std::vector<std::string> queries_;
   bool raw_;
+  std::string instruction_;
 };
 
 }  // namespace warden::bulk

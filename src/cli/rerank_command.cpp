@@ -34,6 +34,7 @@ struct RerankOptions {
   std::string query;
   std::string queries;
   std::string query_field = "query";
+  std::string instruction;
   bool raw_scores = false;
   BulkFlags bulk;
 };
@@ -79,6 +80,7 @@ int run_rerank(const RerankOptions& options) {
                      {"model", ""},
                      {"dtype", options.dtype},
                      {"raw_scores", options.raw_scores ? "true" : "false"}};
+  if (!options.instruction.empty()) job.fingerprint.emplace_back("instruction", options.instruction);
   Queries queries;
   bulk::ScoreSinkOptions sink;
   if (!options.queries.empty()) {
@@ -111,7 +113,7 @@ int run_rerank(const RerankOptions& options) {
                           command_catalog_options(&pool, options.dtype), ModelKind::Reranker, "rerank");
   const SequenceClassifier& classifier = *opened.loaded->classifier;
   job.fingerprint[1].second = catalog::model_identity(opened);
-  const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores);
+  const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores, options.instruction);
 
   sink.path = job.output.empty() ? std::filesystem::path("-") : std::filesystem::path(job.output);
   job.files = {sink.path};
@@ -140,6 +142,8 @@ Command add_rerank_command(CLI::App& root) {
   app->add_option("--threads", options->threads, "Compute threads (default: the CPUs available)");
   app->add_option("--output,-o", options->output, "JSON lines output (default: stdout, not resumable)");
   app->add_option("--query", options->query, "Score this query against every record");
+  app->add_option("--instruction", options->instruction,
+                  "A yes/no reranker's task instruction (Qwen3-Reranker; default: its model card's)");
   app->add_option("--queries", options->queries,
                   "Score every query of this file (JSONL/CSV/TSV with text and id, or lines; at most 10000) "
                   "against every record");

@@ -6,9 +6,11 @@
 
 #include "core/error.hpp"
 #include "embed/text_input.hpp"
+#include "embed/yes_no_prompt.hpp"
 #include "model/config.hpp"
 #include "model/encoder_model.hpp"
 #include "model/token_batch.hpp"
+#include "model/yes_no_head.hpp"
 
 namespace warden {
 
@@ -25,7 +27,11 @@ bool has_classification_head(const std::filesystem::path& dir) {
   for (const std::string& a : config.architectures) {
     if (a.ends_with("ForSequenceClassification")) return true;
   }
-  return false;
+  try {
+    return model::is_yes_no_reranker(config, dir);
+  } catch (const Error&) {
+    return false;  // an architecture Warden does not run: loading it says so
+  }
 }
 
 std::vector<TokenInfo> SequenceClassifier::tokenize(std::string_view /*text*/) const {
@@ -37,13 +43,25 @@ NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool*
       model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
+  tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_directory(dir));
+  if (model_->scores_with_lm_head) {
+    // The model card looks the answer tokens up in the tokenizer (convert_tokens_to_ids).
+    const auto yes = tokenizer_->token_to_id("yes");
+    const auto no = tokenizer_->token_to_id("no");
+    if (!yes || !no) {
+      throw Error(ErrorKind::CorruptFile,
+                  fmt::format("{}: the tokenizer has no \"{}\" token, which a yes/no reranker scores with",
+                              dir.string(), yes ? "no" : "yes"));
+    }
+    model_->head = model::yes_no_head(*model_, *yes, *no, active_isa());
+    yes_no_ = std::make_unique<YesNoPrompt>(*tokenizer_);
+  }
   if (!model_->head) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{} has no sequence-classification head (its architecture is not "
                             "*ForSequenceClassification): serve it as an embedding model",
                             dir.string()));
   }
-  tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_directory(dir));
   // Never let the tokenizer emit more tokens than the model takes.
   const auto& own = tokenizer_->truncation();
   max_input_tokens_ = model_->max_input_tokens(own ? std::optional(own->max_length) : std::nullopt);
@@ -71,6 +89,7 @@ ClassifierKind NeuralClassifier::kind() const noexcept {
 
 PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std::string_view> pair,
                                         const InputOptions& options) const {
+  if (yes_no_) return prepare_yes_no(text, pair, options);
   if (!options.prompt.empty()) {
     throw Error(ErrorKind::InvalidArgument, "sequence classifiers take no prompt");
   }
@@ -100,6 +119,34 @@ PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std
   // Models without token types (DistilBERT: 0, RoBERTa/XLM-R: 1) take all zeros, which is
   // what an empty type_ids means; BERT takes the pair template's 0/1.
   if (model_->encoder.dims().type_vocab > 1) p.type_ids = std::move(e.type_ids);
+  p.tokens = p.ids.size();
+  return p;
+}
+
+PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
+                                               std::optional<std::string_view> document,
+                                               const InputOptions& options) const {
+  if (!document) {
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is a yes/no reranker: it scores a query with a document, not one text", id_));
+  }
+  EncodeOptions eo;
+  eo.add_special_tokens = options.add_special_tokens;
+  std::optional<TruncationParams> truncation;
+  if (options.truncate) {
+    TruncationParams t;
+    t.max_length = max_input_tokens_;
+    t.strategy = TruncationStrategy::LongestFirst;  // the card's truncation='longest_first' on one text
+    t.direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+    truncation = t;
+  }
+  PreparedInput p;
+  p.ids = yes_no_->encode(*tokenizer_, options.prompt, query, *document, eo, truncation);
+  if (!options.truncate && p.ids.size() > max_input_tokens_) {
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("input has {} tokens, more than the model's maximum of {}", p.ids.size(),
+                            max_input_tokens_));
+  }
   p.tokens = p.ids.size();
   return p;
 }

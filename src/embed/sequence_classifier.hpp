@@ -26,6 +26,7 @@ class ThreadPool;
 namespace model {
 struct EncoderModel;
 }
+class YesNoPrompt;
 
 enum class ClassifierKind {
   Reranker,    // one label: a relevance logit
@@ -48,6 +49,8 @@ class SequenceClassifier {
   [[nodiscard]] virtual const std::vector<std::string>& labels() const noexcept = 0;
   // Most tokens one input (a pair counts as one) may have after truncation.
   [[nodiscard]] virtual std::size_t max_input_tokens() const noexcept = 0;
+  // Whether prepare() takes a task instruction (InputOptions::prompt): a yes/no reranker's.
+  [[nodiscard]] virtual bool takes_instruction() const noexcept { return false; }
 
   // Thread-safe. A pair is encoded with the tokenizer's pair template; truncation keeps the
   // first text (only_second, falling back to longest_first when the second alone cannot
@@ -84,6 +87,9 @@ class NeuralClassifier final : public SequenceClassifier {
   [[nodiscard]] ClassifierKind kind() const noexcept override;
   [[nodiscard]] const std::vector<std::string>& labels() const noexcept override { return labels_; }
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return max_input_tokens_; }
+  // A yes/no reranker (Qwen3-Reranker) puts the pair into its model card's prompt
+  // (embed/yes_no_prompt.hpp), options.prompt being the instruction (empty: the card's default);
+  // a single text is Error(InvalidInput). Other classifiers take no prompt.
   [[nodiscard]] PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
                                       const InputOptions& options) const override;
   void classify_prepared(std::span<const PreparedInput* const> inputs,
@@ -92,13 +98,18 @@ class NeuralClassifier final : public SequenceClassifier {
   [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text) const override;
 
   [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
+  [[nodiscard]] bool takes_instruction() const noexcept override { return yes_no_ != nullptr; }
   // The encoder's width (what the server sizes its batches by).
   [[nodiscard]] std::size_t hidden_size() const noexcept;
 
  private:
+  [[nodiscard]] PreparedInput prepare_yes_no(std::string_view query, std::optional<std::string_view> document,
+                                             const InputOptions& options) const;
+
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<YesNoPrompt> yes_no_;  // a yes/no reranker's prompt; null for the others
   ThreadPool* pool_;
   std::size_t max_input_tokens_ = 0;
   std::vector<std::string> labels_;

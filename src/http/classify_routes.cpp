@@ -43,6 +43,21 @@ InputOptions Router::Impl::classify_options(std::optional<bool> truncate, bool l
 
 namespace {
 
+// `o` with a rerank request's instruction: the prompt of a yes/no reranker (Qwen3-Reranker); any
+// other model (c null: a reranking by vectors) takes none, which is a 422 naming the field.
+InputOptions with_instruction(InputOptions o, const SequenceClassifier* c, const std::string& instruction,
+                              std::string_view model) {
+  if (instruction.empty()) return o;
+  if (c == nullptr || !c->takes_instruction()) {
+    throw ApiError(
+        422, "Validation",
+        fmt::format("`instruction` is for yes/no rerankers (Qwen3-Reranker); model {} takes none", model),
+        "instruction");
+  }
+  o.prompt = instruction;
+  return o;
+}
+
 // Prepares the (query, passage) pair i on a worker, naming the passage at fault.
 PreparedInput prepare_pair(const SequenceClassifier& c, const std::string& query, const std::string& passage,
                            const InputOptions& o, std::size_t i, std::string_view param) {
@@ -120,9 +135,10 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
   check_batch_size(request->texts.size(), "texts");
   with_model(call, request->model, {ModelKind::Reranker}, [this, call, request] {
-    const InputOptions o =
+    InputOptions o =
         classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
     if (reranks_by_vectors(*call)) {
+      (void)with_instruction(o, nullptr, request->instruction, call->lease->spec().name);
       // Similarities (MaxSim, bge-m3's weighted sum) are the scores as they are: no sigmoid.
       rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query),
                         std::shared_ptr<const std::vector<std::string>>(request, &request->texts), "texts", o,
@@ -133,6 +149,7 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
     }
     const SequenceClassifier& c = classifier(*call);
     require_reranker(c, call->route);
+    o = with_instruction(o, &c, request->instruction, call->lease->spec().name);
     const std::size_t query_chars = code_points(request->query);
     for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
     auto prepare = [&c, request, o](std::size_t i) {
@@ -163,9 +180,10 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
   check_batch_size(request->documents.size(), request->documents_field);
   with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, version] {
-    const InputOptions o = classify_options(std::nullopt, false);
+    InputOptions o = classify_options(std::nullopt, false);
     const std::string model_id = call->lease->spec().name;
     if (reranks_by_vectors(*call)) {
+      (void)with_instruction(o, nullptr, request->instruction, model_id);
       rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query),
                         std::shared_ptr<const std::vector<std::string>>(request, &request->documents),
                         request->documents_field, o, request->retrieval_weights,
@@ -176,6 +194,7 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
     }
     const SequenceClassifier& c = classifier(*call);
     require_reranker(c, call->route);
+    o = with_instruction(o, &c, request->instruction, model_id);
     const std::size_t query_chars = code_points(request->query);
     for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
     auto prepare = [&c, request, o](std::size_t i) {

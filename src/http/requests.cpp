@@ -481,6 +481,7 @@ RerankRequest parse_tei_rerank(std::string_view body) {
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
   request.model = model_field(obj);
   request.retrieval_weights = retrieval_weights(obj);
+  request.instruction = optional_string(obj, "instruction").value_or("");
   return request;
 }
 
@@ -526,6 +527,7 @@ DocumentsRerankRequest parse_documents_rerank(std::string_view body) {
   if (!request.top_n) request.top_n = top_k;
   request.return_documents = bool_or(obj, "return_documents", false);
   request.retrieval_weights = retrieval_weights(obj);
+  request.instruction = optional_string(obj, "instruction").value_or("");
   return request;
 }
 

@@ -137,6 +137,9 @@ struct RerankRequest {
   // `retrieval_weights`: [dense, sparse, multi], numbers >= 0 with a positive sum: how a model
   // with several retrieval outputs (bge-m3) weighs their scores (422 otherwise).
   std::optional<RetrievalWeights> retrieval_weights;
+  // A yes/no reranker's task instruction (Qwen3-Reranker's <Instruct>); empty: the model card's
+  // default. Other rerankers take none (422).
+  std::string instruction;
 };
 RerankRequest parse_tei_rerank(std::string_view body);
 
@@ -152,6 +155,7 @@ struct DocumentsRerankRequest {
   std::optional<std::size_t> top_n;
   bool return_documents = false;
   std::optional<RetrievalWeights> retrieval_weights;  // as RerankRequest's
+  std::string instruction;                            // as RerankRequest's
 };
 DocumentsRerankRequest parse_documents_rerank(std::string_view body);
 

@@ -12,9 +12,13 @@ void ClassifierHead::logits(std::span<const float> hidden, std::size_t dim,
                             std::span<const std::size_t> offsets, std::span<float> out_logits,
                             ThreadPool* pool) const {
   const std::size_t sequences = offsets.size() - 1;
-  // The first token (or the mean) of each sequence, gathered into a contiguous block.
+  // The first token (or the mean, or the last token) of each sequence, gathered into a block.
   std::vector<float> first(sequences * dim);
-  model::pool(hidden, dim, offsets, mean_pooling ? PoolingMode::Mean : PoolingMode::Cls, first);
+  model::pool(hidden, dim, offsets, pooling, first);
+  if (dense.n() == 0) {
+    kernels::linear(first.data(), dim, sequences, out, out_logits.data(), out.n(), {}, pool);
+    return;
+  }
   std::vector<float> mid(sequences * dense.n());
   kernels::linear(first.data(), dim, sequences, dense, mid.data(), dense.n(), {activation}, pool);
   if (!norm.gamma.empty()) {

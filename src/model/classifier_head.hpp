@@ -6,6 +6,7 @@
 //   RoBERTa:    classifier.dense + tanh,         then classifier.out_proj
 //   DistilBERT: pre_classifier + ReLU,           then classifier
 //   ModernBERT: head.dense + gelu + head.norm,   then classifier
+//   Qwen3-Reranker (model/yes_no_head.hpp): the last token, no dense layer, then w_yes - w_no
 
 #include <cstddef>
 #include <span>
@@ -13,6 +14,7 @@
 #include "kernels/activation.hpp"
 #include "kernels/gemm.hpp"
 #include "model/layer_norm_weights.hpp"
+#include "model/sentence_transformers.hpp"
 
 namespace warden {
 class ThreadPool;
@@ -21,8 +23,8 @@ class ThreadPool;
 namespace warden::model {
 
 struct ClassifierHead {
-  bool mean_pooling = false;  // the mean of the sequence's hidden states instead of its first
-  kernels::PackedLinear dense;
+  PoolingMode pooling = PoolingMode::Cls;  // which state the head reads: Cls, Mean or LastToken
+  kernels::PackedLinear dense;             // empty (n() 0): none, and no activation
   kernels::Activation activation = kernels::Activation::Tanh;
   LayerNormWeights norm;  // after the activation; empty: none
   float norm_eps = 1e-5F;

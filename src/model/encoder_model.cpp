@@ -335,7 +335,7 @@ void read_colbert(EncoderModel& model, std::string_view architecture, Isa isa) {
 }  // namespace
 
 ModelKind EncoderModel::kind() const noexcept {
-  if (!head) return ModelKind::Embedding;
+  if (!head) return scores_with_lm_head ? ModelKind::Reranker : ModelKind::Embedding;
   return head->labels() == 1 ? ModelKind::Reranker : ModelKind::Classifier;
 }
 
@@ -375,6 +375,12 @@ void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa, Pr
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("unknown pooling '{}'; choose cls, mean, max, lasttoken or splade", pooling));
   }
+}
+
+bool is_yes_no_reranker(const ModelConfig& config, const std::filesystem::path& dir) {
+  if (find_architecture(config, dir).architecture != Architecture::Qwen3) return false;
+  const auto modules_path = dir / "modules.json";
+  return !std::filesystem::exists(modules_path) || read_st_modules(modules_path).find("Pooling") == nullptr;
 }
 
 std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir) {
@@ -669,7 +675,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
         // ModernBertPredictionHead (dense with classifier_bias, classifier_activation, norm),
         // then the classifier, which always has a bias.
         const ModelConfig::ModernBert& m = config.modernbert;
-        c.mean_pooling = m.classifier_pooling == "mean";
+        c.pooling = m.classifier_pooling == "mean" ? PoolingMode::Mean : PoolingMode::Cls;
         c.dense = root.linear("head.dense", h, h, m.classifier_bias);
         c.activation = activation_named(m.classifier_activation, "classifier_activation", dir);
         c.norm = root.layer_norm("head.norm", h, m.norm_bias);
@@ -722,24 +728,13 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::nullopt,
                                                            std::nullopt});
   const auto modules_path = dir / "modules.json";
-  bool pooling_module = false;
   if (std::filesystem::exists(modules_path)) {
     const StModules modules = read_st_modules(modules_path);
     if (const StModule* p = modules.find("Pooling"); p != nullptr) {
       model->pooling = read_pooling_config(dir / p->path / "config.json");
-      pooling_module = true;
     }
   }
-  if (arch.architecture == Architecture::Qwen3 && !pooling_module) {
-    // Qwen3-Reranker's repos ship no sentence-transformers files: such a folder scores pairs by
-    // its LM head's "yes" and "no" logits, which is not run yet.
-    throw Error(
-        ErrorKind::Unsupported,
-        fmt::format("{}: a Qwen3 folder without a sentence-transformers Pooling module (modules.json) is a "
-                    "yes/no reranker (Qwen3-Reranker), which Warden does not run yet; Qwen3-Embedding "
-                    "folders load",
-                    dir.string()));
-  }
+  model->scores_with_lm_head = is_yes_no_reranker(model->config, dir);
   if (graph_pooling) {
     // The graph's own pooling is what its users get (optimum's sentence_embedding): it wins over
     // the folder's 1_Pooling/config.json. (Normalisation is the request's, as for any model.)

@@ -60,6 +60,10 @@ struct EncoderModel {
   // A ColBERT's query/document encoding (PyLate's config or Stanford's artifact.metadata); its
   // projection is multi_vector (every token kept).
   std::optional<ColbertConfig> colbert;
+  // A causal LM scoring pairs with its LM head's "yes" and "no" rows (Qwen3-Reranker:
+  // is_yes_no_reranker). Its head is attached by whoever holds the tokenizer that names those
+  // tokens (model/yes_no_head.hpp); until then `head` is empty.
+  bool scores_with_lm_head = false;
 
   [[nodiscard]] ModelKind kind() const noexcept;
   // The most tokens an input may have: sentence_bert_config.json's max_seq_length when the
@@ -75,6 +79,11 @@ std::string supported_architectures();
 // of its model_type), e.g. "JinaBertForSequenceClassification"; Error(Unsupported) as
 // load_encoder_model would raise it. `dir` names the folder in the message.
 std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir);
+
+// Whether a folder holds a yes/no reranker rather than an embedder: a Qwen3 causal LM without a
+// sentence-transformers Pooling module (the Qwen3-Reranker repos ship none, the Qwen3-Embedding
+// repos have one). `config` is the folder's config.json.
+bool is_yes_no_reranker(const ModelConfig& config, const std::filesystem::path& dir);
 
 // Loads config.json, the safetensors weights and the sentence-transformers files of a
 // model folder. Errors: NotFound (no folder, no config, no weights), Unsupported (an

@@ -40,6 +40,7 @@ constexpr Expect kModels[] = {
     {"gte-reranker", ClassifierKind::Reranker, 1},
     {"modernbert-reranker", ClassifierKind::Reranker, 1},
     {"modernbert-classifier", ClassifierKind::Classifier, 3},
+    {"qwen3-reranker", ClassifierKind::Reranker, 1},  // yes/no: the pair in the model card's prompt
 };
 
 PreparedInput prepare(const SequenceClassifier& c, const ClassifierCase& k, InputOptions o = {}) {
@@ -88,6 +89,66 @@ TEST(NeuralClassifier, MatchesTheReferenceAloneAndInAMixedBatch) {
                 worst);
     fs::remove_all(dir);
   }
+}
+
+// A yes/no reranker (Qwen3-Reranker) puts the pair into its model card's prompt: the instruction
+// is the request's (the card's by default), a single text is refused, and truncation cuts the
+// body while the prompt's frame stays whole.
+TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
+  ThreadPool pool(1);
+  const fs::path dir = testing::make_classifier_fixture("qwen3-reranker");
+  ASSERT_TRUE(has_classification_head(dir));
+  const NeuralClassifier c(dir, &pool);
+  EXPECT_TRUE(c.takes_instruction());
+  EXPECT_EQ(c.kind(), ClassifierKind::Reranker);
+  const std::string query = "what is the capital of France?";
+  const std::string doc = "Paris is the capital and largest city of France.";
+  const PreparedInput plain = c.prepare(query, doc, {});
+  InputOptions told;
+  told.prompt = "Given a question, find the sentence that answers it";
+  const PreparedInput instructed = c.prepare(query, doc, told);
+  EXPECT_NE(instructed.ids, plain.ids);
+  // The same frame: the card's prefix and suffix around the body.
+  const Tokenizer tokenizer = Tokenizer::from_directory(dir);
+  EncodeOptions bare;
+  bare.add_special_tokens = false;
+  const auto prefix = static_cast<std::ptrdiff_t>(
+      tokenizer
+          .encode(
+              "<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and "
+              "the Instruct provided. Note that the answer can only be \"yes\" or \"no\".<|im_end|>\n"
+              "<|im_start|>user\n",
+              bare)
+          .ids.size());
+  const auto suffix = static_cast<std::ptrdiff_t>(
+      tokenizer.encode("<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n", bare).ids.size());
+  EXPECT_TRUE(std::equal(plain.ids.begin(), plain.ids.begin() + prefix, instructed.ids.begin()));
+  EXPECT_TRUE(std::equal(plain.ids.end() - suffix, plain.ids.end(), instructed.ids.end() - suffix));
+  std::vector<float> logits(2);
+  const PreparedInput* both[] = {&plain, &instructed};
+  c.classify_prepared(both, logits);
+  EXPECT_NE(logits[0], logits[1]);
+  EXPECT_THROW((void)c.prepare(query, std::nullopt, {}), Error);  // a single text
+  // A body longer than the model takes: cut to the maximum, the frame whole.
+  std::string long_doc;
+  for (int i = 0; i < 40000; ++i) long_doc += "word ";
+  const PreparedInput cut = c.prepare(query, long_doc, {});
+  ASSERT_EQ(cut.ids.size(), c.max_input_tokens());
+  EXPECT_TRUE(std::equal(plain.ids.begin(), plain.ids.begin() + prefix, cut.ids.begin()));
+  EXPECT_TRUE(std::equal(plain.ids.end() - suffix, plain.ids.end(), cut.ids.end() - suffix));
+  InputOptions strict;
+  strict.truncate = false;
+  try {
+    (void)c.prepare(query, long_doc, strict);
+    ADD_FAILURE() << "accepted an input over the maximum";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("more than the model's maximum"), std::string::npos) << e.what();
+  }
+  // Cross-encoders take no instruction.
+  const NeuralClassifier bert(testing::make_classifier_fixture("bert-reranker"), &pool);
+  EXPECT_FALSE(bert.takes_instruction());
+  EXPECT_THROW((void)bert.prepare(query, doc, told), Error);
 }
 
 TEST(NeuralClassifier, PairTruncationKeepsTheQuery) {

@@ -126,7 +126,7 @@ std::vector<const ClassifierCase*> pair_cases(const ClassifierGolden& g) {
 }
 
 TEST(ClassifierRoutes, RerankMatchesTheGoldens) {
-  for (const char* name : {"bert-reranker", "xlm-roberta-reranker"}) {
+  for (const char* name : {"bert-reranker", "xlm-roberta-reranker", "qwen3-reranker"}) {
     SCOPED_TRACE(name);
     Served s(name);
     const auto pairs = pair_cases(s.golden());
@@ -290,6 +290,36 @@ TEST(ClassifierRoutes, ComputedAnswersCarryTeiTimingHeaders) {
   }
   const Answer refused = call(s.handler(), "/rerank", R"({"query": "", "texts": ["a"]})");
   EXPECT_FALSE(refused.headers.contains("x-compute-time"));
+}
+
+// A yes/no reranker takes the request's `instruction` (Qwen3-Reranker's <Instruct>) on /rerank,
+// /v1/rerank and /v2/rerank; other rerankers refuse one with a 422 naming the field.
+TEST(ClassifierRoutes, AnInstructionGoesToAYesNoRerankerOnly) {
+  Served s("qwen3-reranker");
+  const std::string pair = R"("query": "what is the capital of France?", )";
+  const Answer plain = call(s.handler(), "/rerank", "{" + pair + R"("texts": ["Paris is in France."]})");
+  const Answer told = call(
+      s.handler(), "/rerank",
+      "{" + pair + R"("texts": ["Paris is in France."], "instruction": "Find the answer to the question"})");
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  ASSERT_EQ(told.status, 200) << told.body;
+  simdjson::dom::parser p1, p2;
+  EXPECT_NE(double(p1.parse(plain.body).at(0)["score"]), double(p2.parse(told.body).at(0)["score"]));
+  for (const char* route : {"/v1/rerank", "/v2/rerank"}) {
+    const Answer a =
+        call(s.handler(), route,
+             "{" + pair + R"("documents": ["Paris is in France."], "instruction": "Find the answer"})");
+    EXPECT_EQ(a.status, 200) << route << " " << a.body;
+  }
+  Served bert("bert-reranker");
+  const Answer refused =
+      call(bert.handler(), "/rerank", R"({"query": "q", "texts": ["a"], "instruction": "x"})");
+  EXPECT_EQ(refused.status, 422) << refused.body;
+  EXPECT_NE(refused.body.find("instruction"), std::string::npos) << refused.body;
+  EXPECT_EQ(
+      call(bert.handler(), "/v1/rerank", R"({"query": "q", "documents": ["a"], "instruction": "x"})").status,
+      422);
+  EXPECT_EQ(call(s.handler(), "/rerank", R"({"query": "q", "texts": ["a"], "instruction": 3})").status, 422);
 }
 
 TEST(ClassifierRoutes, TheWrongKindOfModelIs424) {

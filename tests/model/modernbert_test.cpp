@@ -74,7 +74,7 @@ TEST(ModernBert, TheSequenceClassifierPoolsAsClassifierPoolingSays) {
     EXPECT_EQ(m->kind(), ModelKind::Reranker);
     EXPECT_EQ(architecture_name(m->config, m->dir), "ModernBertForSequenceClassification");
     ASSERT_TRUE(m->head.has_value());
-    EXPECT_TRUE(m->head->mean_pooling);
+    EXPECT_EQ(m->head->pooling, PoolingMode::Mean);
     EXPECT_FALSE(m->head->norm.gamma.empty());
   }
   {
@@ -82,7 +82,7 @@ TEST(ModernBert, TheSequenceClassifierPoolsAsClassifierPoolingSays) {
     const auto m = load_encoder_model(write_modernbert(tmp, fixtures::Head::Classifier));
     EXPECT_EQ(m->kind(), ModelKind::Classifier);
     ASSERT_TRUE(m->head.has_value());
-    EXPECT_FALSE(m->head->mean_pooling);
+    EXPECT_EQ(m->head->pooling, PoolingMode::Cls);
   }
 }
 

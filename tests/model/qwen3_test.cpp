@@ -15,6 +15,7 @@
 #include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "model/weights.hpp"
+#include "model/yes_no_head.hpp"
 #include "support/model_load_errors.hpp"
 
 namespace warden::model {
@@ -160,9 +161,27 @@ TEST(Qwen3, WeightsThatDoNotFitAreNamed) {
   }
 }
 
-TEST(Qwen3, AFolderWithoutPoolingIsTheRerankerWhichIsNotRunYet) {
+TEST(Qwen3, AFolderWithoutPoolingIsAYesNoReranker) {
+  // Qwen3-Reranker's layout: the whole Qwen3ForCausalLM, no sentence-transformers files. The
+  // model loads headless; the classifier attaches the yes/no head from its tokenizer's ids
+  // (tests/embed/sequence_classifier_test.cpp checks its scores against the reference).
   const testing::TempDir tmp;
-  expect_load_error(write_qwen3(tmp, fixtures::Head::Reranker), ErrorKind::Unsupported, "yes/no reranker");
+  const auto dir = write_qwen3(tmp, fixtures::Head::Reranker);
+  EXPECT_TRUE(is_yes_no_reranker(read_model_config(dir / "config.json"), dir));
+  const auto m = load_encoder_model(dir);
+  EXPECT_TRUE(m->scores_with_lm_head);
+  EXPECT_FALSE(m->head.has_value());
+  EXPECT_EQ(m->kind(), ModelKind::Reranker);
+  EXPECT_EQ(m->weight_prefix, "model.");
+  // Its ids outside the LM head's rows are a clear error naming the tensor.
+  EXPECT_THROW((void)yes_no_head(*m, 1U << 20, 1, active_isa()), Error);
+  const ClassifierHead head = yes_no_head(*m, 3, 4, active_isa());
+  EXPECT_EQ(head.labels(), 1U);
+  EXPECT_EQ(head.pooling, PoolingMode::LastToken);
+  // An embedding folder is not one.
+  const testing::TempDir embed_tmp;
+  const auto embed_dir = write_qwen3(embed_tmp);
+  EXPECT_FALSE(is_yes_no_reranker(read_model_config(embed_dir / "config.json"), embed_dir));
 }
 
 }  // namespace

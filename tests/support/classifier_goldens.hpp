@@ -1,6 +1,7 @@
 #pragma once
 // The PyTorch goldens of the sequence-classification fixtures (bert-reranker,
-// xlm-roberta-reranker, distilbert-classifier), read for the tests that check the
+// xlm-roberta-reranker, distilbert-classifier, ..., and the yes/no reranker qwen3-reranker, whose
+// one logit is logit_yes - logit_no), read for the tests that check the
 // classifier and the /rerank, /v1/rerank and /predict routes against them, and their model
 // folders regenerated with warden-fixture exactly as the goldens record.
 
@@ -49,8 +50,15 @@ inline ClassifierGolden read_classifier_golden(const std::string& name) {
       k.pair = std::string(std::string_view(a.at(1)));
     }
     for (const auto x : c["ids"].get_array()) k.ids.push_back(static_cast<std::uint32_t>(std::uint64_t(x)));
-    for (const auto x : c["logits"].get_array()) k.logits.push_back(double(x));
-    for (const auto x : c["scores"].get_array()) k.scores.push_back(double(x));
+    simdjson::dom::element yes_no;
+    if (c["yes_no"].get(yes_no) == simdjson::SUCCESS) {
+      // A yes/no reranker's one logit is log-odds of "yes" over "no"; its score the softmax's "yes".
+      k.logits.push_back(double(yes_no["logit_yes"]) - double(yes_no["logit_no"]));
+      k.scores.push_back(double(yes_no["score"]));
+    } else {
+      for (const auto x : c["logits"].get_array()) k.logits.push_back(double(x));
+      for (const auto x : c["scores"].get_array()) k.scores.push_back(double(x));
+    }
     g.cases.push_back(std::move(k));
   }
   return g;

@@ -119,6 +119,10 @@ FIXTURES = [
     # the byte-level BPE tokenizer appending <|endoftext|>, last-token pooling): inputs of exactly
     # 1, 7, 128 and 2048 tokens besides the usual ones.
     ("qwen3-none", "qwen3", "none", [], "last", "tiny", "lengths+long"),
+    # Qwen3-Reranker (the causal LM whole, tied LM head, no sentence-transformers files, the
+    # tokenizer without the <|endoftext|> template): the pairs in the model card's prompt, scored
+    # by softmax over the "yes" and "no" logits at the last position (yes_no in each case).
+    ("qwen3-reranker", "qwen3", "reranker", [], None, "tiny", "yes-no"),
     # bge-m3 (XLM-R with FlagEmbedding's sparse_linear.pt and colbert_linear.pt, float16 heads in
     # torch.save's format): the dense, sparse and ColBERT outputs of tools/golden/m3_reference.py.
     ("xlm-roberta-m3", "xlm-roberta", "none", ["--m3-heads"], "cls", "tiny", "m3+long"),
@@ -204,16 +208,41 @@ def sha256_tree(d: str) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def tokenize(tokenizer_json: str, inputs) -> dict:
+def tokenize(tokenizer_json: str, inputs, special_tokens=True) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
         json.dump(inputs, f, ensure_ascii=False)
         path = f.name
     try:
-        res = subprocess.run(["node", os.path.join(HERE, "tokenize.mjs"), tokenizer_json, path],
+        res = subprocess.run(["node", os.path.join(HERE, "tokenize.mjs"), tokenizer_json, path] +
+                             ([] if special_tokens else ["--no-special-tokens"]),
                              check=True, capture_output=True, text=True)
     finally:
         os.unlink(path)
     return json.loads(res.stdout)
+
+
+# Qwen3-Reranker's model card: the prompt around "<Instruct>: ...\n<Query>: ...\n<Document>: ...".
+YES_NO_PREFIX = ('<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the '
+                 'Instruct provided. Note that the answer can only be "yes" or "no".<|im_end|>\n<|im_start|>user\n')
+YES_NO_SUFFIX = "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
+YES_NO_INSTRUCTION = "Given a web search query, retrieve relevant passages that answer the query"
+YES_NO_PAIRS = PAIRS + [["what is the capital of France?", _PARAGRAPH * 5],
+                        ["Explain gravity", "Gravity is a force by which a planet draws objects toward its center."],
+                        ["¿Dónde está la biblioteca?", ""]]
+
+
+def yes_no_encodings(tokenizer_json: str, pairs) -> tuple:
+    """The card's tokenization: prefix and suffix without special tokens, each body with them,
+    concatenated (process_inputs); returns (encodings, the binding's version)."""
+    frame = tokenize(tokenizer_json, [YES_NO_PREFIX, YES_NO_SUFFIX], special_tokens=False)["encodings"]
+    bodies = tokenize(tokenizer_json, [f"<Instruct>: {YES_NO_INSTRUCTION}\n<Query>: {q}\n<Document>: {d}"
+                                       for q, d in pairs])
+    out = []
+    for b in bodies["encodings"]:
+        ids = frame[0]["ids"] + b["ids"] + frame[1]["ids"]
+        out.append({"ids": ids, "type_ids": [0] * len(ids), "attention_mask": [1] * len(ids),
+                    "tokens": frame[0]["tokens"] + b["tokens"] + frame[1]["tokens"]})
+    return out, bodies["tokenizers_binding"]
 
 
 # Token counts the "lengths" inputs hit exactly (special tokens included).
@@ -311,7 +340,12 @@ def make_one(spec, args, scratch):
               (XLONG_BPE if "xlong-bpe" in kinds else []) +
               (exact_length_texts(os.path.join(model_dir, "tokenizer.json"), EXACT_LENGTHS)
                if "lengths" in kinds else []))
-    tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
+    if "yes-no" in kinds:
+        inputs = YES_NO_PAIRS
+        enc, binding = yes_no_encodings(os.path.join(model_dir, "tokenizer.json"), inputs)
+        tok = {"encodings": enc, "tokenizers_binding": binding}
+    else:
+        tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
     enc = tok["encodings"]
 
     m32 = reference.Reference(model_dir, torch.float32)
@@ -365,6 +399,30 @@ def make_one(spec, args, scratch):
                 d = float((a.double() - b).abs().max()) if a.numel() else 0.0
                 colbert_diff["colbert_" + role] = max(colbert_diff.get("colbert_" + role, 0.0), d)
 
+    yes_no = {}
+    yes_no_diff = {}
+    if "yes-no" in kinds:
+        with open(os.path.join(model_dir, "tokenizer.json"), encoding="utf-8") as f:
+            vocab = json.load(f)["model"]["vocab"]
+        yes_no["yes_id"], yes_no["no_id"] = vocab["yes"], vocab["no"]  # convert_tokens_to_ids
+
+        def scores(model, outs):
+            # Qwen3ForCausalLM's lm_head (tied: the embeddings) at the last position, the two rows;
+            # compute_logits: stack([no, yes]), log_softmax, exp, [:, 1].
+            head = model.W("lm_head.weight", False) if "lm_head.weight" in model.w else model.W("embed_tokens.weight")
+            res = []
+            for o in outs:
+                last = o["last_hidden_state"][-1]
+                l_yes, l_no = last @ head[yes_no["yes_id"]], last @ head[yes_no["no_id"]]
+                score = torch.log_softmax(torch.stack([l_no, l_yes]), dim=0).exp()[1]
+                res.append((l_yes, l_no, score))
+            return res
+
+        yes_no["cases"] = scores(m32, out32)
+        for (a_yes, a_no, a_s), (b_yes, b_no, b_s) in zip(yes_no["cases"], scores(m64, out64)):
+            for k, x, y in (("logit_yes", a_yes, b_yes), ("logit_no", a_no, b_no), ("score", a_s, b_s)):
+                yes_no_diff[k] = max(yes_no_diff.get(k, 0.0), abs(float(x.double() - y.double())))
+
     unused = m32.unused_tensors()
     if unused:
         raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
@@ -399,6 +457,9 @@ def make_one(spec, args, scratch):
                                   "values": f32(torch.stack([m["lexical_tensors"][i] for i in ids])
                                                 if ids else torch.zeros(0))},
                        "colbert": f32(m["colbert"])}
+        if "yes-no" in kinds:
+            l_yes, l_no, score = yes_no["cases"][ci]
+            c["yes_no"] = {"logit_yes": f32(l_yes), "logit_no": f32(l_no), "score": f32(score)}
         if "colbert" in kinds:
             c["colbert"] = {role: {"ids": p[ci]["ids"], "attention_mask": p[ci]["attention_mask"],
                                    "vectors": f32(v[ci])} for role, p, v in colbert_out}
@@ -433,7 +494,10 @@ def make_one(spec, args, scratch):
                      (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
                       if apart else ""),
             "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff, **splade_diff,
-                                          **colbert_diff},
+                                          **colbert_diff, **yes_no_diff},
+            **({"yes_no": {"yes_id": yes_no["yes_id"], "no_id": yes_no["no_id"],
+                           "instruction": YES_NO_INSTRUCTION, "prefix": YES_NO_PREFIX, "suffix": YES_NO_SUFFIX}}
+               if yes_no else {}),
             "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
         },
         "cases": cases,

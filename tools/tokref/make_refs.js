@@ -222,7 +222,9 @@ const specs = {};
 {
   const QWEN_RE = /'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD]|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
   const nfc = (t) => t.normalize('NFC');
-  const words = (nfc(trainText).match(QWEN_RE) || []).map((w) => [...Buffer.from(w, 'utf8')].map((b) => B2U[b]));
+  // The reranker's answers ("yes", "no": the tokens it scores with) as words of their own.
+  const qwenText = trainText + '\nyes\nno\n'.repeat(4);
+  const words = (nfc(qwenText).match(QWEN_RE) || []).map((w) => [...Buffer.from(w, 'utf8')].map((b) => B2U[b]));
   const [newTokens, merges] = trainBpe(words, 700, '');
   const alphabet = Object.keys(B2U).map(Number).sort((a, b) => a - b).map((b) => B2U[b]);
   const vocab = uniq([...alphabet, ...newTokens]);
@@ -250,6 +252,11 @@ const specs = {};
     model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '',
       fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab: vocabObject(vocab), merges },
   };
+  // Qwen3-Reranker's tokenizer.json: the same, with the base Qwen tokenizer's ByteLevel
+  // post-processor (no <|endoftext|> appended).
+  specs['bpe-qwen3-reranker'] = Object.assign(JSON.parse(JSON.stringify(specs['bpe-qwen3'])), {
+    post_processor: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
+  });
 }
 // Cases a spec adds to the common ones: the Qwen3 reranker's and embedder's prompts (chat markers
 // around text, the query instruction), digits, and the regex's letter-with-one-leading-symbol rule.
@@ -437,15 +444,15 @@ async function run() {
     if (name === 'bpe-modernbert') {
       fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', 'modernbert-bpe-tokenizer.json'), json);
     }
-    if (name === 'bpe-qwen3') {
-      fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', 'qwen3-bpe-tokenizer.json'), json);
+    if (name === 'bpe-qwen3' || name === 'bpe-qwen3-reranker') {
+      fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', name.slice(4) + '-bpe-tokenizer.json'), json);
     }
     const lines = [];
     const cases = [];
     for (const t of singles) { cases.push([t, null, true]); }
     for (const t of singles.slice(0, 40)) { cases.push([t, null, false]); }
     for (const [a, b] of pairs) { cases.push([a, b, true]); cases.push([a, b, false]); }
-    for (const t of specCases[name] || []) { cases.push([t, null, true]); cases.push([t, null, false]); }
+    for (const t of specCases[name.replace('-reranker', '')] || []) { cases.push([t, null, true]); cases.push([t, null, false]); }
     for (const [a, b, add] of cases) {
       let e;
       try {
