@@ -28,7 +28,7 @@ mkdir -p "$results"
 out=$results/tokenizer.jsonl
 : >"$out"
 files=(tests/data/bert-base-uncased-tokenizer.json tests/data/unigram-use-vocab-tokenizer.json
-       tests/data/tokref/unigram-xlmr.json tests/data/tokref/bpe-roberta.json)
+       tests/data/tokref/unigram-xlmr.json tests/data/tokref/bpe-roberta.json tests/data/tokref/bpe-qwen3.json)
 
 # record SIDE ROUND PAIRS: passes the bench's output through and appends its result lines
 # ("<file> <MB/s> MB/s <seq/s> seq/s <tokens> tokens ...") to $out as JSON.
