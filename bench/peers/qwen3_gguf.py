@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""A Qwen3 fixture folder (warden-fixture --arch qwen3) as a GGUF file for llama.cpp, so that
+bench/run_qwen3 can run llama.cpp on the same weights. llama.cpp's own converter
+(convert_hf_to_gguf.py) needs `transformers` for the tokenizer, which is not installable here
+(no PyPI), so this writes the file itself, as that converter writes a Qwen3 model
+(Qwen3Model -> Qwen2Model.set_vocab's gpt2 path, gguf-py's tensor map, GGUF v3):
+
+    /usr/bin/python3 bench/peers/qwen3_gguf.py MODEL_DIR OUT.gguf [--type f32|bf16|q8_0] [--embedding]
+
+* Metadata: general.architecture "qwen3"; qwen3.{context_length, embedding_length, block_count,
+  feed_forward_length, attention.head_count, attention.head_count_kv, attention.key_length,
+  attention.value_length, rope.freq_base, attention.layer_norm_rms_epsilon}; with --embedding
+  qwen3.pooling_type 3 (LAST) and tokenizer.ggml.add_eos_token true (what llama.cpp sets for
+  Qwen3-Embedding's appended <|endoftext|>, PR 14314); general.file_type.
+* Tokenizer: tokenizer.ggml.model "gpt2", .pre "qwen2", .tokens (every id of vocab_size: the
+  vocabulary, the added tokens, "[PAD{i}]" for the unused rows), .token_type (1 normal,
+  3 control for special added tokens, 4 user-defined for the others, 5 unused), .merges
+  ("a b"), bos/eos/padding ids <|endoftext|>, add_bos_token false.
+* Tensors (ggml order: ne0 = the input width): token_embd, blk.N.{attn_norm, attn_q, attn_k,
+  attn_v, attn_output, attn_q_norm, attn_k_norm, ffn_norm, ffn_gate, ffn_up, ffn_down},
+  output_norm (output.weight only when the LM head is not tied). Norms stay F32; the matrices
+  are F32, BF16 (rounded to nearest even, as torch) or Q8_0 (blocks of 32: d = max|x| / 127 as
+  fp16, q = round(x / d), ggml's quantize_row_q8_0_ref).
+"""
+
+import argparse
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "golden"))
+import reference  # noqa: E402  (its safetensors reader)
+
+GGML_F32, GGML_Q8_0, GGML_BF16 = 0, 8, 30
+FILE_TYPE = {"f32": 0, "q8_0": 7, "bf16": 32}
+T_UINT32, T_INT32, T_FLOAT32, T_BOOL, T_STRING, T_ARRAY = 4, 5, 6, 7, 8, 9
+ALIGNMENT = 32
+
+
+def gguf_string(s):
+    b = s.encode("utf-8")
+    return struct.pack("<Q", len(b)) + b
+
+
+def kv(key, vtype, value):
+    out = gguf_string(key) + struct.pack("<I", vtype)
+    if vtype == T_STRING:
+        return out + gguf_string(value)
+    if vtype == T_ARRAY:
+        etype, items = value
+        out += struct.pack("<IQ", etype, len(items))
+        if etype == T_STRING:
+            return out + b"".join(gguf_string(x) for x in items)
+        return out + np.asarray(items, dtype={T_INT32: "<i4", T_UINT32: "<u4"}[etype]).tobytes()
+    fmt = {T_UINT32: "<I", T_INT32: "<i", T_FLOAT32: "<f", T_BOOL: "<?"}[vtype]
+    return out + struct.pack(fmt, value)
+
+
+def to_bf16(a):
+    bits = a.astype(np.float32).view(np.uint32)
+    rounded = bits + 0x7FFF + ((bits >> 16) & 1)  # round to nearest even
+    return (rounded >> 16).astype(np.uint16)
+
+
+def to_q8_0(a):
+    blocks = a.astype(np.float32).reshape(-1, 32)
+    amax = np.abs(blocks).max(axis=1)
+    d = amax / 127.0
+    inv = np.where(d != 0, 1.0 / np.where(d != 0, d, 1.0), 0.0)
+    q = np.round(blocks * inv[:, None]).astype(np.int8)
+    out = np.empty(len(blocks), dtype=[("d", "<f2"), ("qs", "i1", 32)])
+    out["d"] = d.astype(np.float16)
+    out["qs"] = q
+    return out.tobytes()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model_dir")
+    ap.add_argument("out")
+    ap.add_argument("--type", choices=("f32", "bf16", "q8_0"), default="f32")
+    ap.add_argument("--embedding", action="store_true", help="last-token pooling, <|endoftext|> appended")
+    args = ap.parse_args()
+
+    with open(os.path.join(args.model_dir, "config.json"), encoding="utf-8") as f:
+        c = json.load(f)
+    with open(os.path.join(args.model_dir, "tokenizer.json"), encoding="utf-8") as f:
+        tok = json.load(f)
+    w = reference.load_model_weights(args.model_dir)
+    p = "model." if "model.embed_tokens.weight" in w else ""
+    vocab_size = c["vocab_size"]
+    hidden, layers = c["hidden_size"], c["num_hidden_layers"]
+    head_dim = c.get("head_dim") or hidden // c["num_attention_heads"]
+
+    # The vocabulary as Qwen2Model.set_vocab (gpt2 path) lays it out.
+    tokens = [f"[PAD{i}]" for i in range(vocab_size)]
+    types = [5] * vocab_size
+    for t, i in tok["model"]["vocab"].items():
+        tokens[i], types[i] = t, 1
+    for a in tok["added_tokens"]:
+        tokens[a["id"]], types[a["id"]] = a["content"], 3 if a["special"] else 4
+    merges = [m if isinstance(m, str) else " ".join(m) for m in tok["model"]["merges"]]
+    eos = next(a["id"] for a in tok["added_tokens"] if a["content"] == "<|endoftext|>")
+
+    meta = [
+        kv("general.architecture", T_STRING, "qwen3"),
+        kv("general.name", T_STRING, os.path.basename(os.path.normpath(args.model_dir))),
+        kv("general.file_type", T_UINT32, FILE_TYPE[args.type]),
+        kv("general.alignment", T_UINT32, ALIGNMENT),
+        kv("qwen3.context_length", T_UINT32, c["max_position_embeddings"]),
+        kv("qwen3.embedding_length", T_UINT32, hidden),
+        kv("qwen3.block_count", T_UINT32, layers),
+        kv("qwen3.feed_forward_length", T_UINT32, c["intermediate_size"]),
+        kv("qwen3.attention.head_count", T_UINT32, c["num_attention_heads"]),
+        kv("qwen3.attention.head_count_kv", T_UINT32, c["num_key_value_heads"]),
+        kv("qwen3.attention.key_length", T_UINT32, head_dim),
+        kv("qwen3.attention.value_length", T_UINT32, head_dim),
+        kv("qwen3.rope.freq_base", T_FLOAT32, float(c.get("rope_theta", 10000.0))),
+        kv("qwen3.attention.layer_norm_rms_epsilon", T_FLOAT32, float(c.get("rms_norm_eps", 1e-6))),
+        kv("tokenizer.ggml.model", T_STRING, "gpt2"),
+        kv("tokenizer.ggml.pre", T_STRING, "qwen2"),
+        kv("tokenizer.ggml.tokens", T_ARRAY, (T_STRING, tokens)),
+        kv("tokenizer.ggml.token_type", T_ARRAY, (T_INT32, types)),
+        kv("tokenizer.ggml.merges", T_ARRAY, (T_STRING, merges)),
+        kv("tokenizer.ggml.eos_token_id", T_UINT32, eos),
+        kv("tokenizer.ggml.padding_token_id", T_UINT32, eos),
+        kv("tokenizer.ggml.bos_token_id", T_UINT32, eos),
+        kv("tokenizer.ggml.add_bos_token", T_BOOL, False),
+    ]
+    if args.embedding:
+        meta += [kv("qwen3.pooling_type", T_UINT32, 3), kv("tokenizer.ggml.add_eos_token", T_BOOL, True)]
+
+    names = [("token_embd.weight", p + "embed_tokens.weight")]
+    for i in range(layers):
+        hf, gg = f"{p}layers.{i}.", f"blk.{i}."
+        names += [(gg + "attn_norm.weight", hf + "input_layernorm.weight"),
+                  (gg + "attn_q.weight", hf + "self_attn.q_proj.weight"),
+                  (gg + "attn_k.weight", hf + "self_attn.k_proj.weight"),
+                  (gg + "attn_v.weight", hf + "self_attn.v_proj.weight"),
+                  (gg + "attn_output.weight", hf + "self_attn.o_proj.weight"),
+                  (gg + "attn_q_norm.weight", hf + "self_attn.q_norm.weight"),
+                  (gg + "attn_k_norm.weight", hf + "self_attn.k_norm.weight"),
+                  (gg + "ffn_norm.weight", hf + "post_attention_layernorm.weight"),
+                  (gg + "ffn_gate.weight", hf + "mlp.gate_proj.weight"),
+                  (gg + "ffn_up.weight", hf + "mlp.up_proj.weight"),
+                  (gg + "ffn_down.weight", hf + "mlp.down_proj.weight")]
+    names.append(("output_norm.weight", p + "norm.weight"))
+    if "lm_head.weight" in w:
+        names.append(("output.weight", "lm_head.weight"))
+
+    infos, blobs, offset = [], [], 0
+    for gg, hf in names:
+        a = np.asarray(w[hf], dtype=np.float32)
+        if a.ndim == 1 or args.type == "f32":
+            ggml_type, data = GGML_F32, a.astype("<f4").tobytes()
+        elif args.type == "bf16":
+            ggml_type, data = GGML_BF16, to_bf16(a).tobytes()
+        else:
+            ggml_type, data = GGML_Q8_0, to_q8_0(a)
+        dims = list(reversed(a.shape))  # ggml: ne0 is the innermost (input) dimension
+        infos.append(gguf_string(gg) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims) +
+                     struct.pack("<IQ", ggml_type, offset))
+        pad = (-len(data)) % ALIGNMENT
+        blobs.append(data + b"\0" * pad)
+        offset += len(data) + pad
+
+    head = b"GGUF" + struct.pack("<IQQ", 3, len(infos), len(meta)) + b"".join(meta) + b"".join(infos)
+    head += b"\0" * ((-len(head)) % ALIGNMENT)
+    with open(args.out, "wb") as f:
+        f.write(head)
+        for b in blobs:
+            f.write(b)
+    print(f"{args.out}: {len(infos)} tensors, {args.type}, {os.path.getsize(args.out) / 2**20:.1f} MiB",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
