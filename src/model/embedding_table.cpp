@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -57,13 +58,40 @@ std::size_t EmbeddingTable::arena_bytes(Precision precision, std::size_t rows, s
 EmbeddingTable EmbeddingTable::make(Precision precision, std::span<const float> values, std::size_t rows,
                                     std::size_t width, Arena* arena) {
   if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
-  if (precision == Precision::Int8)
-    return from_int8(kernels::quantize_rows(values, rows, width), rows, width, arena);
+  return make_by_rows(
+      precision, rows, width,
+      [&](std::size_t row0, std::span<float> out) {
+        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(row0 * width), out.size(), out.begin());
+      },
+      arena);
+}
+
+EmbeddingTable EmbeddingTable::make_by_rows(Precision precision, std::size_t rows, std::size_t width,
+                                            const RowFill& fill, Arena* arena) {
   EmbeddingTable t = over(precision, rows, width, arena);
-  if (precision == Precision::Float32) {
-    std::copy(values.begin(), values.end(), t.f32_.begin());
-  } else {
-    std::transform(values.begin(), values.end(), t.bf16_.begin(), kernels::detail::to_bf16);
+  constexpr std::size_t kBlockRows = 1024;  // a few MB of floats at a time
+  std::vector<float> block(std::min(rows, kBlockRows) * width);
+  for (std::size_t row0 = 0; row0 < rows; row0 += kBlockRows) {
+    const std::size_t count = std::min(kBlockRows, rows - row0);
+    const std::span<float> floats(block.data(), count * width);
+    fill(row0, floats);
+    const std::size_t at = row0 * width;
+    switch (precision) {
+      case Precision::Float32:
+        std::copy(floats.begin(), floats.end(), t.f32_.begin() + static_cast<std::ptrdiff_t>(at));
+        break;
+      case Precision::BFloat16:
+        std::transform(floats.begin(), floats.end(), t.bf16_.begin() + static_cast<std::ptrdiff_t>(at),
+                       kernels::detail::to_bf16);
+        break;
+      case Precision::Int8: {  // one scale per row: a block quantises as the whole would
+        const kernels::QuantizedRows q = kernels::quantize_rows(floats, count, width);
+        std::copy(q.values.begin(), q.values.end(), t.int8_values_.begin() + static_cast<std::ptrdiff_t>(at));
+        std::copy(q.scales.begin(), q.scales.end(),
+                  t.int8_scales_.begin() + static_cast<std::ptrdiff_t>(row0));
+        break;
+      }
+    }
   }
   return t;
 }

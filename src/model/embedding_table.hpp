@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -26,6 +27,12 @@ class EmbeddingTable {
   // converting from it directly keeps a float copy of the table from ever existing.
   static EmbeddingTable make(Precision precision, std::span<const float> values, std::size_t rows,
                              std::size_t width, Arena* arena = nullptr);
+  // The same from rows produced a block at a time: fill(row0, out) writes the float rows from
+  // row0 on into out (out.size() / width of them). A table stored in another type than its
+  // source's (a bfloat16 checkpoint's 151k-row vocabulary in int8) never exists whole in float.
+  using RowFill = std::function<void(std::size_t row0, std::span<float> out)>;
+  static EmbeddingTable make_by_rows(Precision precision, std::size_t rows, std::size_t width,
+                                     const RowFill& fill, Arena* arena = nullptr);
   // Rows quantised already (an int8 checkpoint).
   static EmbeddingTable from_int8(const kernels::QuantizedRows& rows, std::size_t count, std::size_t width,
                                   Arena* arena = nullptr);

@@ -56,10 +56,22 @@ EmbeddingTable WeightReader::table(std::string_view name, std::size_t rows, std:
     out = precision_ == Precision::Int8
               ? EmbeddingTable::from_int8(q, rows, width, &arena)
               : EmbeddingTable::make(precision_, dequantize(q, width), rows, width, &arena);
+  } else if (is_aligned_float32(t)) {
+    out = EmbeddingTable::make(precision_, as_float32(t), rows, width, &arena);
+  } else if (!t.transposed) {
+    // Converted a block of rows at a time: never a float copy of the whole table.
+    const std::size_t row_bytes = width * dtype_size(t.dtype);
+    out = EmbeddingTable::make_by_rows(
+        precision_, rows, width,
+        [&](std::size_t row0, std::span<float> floats) {
+          const std::size_t count = floats.size() / width;
+          const Tensor block{
+              t.name, t.dtype, {count, width}, t.data.subspan(row0 * row_bytes, count * row_bytes)};
+          to_float32(block, floats);
+        },
+        &arena);
   } else {
-    std::vector<float> scratch;
-    out = EmbeddingTable::make(precision_, is_aligned_float32(t) ? as_float32(t) : (scratch = to_float32(t)),
-                               rows, width, &arena);
+    out = EmbeddingTable::make(precision_, to_float32(t), rows, width, &arena);
   }
   release_pages(t.data);  // converted: the mapping's copy is no longer read
   return out;
