@@ -113,6 +113,7 @@ std::size_t estimate_bytes(const fs::path& dir, const ModelFolder& folder, Preci
 // The cheap start-up check of a HuggingFace folder: everything but the weights' contents.
 struct FolderCheck {
   ModelKind kind = ModelKind::Embedding;
+  bool yes_no_reranker = false;
   std::size_t width = 0;
   std::size_t bytes = 0;
   std::string architecture;
@@ -145,6 +146,7 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
   }
   FolderCheck c;
   c.kind = folder.kind;
+  c.yes_no_reranker = folder.yes_no_reranker;
   c.width = folder.hidden_size;
   c.bytes = estimate_bytes(dir, folder, precision);
   c.architecture = folder.architecture;
@@ -163,7 +165,10 @@ std::string folder_name(const fs::path& dir) {
 CatalogModel folder_model(const std::string& name, const std::string& source, const fs::path& dir,
                           std::string tier, ThreadPool* pool, Precision precision,
                           const std::string& pooling) {
-  const FolderCheck c = check_folder(dir, precision);
+  FolderCheck c = check_folder(dir, precision);
+  // What the files imply is the job unless a flag says otherwise: --pooling serves a yes/no
+  // reranker's folder (Qwen3 without sentence-transformers files) as an embedder so pooled.
+  if (c.yes_no_reranker && !pooling.empty()) c.kind = ModelKind::Embedding;
   CatalogModel m;
   m.dir = dir;
   m.width = c.width;

@@ -22,8 +22,15 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
   }
   const ModelConfig config = read_model_config(dir / "config.json");
   ModelFolder f;
-  if (has_classification_head(dir))
-    f.kind = config.num_labels() == 1 ? ModelKind::Reranker : ModelKind::Classifier;
+  try {
+    f.yes_no_reranker = model::is_yes_no_reranker(config, dir);
+  } catch (const Error&) {
+    f.yes_no_reranker = false;  // an architecture Warden does not run: loading it says so
+  }
+  if (has_classification_head(dir)) {
+    // A yes/no reranker's config names no labels (transformers' default two): it scores one.
+    f.kind = config.num_labels() == 1 || f.yes_no_reranker ? ModelKind::Reranker : ModelKind::Classifier;
+  }
   f.hidden_size = config.hidden_size;
   // UseLiteModel folders are read by their own loader; everything else by the encoder's. An
   // architecture Warden does not run stays unnamed here: loading it raises the error.

@@ -14,6 +14,9 @@ namespace warden {
 
 struct ModelFolder {
   ModelKind kind = ModelKind::Embedding;  // a *ForSequenceClassification head: by its label count
+  // A yes/no reranker (a Qwen3 causal LM without a sentence-transformers Pooling module): kind
+  // Reranker, unless an explicit pooling makes it an embedder (model_catalog's folder_model).
+  bool yes_no_reranker = false;
   std::size_t hidden_size = 0;
   bool half_precision_checkpoint = false;  // torch_dtype float16/bfloat16: widened to f32 when loaded
   std::string architecture;  // the HF class Warden runs, e.g. "DebertaV2ForSequenceClassification"

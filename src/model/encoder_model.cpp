@@ -348,6 +348,8 @@ std::size_t EncoderModel::max_input_tokens(std::optional<std::size_t> tokenizer_
 }
 
 void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa, Precision precision) {
+  // A yes/no reranker's folder pooled explicitly is served as an embedder instead.
+  model.scores_with_lm_head = false;
   if (model.head) {
     throw Error(ErrorKind::Unsupported,
                 fmt::format("{} is a classifier: --pooling applies to embedding models", model.dir.string()));

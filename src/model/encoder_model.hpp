@@ -99,7 +99,8 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
 // "max", "lasttoken" (or "last-token") replace the pooling mode; "splade" makes it a SPLADE
 // model from its *ForMaskedLM head (max of log(1 + ReLU)), for the repos without
 // sentence-transformers' SpladePooling module. Error(InvalidArgument) for another name,
-// Error(Unsupported) for splade on a model without such a head, or on a classifier.
+// Error(Unsupported) for splade on a model without such a head, or on a classifier. A yes/no
+// reranker's model (scores_with_lm_head) so pooled becomes an embedder.
 void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa = active_isa(),
                       Precision precision = Precision::Float32);
 

@@ -543,3 +543,37 @@ TEST(RouterModels, InfoAndModelListsNameTheArchitecture) {
 
 }  // namespace
 }  // namespace warden::http
+
+namespace warden {
+namespace {
+
+// A Qwen3 folder without sentence-transformers files is a yes/no reranker (its config names no
+// labels), whatever transformers' two default labels say; `--pooling` overrides the job and
+// serves it as an embedder so pooled.
+TEST(RouterModels, AQwen3FolderWithoutPoolingIsARerankerUnlessPooled) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("warden-qwen3-kind-" + std::to_string(::getpid()));
+  warden::testing::run_fixture_command("warden-fixture --arch qwen3 --head reranker --seed 1 --out DIR", dir);
+  ThreadPool pool(1);
+  catalog::CatalogOptions o;
+  o.pool = &pool;
+  const catalog::CatalogModel reranker =
+      catalog::make_model_spec(catalog::ModelArg{"r", dir.string(), ""}, o);
+  EXPECT_EQ(reranker.spec.kind, ModelKind::Reranker);
+  const auto loaded = reranker.spec.load();
+  ASSERT_TRUE(loaded->classifier);
+  EXPECT_EQ(loaded->classifier->labels().size(), 1U);
+  EXPECT_TRUE(loaded->classifier->takes_instruction());
+  o.pooling = "lasttoken";
+  const catalog::CatalogModel embedder =
+      catalog::make_model_spec(catalog::ModelArg{"e", dir.string(), ""}, o);
+  EXPECT_EQ(embedder.spec.kind, ModelKind::Embedding);
+  const auto as_embedder = embedder.spec.load();
+  ASSERT_TRUE(as_embedder->embedder);
+  const std::string_view text[] = {"what is the capital of France?"};
+  EXPECT_EQ(as_embedder->embedder->embed(text).rows(), 1U);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace warden
