@@ -247,6 +247,17 @@ double read_theta(const Fields& f, std::string_view key, double value) {
   return value;
 }
 
+// A rope_scaling that scales nothing (absent, null, or of type "default"): Error naming the key
+// for another type (yarn, linear, dynamic, ...), which Warden does not run.
+void require_default_rope_scaling(const Fields& f) {
+  if (const auto scaling = f.object("rope_scaling")) {
+    const Fields s(*scaling, f.source());
+    const std::string type = s.string("rope_type").value_or(s.string("type").value_or("default"));
+    if (type != "default")
+      throw f.fail("rope_scaling", fmt::format("has type \"{}\"; supported: default", type));
+  }
+}
+
 // One layer type's entry of rope_parameters ({"rope_type": "default", "rope_theta": ...}): its
 // theta, or `fallback` when it names none. Scaled rotary types are refused.
 double read_rope_parameters(const Fields& f, const simdjson::dom::object& entry, std::string_view layer_type,
@@ -288,12 +299,7 @@ void read_modernbert(const Fields& f, ModelConfig& c) {
   m.classifier_activation = f.string("classifier_activation").value_or("gelu");
   m.global_rope_theta = read_theta(f, "global_rope_theta", f.number("global_rope_theta").value_or(160000.0));
   m.local_rope_theta = read_theta(f, "local_rope_theta", f.number("local_rope_theta").value_or(10000.0));
-  if (const auto scaling = f.object("rope_scaling")) {
-    const Fields s(*scaling, f.source());
-    const std::string type = s.string("rope_type").value_or(s.string("type").value_or("default"));
-    if (type != "default")
-      throw f.fail("rope_scaling", fmt::format("has type \"{}\"; supported: default", type));
-  }
+  require_default_rope_scaling(f);
   if (const auto params = f.object("rope_parameters")) {
     for (const auto field : *params) {
       const std::string_view key = field.key;
@@ -353,12 +359,7 @@ void read_qwen3(const Fields& f, ModelConfig& c) {
   q.attention_bias = f.boolean("attention_bias").value_or(false);
   q.tie_word_embeddings = f.boolean("tie_word_embeddings").value_or(false);
   c.rotary.base = read_theta(f, "rope_theta", f.number("rope_theta").value_or(10000.0));
-  if (const auto scaling = f.object("rope_scaling")) {
-    const Fields s(*scaling, f.source());
-    const std::string type = s.string("rope_type").value_or(s.string("type").value_or("default"));
-    if (type != "default")
-      throw f.fail("rope_scaling", fmt::format("has type \"{}\"; supported: default", type));
-  }
+  require_default_rope_scaling(f);
   if (const auto params = f.object("rope_parameters")) {
     c.rotary.base = read_rope_parameters(f, *params, "every layer", c.rotary.base);
   }
