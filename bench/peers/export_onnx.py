@@ -45,7 +45,7 @@ class LastHiddenState(torch.nn.Module):
 def export_reference(model_dir, out, opset):
     ref = reference.Reference(model_dir, torch.float32)
     ref.heads_at_once = True  # one attention op per layer, as upstream's graph has
-    ids = torch.full((2, 8), 1000, dtype=torch.long)
+    ids = torch.full((2, 8), min(1000, ref.config["vocab_size"] - 1), dtype=torch.long)
     types = torch.zeros_like(ids)
     mask = torch.ones_like(ids)
     dynamic = {0: "batch", 1: "seq"}
