@@ -37,6 +37,15 @@ class LastHiddenState(torch.nn.Module):
     def __init__(self, ref):
         super().__init__()
         self.ref = ref
+        # The weights as the module's parameters (the same tensors the reference reads): the
+        # export writes them as initializers, in external data past protobuf's 2 GB (a 0.6B
+        # Qwen3), rather than as Constant nodes inside the graph.
+        self.weights = torch.nn.ParameterList()
+        for name, t in list(ref.w.items()):
+            if t.is_floating_point():
+                p = torch.nn.Parameter(t, requires_grad=False)
+                self.weights.append(p)
+                ref.w[name] = p
 
     def forward(self, input_ids, token_type_ids, attention_mask):
         return self.ref.forward(input_ids, token_type_ids, attention_mask)["last_hidden_state"]
