@@ -33,6 +33,14 @@ std::size_t to_size(std::int64_t v) {
   return static_cast<std::size_t>(v);
 }
 
+// A norm's epsilon under `key` (absent or null: `fallback`), in (0, 1); Error naming the key else.
+double read_eps(const Fields& f, std::string_view key, double fallback) {
+  const double eps = f.number(key).value_or(fallback);
+  if (!std::isfinite(eps) || eps <= 0.0 || eps >= 1.0)
+    throw f.fail(key, fmt::format("is {}, outside (0, 1)", eps));
+  return eps;
+}
+
 std::size_t optional_in(const Fields& f, std::string_view key, std::int64_t min, std::int64_t max,
                         std::size_t fallback) {
   return f.has(key) ? to_size(f.integer_in(key, min, max)) : fallback;
@@ -161,10 +169,7 @@ void read_nomic(const Fields& f, ModelConfig& c) {
   c.max_position_embeddings = optional_in(f, "n_positions", 1, kMaxPositions, 1024);
   c.type_vocab_size = optional_in(f, "type_vocab_size", 0, kMaxTypeVocab, 2);
   c.hidden_act = f.string("activation_function").value_or("gelu_new");
-  c.layer_norm_eps = f.number("layer_norm_epsilon").value_or(1e-5);
-  if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0.0 || c.layer_norm_eps >= 1.0) {
-    throw f.fail("layer_norm_epsilon", fmt::format("is {}, outside (0, 1)", c.layer_norm_eps));
-  }
+  c.layer_norm_eps = read_eps(f, "layer_norm_epsilon", 1e-5);
   const bool gated = c.hidden_act == "swiglu" || c.hidden_act == "geglu" || c.hidden_act == "glu";
   std::size_t inner = 0;
   if (f.has("n_inner") && f.integer("n_inner")) {
@@ -280,10 +285,7 @@ void read_modernbert(const Fields& f, ModelConfig& c) {
   ModelConfig::ModernBert& m = c.modernbert;
   c.type_vocab_size = 0;
   c.hidden_act = f.string("hidden_activation").value_or("gelu");
-  c.layer_norm_eps = f.number("norm_eps").value_or(1e-5);
-  if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0.0 || c.layer_norm_eps >= 1.0) {
-    throw f.fail("norm_eps", fmt::format("is {}, outside (0, 1)", c.layer_norm_eps));
-  }
+  c.layer_norm_eps = read_eps(f, "norm_eps", 1e-5);
   if (!f.has("max_position_embeddings")) c.max_position_embeddings = 8192;
   m.local_attention = optional_in(f, "local_attention", 2, kMaxPositions, 128);
   m.global_every = optional_in(f, "global_attn_every_n_layers", 1, kMaxLayers, 3);
@@ -344,10 +346,7 @@ void read_qwen3(const Fields& f, ModelConfig& c) {
   ModelConfig::Qwen3& q = c.qwen3;
   c.type_vocab_size = 0;
   c.hidden_act = f.string("hidden_act").value_or("silu");
-  c.layer_norm_eps = f.number("rms_norm_eps").value_or(1e-6);
-  if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0.0 || c.layer_norm_eps >= 1.0) {
-    throw f.fail("rms_norm_eps", fmt::format("is {}, outside (0, 1)", c.layer_norm_eps));
-  }
+  c.layer_norm_eps = read_eps(f, "rms_norm_eps", 1e-6);
   if (!f.has("max_position_embeddings")) c.max_position_embeddings = 32768;
   q.kv_heads = optional_in(f, "num_key_value_heads", 1, kMaxHidden, c.num_attention_heads);
   if (c.num_attention_heads % q.kv_heads != 0) {
@@ -410,12 +409,7 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
     c.hidden_act = f.string("hidden_act").value_or("gelu");
     c.type_vocab_size = optional_in(f, "type_vocab_size", 0, kMaxTypeVocab, 2);
     c.position_embedding_type = f.string("position_embedding_type").value_or("absolute");
-    if (const auto eps = f.number("layer_norm_eps")) {
-      if (!std::isfinite(*eps) || *eps <= 0.0 || *eps >= 1.0) {
-        throw f.fail("layer_norm_eps", fmt::format("is {}, outside (0, 1)", *eps));
-      }
-      c.layer_norm_eps = *eps;
-    }
+    c.layer_norm_eps = read_eps(f, "layer_norm_eps", c.layer_norm_eps);
   }
   if (c.model_type == "deberta-v2") read_deberta(f, c);
   if (c.model_type == "new") read_gte(f, c);
