@@ -111,7 +111,8 @@ int run_guard(const GuardCliOptions& options) {
   const Built b = build(options, false);
   const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
-  for (const guard::GuardResult& r : b.guard->decide_texts(views)) fmt::print("{}\n", r.to_json());
+  const std::vector<guard::GuardResult> results = b.guard->decide_texts(views);
+  for (std::size_t i = 0; i < results.size(); ++i) fmt::print("{}\n", results[i].to_json(views[i]));
   return kExitOk;
 }
 

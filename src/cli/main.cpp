@@ -1,13 +1,16 @@
 // The warden executable: parses the command line and runs one subcommand. Errors thrown
 // below (warden::Error) stop here and become one line on stderr and an exit code.
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/literal_args.hpp"
 #include "core/error.hpp"
 
 namespace {
@@ -39,8 +42,11 @@ int main(int argc, char** argv) {
   commands.push_back(warden::cli::add_quantize_command(root));
   commands.push_back(warden::cli::add_rerank_command(root));
 
+  warden::cli::unprotect_options(root);
   try {
-    root.parse(argc, argv);
+    std::vector<std::string> args = warden::cli::protect_arguments(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes its arguments last first
+    root.parse(args);
   } catch (const CLI::ParseError& e) {
     const int code = root.exit(e);
     return code == 0 ? 0 : warden::cli::kExitUsage;

@@ -240,7 +240,7 @@ std::filesystem::path default_cache_dir() {
          "guard";
 }
 
-std::string GuardResult::to_json() const {
+std::string GuardResult::to_json(std::optional<std::string_view> text) const {
   JsonWriter w;
   w.begin_object();
   w.key("flagged");
@@ -257,6 +257,7 @@ std::string GuardResult::to_json() const {
     w.key("window").begin_object().key("start").value(static_cast<std::uint64_t>(window->first));
     w.key("end").value(static_cast<std::uint64_t>(window->second)).end_object();
   }
+  if (text) w.key("text").value(*text);
   w.end_object();
   return w.take();
 }

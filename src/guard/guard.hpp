@@ -49,8 +49,9 @@ struct GuardResult {
   // verdict comes from, [start, end) in code points of the text.
   std::optional<std::pair<std::size_t, std::size_t>> window;
 
-  // One compact JSON object with the fields (absent optionals are null).
-  [[nodiscard]] std::string to_json() const;
+  // One compact JSON object with the fields above (absent optionals are null); with `text`,
+  // a last field echoing the judged text (the CLI's lines, so that each names its input).
+  [[nodiscard]] std::string to_json(std::optional<std::string_view> text = std::nullopt) const;
 };
 
 // A part of a text the classifier method judges on its own: bytes [begin, end).
