@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -43,6 +45,15 @@
 namespace warden::cli {
 
 namespace {
+
+// A log line is never fatal: stderr may be a pipe whose reader has gone (a restarted log
+// shipper, `warden serve 2>&1 | tee` after tee died). The write then fails with EPIPE
+// (SIGPIPE is ignored, see run_serve) and the server goes on; fmt::print would throw.
+template <typename... Args>
+void log_line(fmt::format_string<Args...> format, Args&&... args) {
+  const std::string line = fmt::format(format, std::forward<Args>(args)...);
+  if (std::fwrite(line.data(), 1, line.size(), stderr) != line.size()) std::clearerr(stderr);
+}
 
 struct ServeOptions {
   std::vector<std::string> models;  // [ALIAS=]SOURCE, in order: the first of each kind is its default
@@ -92,16 +103,15 @@ std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embe
     guard_options.threshold = options.guard_threshold;
     auto g = std::make_unique<guard::Guard>(embedder, bank, guard_options);
     if (g->abstains_always()) {
-      fmt::print(stderr, "warden serve: guard: {} is lexical, so /guard abstains on every input\n",
-                 embedder.id());
+      log_line("warden serve: guard: {} is lexical, so /guard abstains on every input\n", embedder.id());
     } else {
-      fmt::print(stderr, "warden serve: guard: probe on {} ({} bank rows, threshold {:.3f}, cache {})\n",
-                 embedder.id(), bank.entries.size(), g->threshold(), g->probe_info().cache);
+      log_line("warden serve: guard: probe on {} ({} bank rows, threshold {:.3f}, cache {})\n", embedder.id(),
+               bank.entries.size(), g->threshold(), g->probe_info().cache);
     }
     return g;
   } catch (const Error& e) {
     if (!options.guard_bank.empty()) throw;  // a bank the user named must load
-    fmt::print(stderr, "warden serve: warning: no guard (/guard answers 424): {}\n", e.what());
+    log_line("warden serve: warning: no guard (/guard answers 424): {}\n", e.what());
     return nullptr;
   }
 }
@@ -115,8 +125,8 @@ std::unique_ptr<guard::Guard> make_classifier_guard(const ServeOptions& options,
   guard_options.threshold = options.guard_threshold;
   guard_options.positive_label = options.guard_positive_label;
   auto g = std::make_unique<guard::Guard>(classifier, guard_options);
-  fmt::print(stderr, "warden serve: guard: classifier {} (positive label {}, threshold {:.3f})\n",
-             classifier.id(), g->positive_label_names(), g->threshold());
+  log_line("warden serve: guard: classifier {} (positive label {}, threshold {:.3f})\n", classifier.id(),
+           g->positive_label_names(), g->threshold());
   return g;
 }
 
@@ -234,8 +244,8 @@ std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
   if (args.empty()) {
     catalog::CatalogModel m = catalog::default_model(catalog_options);
     if (!m.spec.tier_reason.empty()) {
-      fmt::print(stderr, "warden: warning: serving {} (lexical, semantic = false) because {}\n", m.spec.name,
-                 m.spec.tier_reason);
+      log_line("warden: warning: serving {} (lexical, semantic = false) because {}\n", m.spec.name,
+               m.spec.tier_reason);
     }
     models.push_back(std::move(m));
     return models;
@@ -243,8 +253,7 @@ std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
   for (const catalog::ModelArg& a : args) {
     catalog::CatalogModel m = catalog::make_model_spec(a, catalog_options);
     if (!m.spec.fallback_reason.empty()) {
-      fmt::print(
-          stderr,
+      log_line(
           "warden serve: warning: {}; serving {} under the name {} instead (lexical, semantic = false)\n",
           m.spec.fallback_reason, HashingEmbedder::kId, m.spec.name);
     }
@@ -261,6 +270,9 @@ std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
 }
 
 int run_serve(ServeOptions options) {
+  // Process-wide: a write to a pipe whose reader has gone (stderr to a dead log shipper, a
+  // socket a client closed) must fail with EPIPE, never kill the server.
+  std::signal(SIGPIPE, SIG_IGN);
   const serving::SystemResources resources = serving::detect();
   const std::size_t compute_threads = options.threads.value_or(resources.cpus);
   if (!options.guard_model.empty() && options.no_guard) {
@@ -291,14 +303,14 @@ int run_serve(ServeOptions options) {
       options.on_model_error == "fallback" ? catalog::OnModelError::Fallback : catalog::OnModelError::Exit;
   catalog_options.progress = [](const hub::Progress& p) {
     if (p.cached || (p.total != 0 && p.done != p.total)) return;
-    fmt::print(stderr, "warden serve: downloaded {} ({} bytes)\n", p.file, p.done);
+    log_line("warden serve: downloaded {} ({} bytes)\n", p.file, p.done);
   };
   std::vector<catalog::CatalogModel> resolved;
   try {
     resolved = resolve_models(options, catalog_options);
   } catch (const Error& e) {
     // Start-up checks: whatever the cause (missing folder, bad file, download), exit code 2.
-    fmt::print(stderr, "warden serve: error: {}\n", e.what());
+    log_line("warden serve: error: {}\n", e.what());
     return kExitUsage;
   }
 
@@ -338,7 +350,7 @@ int run_serve(ServeOptions options) {
       models.preload({guard_model_name});
     }
   } catch (const std::exception& e) {
-    fmt::print(stderr, "warden serve: error: a model failed to load: {}\n", e.what());
+    log_line("warden serve: error: a model failed to load: {}\n", e.what());
     return kExitUsage;
   }
 
@@ -350,8 +362,7 @@ int run_serve(ServeOptions options) {
     guard_classifier = std::make_unique<NeuralClassifier>(options.guard_model, pool.get());
     guard = make_classifier_guard(options, *guard_classifier);
     if (!options.guard_bank.empty()) {
-      fmt::print(stderr,
-                 "warden serve: warning: --guard-bank is not used: the classifier method needs no bank\n");
+      log_line("warden serve: warning: --guard-bank is not used: the classifier method needs no bank\n");
     }
     width = std::max(width, guard_classifier->hidden_size());
   } else if (!guard_model_name.empty()) {
@@ -397,12 +408,12 @@ int run_serve(ServeOptions options) {
     try {
       warm_up(app.pipeline(), warmup_texts, service.router.auto_truncate);
     } catch (const Error& e) {
-      fmt::print(stderr, "warden serve: error: {}\n", e.what());
+      log_line("warden serve: error: {}\n", e.what());
       return kExitUsage;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fmt::print(stderr, "warden serve: warmed the result cache with {} texts from {} in {:.3f} s\n",
-               warmup_texts.size(), options.warmup_file, seconds);
+    log_line("warden serve: warmed the result cache with {} texts from {} in {:.3f} s\n", warmup_texts.size(),
+             options.warmup_file, seconds);
   }
   http::Server server(options.server, app.handler());
   // gRPC on the same pipeline, host and key as HTTP.
@@ -418,48 +429,46 @@ int run_serve(ServeOptions options) {
     try {
       grpc_server = std::make_unique<grpc::GrpcServer>(app.pipeline(), g, &metrics);
     } catch (const Error& e) {
-      fmt::print(stderr, "warden serve: error: {}\n", e.what());
+      log_line("warden serve: error: {}\n", e.what());
       return kExitUsage;
     }
   }
   metrics.gauge_callback("warden_open_connections", "HTTP connections open now",
                          [&server] { return static_cast<double>(server.open_connections()); });
 
-  fmt::print(stderr, "warden serve: {}\n", resources.describe());
-  fmt::print(stderr, "warden serve: sized for this machine: {}\n", sizing.describe());
+  log_line("warden serve: {}\n", resources.describe());
+  log_line("warden serve: sized for this machine: {}\n", sizing.describe());
   for (const serving::ModelStatus& st : models.list()) {
-    fmt::print(stderr, "warden serve: model={} source={} kind={} semantic={} state={}{}{}\n", st.name,
-               st.source, model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
-               st.dim != 0 ? fmt::format(" dim={}", st.dim) : std::string(), st.pinned ? " pinned" : "");
+    log_line("warden serve: model={} source={} kind={} semantic={} state={}{}{}\n", st.name, st.source,
+             model_kind_name(st.kind), st.semantic, serving::model_state_name(st.state),
+             st.dim != 0 ? fmt::format(" dim={}", st.dim) : std::string(), st.pinned ? " pinned" : "");
   }
-  fmt::print(
-      stderr,
+  log_line(
       "warden serve: max_loaded_models={} memory_budget={} preload={} on_model_error={} "
       "listening=http://{}:{}{}\n",
       manager_options.max_loaded, manager_options.memory_budget, options.preload, options.on_model_error,
       options.server.hostname, server.port(),
       grpc_server ? fmt::format(" grpc={}:{}", options.server.hostname, grpc_server->port()) : std::string());
-  fmt::print(stderr,
-             "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
-             "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
-             "max_client_batch_size={} max_response_floats={} auto_truncate={} payload_limit={} "
-             "header_limit={} header_timeout_ms={} "
-             "request_timeout_ms={} idle_timeout_ms={} max_connections={} api_key={}\n",
-             pool->size(), options.server.io_threads, service.workers, service.scheduler.max_batch_tokens,
-             service.scheduler.max_batch_inputs, service.scheduler.max_concurrent,
-             service.scheduler.max_queue, options.queue_timeout_ms, service.router.max_client_batch_size,
-             service.router.max_response_floats, service.router.auto_truncate, options.server.payload_limit,
-             options.server.header_limit, options.header_timeout_ms, options.request_timeout_ms,
-             options.idle_timeout_ms, server.max_connections(),
-             service.router.api_key.empty() ? "off" : "on");
-  fmt::print(stderr, "warden serve: cache_bytes={} cache_ttl_s={}\n", cache_bytes, options.cache_ttl);
+  log_line(
+      "warden serve: compute_threads={} io_threads={} tokenization_workers={} max_batch_tokens={} "
+      "max_batch_requests={} max_concurrent_requests={} max_queue={} queue_timeout_ms={} "
+      "max_client_batch_size={} max_response_floats={} auto_truncate={} payload_limit={} "
+      "header_limit={} header_timeout_ms={} "
+      "request_timeout_ms={} idle_timeout_ms={} max_connections={} api_key={}\n",
+      pool->size(), options.server.io_threads, service.workers, service.scheduler.max_batch_tokens,
+      service.scheduler.max_batch_inputs, service.scheduler.max_concurrent, service.scheduler.max_queue,
+      options.queue_timeout_ms, service.router.max_client_batch_size, service.router.max_response_floats,
+      service.router.auto_truncate, options.server.payload_limit, options.server.header_limit,
+      options.header_timeout_ms, options.request_timeout_ms, options.idle_timeout_ms,
+      server.max_connections(), service.router.api_key.empty() ? "off" : "on");
+  log_line("warden serve: cache_bytes={} cache_ttl_s={}\n", cache_bytes, options.cache_ttl);
   std::fflush(stderr);
   server.run();
   // The server has stopped accepting and drained its connections; gRPC's calls finish (or
   // are cancelled past the grace) while the scheduler still runs; then answer what is queued.
   if (grpc_server) grpc_server->shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
   app.shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
-  fmt::print(stderr, "warden serve: stopped\n");
+  log_line("warden serve: stopped\n");
   return kExitOk;
 }
 
@@ -575,7 +584,7 @@ Command add_serve_command(CLI::App& root) {
                 "With --api-key: /metrics answers without the key (a scraper that cannot send one)")
       ->envname("WARDEN_PUBLIC_METRICS");
   app->add_option("--shutdown-grace-ms", o->shutdown_grace_ms,
-                  "On SIGTERM/SIGINT, how long requests in flight and queued work may still finish")
+                  "On SIGTERM/SIGINT/SIGHUP, how long requests in flight and queued work may still finish")
       ->capture_default_str()
       ->envname("WARDEN_SHUTDOWN_GRACE_MS");
   app->add_option("--header-limit", o->server.header_limit,

@@ -710,7 +710,10 @@ void Server::run() {
   asio::dispatch(impl.strand, [&impl] {
     if (impl.stopping) return;
     if (impl.options.handle_signals) {
+      // SIGHUP (the terminal or the supervisor's session went away) drains like SIGTERM:
+      // there is no configuration to reload, and dropping requests in flight is never right.
       impl.signals.emplace(impl.strand, SIGINT, SIGTERM);
+      impl.signals->add(SIGHUP);
       impl.signals->async_wait([&impl](beast::error_code ec, int /*signal*/) {
         if (!ec) impl.stop_on_strand();
       });

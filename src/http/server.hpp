@@ -49,7 +49,7 @@ struct ServerOptions {
   // Raise RLIMIT_NOFILE's soft limit to the hard limit when the server is constructed (the
   // soft limit is often 1024, fewer than a busy server's idle keep-alive connections).
   bool raise_fd_limit = true;
-  bool handle_signals = false;  // stop gracefully on SIGINT / SIGTERM
+  bool handle_signals = false;  // stop gracefully (drain) on SIGINT, SIGTERM or SIGHUP
 };
 
 class Server {

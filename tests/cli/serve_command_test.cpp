@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -60,7 +61,7 @@ class ServeProcess {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
-    ::close(err_fd_);
+    if (err_fd_ >= 0) ::close(err_fd_);
   }
 
   // Reads stderr until `needle` appears (or 10 s pass); returns everything read.
@@ -77,9 +78,26 @@ class ServeProcess {
     return err_;
   }
 
-  // SIGTERM, then the exit status (-1 if it did not exit within 10 s).
-  int terminate() {
-    ::kill(pid_, SIGTERM);
+  // Closes the read end of its stderr pipe: its next log line meets a reader that is gone.
+  void close_stderr() {
+    ::close(err_fd_);
+    err_fd_ = -1;
+  }
+
+  // Whether the process is still running (not exited, not killed by a signal).
+  bool alive() {
+    int status = 0;
+    if (exited_ || ::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  // `signal` (SIGTERM by default), then the exit status (-1 if it did not exit within 10 s,
+  // or died of a signal).
+  int terminate(int signal = SIGTERM) {
+    ::kill(pid_, signal);
     const auto deadline = Clock::now() + std::chrono::seconds(10);
     int status = 0;
     while (Clock::now() < deadline) {
@@ -113,6 +131,41 @@ TEST(ServeCommand, PrintsItsConfigurationServesAndStopsOnSigterm) {
   EXPECT_EQ(testing::HttpConnection(port).request("POST", "/embed", R"({"inputs": "hi"})").status, 200);
 
   EXPECT_EQ(server.terminate(), 0);
+}
+
+// The port a started server printed (0 if it printed none).
+std::uint16_t listening_port(const std::string& err) {
+  const std::string marker = "listening=http://127.0.0.1:";
+  const auto at = err.find(marker);
+  return at == std::string::npos ? 0 : static_cast<std::uint16_t>(std::stoi(err.substr(at + marker.size())));
+}
+
+// A log line to a stderr whose reader has gone (a restarted log shipper) must not kill the
+// server: any client can cause one, here by connecting past --max-connections.
+TEST(ServeCommand, AClosedStderrPipeDoesNotKillTheServer) {
+  ServeProcess server({"--model", "hashing-ngram-256", "--max-connections", "2"});
+  const auto port = listening_port(server.read_until("payload_limit="));
+  ASSERT_NE(port, 0);
+  server.close_stderr();
+  {
+    std::vector<std::unique_ptr<testing::HttpConnection>> held;
+    for (int i = 0; i < 4; ++i) held.push_back(std::make_unique<testing::HttpConnection>(port));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the refusal's line is written
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(server.alive()) << "killed by SIGPIPE";
+  EXPECT_EQ(testing::HttpConnection(port).request("GET", "/health").status, 200);
+  EXPECT_EQ(server.terminate(), 0);
+}
+
+// SIGHUP drains and exits 0 as SIGTERM does (it used to kill the process on the spot).
+TEST(ServeCommand, SighupStopsGracefully) {
+  ServeProcess server;
+  const auto port = listening_port(server.read_until("payload_limit="));
+  ASSERT_NE(port, 0);
+  EXPECT_EQ(testing::HttpConnection(port).request("POST", "/embed", R"({"inputs": "hi"})").status, 200);
+  EXPECT_EQ(server.terminate(SIGHUP), 0);
+  EXPECT_NE(server.read_until("warden serve: stopped").find("warden serve: stopped"), std::string::npos);
 }
 
 // A folder with a classification head is served as what it is: a reranker here.
@@ -168,13 +221,6 @@ TEST(ServeCommand, GuardModelAnswersGuardWithTheClassifierMethod) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("BENIGN, INJECTION, JAILBREAK"), std::string::npos) << bad.err;
   std::filesystem::remove_all(dir);
-}
-
-// The port a started server printed (0 if it printed none).
-std::uint16_t listening_port(const std::string& err) {
-  const std::string marker = "listening=http://127.0.0.1:";
-  const auto at = err.find(marker);
-  return at == std::string::npos ? 0 : static_cast<std::uint16_t>(std::stoi(err.substr(at + marker.size())));
 }
 
 // The "dtype" of the entry of `list` (an array of objects) whose `key` is `name`: nullopt when
