@@ -89,7 +89,9 @@ Response tei_rerank_answer(const RerankRequest& request, const std::vector<float
 }
 
 // One answer for every documents dialect: Cohere's id, results and meta; Jina's and vLLM's
-// usage; `data`, the same list, for the clients that read that name.
+// usage; `data`, the same list, for the clients that read that name; Mixedbread's fields
+// (each result's `score`, `object` and `input` when asked for; the list's `object`, `top_k`
+// and `return_input`).
 Response documents_rerank_answer(const DocumentsRerankRequest& request, const std::string& model_id,
                                  int version, const std::vector<float>& scores, std::size_t tokens) {
   std::vector<std::size_t> order = serving::by_score(scores);
@@ -103,6 +105,9 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
       if (request.return_documents) {
         w.key("document").begin_object().key("text").value(request.documents[i]).end_object();
       }
+      w.key("score").value(scores[i]);
+      if (request.return_input) w.key("input").raw(request.inputs_as_sent[i]);
+      w.key("object").value("rank_result");
       w.end_object();
     }
     w.end_array();
@@ -116,6 +121,9 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
   write_results(w);
   w.key("data");
   write_results(w);
+  w.key("object").value("list");
+  w.key("top_k").value(static_cast<std::uint64_t>(order.size()));
+  w.key("return_input").value(request.return_input);
   w.key("meta").begin_object();
   w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
   w.key("billed_units").begin_object().key("search_units").value(1).end_object();

@@ -491,7 +491,8 @@ DocumentsRerankRequest parse_documents_rerank(std::string_view body) {
   DocumentsRerankRequest request;
   request.model = model_field(obj);
   request.query = non_empty_query(obj);
-  // Cohere, Jina and vLLM send `documents`; llama.cpp's /v1/reranking sends `input`.
+  // Cohere, Jina and vLLM send `documents`; llama.cpp's and Mixedbread's /v1/reranking send
+  // `input`.
   std::string_view field = "documents";
   if (!optional_field(obj, field) && optional_field(obj, "input")) field = "input";
   array list;
@@ -501,9 +502,11 @@ DocumentsRerankRequest parse_documents_rerank(std::string_view body) {
   }
   if (list.size() == 0) throw empty(field);
   request.documents.reserve(list.size());
+  request.return_input = bool_or(obj, "return_input", false);
   std::size_t i = 0;
   for (const element e : list) {
     const std::string label = item(field, i++);
+    if (request.return_input) request.inputs_as_sent.push_back(simdjson::minify(e));
     std::string_view s;
     object doc;
     if (e.get(s) == simdjson::SUCCESS) {

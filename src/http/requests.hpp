@@ -154,6 +154,10 @@ struct DocumentsRerankRequest {
   std::string documents_field = "documents";  // the field they came in (errors name it)
   std::optional<std::size_t> top_n;
   bool return_documents = false;
+  // Mixedbread's return_input: each item of the list as it was sent (minified JSON), to
+  // echo as `data[i].input`; filled only when asked for.
+  bool return_input = false;
+  std::vector<std::string> inputs_as_sent;
   std::optional<RetrievalWeights> retrieval_weights;  // as RerankRequest's
   std::string instruction;                            // as RerankRequest's
 };

@@ -8,6 +8,7 @@ import OpenAI from "openai";
 import { CohereClient, CohereClientV2 } from "cohere-ai";
 import { InferenceClient } from "@huggingface/inference";
 import { OpenAIEmbeddings } from "@langchain/openai";
+import { Mixedbread } from "@mixedbread/sdk";
 
 const url = process.env.WARDEN_URL;
 const key = "sesame";
@@ -123,4 +124,28 @@ test("@huggingface/inference: an endpoint's featureExtraction and sentenceSimila
   const similarity = await tei("/similarity", { inputs: { source_sentence: texts[0], sentences: texts } });
   const scores = await endpoint.sentenceSimilarity({ inputs: { source_sentence: texts[0], sentences: texts } });
   scores.forEach((s, i) => assert.equal(Math.fround(s), Math.fround(similarity[i])));
+});
+
+test("@mixedbread/sdk Mixedbread: rerank (/v1/reranking) and embed", async () => {
+  const client = new Mixedbread({ apiKey: key, baseURL: url });
+  const want = await tei("/rerank", { query, texts: documents });
+  const got = await client.rerank({ model: "mixedbread-ai/mxbai-rerank-large-v2", query, input: documents, top_k: 2 });
+  assert.equal(got.data.length, 2);
+  got.data.forEach((r, i) => {
+    assert.equal(r.index, want[i].index);
+    assert.equal(Math.fround(r.score), Math.fround(want[i].score));
+    assert.equal(r.object, "rank_result");
+    assert.equal(r.input, undefined);
+  });
+  assert.equal(got.top_k, 2);
+  assert.equal(got.return_input, false);
+  assert.equal(got.object, "list");
+  assert.ok(got.usage.total_tokens > 0);
+  const withInput = await client.rerank({ query, input: documents, return_input: true });
+  assert.equal(withInput.data.length, documents.length);
+  withInput.data.forEach((r) => assert.equal(r.input, documents[r.index]));
+
+  const embedded = await tei("/embed", { inputs: texts });
+  const e = await client.embed({ model: "mixedbread-ai/mxbai-embed-large-v1", input: texts });
+  e.data.forEach((d, i) => sameVector(d.embedding, embedded[i], `mixedbread embed ${i}`));
 });

@@ -221,6 +221,26 @@ TEST_F(RerankDialects, EveryDocumentsDialectAnswersTheSameScores) {
             std::uint64_t(results.at(0)["index"]) == 0 ? "x" : "a cat is an animal");
 }
 
+// Mixedbread's SDK reads data[i].score, and with return_input each item as it sent it.
+TEST_F(RerankDialects, MixedbreadFieldsAndItsInputEchoedAsSent) {
+  const HandlerAnswer r = post("/v1/reranking", R"({"query": "what is a cat", "return_input": true,
+      "input": ["x", {"text": "a cat is an animal", "id": 7}]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  simdjson::dom::parser p;
+  const simdjson::dom::element doc = p.parse(r.body);
+  EXPECT_EQ(std::string_view(doc["object"]), "list");
+  EXPECT_EQ(std::uint64_t(doc["top_k"]), 2U);
+  EXPECT_TRUE(bool(doc["return_input"]));
+  for (const simdjson::dom::element item : doc["data"].get_array()) {
+    EXPECT_EQ(double(item["score"]), double(item["relevance_score"]));
+    EXPECT_EQ(std::string_view(item["object"]), "rank_result");
+    EXPECT_EQ(simdjson::to_string(item["input"]),
+              std::uint64_t(item["index"]) == 0 ? R"("x")" : R"({"text":"a cat is an animal","id":7})");
+  }
+  const HandlerAnswer plain = post("/v1/reranking", R"({"query": "q", "input": ["x"]})");
+  EXPECT_EQ(p.parse(plain.body)["data"].at(0)["input"].error(), simdjson::NO_SUCH_FIELD);
+}
+
 TEST_F(RerankDialects, RootRerankOrPredictsByTheBody) {
   const std::string pair = R"({"query": "what is a cat", "texts": ["a cat is an animal"]})";
   EXPECT_EQ(post("/", pair).body, post("/rerank", pair).body);
