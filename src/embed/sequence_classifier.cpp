@@ -99,10 +99,11 @@ PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std
   if (options.truncate) {
     TruncationParams t;
     t.max_length = max_input_tokens_;
-    // A cross-encoder's query is the question being asked: cut the passage first, and only
-    // when the passage alone cannot absorb the excess, both (longest_first).
-    t.strategy = pair ? TruncationStrategy::OnlySecond : TruncationStrategy::LongestFirst;
-    t.fallback_to_longest_first = true;
+    // A pair is cut as HF tokenizers' longest_first cuts it (the longer text first, until
+    // both are as long, then both): what transformers' truncation=True, sentence-transformers'
+    // CrossEncoder and TEI do, whatever the folder's tokenizer.json says, so the scores match
+    // theirs. A long query is cut before a short passage.
+    t.strategy = TruncationStrategy::LongestFirst;
     t.direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
     truncation = t;
   }

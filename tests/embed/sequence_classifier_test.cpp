@@ -151,7 +151,7 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
   EXPECT_THROW((void)bert.prepare(query, doc, told), Error);
 }
 
-TEST(NeuralClassifier, PairTruncationKeepsTheQuery) {
+TEST(NeuralClassifier, PairTruncationKeepsAShortQuery) {
   ThreadPool pool(1);
   const fs::path dir = testing::make_classifier_fixture("bert-reranker");
   const NeuralClassifier c(dir, &pool);
@@ -175,7 +175,7 @@ TEST(NeuralClassifier, PairTruncationKeepsTheQuery) {
   EXPECT_EQ(l.ids.size(), c.max_input_tokens());
   EXPECT_TRUE(
       std::equal(q.ids.begin(), q.ids.begin() + static_cast<std::ptrdiff_t>(query_part), l.ids.begin()));
-  // A query too long for only_second falls back to longest_first instead of failing.
+  // Two long texts: both are cut.
   const PreparedInput both = c.prepare(passage, passage, {});
   EXPECT_EQ(both.ids.size(), c.max_input_tokens());
   // truncate = false refuses, saying how long.
@@ -191,6 +191,48 @@ TEST(NeuralClassifier, PairTruncationKeepsTheQuery) {
   // Invalid UTF-8 is the input's fault.
   EXPECT_THROW((void)c.prepare(query, std::string_view("\xff\xfe"), {}), Error);
   fs::remove_all(dir);
+}
+
+// HF tokenizers' longest_first (transformers' truncation=True, sentence-transformers'
+// CrossEncoder, TEI): a long first text and a short second one keep the second whole and cut
+// the first to what is left — not the first whole and the second cut (only_second).
+TEST(NeuralClassifier, PairTruncationIsLongestFirstAsHuggingFaceDoes) {
+  ThreadPool pool(1);
+  for (const char* name : {"bert-reranker", "deberta-v2-classifier", "xlm-roberta-reranker"}) {
+    SCOPED_TRACE(name);
+    const fs::path dir = testing::make_classifier_fixture(name);
+    const NeuralClassifier c(dir, &pool);
+    const std::size_t m = c.max_input_tokens();
+    // A first text of about 3/4 of the model's length and a second of about 1/3: together
+    // too long, each short enough alone (only_second would keep the first whole).
+    std::string second;
+    std::string first;
+    for (std::size_t i = 0; i < m / 3; ++i) second += "b ";
+    for (std::size_t i = 0; i < 3 * m / 4; ++i) first += "a ";
+    InputOptions whole;
+    whole.truncate = false;
+    whole.add_special_tokens = false;
+    const std::size_t second_len = c.prepare(second, std::nullopt, whole).ids.size();
+    ASSERT_LT(second_len, m / 2);
+    ASSERT_LT(c.prepare(first, std::nullopt, whole).ids.size(), m - 3);
+    const PreparedInput p = c.prepare(first, std::string_view(second), {});
+    ASSERT_EQ(p.ids.size(), m);
+    // The tail is the whole second text and the template's closing tokens: the same as the
+    // tail of a short pair with that second text.
+    const PreparedInput short_pair = c.prepare("a", std::string_view(second), {});
+    const std::size_t tail = second_len + 1;  // ... B [SEP] (XLM-R: ... B </s>)
+    ASSERT_GT(short_pair.ids.size(), tail);
+    EXPECT_TRUE(std::equal(short_pair.ids.end() - static_cast<std::ptrdiff_t>(tail), short_pair.ids.end(),
+                           p.ids.end() - static_cast<std::ptrdiff_t>(tail)));
+    // And the mirror image: a long second text is cut, a short first kept.
+    const PreparedInput mirror = c.prepare(second, std::string_view(first), {});
+    ASSERT_EQ(mirror.ids.size(), m);
+    const PreparedInput short_mirror = c.prepare(second, std::string_view("a"), {});
+    const std::size_t head = second_len + 1;  // [CLS] A (XLM-R: <s> A)
+    EXPECT_TRUE(std::equal(short_mirror.ids.begin(),
+                           short_mirror.ids.begin() + static_cast<std::ptrdiff_t>(head), mirror.ids.begin()));
+    fs::remove_all(dir);
+  }
 }
 
 TEST(NeuralClassifier, AnEmbeddingFolderIsNotAClassifier) {
