@@ -155,8 +155,10 @@ template <class Req, class Res>
 }
 
 // A stream of requests, each answered in order by one response: up to max_stream_in_flight
-// messages go through the pipeline at once (their inputs batch with everyone's), and the
-// first error ends the stream with its status once the messages in flight are back. It
+// messages are held at once — read and not yet written back, whether they are still being
+// computed or their answers wait for the client to read (their inputs batch with everyone's)
+// — so a client that stops reading stops being read from (back-pressure, as HTTP's), and
+// the first error ends the stream with its status once the messages in flight are back. It
 // deletes itself when gRPC is done with it.
 template <class Req, class Res>
 class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
@@ -186,7 +188,7 @@ class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
     auto request = std::make_shared<const Req>(std::move(incoming_));
     const std::size_t index = next_read_++;
     ++in_flight_;
-    if (in_flight_ < backend_.options().max_stream_in_flight) {
+    if (may_read()) {
       reading_ = true;
       this->StartRead(&incoming_);
     }
@@ -218,6 +220,14 @@ class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
   void OnDone() override { delete this; }
 
  private:
+  // Under the lock: whether another message may be read — fewer than max_stream_in_flight
+  // are held, counting those computing, those answered and waiting for their turn, and the
+  // one being written (a client that never reads keeps that write pending forever).
+  [[nodiscard]] bool may_read() const noexcept {
+    const std::size_t held = next_read_ - next_write_ + (writing_ ? 1 : 0);
+    return held < backend_.options().max_stream_in_flight;
+  }
+
   // Under the lock: writes the next answer in order, resumes reading, or finishes.
   void pump(std::unique_lock<std::mutex>& lock) {
     if (finished_) return;
@@ -235,7 +245,7 @@ class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
         }
       }
     }
-    if (!reading_ && !reads_done_ && !error_ && in_flight_ < backend_.options().max_stream_in_flight) {
+    if (!reading_ && !reads_done_ && !error_ && may_read()) {
       reading_ = true;
       this->StartRead(&incoming_);
     }
