@@ -1,5 +1,7 @@
 #include "grpc/backend.hpp"
 
+#include <grpcpp/impl/codegen/proto_utils.h>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -19,6 +21,27 @@ std::string millis(std::uint64_t ns) {
 }
 
 }  // namespace
+
+bool parse_request(const Bytes& bytes, google::protobuf::Message& out) {
+  Bytes copy(bytes);  // a new reference to the same slices
+  return ::grpc::GenericDeserialize<::grpc::ProtoBufferReader, google::protobuf::Message>(&copy, &out).ok();
+}
+
+::grpc::Status unparsable(const google::protobuf::Message& type) {
+  return {::grpc::StatusCode::INVALID_ARGUMENT,
+          fmt::format("the request is not a valid {} message (malformed protobuf, or a string field that is "
+                      "not UTF-8)",
+                      type.GetTypeName())};
+}
+
+Bytes serialize_answer(const google::protobuf::Message& answer) {
+  Bytes bytes;
+  bool own = false;
+  const ::grpc::Status s =
+      ::grpc::GenericSerialize<::grpc::ProtoBufferWriter, google::protobuf::Message>(answer, &bytes, &own);
+  if (!s.ok()) throw Error(ErrorKind::Internal, "cannot serialise a gRPC answer: " + s.error_message());
+  return bytes;
+}
 
 ::grpc::Status to_status(const std::exception_ptr& error) {
   using ::grpc::StatusCode;

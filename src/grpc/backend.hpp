@@ -4,6 +4,11 @@
 // per-call metrics — and the two reactors every method runs in: one for a unary call, one
 // for a stream of requests answered in order. A method is written once, as a function
 // that answers one request through `reply`; the reactors run it for unary and streaming calls.
+//
+// Every method is registered raw (bytes in, bytes out) and the reactors parse the request
+// themselves: gRPC's own parsing answers a message that does not parse (malformed protobuf, a
+// string that is not UTF-8) with UNIMPLEMENTED, which tells the client the method does not
+// exist, and ends a stream on such a message as if the client had finished it.
 
 #include <chrono>
 #include <cstddef>
@@ -47,6 +52,18 @@ struct Work {
 
 template <class Res>
 using Reply = std::function<void(const ::grpc::Status&, Res&)>;
+
+// The raw form every method is registered in.
+using Bytes = ::grpc::ByteBuffer;
+using BidiReactor = ::grpc::ServerBidiReactor<Bytes, Bytes>;
+
+// Parses one request message (a copy of `bytes`: gRPC's parser consumes its buffer); false
+// for bytes that are not a valid `out` (malformed, or a proto3 string that is not UTF-8).
+[[nodiscard]] bool parse_request(const Bytes& bytes, google::protobuf::Message& out);
+// INVALID_ARGUMENT naming the message type that did not parse.
+[[nodiscard]] ::grpc::Status unparsable(const google::protobuf::Message& type);
+// One answer message as bytes; Error(Internal) if protobuf cannot (past its 2 GiB limit).
+[[nodiscard]] Bytes serialize_answer(const google::protobuf::Message& answer);
 
 class Backend {
  public:
@@ -130,7 +147,7 @@ class UnaryCall final : public ::grpc::ServerUnaryReactor {
 
 template <class Req, class Res>
 ::grpc::ServerUnaryReactor* serve_unary(Backend& backend, ::grpc::CallbackServerContext* context,
-                                        const Req* request, Res* response, std::string_view method,
+                                        const Bytes* request, Bytes* response, std::string_view method,
                                         std::initializer_list<ModelKind> kinds, const Method<Req, Res>& run) {
   auto* call = new UnaryCall(backend, context, method);
   const ::grpc::Status auth = backend.authorize(*context);
@@ -138,16 +155,20 @@ template <class Req, class Res>
     call->finish(auth);
     return call;
   }
+  auto parsed = std::make_shared<Req>();
+  if (!parse_request(*request, *parsed)) {
+    call->finish(unparsable(*parsed));
+    return call;
+  }
   call->work.model = backend.model_for(*context, kinds);
   try {
-    run(backend, call->work, std::make_shared<const Req>(*request),
-        [call, response](const ::grpc::Status& status, Res& out) {
-          if (status.ok()) {
-            if constexpr (requires { out.metadata(); }) add_timing_headers(call->context(), out.metadata());
-            *response = std::move(out);
-          }
-          call->finish(status);
-        });
+    run(backend, call->work, std::move(parsed), [call, response](const ::grpc::Status& status, Res& out) {
+      if (status.ok()) {
+        if constexpr (requires { out.metadata(); }) add_timing_headers(call->context(), out.metadata());
+        *response = serialize_answer(out);
+      }
+      call->finish(status);
+    });
   } catch (...) {
     call->finish(to_status(std::current_exception()));
   }
@@ -161,7 +182,7 @@ template <class Req, class Res>
 // the first error ends the stream with its status once the messages in flight are back. It
 // deletes itself when gRPC is done with it.
 template <class Req, class Res>
-class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
+class StreamCall final : public BidiReactor {
  public:
   StreamCall(Backend& backend, ::grpc::CallbackServerContext* context, std::string_view method,
              std::initializer_list<ModelKind> kinds, Method<Req, Res> run)
@@ -185,7 +206,13 @@ class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
       reads_done_ = true;
       return pump(lock);
     }
-    auto request = std::make_shared<const Req>(std::move(incoming_));
+    auto request = std::make_shared<Req>();
+    if (!parse_request(incoming_, *request)) {
+      // The answers before it are still written; the stream then ends with the error.
+      reads_done_ = true;
+      done_[next_read_++] = {unparsable(*request), Res()};
+      return pump(lock);
+    }
     const std::size_t index = next_read_++;
     ++in_flight_;
     if (may_read()) {
@@ -237,11 +264,15 @@ class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
         if (!next->second.first.ok()) {
           error_ = next->second.first;
         } else {
-          current_ = std::move(next->second.second);
-          done_.erase(next);
-          ++next_write_;
-          writing_ = true;
-          this->StartWrite(&current_);
+          try {
+            current_ = serialize_answer(next->second.second);
+            done_.erase(next);
+            ++next_write_;
+            writing_ = true;
+            this->StartWrite(&current_);
+          } catch (...) {
+            error_ = to_status(std::current_exception());
+          }
         }
       }
     }
@@ -266,8 +297,8 @@ class StreamCall final : public ::grpc::ServerBidiReactor<Req, Res> {
   Method<Req, Res> run_;
   Work work_;
   std::mutex mutex_;
-  Req incoming_;
-  Res current_;
+  Bytes incoming_;
+  Bytes current_;
   std::map<std::size_t, std::pair<::grpc::Status, Res>> done_;  // answered, not yet written
   std::size_t next_read_ = 0;
   std::size_t next_write_ = 0;

@@ -231,9 +231,9 @@ void rerank(Backend& b, const Work& w, std::shared_ptr<const RerankRequest> rq, 
 
 // RerankStream: pairs arrive one per message and are ranked together when the client is
 // done sending; raw_scores and return_text are the first message's (TEI's rule).
-class RerankStreamCall final : public ::grpc::ServerReadReactor<RerankStreamRequest> {
+class RerankStreamCall final : public ::grpc::ServerReadReactor<Bytes> {
  public:
-  RerankStreamCall(Backend& backend, ::grpc::CallbackServerContext* context, RerankResponse* response)
+  RerankStreamCall(Backend& backend, ::grpc::CallbackServerContext* context, Bytes* response)
       : backend_(backend), response_(response) {
     const ::grpc::Status auth = backend.authorize(*context);
     if (!auth.ok()) {
@@ -245,26 +245,28 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<RerankStreamRequ
   }
   void OnReadDone(bool ok) override {
     if (ok) {
+      RerankStreamRequest message;
+      if (!parse_request(incoming_, message)) return finish(unparsable(message));
       if (pairs_->texts.size() >= backend_.options().max_client_batch_size) {
         return finish(
             {::grpc::StatusCode::INVALID_ARGUMENT, fmt::format("batch size > maximum allowed batch size {}",
                                                                backend_.options().max_client_batch_size)});
       }
       if (pairs_->texts.empty()) {
-        pairs_->truncate = incoming_.truncate();
-        pairs_->direction = incoming_.truncation_direction();
-        pairs_->raw_scores = incoming_.raw_scores();
-        pairs_->return_text = incoming_.return_text();
+        pairs_->truncate = message.truncate();
+        pairs_->direction = message.truncation_direction();
+        pairs_->raw_scores = message.raw_scores();
+        pairs_->return_text = message.return_text();
       }
-      pairs_->queries.push_back(std::move(*incoming_.mutable_query()));
-      pairs_->texts.push_back(std::move(*incoming_.mutable_text()));
+      pairs_->queries.push_back(std::move(*message.mutable_query()));
+      pairs_->texts.push_back(std::move(*message.mutable_text()));
       StartRead(&incoming_);
       return;
     }
     // The client is done sending: one job for every pair.
     try {
       rerank_pairs(backend_, work_, pairs_, [this](const ::grpc::Status& status, RerankResponse& out) {
-        if (status.ok()) *response_ = std::move(out);
+        if (status.ok()) *response_ = serialize_answer(out);
         finish(status);
       });
     } catch (...) {
@@ -280,9 +282,9 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<RerankStreamRequ
     Finish(status);
   }
   Backend& backend_;
-  RerankResponse* response_;
+  Bytes* response_;
   Work work_;
-  RerankStreamRequest incoming_;
+  Bytes incoming_;
   std::shared_ptr<Pairs> pairs_ = std::make_shared<Pairs>();
 };
 
@@ -292,39 +294,35 @@ const std::initializer_list<ModelKind> kRerankers = {ModelKind::Reranker};
 }  // namespace
 
 ::grpc::ServerUnaryReactor* PredictService::Predict(::grpc::CallbackServerContext* context,
-                                                    const PredictRequest* request,
-                                                    PredictResponse* response) {
+                                                    const Bytes* request, Bytes* response) {
   return serve_unary<PredictRequest, PredictResponse>(backend_, context, request, response,
                                                       "/tei.v1.Predict/Predict", kClassifiers, predict);
 }
 
 ::grpc::ServerUnaryReactor* PredictService::PredictPair(::grpc::CallbackServerContext* context,
-                                                        const PredictPairRequest* request,
-                                                        PredictResponse* response) {
+                                                        const Bytes* request, Bytes* response) {
   return serve_unary<PredictPairRequest, PredictResponse>(
       backend_, context, request, response, "/tei.v1.Predict/PredictPair", kClassifiers, predict_pair);
 }
 
-::grpc::ServerBidiReactor<PredictRequest, PredictResponse>* PredictService::PredictStream(
-    ::grpc::CallbackServerContext* context) {
+BidiReactor* PredictService::PredictStream(::grpc::CallbackServerContext* context) {
   return new StreamCall<PredictRequest, PredictResponse>(backend_, context, "/tei.v1.Predict/PredictStream",
                                                          kClassifiers, predict);
 }
 
-::grpc::ServerBidiReactor<PredictPairRequest, PredictResponse>* PredictService::PredictPairStream(
-    ::grpc::CallbackServerContext* context) {
+BidiReactor* PredictService::PredictPairStream(::grpc::CallbackServerContext* context) {
   return new StreamCall<PredictPairRequest, PredictResponse>(
       backend_, context, "/tei.v1.Predict/PredictPairStream", kClassifiers, predict_pair);
 }
 
 ::grpc::ServerUnaryReactor* RerankService::Rerank(::grpc::CallbackServerContext* context,
-                                                  const RerankRequest* request, RerankResponse* response) {
+                                                  const Bytes* request, Bytes* response) {
   return serve_unary<RerankRequest, RerankResponse>(backend_, context, request, response,
                                                     "/tei.v1.Rerank/Rerank", kRerankers, rerank);
 }
 
-::grpc::ServerReadReactor<RerankStreamRequest>* RerankService::RerankStream(
-    ::grpc::CallbackServerContext* context, RerankResponse* response) {
+::grpc::ServerReadReactor<Bytes>* RerankService::RerankStream(::grpc::CallbackServerContext* context,
+                                                              Bytes* response) {
   return new RerankStreamCall(backend_, context, response);
 }
 

@@ -155,40 +155,35 @@ const std::initializer_list<ModelKind> kEmbedding = {ModelKind::Embedding};
 
 }  // namespace
 
-::grpc::ServerUnaryReactor* EmbedService::Embed(::grpc::CallbackServerContext* context,
-                                                const EmbedRequest* request, EmbedResponse* response) {
+::grpc::ServerUnaryReactor* EmbedService::Embed(::grpc::CallbackServerContext* context, const Bytes* request,
+                                                Bytes* response) {
   return serve_unary<EmbedRequest, EmbedResponse>(backend_, context, request, response, "/tei.v1.Embed/Embed",
                                                   kEmbedding, embed);
 }
 
-::grpc::ServerBidiReactor<EmbedRequest, EmbedResponse>* EmbedService::EmbedStream(
-    ::grpc::CallbackServerContext* context) {
+BidiReactor* EmbedService::EmbedStream(::grpc::CallbackServerContext* context) {
   return new StreamCall<EmbedRequest, EmbedResponse>(backend_, context, "/tei.v1.Embed/EmbedStream",
                                                      kEmbedding, embed);
 }
 
 ::grpc::ServerUnaryReactor* EmbedService::EmbedSparse(::grpc::CallbackServerContext* context,
-                                                      const EmbedSparseRequest* request,
-                                                      EmbedSparseResponse* response) {
+                                                      const Bytes* request, Bytes* response) {
   return serve_unary<EmbedSparseRequest, EmbedSparseResponse>(
       backend_, context, request, response, "/tei.v1.Embed/EmbedSparse", kEmbedding, embed_sparse);
 }
 
-::grpc::ServerBidiReactor<EmbedSparseRequest, EmbedSparseResponse>* EmbedService::EmbedSparseStream(
-    ::grpc::CallbackServerContext* context) {
+BidiReactor* EmbedService::EmbedSparseStream(::grpc::CallbackServerContext* context) {
   return new StreamCall<EmbedSparseRequest, EmbedSparseResponse>(
       backend_, context, "/tei.v1.Embed/EmbedSparseStream", kEmbedding, embed_sparse);
 }
 
 ::grpc::ServerUnaryReactor* EmbedService::EmbedAll(::grpc::CallbackServerContext* context,
-                                                   const EmbedAllRequest* request,
-                                                   EmbedAllResponse* response) {
+                                                   const Bytes* request, Bytes* response) {
   return serve_unary<EmbedAllRequest, EmbedAllResponse>(backend_, context, request, response,
                                                         "/tei.v1.Embed/EmbedAll", kEmbedding, embed_all);
 }
 
-::grpc::ServerBidiReactor<EmbedAllRequest, EmbedAllResponse>* EmbedService::EmbedAllStream(
-    ::grpc::CallbackServerContext* context) {
+BidiReactor* EmbedService::EmbedAllStream(::grpc::CallbackServerContext* context) {
   return new StreamCall<EmbedAllRequest, EmbedAllResponse>(backend_, context, "/tei.v1.Embed/EmbedAllStream",
                                                            kEmbedding, embed_all);
 }

@@ -25,7 +25,8 @@ struct GrpcOptions {
   bool auto_truncate = true;                 // for Info only: TEI's gRPC requests say `truncate` themselves
   std::size_t max_client_batch_size = 1024;  // texts in one Rerank (or RerankStream); more: INVALID_ARGUMENT
   std::size_t max_message_bytes = 2U << 20;  // largest request message; more: RESOURCE_EXHAUSTED
-  std::size_t max_stream_in_flight = 64;     // messages of one stream held at once: computing, or answered and unsent
+  std::size_t max_stream_in_flight =
+      64;  // messages of one stream held at once: computing, or answered and unsent
   // What a flood of clients can hold: calls open at once on one connection (more wait in
   // the client), and the memory gRPC may spend on calls and messages (past it, new calls
   // are refused with RESOURCE_EXHAUSTED).

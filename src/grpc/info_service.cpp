@@ -47,9 +47,8 @@ const std::initializer_list<ModelKind> kAny = {ModelKind::Embedding, ModelKind::
 
 }  // namespace
 
-::grpc::ServerUnaryReactor* InfoService::Info(::grpc::CallbackServerContext* context,
-                                              const tei::v1::InfoRequest* request,
-                                              tei::v1::InfoResponse* response) {
+::grpc::ServerUnaryReactor* InfoService::Info(::grpc::CallbackServerContext* context, const Bytes* request,
+                                              Bytes* response) {
   return serve_unary<tei::v1::InfoRequest, tei::v1::InfoResponse>(backend_, context, request, response,
                                                                   "/tei.v1.Info/Info", kAny, info);
 }

@@ -1,89 +1,93 @@
 #pragma once
 // Internal to src/grpc/: TEI's five services, each a thin class whose methods hand their
 // request to the reactors of backend.hpp with the function that answers it (one .cpp each).
+// Every method is raw (bytes): the reactors parse the requests (backend.hpp says why).
 
 #include "grpc/backend.hpp"
 
 namespace warden::grpc {
 
-class InfoService final : public tei::v1::Info::CallbackService {
+using RawInfoService = tei::v1::Info::WithRawCallbackMethod_Info<tei::v1::Info::Service>;
+
+class InfoService final : public RawInfoService {
  public:
   explicit InfoService(Backend& backend) : backend_(backend) {}
-  ::grpc::ServerUnaryReactor* Info(::grpc::CallbackServerContext* context,
-                                   const tei::v1::InfoRequest* request,
-                                   tei::v1::InfoResponse* response) override;
+  ::grpc::ServerUnaryReactor* Info(::grpc::CallbackServerContext* context, const Bytes* request,
+                                   Bytes* response) override;
 
  private:
   Backend& backend_;
 };
 
-class EmbedService final : public tei::v1::Embed::CallbackService {
+using RawEmbedService = tei::v1::Embed::WithRawCallbackMethod_Embed<
+    tei::v1::Embed::WithRawCallbackMethod_EmbedStream<tei::v1::Embed::WithRawCallbackMethod_EmbedSparse<
+        tei::v1::Embed::WithRawCallbackMethod_EmbedSparseStream<
+            tei::v1::Embed::WithRawCallbackMethod_EmbedAll<
+                tei::v1::Embed::WithRawCallbackMethod_EmbedAllStream<tei::v1::Embed::Service>>>>>>;
+
+class EmbedService final : public RawEmbedService {
  public:
   explicit EmbedService(Backend& backend) : backend_(backend) {}
-  ::grpc::ServerUnaryReactor* Embed(::grpc::CallbackServerContext* context,
-                                    const tei::v1::EmbedRequest* request,
-                                    tei::v1::EmbedResponse* response) override;
-  ::grpc::ServerBidiReactor<tei::v1::EmbedRequest, tei::v1::EmbedResponse>* EmbedStream(
-      ::grpc::CallbackServerContext* context) override;
-  ::grpc::ServerUnaryReactor* EmbedSparse(::grpc::CallbackServerContext* context,
-                                          const tei::v1::EmbedSparseRequest* request,
-                                          tei::v1::EmbedSparseResponse* response) override;
-  ::grpc::ServerBidiReactor<tei::v1::EmbedSparseRequest, tei::v1::EmbedSparseResponse>* EmbedSparseStream(
-      ::grpc::CallbackServerContext* context) override;
-  ::grpc::ServerUnaryReactor* EmbedAll(::grpc::CallbackServerContext* context,
-                                       const tei::v1::EmbedAllRequest* request,
-                                       tei::v1::EmbedAllResponse* response) override;
-  ::grpc::ServerBidiReactor<tei::v1::EmbedAllRequest, tei::v1::EmbedAllResponse>* EmbedAllStream(
-      ::grpc::CallbackServerContext* context) override;
+  ::grpc::ServerUnaryReactor* Embed(::grpc::CallbackServerContext* context, const Bytes* request,
+                                    Bytes* response) override;
+  BidiReactor* EmbedStream(::grpc::CallbackServerContext* context) override;
+  ::grpc::ServerUnaryReactor* EmbedSparse(::grpc::CallbackServerContext* context, const Bytes* request,
+                                          Bytes* response) override;
+  BidiReactor* EmbedSparseStream(::grpc::CallbackServerContext* context) override;
+  ::grpc::ServerUnaryReactor* EmbedAll(::grpc::CallbackServerContext* context, const Bytes* request,
+                                       Bytes* response) override;
+  BidiReactor* EmbedAllStream(::grpc::CallbackServerContext* context) override;
 
  private:
   Backend& backend_;
 };
 
-class PredictService final : public tei::v1::Predict::CallbackService {
+using RawPredictService = tei::v1::Predict::WithRawCallbackMethod_Predict<
+    tei::v1::Predict::WithRawCallbackMethod_PredictPair<tei::v1::Predict::WithRawCallbackMethod_PredictStream<
+        tei::v1::Predict::WithRawCallbackMethod_PredictPairStream<tei::v1::Predict::Service>>>>;
+
+class PredictService final : public RawPredictService {
  public:
   explicit PredictService(Backend& backend) : backend_(backend) {}
-  ::grpc::ServerUnaryReactor* Predict(::grpc::CallbackServerContext* context,
-                                      const tei::v1::PredictRequest* request,
-                                      tei::v1::PredictResponse* response) override;
-  ::grpc::ServerUnaryReactor* PredictPair(::grpc::CallbackServerContext* context,
-                                          const tei::v1::PredictPairRequest* request,
-                                          tei::v1::PredictResponse* response) override;
-  ::grpc::ServerBidiReactor<tei::v1::PredictRequest, tei::v1::PredictResponse>* PredictStream(
-      ::grpc::CallbackServerContext* context) override;
-  ::grpc::ServerBidiReactor<tei::v1::PredictPairRequest, tei::v1::PredictResponse>* PredictPairStream(
-      ::grpc::CallbackServerContext* context) override;
+  ::grpc::ServerUnaryReactor* Predict(::grpc::CallbackServerContext* context, const Bytes* request,
+                                      Bytes* response) override;
+  ::grpc::ServerUnaryReactor* PredictPair(::grpc::CallbackServerContext* context, const Bytes* request,
+                                          Bytes* response) override;
+  BidiReactor* PredictStream(::grpc::CallbackServerContext* context) override;
+  BidiReactor* PredictPairStream(::grpc::CallbackServerContext* context) override;
 
  private:
   Backend& backend_;
 };
 
-class RerankService final : public tei::v1::Rerank::CallbackService {
+using RawRerankService = tei::v1::Rerank::WithRawCallbackMethod_Rerank<
+    tei::v1::Rerank::WithRawCallbackMethod_RerankStream<tei::v1::Rerank::Service>>;
+
+class RerankService final : public RawRerankService {
  public:
   explicit RerankService(Backend& backend) : backend_(backend) {}
-  ::grpc::ServerUnaryReactor* Rerank(::grpc::CallbackServerContext* context,
-                                     const tei::v1::RerankRequest* request,
-                                     tei::v1::RerankResponse* response) override;
-  ::grpc::ServerReadReactor<tei::v1::RerankStreamRequest>* RerankStream(
-      ::grpc::CallbackServerContext* context, tei::v1::RerankResponse* response) override;
+  ::grpc::ServerUnaryReactor* Rerank(::grpc::CallbackServerContext* context, const Bytes* request,
+                                     Bytes* response) override;
+  ::grpc::ServerReadReactor<Bytes>* RerankStream(::grpc::CallbackServerContext* context,
+                                                 Bytes* response) override;
 
  private:
   Backend& backend_;
 };
 
-class TokenizeService final : public tei::v1::Tokenize::CallbackService {
+using RawTokenizeService = tei::v1::Tokenize::WithRawCallbackMethod_Tokenize<
+    tei::v1::Tokenize::WithRawCallbackMethod_TokenizeStream<tei::v1::Tokenize::WithRawCallbackMethod_Decode<
+        tei::v1::Tokenize::WithRawCallbackMethod_DecodeStream<tei::v1::Tokenize::Service>>>>;
+
+class TokenizeService final : public RawTokenizeService {
  public:
   explicit TokenizeService(Backend& backend) : backend_(backend) {}
-  ::grpc::ServerUnaryReactor* Tokenize(::grpc::CallbackServerContext* context,
-                                       const tei::v1::EncodeRequest* request,
-                                       tei::v1::EncodeResponse* response) override;
-  ::grpc::ServerBidiReactor<tei::v1::EncodeRequest, tei::v1::EncodeResponse>* TokenizeStream(
-      ::grpc::CallbackServerContext* context) override;
-  ::grpc::ServerUnaryReactor* Decode(::grpc::CallbackServerContext* context,
-                                     const tei::v1::DecodeRequest* request,
-                                     tei::v1::DecodeResponse* response) override;
-  ::grpc::ServerBidiReactor<tei::v1::DecodeRequest, tei::v1::DecodeResponse>* DecodeStream(
-      ::grpc::CallbackServerContext* context) override;
+  ::grpc::ServerUnaryReactor* Tokenize(::grpc::CallbackServerContext* context, const Bytes* request,
+                                       Bytes* response) override;
+  BidiReactor* TokenizeStream(::grpc::CallbackServerContext* context) override;
+  ::grpc::ServerUnaryReactor* Decode(::grpc::CallbackServerContext* context, const Bytes* request,
+                                     Bytes* response) override;
+  BidiReactor* DecodeStream(::grpc::CallbackServerContext* context) override;
 
  private:
   Backend& backend_;

@@ -74,26 +74,23 @@ const std::initializer_list<ModelKind> kEmbedding = {ModelKind::Embedding};
 }  // namespace
 
 ::grpc::ServerUnaryReactor* TokenizeService::Tokenize(::grpc::CallbackServerContext* context,
-                                                      const EncodeRequest* request,
-                                                      EncodeResponse* response) {
+                                                      const Bytes* request, Bytes* response) {
   return serve_unary<EncodeRequest, EncodeResponse>(backend_, context, request, response,
                                                     "/tei.v1.Tokenize/Tokenize", kEmbedding, tokenize);
 }
 
-::grpc::ServerBidiReactor<EncodeRequest, EncodeResponse>* TokenizeService::TokenizeStream(
-    ::grpc::CallbackServerContext* context) {
+BidiReactor* TokenizeService::TokenizeStream(::grpc::CallbackServerContext* context) {
   return new StreamCall<EncodeRequest, EncodeResponse>(backend_, context, "/tei.v1.Tokenize/TokenizeStream",
                                                        kEmbedding, tokenize);
 }
 
 ::grpc::ServerUnaryReactor* TokenizeService::Decode(::grpc::CallbackServerContext* context,
-                                                    const DecodeRequest* request, DecodeResponse* response) {
+                                                    const Bytes* request, Bytes* response) {
   return serve_unary<DecodeRequest, DecodeResponse>(backend_, context, request, response,
                                                     "/tei.v1.Tokenize/Decode", kEmbedding, decode);
 }
 
-::grpc::ServerBidiReactor<DecodeRequest, DecodeResponse>* TokenizeService::DecodeStream(
-    ::grpc::CallbackServerContext* context) {
+BidiReactor* TokenizeService::DecodeStream(::grpc::CallbackServerContext* context) {
   return new StreamCall<DecodeRequest, DecodeResponse>(backend_, context, "/tei.v1.Tokenize/DecodeStream",
                                                        kEmbedding, decode);
 }

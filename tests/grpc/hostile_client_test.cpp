@@ -1,13 +1,16 @@
 // Hostile gRPC clients against the in-process server: whatever one connection does, the
 // server's memory stays bounded and it keeps answering everyone else.
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -110,6 +113,97 @@ TEST(GrpcHostileClient, AStreamThatIsNeverReadStopsBeingRead) {
   (void)stream->Finish();
   server.shutdown(1s);
   service.shutdown(1s);
+}
+
+// One unary call with `bytes` as the request message, as sent: what a client with a broken
+// or hostile encoder sends.
+::grpc::Status raw_unary(const std::shared_ptr<::grpc::Channel>& channel, const std::string& method,
+                         const std::string& bytes) {
+  ::grpc::GenericStub stub(channel);
+  ::grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 10s);
+  ::grpc::Slice slice(bytes);
+  const ::grpc::ByteBuffer request(&slice, 1);
+  ::grpc::ByteBuffer response;
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  ::grpc::Status status;
+  stub.UnaryCall(&ctx, method, {}, &request, &response, [&](::grpc::Status s) {
+    const std::lock_guard lock(m);
+    status = std::move(s);
+    done = true;
+    cv.notify_all();
+  });
+  std::unique_lock lock(m);
+  cv.wait(lock, [&] { return done; });
+  return status;
+}
+
+class GrpcMalformed : public ::testing::Test {
+ protected:
+  GrpcMalformed() {
+    service_ = std::make_unique<http::Service>(embedder_, http::ServiceOptions{}, &metrics_);
+    server_ = std::make_unique<GrpcServer>(service_->pipeline(), GrpcOptions{}, &metrics_);
+    channel_ = ::grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                     ::grpc::InsecureChannelCredentials());
+  }
+  ~GrpcMalformed() override {
+    server_->shutdown(1s);
+    service_->shutdown(1s);
+  }
+  CountingEmbedder embedder_;
+  serving::MetricsRegistry metrics_;
+  std::unique_ptr<http::Service> service_;
+  std::unique_ptr<GrpcServer> server_;
+  std::shared_ptr<::grpc::Channel> channel_;
+};
+
+// Bytes that are not the method's message are the request's fault, said with a message
+// and counted — not UNIMPLEMENTED, which would tell the client the method does not exist.
+TEST_F(GrpcMalformed, AnUnparsableMessageIsInvalidArgumentAndCounted) {
+  for (const std::string& method :
+       {std::string("/tei.v1.Embed/Embed"), std::string("/tei.v1.Rerank/Rerank"),
+        std::string("/tei.v1.Tokenize/Tokenize"), std::string("/tei.v1.Info/Info")}) {
+    SCOPED_TRACE(method);
+    const ::grpc::Status s = raw_unary(channel_, method, std::string("\xff\xff\xff\xff", 4));
+    EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+    EXPECT_NE(s.error_message().find("not a valid tei.v1."), std::string::npos) << s.error_message();
+    EXPECT_NE(metrics_.render().find(R"(warden_grpc_requests_total{code="INVALID_ARGUMENT",method=")" +
+                                     method + R"("} 1)"),
+              std::string::npos)
+        << metrics_.render();
+  }
+  // A string field that is not UTF-8 (field 1, `inputs`, length 2: 0xC0 0xAF).
+  const ::grpc::Status utf8 = raw_unary(channel_, "/tei.v1.Embed/Embed", std::string("\x0a\x02\xc0\xaf", 4));
+  EXPECT_EQ(utf8.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT) << utf8.error_message();
+  // A valid message still works, and nothing reached the engine before it.
+  EXPECT_EQ(embedder_.embedded(), 0U);
+  EXPECT_TRUE(raw_unary(channel_, "/tei.v1.Embed/Embed", std::string("\x0a\x02hi", 4)).ok());
+}
+
+// A bad message inside a stream ends it with INVALID_ARGUMENT after the answers before it
+// (it used to end the stream as if the client had finished: OK, with answers missing).
+TEST_F(GrpcMalformed, ABadMessageInAStreamEndsItWithInvalidArgument) {
+  auto stub = tei::v1::Embed::NewStub(channel_);
+  ::grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + 10s);
+  auto stream = stub->EmbedStream(&ctx);
+  tei::v1::EmbedRequest good;
+  good.set_inputs("fine");
+  tei::v1::EmbedRequest bad;
+  bad.set_inputs(std::string("\xc0\xaf", 2));  // protobuf sends it, logging that it is not UTF-8
+  ASSERT_TRUE(stream->Write(good));
+  ASSERT_TRUE(stream->Write(good));
+  stream->Write(bad);
+  stream->Write(good);
+  stream->WritesDone();
+  std::size_t answers = 0;
+  tei::v1::EmbedResponse res;
+  while (stream->Read(&res)) ++answers;
+  const ::grpc::Status s = stream->Finish();
+  EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  EXPECT_EQ(answers, 2U);
 }
 
 }  // namespace
