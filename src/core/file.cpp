@@ -34,10 +34,28 @@ class FdGuard {
     if (fd_ >= 0) ::close(fd_);
   }
   [[nodiscard]] int get() const { return fd_; }
+  [[nodiscard]] int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
 };
+
+// Opens `path` for reading and checks that it is a regular file. O_NONBLOCK: opening a FIFO
+// for reading would otherwise wait for a writer forever; on a regular file it changes nothing.
+int open_regular_file(const std::filesystem::path& path, struct stat& st, std::string_view verb) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw_open_error(path, errno);
+  FdGuard guard(fd);  // closes it when a check below throws
+  if (::fstat(fd, &st) != 0) throw_open_error(path, errno);
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISDIR(st.st_mode)                          ? "it is a directory"
+                       : S_ISFIFO(st.st_mode)                       ? "it is a FIFO, not a regular file"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "it is a device, not a regular file"
+                                                                    : "it is not a regular file";
+    throw Error(ErrorKind::Io, fmt::format("cannot {} {}: {}", verb, path.string(), what));
+  }
+  return guard.release();
+}
 
 }  // namespace
 
@@ -49,14 +67,14 @@ std::optional<std::string> try_read_file(const std::filesystem::path& path) {
   }
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  const FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) throw_open_error(path, errno);
+std::string read_file(const std::filesystem::path& path, std::size_t max_bytes) {
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw_open_error(path, errno);
-  if (S_ISDIR(st.st_mode)) {
-    throw Error(ErrorKind::Io, fmt::format("cannot read {}: it is a directory", path.string()));
-  }
+  const FdGuard fd(open_regular_file(path, st, "read"));
+  const auto too_large = [&] {
+    return Error(ErrorKind::Io, fmt::format("cannot read {}: larger than the {} bytes such a file may have",
+                                            path.string(), max_bytes));
+  };
+  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large();
   std::string out;
   out.reserve(static_cast<std::size_t>(st.st_size));
   char buffer[1 << 16];
@@ -67,6 +85,9 @@ std::string read_file(const std::filesystem::path& path) {
       throw Error(ErrorKind::Io, fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
     }
     if (n == 0) break;
+    // A file may grow while it is read (or report size 0, as /proc files do): the bound
+    // holds on what is read.
+    if (out.size() + static_cast<std::size_t>(n) > max_bytes) throw too_large();
     out.append(buffer, static_cast<std::size_t>(n));
   }
   return out;
@@ -122,13 +143,8 @@ void release_pages(std::span<const std::byte> range) noexcept {
 }
 
 MappedFile::MappedFile(const std::filesystem::path& path) {
-  const FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) throw_open_error(path, errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw_open_error(path, errno);
-  if (!S_ISREG(st.st_mode)) {
-    throw Error(ErrorKind::Io, fmt::format("cannot map {}: not a regular file", path.string()));
-  }
+  const FdGuard fd(open_regular_file(path, st, "map"));
   size_ = static_cast<std::size_t>(st.st_size);
   if (size_ == 0) return;  // mmap of zero bytes is an error; an empty span is the answer
   void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd.get(), 0);

@@ -13,8 +13,15 @@
 
 namespace warden {
 
-// Reads a whole file; throws Error(NotFound) or Error(Io) naming the path.
-std::string read_file(const std::filesystem::path& path);
+// The most read_file takes by default: far above any config, vocabulary or bank, far below
+// what would hurt the process. Large JSON (tokenizer.json) passes its own bound.
+inline constexpr std::size_t kMaxReadBytes = std::size_t{64} << 20;
+
+// Reads a whole regular file (after following links) of at most `max_bytes`; throws
+// Error(NotFound) or Error(Io) naming the path, also for what is not a regular file (a
+// FIFO, a device such as /dev/zero, a directory: never opened blocking, never read
+// endlessly) and for a file larger than `max_bytes`.
+std::string read_file(const std::filesystem::path& path, std::size_t max_bytes = kMaxReadBytes);
 // The same for files that may legitimately be absent or unreadable (/proc, /sys, caches):
 // nullopt instead of an error.
 std::optional<std::string> try_read_file(const std::filesystem::path& path);
@@ -32,7 +39,8 @@ void write_file_atomic(const std::filesystem::path& path, std::initializer_list<
 // touched again. Used after weights were repacked into their own buffers.
 void release_pages(std::span<const std::byte> range) noexcept;
 
-// A read-only, private memory map of a whole file. Move-only; unmaps on destruction.
+// A read-only, private memory map of a whole regular file (a FIFO or a device is refused
+// without blocking). Move-only; unmaps on destruction.
 class MappedFile {
  public:
   MappedFile() = default;

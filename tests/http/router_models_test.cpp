@@ -4,6 +4,8 @@
 // LRU eviction and reload, load failures and timeouts, the fallback marking, and the
 // admin routes (auth, list, hot swap with a request in flight, remove).
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -506,6 +508,51 @@ TEST(RouterModels, AdminLoadsAModelInTheDtypeAsked) {
     EXPECT_EQ(r.status, 422) << r.body;
     EXPECT_NE(r.body.find("`dtype`"), std::string::npos) << r.body;
     EXPECT_FALSE(f.models.status("z").has_value());
+  }
+  fs::remove_all(dir);
+}
+
+// A model folder whose files are not files — config.json a link to /dev/zero, a FIFO as
+// config.json or tokenizer.json — answers 422 naming the file, at once, and leaves no load
+// slot taken (it used to read /dev/zero until killed, and hang on a FIFO forever, four of
+// them refusing every later load with 429).
+TEST(RouterModels, AdminRefusesFilesThatAreNotFilesAndStaysUsable) {
+  const fs::path dir = fs::temp_directory_path() / ("warden-router-notfiles-" + std::to_string(::getpid()));
+  warden::testing::run_fixture_command(
+      "warden-fixture --arch bert --head none --preset tiny --seed 1 --out DIR", dir / "good");
+  auto copy_with = [&](const std::string& name, const std::string& file, auto make) {
+    const fs::path d = dir / name;
+    fs::copy(dir / "good", d, fs::copy_options::recursive);
+    fs::remove(d / file);
+    make(d / file);
+    return d;
+  };
+  const fs::path zero =
+      copy_with("zero", "config.json", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); });
+  std::vector<fs::path> fifos;
+  for (int i = 0; i < 6; ++i) {
+    fifos.push_back(copy_with("fifo" + std::to_string(i), i % 2 == 0 ? "config.json" : "tokenizer.json",
+                              [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0); }));
+  }
+  ThreadPool pool(1);
+  {
+    Fixture f;
+    resolve_through_the_catalog(f, pool);
+    f.start();
+    const auto start = std::chrono::steady_clock::now();
+    HandlerAnswer r = f.post("/admin/models", R"({"model": ")" + zero.string() + R"(", "name": "z"})");
+    EXPECT_EQ(r.status, 422) << r.body;
+    EXPECT_NE(r.body.find("it is a device"), std::string::npos) << r.body;
+    for (const fs::path& fifo : fifos) {
+      r = f.post("/admin/models", R"({"model": ")" + fifo.string() + R"(", "name": "f"})");
+      EXPECT_EQ(r.status, 422) << r.body;
+      EXPECT_NE(r.body.find("it is a FIFO"), std::string::npos) << r.body;
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+    // Every slot is free: a good folder loads.
+    r = f.post("/admin/models", R"({"model": ")" + (dir / "good").string() + R"(", "name": "g"})");
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(f.post("/models/g/embed", R"({"inputs": "x"})").status, 200);
   }
   fs::remove_all(dir);
 }
