@@ -82,16 +82,22 @@ PreparedInput UseLiteEmbedder::prepare(std::string_view text, const InputOptions
   std::string joined;
   const std::string_view input = with_prompt(text, options.prompt, joined);
   PreparedInput p;
-  std::vector<std::uint32_t> ids = tokenizer_.encode(input);
+  // Truncating, only what can be kept is tokenized (a long text in a window).
+  const Direction side = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+  bool windowed = false;
+  std::vector<std::uint32_t> ids = options.truncate
+                                       ? tokenizer_.encode_kept(input, max_input_tokens(), side, &windowed)
+                                       : tokenizer_.encode(input);
   const std::size_t full = ids.size();
   p.ids = truncated(std::move(ids), options);
   p.tokens = p.ids.size();
   if (!options.prompt.empty()) {
     // The prompt's pieces (as it tokenizes alone) left at the front: a left truncation may
-    // have cut some of them.
+    // have cut some of them (all, when the window read starts past them).
     const std::size_t prompt_pieces = tokenizer_.encode(options.prompt).size();
-    const std::size_t cut_front =
-        options.truncate && options.side == TruncationSide::Left ? full - p.ids.size() : 0;
+    const std::size_t cut_front = options.truncate && options.side == TruncationSide::Left
+                                      ? (windowed ? prompt_pieces : full - p.ids.size())
+                                      : 0;
     p.prompt_tokens = std::min(prompt_pieces > cut_front ? prompt_pieces - cut_front : 0, p.ids.size());
   }
   return p;

@@ -136,6 +136,9 @@ struct Enc {
   }
   void append(const Enc& other);
   void truncate(std::size_t n, Direction dir);
+  // Moves every offset on by `bytes` bytes and `chars` code points: the encoding of a
+  // window that starts there, made an encoding of the whole text.
+  void shift_offsets(std::uint32_t bytes, std::uint32_t chars);
 };
 
 struct Pipeline;

@@ -44,6 +44,11 @@ void Enc::truncate(std::size_t n, Direction dir) {
   cut(tokens);
 }
 
+void Enc::shift_offsets(std::uint32_t bytes, std::uint32_t chars) {
+  for (Offset& o : offsets) o = {o.begin + bytes, o.end + bytes};
+  for (Offset& o : char_offsets) o = {o.begin + chars, o.end + chars};
+}
+
 namespace {
 
 thread_local Enc t_out;  // the merged encoding a template builds, reused across calls

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/utf8.hpp"
 #include "tokenizer/internal.hpp"
+#include "tokenizer/text_window.hpp"
 
 namespace warden {
 
@@ -283,19 +284,36 @@ Encoding run(const Pipeline& p, std::string_view a, const std::string_view* b, E
   encs.clear();
   encs.push_back(&pool[0]);
   if (b != nullptr) encs.push_back(&pool[1]);
-  for (std::size_t i = 0; i < encs.size(); ++i) {
-    encs[i]->clear();
-    encs[i]->with_tokens = options.with_tokens;
-    encs[i]->text = i == 0 ? a : *b;
-    p.encode_one(i == 0 ? a : *b, static_cast<std::int8_t>(i), *encs[i], ws);
-  }
-  if (truncation) {
-    TruncationParams t = *truncation;
+  std::optional<TruncationParams> t = truncation;
+  if (t) {
     const std::size_t added =
         (options.add_special_tokens && p.post_processor) ? p.post_processor->added_tokens(b != nullptr) : 0;
-    t.max_length = t.max_length > added ? t.max_length - added : 0;
-    truncate_encodings(encs, t);
+    t->max_length = t->max_length > added ? t->max_length - added : 0;
   }
+  for (std::size_t i = 0; i < encs.size(); ++i) {
+    Enc& enc = *encs[i];
+    const std::string_view text = i == 0 ? a : *b;
+    const auto seq = static_cast<std::int8_t>(i);
+    enc.clear();
+    enc.with_tokens = options.with_tokens;
+    enc.text = text;
+    if (!t) {
+      p.encode_one(text, seq, enc, ws);
+      continue;
+    }
+    // No input keeps more than max_length tokens, whatever the strategy, and the strategies
+    // decide the same on any count at or above it: tokenize only what can be kept.
+    const TextWindow w = encode_enough(text, t->max_length, t->direction, [&](TextWindow window) {
+      enc.clear();
+      p.encode_one(text.substr(window.begin, window.end - window.begin), seq, enc, ws);
+      return enc.size();
+    });
+    if (w.begin > 0) {
+      enc.shift_offsets(static_cast<std::uint32_t>(w.begin),
+                        static_cast<std::uint32_t>(utf8::code_points(text.substr(0, w.begin))));
+    }
+  }
+  if (t) truncate_encodings(encs, *t);
   if (p.post_processor) p.post_processor->process(encs, options.add_special_tokens, p);
   for (std::size_t i = 1; i < encs.size(); ++i) encs[0]->append(*encs[i]);
   const Enc& m = *encs[0];

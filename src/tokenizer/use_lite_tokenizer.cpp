@@ -9,6 +9,7 @@
 #include "core/file.hpp"
 #include "core/utf8.hpp"
 #include "tokenizer/internal.hpp"
+#include "tokenizer/text_window.hpp"
 #include "tokenizer/unicode.hpp"
 
 namespace warden {
@@ -119,6 +120,19 @@ UseLiteTokenizer UseLiteTokenizer::from_file(const std::filesystem::path& path) 
 
 std::vector<std::uint32_t> UseLiteTokenizer::encode(std::string_view text) const {
   return encode_impl(text, nullptr);
+}
+
+std::vector<std::uint32_t> UseLiteTokenizer::encode_kept(std::string_view text, std::size_t keep,
+                                                         Direction side, bool* windowed) const {
+  utf8::require_valid(text);  // the whole text, not only the window read
+  std::vector<std::uint32_t> ids;
+  const tokenizer_detail::TextWindow w =
+      tokenizer_detail::encode_enough(text, keep, side, [&](tokenizer_detail::TextWindow window) {
+        ids = encode_impl(text.substr(window.begin, window.end - window.begin), nullptr);
+        return ids.size();
+      });
+  if (windowed != nullptr) *windowed = w.begin > 0;
+  return ids;
 }
 
 std::vector<UseLiteTokenizer::Token> UseLiteTokenizer::encode_with_offsets(std::string_view text) const {

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizer/tokenizer.hpp"
+
 namespace warden {
 
 class UseLiteTokenizer {
@@ -32,6 +34,13 @@ class UseLiteTokenizer {
   // Token ids of a valid-UTF-8 text (Error(InvalidInput) otherwise); no BOS/EOS. The model
   // uses only the first 128 of them, but all are returned.
   [[nodiscard]] std::vector<std::uint32_t> encode(std::string_view text) const;
+
+  // The ids of encode() that a model reading only `keep` of them keeps — its first (Right)
+  // or last (Left) `keep` — and maybe more; for a long text, read in a window
+  // (tokenizer/text_window.hpp) instead of whole. `windowed` (when given) says whether the
+  // text was cut at its start (Left), so that what precedes the window is not counted.
+  [[nodiscard]] std::vector<std::uint32_t> encode_kept(std::string_view text, std::size_t keep,
+                                                       Direction side, bool* windowed = nullptr) const;
 
   // One token of encode() with the bytes of the text it covers, [begin, end). The leading
   // "▁" that the tokenizer adds covers no byte: a piece made of it alone gets {0, 0}.

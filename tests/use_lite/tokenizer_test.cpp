@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "core/error.hpp"
@@ -13,6 +14,43 @@ namespace {
 const UseLiteTokenizer& tokenizer() {
   static const UseLiteTokenizer t = UseLiteTokenizer::from_file(test::use_lite_test_model() / "vocab.json");
   return t;
+}
+
+// A long text is read in a window when only 128 ids are kept: the kept ids are those of
+// the whole text, either end, for every reference sentence run together, CJK, a word with no
+// space, and a normalisation bomb — which costs milliseconds instead of seconds and a GB.
+TEST(UseLiteTokenizer, KeptIdsOfAWindowAreThoseOfTheWholeText) {
+  std::string corpus;
+  for (const auto& c : test::load_use_lite_cases("use-lite-tokenizer-reference.jsonl"))
+    corpus += c.text + " ";
+  auto grow = [](const std::string& unit, std::size_t bytes) {
+    std::string s;
+    while (s.size() < bytes) s += unit;
+    return s;
+  };
+  for (const std::string& text : {grow(corpus, 200000), grow("\xE6\x9D\xB1\xE4\xBA\xAC", 60000),
+                                  grow("abcdefg", 60000), grow("\xEF\xB7\xBA", 60000)}) {
+    const std::vector<std::uint32_t> whole = tokenizer().encode(text);
+    for (const Direction side : {Direction::Right, Direction::Left}) {
+      bool windowed = false;
+      const std::vector<std::uint32_t> kept = tokenizer().encode_kept(text, 128, side, &windowed);
+      // (A run of unknown characters is one id: the CJK text has 2.)
+      const auto k = static_cast<std::ptrdiff_t>(std::min<std::size_t>(128, whole.size()));
+      ASSERT_GE(kept.size(), static_cast<std::size_t>(k));
+      if (side == Direction::Right) {
+        EXPECT_TRUE(std::equal(kept.begin(), kept.begin() + k, whole.begin())) << text.substr(0, 20);
+      } else {
+        EXPECT_TRUE(std::equal(kept.end() - k, kept.end(), whole.end() - k)) << text.substr(0, 20);
+      }
+    }
+  }
+  // The bomb of the report: 2 MB of U+FDFA (18 code points each under NFKC).
+  const std::string bomb = grow("\xEF\xB7\xBA", 2U << 20);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<std::uint32_t> kept = tokenizer().encode_kept(bomb, 128, Direction::Right);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(kept.size(), 128U);
+  EXPECT_LT(s, 1.0);  // a bound, not a benchmark: the whole text took 6-7 s and 1.1 GB
 }
 
 // Every line of the TF.js reference tokenizer's output: 349 texts (the 60 embedding

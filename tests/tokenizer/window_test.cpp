@@ -1,0 +1,194 @@
+// A truncating encode reads only a window of a long text (tokenizer/text_window.hpp): it
+// must give exactly what encoding the whole text and then truncating gives — ids, type ids,
+// offsets, special tokens — for every tokenizer family, both directions, single texts and
+// pairs; and a normalisation bomb costs what the kept tokens cost, not what the text does.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/file.hpp"
+#include "reference_util.hpp"
+#include "tokenizer/text_window.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace warden {
+namespace {
+
+const std::vector<std::string>& families() {
+  static const std::vector<std::string> files = {"bert-base-uncased-tokenizer.json",
+                                                 "unigram-use-vocab-tokenizer.json",
+                                                 "tokref/bpe-roberta.json",
+                                                 "tokref/bpe-llama.json",
+                                                 "tokref/bpe-prefix.json",
+                                                 "tokref/bpe-suffix.json",
+                                                 "tokref/unigram-xlmr.json",
+                                                 "tokref/unigram-bytefallback.json",
+                                                 "tokref/wordpiece-split-behaviors.json",
+                                                 "tokref/wordpiece-whitespace.json",
+                                                 "tokref/bpe-bytelevel-template.json",
+                                                 "tokref/wordlevel-nmt.json",
+                                                 "tokref/bpe-bytelevel-normalizer.json",
+                                                 "tokref/bpe-modernbert.json",
+                                                 "tokref/bpe-qwen3.json",
+                                                 "tokref/wordpiece-mpnet.json"};
+  return files;
+}
+
+// Long texts of every shape: the reference corpora run together, one word without spaces,
+// CJK, combining marks, a normalisation bomb, whitespace runs.
+std::vector<std::string> long_texts() {
+  std::string corpus;
+  for (const char* f : {"tokref/bpe-roberta.jsonl", "tokref/unigram-xlmr.jsonl", "tokref/bpe-qwen3.jsonl"}) {
+    simdjson::dom::parser parser;
+    const std::string lines = read_file(test::test_data(f));
+    std::size_t start = 0;
+    while (start < lines.size()) {
+      const std::size_t end = lines.find('\n', start);
+      const simdjson::dom::element doc = parser.parse(lines.substr(start, end - start));
+      corpus += std::string(std::string_view(doc["text"])) + (corpus.size() % 3 == 0 ? "\n" : " ");
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  auto grow = [](const std::string& unit, std::size_t bytes) {
+    std::string s;
+    while (s.size() < bytes) s += unit;
+    return s;
+  };
+  // Past kWholeTextBytes, so that they are read in windows.
+  return {grow(corpus, 100000),
+          grow("abcdefghij", 40000),
+          grow("\xE6\x9D\xB1\xE4\xBA\xAC\xE3\x80\x82", 40000),
+          grow("e\xCC\x81 ", 40000),
+          grow("\xEF\xB7\xBA", 60000),  // U+FDFA: 18 code points under NFKC
+          grow("word   \t\n  ", 40000)};
+}
+
+// The encoding's ids, type ids, offsets and special mask, as one comparable value.
+struct View {
+  std::vector<std::uint32_t> ids, type_ids;
+  std::vector<Offset> offsets, char_offsets;
+  std::vector<std::uint8_t> special;
+  friend bool operator==(const View&, const View&) = default;
+};
+View view(const Encoding& e) {
+  return {e.ids, e.type_ids, e.offsets, e.char_offsets, e.special_tokens_mask};
+}
+
+// The same call with every text read whole: what truncating after encoding the whole text
+// gives (HF's order: truncation, then the post-processor).
+Encoding whole_text_encode(const Tokenizer& tok, std::string_view a, const std::string_view* b,
+                           const TruncationParams& params) {
+  tokenizer_detail::set_text_windows(false);
+  Encoding e = b == nullptr ? tok.encode(a, EncodeOptions{true, false}, params)
+                            : tok.encode_pair(a, *b, EncodeOptions{true, false}, params);
+  tokenizer_detail::set_text_windows(true);
+  return e;
+}
+
+TEST(TextWindow, TruncatingAWindowEqualsTruncatingTheWholeText) {
+  const std::vector<std::string> texts = long_texts();
+  for (const std::string& file : families()) {
+    Tokenizer tok = Tokenizer::from_file(test::test_data(file));
+    tok.set_padding(std::nullopt);
+    for (std::size_t t = 0; t < texts.size(); ++t) {
+      for (const std::size_t max : {16U, 128U, 512U}) {
+        for (const Direction side : {Direction::Right, Direction::Left}) {
+          SCOPED_TRACE(file + " text " + std::to_string(t) + " max " + std::to_string(max) +
+                       (side == Direction::Right ? " right" : " left"));
+          TruncationParams params;
+          params.max_length = max;
+          params.direction = side;
+          const Encoding got = tok.encode(texts[t], EncodeOptions{true, false}, params);
+          const View want = view(whole_text_encode(tok, texts[t], nullptr, params));
+          EXPECT_TRUE(view(got) == want);
+          if (!(view(got) == want)) {
+            for (std::size_t i = 0; i < std::min(got.size(), want.ids.size()); ++i) {
+              if (got.ids[i] != want.ids[i] || got.offsets[i] != want.offsets[i]) {
+                ADD_FAILURE() << "first difference at " << i << " of " << got.size() << "/" << want.ids.size()
+                              << ": id " << got.ids[i] << " vs " << want.ids[i] << ", offset "
+                              << got.offsets[i].begin << "-" << got.offsets[i].end << " vs "
+                              << want.offsets[i].begin << "-" << want.offsets[i].end;
+                break;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(TextWindow, PairsTruncateAsTheWholeTextsDo) {
+  // A long text with a short one, either way round: exactly the whole texts' answer. Two long
+  // ones: each side keeps a prefix (Right) or suffix (Left) of its own encoding, the budget
+  // shared as longest_first shares it (the odd token may go to either: text_window.hpp).
+  const std::vector<std::string> texts = long_texts();
+  for (const std::string& file :
+       {std::string("bert-base-uncased-tokenizer.json"), std::string("tokref/bpe-roberta.json"),
+        std::string("tokref/unigram-xlmr.json"), std::string("tokref/bpe-bytelevel-template.json")}) {
+    const Tokenizer tok = Tokenizer::from_file(test::test_data(file));
+    for (const Direction side : {Direction::Right, Direction::Left}) {
+      SCOPED_TRACE(file + (side == Direction::Right ? " right" : " left"));
+      TruncationParams params;
+      params.max_length = 128;
+      params.direction = side;
+      for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+               {texts[0], "a short question?"}, {"a short question?", texts[0]}, {texts[4], "ok"}}) {
+        const Encoding got = tok.encode_pair(a, b, EncodeOptions{true, false}, params);
+        const std::string_view second = b;
+        EXPECT_TRUE(view(got) == view(whole_text_encode(tok, a, &second, params)));
+      }
+      const Encoding both = tok.encode_pair(texts[0], texts[3], EncodeOptions{true, false}, params);
+      const std::string_view second = texts[3];
+      const Encoding want = whole_text_encode(tok, texts[0], &second, params);
+      ASSERT_EQ(both.size(), want.size());
+      for (const std::int8_t seq : {std::int8_t{0}, std::int8_t{1}}) {
+        const Encoding whole =
+            tok.encode(seq == 0 ? texts[0] : texts[3], EncodeOptions{false, false}, std::nullopt);
+        std::vector<std::uint32_t> kept;
+        for (std::size_t i = 0; i < both.size(); ++i) {
+          if (both.sequence_ids[i] == seq) kept.push_back(both.ids[i]);
+        }
+        ASSERT_LE(kept.size(), whole.ids.size());
+        ASSERT_GE(kept.size(), 60U);
+        const auto from = side == Direction::Right ? whole.ids.begin() : whole.ids.end() - kept.size();
+        EXPECT_TRUE(std::equal(kept.begin() + 1, kept.end() - 1, from + 1)) << int(seq);
+      }
+    }
+  }
+}
+
+TEST(TextWindow, ANormalisationBombCostsWhatIsKept) {
+  // 2 MB of U+FDFA, 128 tokens kept: milliseconds, where the whole text takes seconds.
+  std::string bomb;
+  while (bomb.size() < (2U << 20)) bomb += "\xEF\xB7\xBA";
+  for (const std::string& file : families()) {
+    const Tokenizer tok = Tokenizer::from_file(test::test_data(file));
+    TruncationParams params;
+    params.max_length = 128;
+    const auto t0 = std::chrono::steady_clock::now();
+    const Encoding e = tok.encode(bomb, EncodeOptions{true, false}, params);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LE(e.size(), 128U) << file;
+    EXPECT_LT(s, 1.0) << file;  // a bound, not a benchmark: the whole text is ~100x that
+  }
+}
+
+TEST(TextWindow, WindowsCutBetweenWords) {
+  using tokenizer_detail::text_window;
+  const std::string text = "alpha beta gamma delta";
+  EXPECT_EQ(text_window(text, 12, Direction::Right).end, 10U);   // "alpha beta"
+  EXPECT_EQ(text_window(text, 12, Direction::Left).begin, 10U);  // " gamma delta", from a space
+  const std::string cjk = "\xE6\x9D\xB1\xE4\xBA\xAC\xE6\x9D\xB1\xE4\xBA\xAC";
+  EXPECT_EQ(text_window(cjk, 7, Direction::Right).end, 6U);  // a code point boundary
+  EXPECT_EQ(text_window(cjk, 7, Direction::Left).begin, 6U);
+}
+
+}  // namespace
+}  // namespace warden
