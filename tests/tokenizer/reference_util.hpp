@@ -31,6 +31,28 @@ inline std::string test_data(const std::string& name) {
   return std::string(WARDEN_TEST_DATA) + "/" + name;
 }
 
+// One tokenizer.json of each family and layout the tests have (tests/data): what the
+// robustness and window tests run through every tokenizer.
+inline const std::vector<std::string>& tokenizer_families() {
+  static const std::vector<std::string> files = {"bert-base-uncased-tokenizer.json",
+                                                 "unigram-use-vocab-tokenizer.json",
+                                                 "tokref/bpe-roberta.json",
+                                                 "tokref/bpe-llama.json",
+                                                 "tokref/bpe-prefix.json",
+                                                 "tokref/bpe-suffix.json",
+                                                 "tokref/unigram-xlmr.json",
+                                                 "tokref/unigram-bytefallback.json",
+                                                 "tokref/wordpiece-split-behaviors.json",
+                                                 "tokref/wordpiece-whitespace.json",
+                                                 "tokref/bpe-bytelevel-template.json",
+                                                 "tokref/wordlevel-nmt.json",
+                                                 "tokref/bpe-bytelevel-normalizer.json",
+                                                 "tokref/bpe-modernbert.json",
+                                                 "tokref/bpe-qwen3.json",
+                                                 "tokref/wordpiece-mpnet.json"};
+  return files;
+}
+
 inline std::vector<RefCase> load_reference(const std::string& path) {
   std::vector<RefCase> out;
   const std::string all = read_file(path);

@@ -21,24 +21,6 @@
 namespace warden {
 namespace {
 
-const std::vector<std::string>& tokenizer_files() {
-  static const std::vector<std::string> files = {"bert-base-uncased-tokenizer.json",
-                                                 "unigram-use-vocab-tokenizer.json",
-                                                 "tokref/bpe-roberta.json",
-                                                 "tokref/bpe-llama.json",
-                                                 "tokref/bpe-prefix.json",
-                                                 "tokref/bpe-suffix.json",
-                                                 "tokref/unigram-xlmr.json",
-                                                 "tokref/unigram-bytefallback.json",
-                                                 "tokref/wordpiece-split-behaviors.json",
-                                                 "tokref/wordpiece-whitespace.json",
-                                                 "tokref/bpe-bytelevel-template.json",
-                                                 "tokref/wordlevel-nmt.json",
-                                                 "tokref/bpe-bytelevel-normalizer.json",
-                                                 "tokref/bpe-modernbert.json"};
-  return files;
-}
-
 std::string repeat(std::string_view unit, std::size_t bytes) {
   std::string s;
   s.reserve(bytes + unit.size());
@@ -74,7 +56,7 @@ const std::vector<Hostile>& hostile_units() {
 }
 
 TEST(TokenizerRobustness, HostileInputsScaleLinearly) {
-  for (const auto& file : tokenizer_files()) {
+  for (const auto& file : test::tokenizer_families()) {
     Tokenizer tok = Tokenizer::from_file(test::test_data(file));
     tok.set_truncation(std::nullopt);  // measure the whole pipeline, not a cut
     for (const auto& h : hostile_units()) {
@@ -102,7 +84,7 @@ TEST(TokenizerRobustness, OneMegabyteAndEveryControlCharacter) {
   for (unsigned c = 0; c < 0x20; ++c) controls.push_back(static_cast<char>(c));
   controls += "\x7F\xC2\x80\xC2\x85\xC2\x9F\xE2\x80\x8B\xE2\x80\xA8\xEF\xBB\xBF";  // C1, ZWSP, LS, BOM
   const std::string mb = repeat("The quick brown fox, \xC3\xA9t\xC3\xA9 \xE6\x9D\xB1. ", 1 << 20);
-  for (const auto& file : tokenizer_files()) {
+  for (const auto& file : test::tokenizer_families()) {
     Tokenizer tok = Tokenizer::from_file(test::test_data(file));
     tok.set_truncation(std::nullopt);
     const Encoding c = tok.encode(repeat(controls, 4096));

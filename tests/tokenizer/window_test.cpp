@@ -19,26 +19,6 @@
 namespace warden {
 namespace {
 
-const std::vector<std::string>& families() {
-  static const std::vector<std::string> files = {"bert-base-uncased-tokenizer.json",
-                                                 "unigram-use-vocab-tokenizer.json",
-                                                 "tokref/bpe-roberta.json",
-                                                 "tokref/bpe-llama.json",
-                                                 "tokref/bpe-prefix.json",
-                                                 "tokref/bpe-suffix.json",
-                                                 "tokref/unigram-xlmr.json",
-                                                 "tokref/unigram-bytefallback.json",
-                                                 "tokref/wordpiece-split-behaviors.json",
-                                                 "tokref/wordpiece-whitespace.json",
-                                                 "tokref/bpe-bytelevel-template.json",
-                                                 "tokref/wordlevel-nmt.json",
-                                                 "tokref/bpe-bytelevel-normalizer.json",
-                                                 "tokref/bpe-modernbert.json",
-                                                 "tokref/bpe-qwen3.json",
-                                                 "tokref/wordpiece-mpnet.json"};
-  return files;
-}
-
 // Long texts of every shape: the reference corpora run together, one word without spaces,
 // CJK, combining marks, a normalisation bomb, whitespace runs.
 std::vector<std::string> long_texts() {
@@ -93,7 +73,7 @@ Encoding whole_text_encode(const Tokenizer& tok, std::string_view a, const std::
 
 TEST(TextWindow, TruncatingAWindowEqualsTruncatingTheWholeText) {
   const std::vector<std::string> texts = long_texts();
-  for (const std::string& file : families()) {
+  for (const std::string& file : test::tokenizer_families()) {
     Tokenizer tok = Tokenizer::from_file(test::test_data(file));
     tok.set_padding(std::nullopt);
     for (std::size_t t = 0; t < texts.size(); ++t) {
@@ -165,19 +145,36 @@ TEST(TextWindow, PairsTruncateAsTheWholeTextsDo) {
 }
 
 TEST(TextWindow, ANormalisationBombCostsWhatIsKept) {
-  // 2 MB of U+FDFA, 128 tokens kept: milliseconds, where the whole text takes seconds.
-  std::string bomb;
-  while (bomb.size() < (2U << 20)) bomb += "\xEF\xB7\xBA";
-  for (const std::string& file : families()) {
+  // U+FDFA is 18 code points under NFKC. Where the kept tokens fill a window, 2 MB of it
+  // costs what 64 KB does (a ratio, so that it holds under sanitizers); where they do not (a
+  // tokenizer that reads it as one unknown word), the text is read whole, as before.
+  auto bomb = [](std::size_t bytes) {
+    std::string s;
+    while (s.size() < bytes) s += "\xEF\xB7\xBA";
+    return s;
+  };
+  const std::string small = bomb(64U << 10), large = bomb(2U << 20);
+  std::size_t windowed = 0;
+  for (const std::string& file : test::tokenizer_families()) {
     const Tokenizer tok = Tokenizer::from_file(test::test_data(file));
     TruncationParams params;
     params.max_length = 128;
-    const auto t0 = std::chrono::steady_clock::now();
-    const Encoding e = tok.encode(bomb, EncodeOptions{true, false}, params);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LE(e.size(), 128U) << file;
-    EXPECT_LT(s, 1.0) << file;  // a bound, not a benchmark: the whole text is ~100x that
+    auto seconds = [&](const std::string& text) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Encoding e = tok.encode(text, EncodeOptions{true, false}, params);
+      EXPECT_LE(e.size(), 128U) << file;
+      return std::make_pair(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                            e.size());
+    };
+    (void)seconds(small);  // warm the workspace
+    const auto [ts, n] = seconds(small);
+    if (n < 128) continue;
+    ++windowed;
+    double tl = seconds(large).first;
+    for (int k = 0; k < 3 && tl >= 4 * ts + 0.02; ++k) tl = std::min(tl, seconds(large).first);
+    EXPECT_LT(tl, 4 * ts + 0.02) << file << ": 64 KB " << ts << " s, 2 MB " << tl << " s";
   }
+  EXPECT_GE(windowed, 8U);
 }
 
 TEST(TextWindow, WindowsCutBetweenWords) {
