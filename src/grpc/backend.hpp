@@ -124,25 +124,64 @@ void add_timing_headers(::grpc::CallbackServerContext& context, const tei::v1::M
 template <class Req, class Res>
 using Method = std::function<void(Backend&, const Work&, std::shared_ptr<const Req>, Reply<Res>)>;
 
+// How a call that answers once ends, shared with the answer on its way, which may outlive
+// the reactor: a call ends as soon as its client cancels (a client that opens and resets
+// calls must not keep a reactor per call alive until the pipeline gets to it), and an answer
+// that comes after that is dropped.
+template <class Call>
+class CallEnd {
+ public:
+  explicit CallEnd(Call* call) : call_(call) {}
+  // Ends the call with `status` unless it ended already; when the status is ok, `fill(call)`
+  // first writes the answer (what it throws ends the call with that error instead).
+  template <class Fill>
+  void finish(::grpc::Status status, Fill&& fill) {
+    std::unique_lock lock(mutex_);
+    Call* call = std::exchange(call_, nullptr);
+    if (call == nullptr) return;
+    if (status.ok()) {
+      try {
+        fill(*call);
+      } catch (...) {
+        status = to_status(std::current_exception());
+      }
+    }
+    lock.unlock();
+    call->finished(status);
+  }
+  void finish(const ::grpc::Status& status) {
+    finish(status, [](Call&) {});
+  }
+
+ private:
+  std::mutex mutex_;
+  Call* call_;  // null once ended
+};
+
 // A unary call. It deletes itself when gRPC is done with it.
 class UnaryCall final : public ::grpc::ServerUnaryReactor {
  public:
   UnaryCall(Backend& backend, ::grpc::CallbackServerContext* context, std::string_view method)
       : backend_(backend), context_(context), method_(method) {}
-  void OnCancel() override { work.cancelled->cancel(); }
-  void OnDone() override { delete this; }
-  // Records the call and finishes it; nothing may touch the call afterwards.
-  void finish(const ::grpc::Status& status) {
-    backend_.record(method_, status, Clock::now() - work.received);
-    Finish(status);
+  void OnCancel() override {
+    work.cancelled->cancel();
+    end_->finish({::grpc::StatusCode::CANCELLED, "the client cancelled the call"});
   }
+  void OnDone() override { delete this; }
+  [[nodiscard]] const std::shared_ptr<CallEnd<UnaryCall>>& end() const noexcept { return end_; }
   [[nodiscard]] ::grpc::CallbackServerContext& context() noexcept { return *context_; }
   Work work;
 
  private:
+  friend class CallEnd<UnaryCall>;
+  void finished(const ::grpc::Status& status) {
+    backend_.record(method_, status, Clock::now() - work.received);
+    Finish(status);
+  }
   Backend& backend_;
   ::grpc::CallbackServerContext* context_;
   std::string method_;
+  std::shared_ptr<CallEnd<UnaryCall>> end_ = std::make_shared<CallEnd<UnaryCall>>(this);
 };
 
 template <class Req, class Res>
@@ -150,27 +189,27 @@ template <class Req, class Res>
                                         const Bytes* request, Bytes* response, std::string_view method,
                                         std::initializer_list<ModelKind> kinds, const Method<Req, Res>& run) {
   auto* call = new UnaryCall(backend, context, method);
+  const auto& end = call->end();
   const ::grpc::Status auth = backend.authorize(*context);
   if (!auth.ok()) {
-    call->finish(auth);
+    end->finish(auth);
     return call;
   }
   auto parsed = std::make_shared<Req>();
   if (!parse_request(*request, *parsed)) {
-    call->finish(unparsable(*parsed));
+    end->finish(unparsable(*parsed));
     return call;
   }
   call->work.model = backend.model_for(*context, kinds);
   try {
-    run(backend, call->work, std::move(parsed), [call, response](const ::grpc::Status& status, Res& out) {
-      if (status.ok()) {
-        if constexpr (requires { out.metadata(); }) add_timing_headers(call->context(), out.metadata());
+    run(backend, call->work, std::move(parsed), [end, response](const ::grpc::Status& status, Res& out) {
+      end->finish(status, [&](UnaryCall& c) {
+        if constexpr (requires { out.metadata(); }) add_timing_headers(c.context(), out.metadata());
         *response = serialize_answer(out);
-      }
-      call->finish(status);
+      });
     });
   } catch (...) {
-    call->finish(to_status(std::current_exception()));
+    end->finish(to_status(std::current_exception()));
   }
   return call;
 }
@@ -179,8 +218,9 @@ template <class Req, class Res>
 // messages are held at once — read and not yet written back, whether they are still being
 // computed or their answers wait for the client to read (their inputs batch with everyone's)
 // — so a client that stops reading stops being read from (back-pressure, as HTTP's), and
-// the first error ends the stream with its status once the messages in flight are back. It
-// deletes itself when gRPC is done with it.
+// the first error ends the stream with its status once the messages in flight are back. A
+// cancel ends it at once, the answers still on their way dropped when they come. It deletes
+// itself when gRPC is done with it.
 template <class Req, class Res>
 class StreamCall final : public BidiReactor {
  public:
@@ -199,7 +239,7 @@ class StreamCall final : public BidiReactor {
   }
 
   void OnReadDone(bool ok) override {
-    std::unique_lock lock(mutex_);
+    std::unique_lock lock(shared_->mutex);
     reading_ = false;
     if (finished_) return;
     if (!ok || error_) {
@@ -222,11 +262,13 @@ class StreamCall final : public BidiReactor {
     lock.unlock();
     Work w = work_;
     w.received = Clock::now();
-    auto reply = [this, index](const ::grpc::Status& status, Res& out) {
-      std::unique_lock l(mutex_);
-      --in_flight_;
-      done_[index] = {status, std::move(out)};
-      pump(l);
+    auto reply = [shared = shared_, index](const ::grpc::Status& status, Res& out) {
+      std::unique_lock l(shared->mutex);
+      StreamCall* call = shared->call;
+      if (call == nullptr) return;  // cancelled and finished without it
+      --call->in_flight_;
+      call->done_[index] = {status, std::move(out)};
+      call->pump(l);
     };
     try {
       run_(backend_, w, std::move(request), reply);
@@ -237,16 +279,29 @@ class StreamCall final : public BidiReactor {
   }
 
   void OnWriteDone(bool ok) override {
-    std::unique_lock lock(mutex_);
+    std::unique_lock lock(shared_->mutex);
     writing_ = false;
     if (!ok && !error_) error_ = ::grpc::Status(::grpc::StatusCode::CANCELLED, "the client stopped reading");
     pump(lock);
   }
 
-  void OnCancel() override { work_.cancelled->cancel(); }
+  void OnCancel() override {
+    work_.cancelled->cancel();
+    std::unique_lock lock(shared_->mutex);
+    cancelled_ = true;
+    if (!error_) error_ = ::grpc::Status(::grpc::StatusCode::CANCELLED, "the client cancelled the stream");
+    pump(lock);
+  }
   void OnDone() override { delete this; }
 
  private:
+  // The stream as the answers on their way see it: `call` is null once it finished.
+  struct Shared {
+    explicit Shared(StreamCall* c) : call(c) {}
+    std::mutex mutex;  // guards the reactor's state below as well
+    StreamCall* call;
+  };
+
   // Under the lock: whether another message may be read — fewer than max_stream_in_flight
   // are held, counting those computing, those answered and waiting for their turn, and the
   // one being written (a client that never reads keeps that write pending forever).
@@ -280,11 +335,13 @@ class StreamCall final : public BidiReactor {
       reading_ = true;
       this->StartRead(&incoming_);
     }
-    // Done when nothing is in flight and either an error ended it (a read may still be
-    // pending: it completes, not ok, once the stream is finished) or every answer is written.
+    // Done, once no write is pending, when the client cancelled, or when nothing is in flight
+    // and either an error ended it or every answer is written (a read may still be pending:
+    // it completes, not ok, once the stream is finished).
     const bool all_written = reads_done_ && next_write_ == next_read_;
-    if (in_flight_ == 0 && !writing_ && (error_ || all_written)) {
+    if (!writing_ && (cancelled_ || (in_flight_ == 0 && (error_ || all_written)))) {
       finished_ = true;
+      shared_->call = nullptr;
       const ::grpc::Status status = error_.value_or(::grpc::Status::OK);
       lock.unlock();
       backend_.record(method_, status, Clock::now() - work_.received);
@@ -296,7 +353,7 @@ class StreamCall final : public BidiReactor {
   std::string method_;
   Method<Req, Res> run_;
   Work work_;
-  std::mutex mutex_;
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>(this);
   Bytes incoming_;
   Bytes current_;
   std::map<std::size_t, std::pair<::grpc::Status, Res>> done_;  // answered, not yet written
@@ -306,6 +363,7 @@ class StreamCall final : public BidiReactor {
   bool reading_ = false;
   bool reads_done_ = false;
   bool writing_ = false;
+  bool cancelled_ = false;
   bool finished_ = false;
   std::optional<::grpc::Status> error_;
 };

@@ -237,18 +237,19 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<Bytes> {
       : backend_(backend), response_(response) {
     const ::grpc::Status auth = backend.authorize(*context);
     if (!auth.ok()) {
-      finish(auth);
+      end_->finish(auth);
       return;
     }
     work_.model = backend.model_for(*context, {ModelKind::Reranker});
     StartRead(&incoming_);
   }
   void OnReadDone(bool ok) override {
+    if (work_.cancelled->cancelled()) return;  // ended by the cancel; a pending read completes not ok
     if (ok) {
       RerankStreamRequest message;
-      if (!parse_request(incoming_, message)) return finish(unparsable(message));
+      if (!parse_request(incoming_, message)) return end_->finish(unparsable(message));
       if (pairs_->texts.size() >= backend_.options().max_client_batch_size) {
-        return finish(
+        return end_->finish(
             {::grpc::StatusCode::INVALID_ARGUMENT, fmt::format("batch size > maximum allowed batch size {}",
                                                                backend_.options().max_client_batch_size)});
       }
@@ -265,19 +266,22 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<Bytes> {
     }
     // The client is done sending: one job for every pair.
     try {
-      rerank_pairs(backend_, work_, pairs_, [this](const ::grpc::Status& status, RerankResponse& out) {
-        if (status.ok()) *response_ = serialize_answer(out);
-        finish(status);
+      rerank_pairs(backend_, work_, pairs_, [end = end_](const ::grpc::Status& status, RerankResponse& out) {
+        end->finish(status, [&](RerankStreamCall& call) { *call.response_ = serialize_answer(out); });
       });
     } catch (...) {
-      finish(to_status(std::current_exception()));
+      end_->finish(to_status(std::current_exception()));
     }
   }
-  void OnCancel() override { work_.cancelled->cancel(); }
+  void OnCancel() override {
+    work_.cancelled->cancel();
+    end_->finish({::grpc::StatusCode::CANCELLED, "the client cancelled the call"});
+  }
   void OnDone() override { delete this; }
 
  private:
-  void finish(const ::grpc::Status& status) {
+  friend class CallEnd<RerankStreamCall>;
+  void finished(const ::grpc::Status& status) {
     backend_.record("/tei.v1.Rerank/RerankStream", status, Clock::now() - work_.received);
     Finish(status);
   }
@@ -286,6 +290,7 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<Bytes> {
   Work work_;
   Bytes incoming_;
   std::shared_ptr<Pairs> pairs_ = std::make_shared<Pairs>();
+  std::shared_ptr<CallEnd<RerankStreamCall>> end_ = std::make_shared<CallEnd<RerankStreamCall>>(this);
 };
 
 const std::initializer_list<ModelKind> kClassifiers = {ModelKind::Classifier, ModelKind::Reranker};
