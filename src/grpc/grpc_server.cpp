@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "grpc/http2_gate.hpp"
 #include "grpc/services.hpp"
+#include "serving/metrics.hpp"
 
 namespace warden::grpc {
 
@@ -26,23 +28,27 @@ struct GrpcServer::Impl {
   RerankService rerank;
   TokenizeService tokenize;
   std::unique_ptr<::grpc::Server> server;
-  int port = 0;
+  std::unique_ptr<Http2Gate> gate;  // the port: connections are accepted there and handed to the server
   bool stopped = false;
 };
 
 GrpcServer::GrpcServer(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics) {
-  const std::string address =
-      fmt::format("{}:{}",
-                  options.hostname.find(':') != std::string::npos ? fmt::format("[{}]", options.hostname)
-                                                                  : options.hostname,
-                  options.port);
   const int max_message = static_cast<int>(std::min<std::size_t>(options.max_message_bytes, INT32_MAX));
   impl_ = std::make_unique<Impl>(pipeline, std::move(options), metrics);
+  const GrpcOptions& o = impl_->backend.options();
+  std::function<void()> on_refused;
+  if (metrics != nullptr) {
+    serving::Counter& refused = metrics->counter(
+        "warden_grpc_connections_refused_total",
+        "gRPC connections closed (GOAWAY ENHANCE_YOUR_CALM) for resetting calls faster than allowed");
+    on_refused = [&refused] { refused.inc(); };
+  }
+  impl_->gate = std::make_unique<Http2Gate>(
+      o.hostname, o.port, ResetLimit{o.max_reset_burst, o.resets_per_second}, std::move(on_refused));
   // gRPC's health service (grpc.health.v1) and reflection: registered before the builder.
   ::grpc::EnableDefaultHealthCheckService(true);
   ::grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   ::grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, ::grpc::InsecureServerCredentials(), &impl_->port);
   builder.SetMaxReceiveMessageSize(max_message);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
                              impl_->backend.options().max_streams_per_connection);
@@ -55,9 +61,8 @@ GrpcServer::GrpcServer(serving::Pipeline& pipeline, GrpcOptions options, serving
   builder.RegisterService(&impl_->rerank);
   builder.RegisterService(&impl_->tokenize);
   impl_->server = builder.BuildAndStart();
-  if (impl_->server == nullptr || impl_->port == 0) {
-    throw Error(ErrorKind::Io, fmt::format("gRPC: cannot listen on {}", address));
-  }
+  if (impl_->server == nullptr) throw Error(ErrorKind::Io, "gRPC: the server did not start");
+  impl_->gate->open(*impl_->server);
 }
 
 GrpcServer::~GrpcServer() {
@@ -65,16 +70,18 @@ GrpcServer::~GrpcServer() {
 }
 
 int GrpcServer::port() const noexcept {
-  return impl_->port;
+  return impl_->gate->port();
 }
 
 void GrpcServer::shutdown(std::chrono::milliseconds grace) {
   if (impl_->stopped) return;
   impl_->stopped = true;
+  impl_->gate->stop_accepting();
   // Calls in progress finish through the pipeline (its scheduler still runs); past the
   // grace they are cancelled, and Shutdown returns once every call is done.
   impl_->server->Shutdown(std::chrono::system_clock::now() + grace);
   impl_->server->Wait();
+  impl_->gate->close();
 }
 
 }  // namespace warden::grpc

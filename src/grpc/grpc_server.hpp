@@ -32,6 +32,10 @@ struct GrpcOptions {
   // are refused with RESOURCE_EXHAUSTED).
   int max_streams_per_connection = 100;
   std::size_t memory_limit_bytes = std::size_t{256} << 20;
+  // Calls one connection may reset at once, then per second (HTTP/2 "rapid reset": reset
+  // calls escape the stream limit); past it the client gets GOAWAY and is disconnected.
+  double max_reset_burst = 1000;
+  double resets_per_second = 33;
 };
 
 class GrpcServer {

@@ -16,8 +16,10 @@
 
 #include "embed/hashing_embedder.hpp"
 #include "grpc/grpc_server.hpp"
+#include "grpc/raw_http2_client.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
+#include "support/metrics_text.hpp"
 #include "support/resident_memory.hpp"
 #include "tei.grpc.pb.h"
 
@@ -111,6 +113,63 @@ TEST(GrpcHostileClient, AStreamThatIsNeverReadStopsBeingRead) {
   ctx.TryCancel();
   writer.join();
   (void)stream->Finish();
+  server.shutdown(1s);
+  service.shutdown(1s);
+}
+
+// The rapid-reset flood (CVE-2023-44487): one connection opens calls and resets each at
+// once, so that none counts against its limit of open streams (gRPC 1.51 kept ~20 KB for
+// each: 60,000 resets grew the server by 1.2 GB; calls to an unknown method or to the health
+// service, which never reach Warden's code, by 330 MB). Past its reset limit the connection
+// is sent GOAWAY and closed, whatever it calls, and everyone else is still answered.
+TEST(GrpcHostileClient, RapidResetIsCutOffWithGoaway) {
+  CountingEmbedder embedder;
+  serving::MetricsRegistry metrics;
+  http::Service service(embedder, {}, &metrics);
+  GrpcOptions g;
+  g.max_reset_burst = 500;
+  GrpcServer server(service.pipeline(), g, &metrics);
+  const std::string hello("\x0a\x05hello", 7);  // EmbedRequest{inputs: "hello"}
+  constexpr int kFlood = 60000;
+  for (const char* method : {"/tei.v1.Embed/Embed", "/no.Such/Method"}) {
+    SCOPED_TRACE(method);
+    const std::size_t before = testing::resident_bytes();
+    const auto start = std::chrono::steady_clock::now();
+    int sent = 0;
+    testing::RawHttp2Client flood(server.port());
+    while (sent < kFlood && flood.open_and_reset(method, hello, 50)) sent += 50;
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!flood.closed() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(flood.closed());
+    EXPECT_TRUE(flood.goaway());
+    const double grown = static_cast<double>(testing::resident_bytes()) - static_cast<double>(before);
+    EXPECT_LT(grown, 64e6);
+    // The figure for docs/api.md.
+    std::fprintf(
+        stderr,
+        "rapid reset on %s: cut off within %.2f s (%d calls written, most never read), resident +%.1f MB\n",
+        method, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), sent,
+        grown / 1e6);
+  }
+  // Resets within the limit are a client's right (deadlines, users who leave): nothing happens.
+  {
+    testing::RawHttp2Client calm(server.port());
+    ASSERT_TRUE(calm.open_and_reset("/tei.v1.Embed/Embed", hello, 400));
+    std::this_thread::sleep_for(300ms);
+    EXPECT_FALSE(calm.closed());
+    EXPECT_FALSE(calm.goaway());
+  }
+  EXPECT_EQ(testing::sample_value(metrics.render(), "warden_grpc_connections_refused_total"), 2.0);
+  // Everyone else is still answered.
+  auto stub = tei::v1::Embed::NewStub(::grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()),
+                                                            ::grpc::InsecureChannelCredentials()));
+  tei::v1::EmbedRequest one;
+  one.set_inputs("hello");
+  tei::v1::EmbedResponse answer;
+  ::grpc::ClientContext other;
+  other.set_deadline(std::chrono::system_clock::now() + 10s);
+  const ::grpc::Status s = stub->Embed(&other, one, &answer);
+  EXPECT_TRUE(s.ok()) << s.error_code() << " " << s.error_message();
   server.shutdown(1s);
   service.shutdown(1s);
 }
