@@ -257,6 +257,11 @@ std::string GuardResult::to_json(std::optional<std::string_view> text) const {
     w.key("window").begin_object().key("start").value(static_cast<std::uint64_t>(window->first));
     w.key("end").value(static_cast<std::uint64_t>(window->second)).end_object();
   }
+  if (!evidence.empty()) {
+    w.key("evidence").begin_array();
+    for (const std::string& e : evidence) w.value(e);
+    w.end_array();
+  }
   if (text) w.key("text").value(*text);
   w.end_object();
   return w.take();
@@ -563,8 +568,67 @@ bool Guard::nearest_is_attack(std::span<const float> unit_row) const {
   return attack;
 }
 
+namespace {
+
+// Where the byte at `i` of a UTF-8 text begins its code point.
+std::size_t code_point_start(std::string_view text, std::size_t i) {
+  while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
+  return i;
+}
+
+}  // namespace
+
+std::vector<TextWindow> Guard::probe_windows(std::string_view text) const {
+  const std::size_t max_tokens = embedder_->max_input_tokens();
+  if (max_tokens == 0 || text.empty() || abstains_always()) return {TextWindow{0, text.size()}};
+  // Each window is found by tokenizing a bounded slice from its start (an embedder reads
+  // the first max_tokens tokens of what it is given), so a text of any length is read in
+  // linear time: a token longer than 32 bytes on average only shortens a window.
+  const std::size_t slice_bytes = max_tokens * 32;
+  InputOptions first;
+  first.truncate = true;
+  first.side = TruncationSide::Right;
+  std::vector<TextWindow> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t slice_end = code_point_start(text, std::min(text.size(), start + slice_bytes));
+    std::vector<TokenInfo> tokens;
+    try {
+      tokens = embedder_->tokenize(text.substr(start, slice_end - start), first);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Unsupported) return {TextWindow{0, text.size()}};
+      throw;
+    }
+    std::size_t specials = 0;
+    std::vector<TextWindow> pieces;
+    for (const TokenInfo& t : tokens) {
+      if (t.special || !t.start || !t.stop) {
+        specials += t.special ? 1 : 0;
+        continue;
+      }
+      pieces.push_back({start + *t.start, start + *t.stop});
+    }
+    // The same two tokens of slack as the classifier's windows.
+    const std::size_t capacity = max_tokens > specials + 3 ? max_tokens - specials - 2 : 1;
+    std::size_t next = 0;
+    if (pieces.size() <= capacity) {
+      if (slice_end == text.size()) {  // the rest fits
+        out.push_back({start, text.size()});
+        break;
+      }
+      out.push_back({start, slice_end});  // few, long tokens: the slice is the window
+      next = code_point_start(text, start + (slice_end - start) / 2);
+    } else {
+      out.push_back({start, pieces[capacity - 1].end});
+      next = pieces[capacity / 2].begin;
+    }
+    start = std::max(next, start + 1);
+  }
+  return out;
+}
+
 std::vector<TextWindow> Guard::windows(std::string_view text) const {
-  if (classifier_ == nullptr || text.empty()) return {TextWindow{0, text.size()}};
+  if (classifier_ == nullptr) return probe_windows(text);
+  if (text.empty()) return {TextWindow{0, text.size()}};
   std::vector<TokenInfo> tokens;
   try {
     tokens = classifier_->tokenize(text);
@@ -619,61 +683,76 @@ GuardResult Guard::combine_windows(std::span<const GuardResult> results, std::sp
   return out;
 }
 
+GuardPlan Guard::plan(std::string_view text) const {
+  GuardPlan p;
+  p.canonical = canonical::canonicalize(text);
+  p.windows = windows(p.canonical.text);
+  return p;
+}
+
+GuardResult Guard::combine(std::span<const GuardResult> results, const GuardPlan& plan,
+                           std::string_view text) {
+  // The windows in the original text's bytes: a canonical byte knows where it came from.
+  const std::vector<std::uint32_t>& source = plan.canonical.source;
+  std::vector<TextWindow> original;
+  original.reserve(plan.windows.size());
+  for (const TextWindow& w : plan.windows) {
+    if (w.begin >= w.end || w.end > source.size()) {
+      original.push_back({0, text.size()});
+      continue;
+    }
+    std::size_t k = w.end;
+    while (k < source.size() && source[k] <= source[w.end - 1]) ++k;  // past the last byte's own source
+    original.push_back({source[w.begin], k < source.size() ? source[k] : text.size()});
+  }
+  GuardResult out = combine_windows(results, original, text);
+  out.evidence = plan.canonical.evidence;
+  return out;
+}
+
 std::vector<GuardResult> Guard::decide_texts(std::span<const std::string_view> texts) const {
   for (std::size_t i = 0; i < texts.size(); ++i) utf8::require_valid(texts[i], fmt::format("input {}", i));
   std::vector<GuardResult> out;
   out.reserve(texts.size());
-  if (classifier_ != nullptr) {
-    const std::size_t n = classifier_->labels().size();
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      const std::vector<TextWindow> parts = windows(texts[i]);
-      std::vector<PreparedInput> prepared;
-      std::vector<std::string_view> part_texts;
-      for (const TextWindow& w : parts) {
-        part_texts.push_back(texts[i].substr(w.begin, w.end - w.begin));
-        try {
-          prepared.push_back(classifier_->prepare(part_texts.back(), std::nullopt, InputOptions{}));
-        } catch (const Error& e) {
-          throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
-        }
-      }
-      std::vector<GuardResult> results;
-      for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
-        const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
-        std::vector<const PreparedInput*> batch;
-        for (std::size_t j = begin; j < end; ++j) batch.push_back(&prepared[j]);
-        std::vector<float> logits(batch.size() * n);
-        classifier_->classify_prepared(batch, logits);
-        for (std::size_t j = 0; j < batch.size(); ++j) {
-          results.push_back(decide_logits({logits.data() + j * n, n}, *batch[j], part_texts[begin + j]));
-        }
-      }
-      out.push_back(combine_windows(results, parts, texts[i]));
-    }
-    return out;
-  }
-  std::vector<PreparedInput> prepared;
-  prepared.reserve(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
-    try {
-      prepared.push_back(embedder_->prepare(texts[i], InputOptions{}));
-    } catch (const Error& e) {
-      throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
+    const GuardPlan p = plan(texts[i]);
+    std::vector<PreparedInput> prepared;
+    prepared.reserve(p.windows.size());
+    for (std::size_t j = 0; j < p.windows.size(); ++j) {
+      try {
+        prepared.push_back(classifier_ != nullptr
+                               ? classifier_->prepare(p.part(j), std::nullopt, InputOptions{})
+                               : embedder_->prepare(p.part(j), InputOptions{}));
+      } catch (const Error& e) {
+        throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
+      }
     }
-  }
-  if (abstains_always()) {  // nothing to embed: the answer does not depend on the vector
-    for (const PreparedInput& p : prepared) out.push_back(decide({}, p));
-    return out;
-  }
-  const std::size_t dim = embedder_->dim();
-  for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
-    const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
-    std::vector<const PreparedInput*> batch;
-    for (std::size_t i = begin; i < end; ++i) batch.push_back(&prepared[i]);
-    std::vector<float> rows(batch.size() * dim);
-    embedder_->embed_prepared(batch, rows);
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      out.push_back(decide({rows.data() + i * dim, dim}, *batch[i], texts[begin + i]));
+    std::vector<GuardResult> results;
+    results.reserve(prepared.size());
+    if (classifier_ == nullptr &&
+        abstains_always()) {  // nothing to embed: the answer does not depend on the vector
+      for (const PreparedInput& x : prepared) results.push_back(decide({}, x));
+      out.push_back(combine(results, p, texts[i]));
+      continue;
+    }
+    const std::size_t width = classifier_ != nullptr ? classifier_->labels().size() : embedder_->dim();
+    for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
+      const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
+      std::vector<const PreparedInput*> batch;
+      for (std::size_t j = begin; j < end; ++j) batch.push_back(&prepared[j]);
+      std::vector<float> rows(batch.size() * width);
+      if (classifier_ != nullptr) {
+        classifier_->classify_prepared(batch, rows);
+      } else {
+        embedder_->embed_prepared(batch, rows);
+      }
+      for (std::size_t j = 0; j < batch.size(); ++j) {
+        const std::span<const float> row(rows.data() + j * width, width);
+        results.push_back(classifier_ != nullptr ? decide_logits(row, *batch[j], p.part(begin + j))
+                                                 : decide(row, *batch[j], p.part(begin + j)));
+      }
+    }
+    out.push_back(combine(results, p, texts[i]));
   }
   return out;
 }

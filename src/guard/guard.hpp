@@ -31,6 +31,7 @@
 #include "embed/embedder.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "guard/bank.hpp"
+#include "guard/canonical/canonicalize.hpp"
 #include "guard/classification_metrics.hpp"
 #include "guard/logistic.hpp"
 
@@ -45,19 +46,33 @@ struct GuardResult {
   std::string embedder;          // the embedder's id, or the classifier's for the classifier method
   bool semantic = false;
   std::string reason;  // why it abstained; empty otherwise
-  // Classifier method, for a text longer than the model reads at once: the window the
-  // verdict comes from, [start, end) in code points of the text.
+  // For a text longer than the model reads at once: the window the verdict comes from,
+  // [start, end) in code points of the text.
   std::optional<std::pair<std::size_t, std::size_t>> window;
+  // What the text hid or disguised (invisible characters, encoded spans, look-alike
+  // letters...; canonical/canonicalize.hpp), whatever the verdict: the guard judged the
+  // text without its disguises.
+  std::vector<std::string> evidence;
 
   // One compact JSON object with the fields above (absent optionals are null); with `text`,
   // a last field echoing the judged text (the CLI's lines, so that each names its input).
   [[nodiscard]] std::string to_json(std::optional<std::string_view> text = std::nullopt) const;
 };
 
-// A part of a text the classifier method judges on its own: bytes [begin, end).
+// A part of a text the guard judges on its own: bytes [begin, end).
 struct TextWindow {
   std::size_t begin = 0;
   std::size_t end = 0;
+};
+
+// What the guard reads of one text: its canonical form (the disguises taken off), cut into
+// the windows its model reads whole.
+struct GuardPlan {
+  canonical::Canonical canonical;
+  std::vector<TextWindow> windows;  // bytes of canonical.text
+  [[nodiscard]] std::string_view part(std::size_t i) const {
+    return std::string_view(canonical.text).substr(windows[i].begin, windows[i].end - windows[i].begin);
+  }
 };
 
 struct GuardOptions {
@@ -108,11 +123,18 @@ class Guard {
   // `input`, what classifier()->prepare(text) made of `text`. Error(Internal) on a probe guard.
   [[nodiscard]] GuardResult decide_logits(std::span<const float> logits, const PreparedInput& input,
                                           std::optional<std::string_view> text = std::nullopt) const;
-  // The classifier method reads a text longer than its model's input in overlapping
-  // windows, as Prompt-Guard's model card advises: the whole text when it fits (special tokens
-  // included), else windows of as many tokens as fit, each starting half a window after the
-  // previous one, the last ending where the text does. A probe guard: the whole text.
+  // A text longer than the model's input is read in overlapping windows, as Prompt-Guard's
+  // model card advises: the whole text when it fits (special tokens included), else windows
+  // of as many tokens as fit, each starting half a window after the previous one, the last
+  // ending where the text does. The model is the classifier's, or the probe's embedder.
   [[nodiscard]] std::vector<TextWindow> windows(std::string_view text) const;
+  // The canonical form of valid UTF-8 `text` and its windows: what decide_texts() and the
+  // server judge, one window at a time.
+  [[nodiscard]] GuardPlan plan(std::string_view text) const;
+  // One verdict for `text` from its plan's windows (combine_windows), the window named in
+  // `text`'s own code points and the plan's evidence attached.
+  [[nodiscard]] static GuardResult combine(std::span<const GuardResult> results, const GuardPlan& plan,
+                                           std::string_view text);
   // One verdict from the windows' (decide_logits on each, in the order windows() gave them):
   // the flagged one with the highest score, else the highest score; abstained windows count
   // only when all did. With more than one window, `window` names the verdict's.
@@ -157,6 +179,8 @@ class Guard {
       "text lies outside the embedder's vocabulary, so it cannot be judged";
 
  private:
+  [[nodiscard]] std::vector<TextWindow> probe_windows(std::string_view text) const;
+
   const Embedder* embedder_ = nullptr;
   const SequenceClassifier* classifier_ = nullptr;
   std::vector<std::size_t> positives_{0};

@@ -55,7 +55,7 @@ InputOptions Router::Impl::input_options(const Embedder& e, std::optional<bool> 
   }
 }
 
-PreparedInput Router::Impl::prepare_one(const Embedder& e, const std::string& text,
+PreparedInput Router::Impl::prepare_one(const Embedder& e, std::string_view text,
                                         const std::vector<std::uint32_t>* ids, const InputOptions& o,
                                         std::size_t index, std::string_view param) {
   try {

@@ -1,8 +1,15 @@
-// POST /guard: the prompt-injection guard (src/guard/) behind the server. The probe: the
-// inputs are embedded in the scheduler's batches like any /embed request, then each pooled
-// vector and its prepared tokens go to Guard::decide on a worker (a dot product). The
-// classifier method: the inputs are classified by the guard's own model in the scheduler's
-// batches (its own runner), then each logit row goes to Guard::decide_logits on a worker.
+// POST /guard: the prompt-injection guard (src/guard/) behind the server. Each input is read
+// as the guard plans it (Guard::plan: its canonical form, in windows the model reads whole),
+// every window one input of the job. The probe: the windows are embedded in the scheduler's
+// batches like any /embed request, then each pooled vector and its prepared tokens go to
+// Guard::decide on a worker (a dot product). The classifier method: the windows are
+// classified by the guard's own model in the scheduler's batches (its own runner), then each
+// logit row goes to Guard::decide_logits. Guard::combine makes one verdict per input.
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,6 +21,16 @@
 #include "http/router_impl.hpp"
 
 namespace warden::http {
+
+// The plans of a /guard request's inputs, and the job's parts: (input, window) in order.
+struct GuardPlans {
+  std::vector<guard::GuardPlan> plans;
+  std::vector<std::pair<std::size_t, std::size_t>> parts;
+  // The answer: one verdict per input from `decide(part index, part text)` of its windows.
+  [[nodiscard]] std::string answer(
+      const GuardRequest& request,
+      const std::function<guard::GuardResult(std::size_t, std::string_view)>& decide) const;
+};
 
 void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<GuardRequest>(parse_guard(body));
@@ -40,34 +57,48 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   with_model(call, options.guard_model, {ModelKind::Embedding}, [this, call, request, g] {
     const Embedder& e = dense_embedder(*call);
     for (const std::string& text : request->inputs) call->characters += code_points(text);
+    const auto plans = plan_guard(*g, *request);
     const InputOptions o = input_options(e, std::nullopt, false, std::nullopt);
-    auto prepare = [&e, request, o](std::size_t i) {
-      return prepare_one(e, request->inputs[i], nullptr, o, i, "inputs");
+    auto prepare = [&e, plans, o](std::size_t k) {
+      const auto& [input, window] = plans->parts[k];
+      return prepare_one(e, plans->plans[input].part(window), nullptr, o, input, "inputs");
     };
     // The probe's vectors are the pooled vectors /embed computes with default options: they
-    // share cache entries. Every input is prepared (decide reads its tokens); only the
+    // share cache entries. Every window is prepared (decide reads its tokens); only the
     // vectors the cache does not hold are computed.
     serving::InferenceRequest job =
         serving::InferenceRequest::on(call->lease->model(), serving::Output::Pooled);
-    job.inputs = request->inputs.size();
+    job.inputs = plans->parts.size();
     job.prepare = std::move(prepare);
     job.keep_prepared = true;
     if (caching()) {
-      job.key = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
-        return serving::text_key(prefix, request->inputs[i]);
+      job.key = [prefix = cache_prefix(*call, "pooled", o), plans](std::size_t k) {
+        const auto& [input, window] = plans->parts[k];
+        return serving::text_key(prefix, plans->plans[input].part(window));
       };
     }
-    infer(call, std::move(job), [request, g](serving::Inference& r) {
-      JsonWriter w;
-      w.begin_array();
-      for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-        // The text goes along: the unknown-token rule weighs the characters unknown tokens cover.
-        w.raw(g->decide(r.result.rows.row(i), r.prepared[i], request->inputs[i]).to_json());
-      }
-      w.end_array();
-      return json_response(200, w.take());
+    infer(call, std::move(job), [request, plans, g](serving::Inference& r) {
+      return json_response(200, plans->answer(*request, [&](std::size_t k, std::string_view part) {
+        // The part goes along: the unknown-token rule weighs the characters unknown tokens cover.
+        return g->decide(r.result.rows.row(k), r.prepared[k], part);
+      }));
     });
   });
+}
+
+std::shared_ptr<const GuardPlans> Router::Impl::plan_guard(const guard::Guard& g,
+                                                           const GuardRequest& request) {
+  auto plans = std::make_shared<GuardPlans>();
+  for (std::size_t i = 0; i < request.inputs.size(); ++i) {
+    try {
+      plans->plans.push_back(g.plan(request.inputs[i]));
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
+      throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
+    }
+    for (std::size_t j = 0; j < plans->plans.back().windows.size(); ++j) plans->parts.emplace_back(i, j);
+  }
+  return plans;
 }
 
 void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const GuardRequest> request) {
@@ -75,33 +106,16 @@ void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<co
   const SequenceClassifier& c = *g->classifier();
   // The server's truncation default applies as on every route; the guard takes no options.
   const InputOptions o = classify_options(std::nullopt, false);
-  // A text longer than the model reads at once is judged in overlapping windows
-  // (Guard::windows): each window is one input of the job, and the verdicts are combined
-  // per text afterwards.
-  struct Part {
-    std::size_t input;
-    std::string_view text;  // into request->inputs
-  };
-  auto parts = std::make_shared<std::vector<Part>>();
-  auto windows = std::make_shared<std::vector<std::vector<guard::TextWindow>>>();
-  for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-    const std::string_view text = request->inputs[i];
+  // Each window of each text's canonical form is one input of the job (Guard::plan), and
+  // the verdicts are combined per text afterwards.
+  const auto plans = plan_guard(*g, *request);
+  auto prepare = [plans, &c, o](std::size_t k) {
+    const auto& [input, window] = plans->parts[k];
     try {
-      windows->push_back(g->windows(text));
+      return c.prepare(plans->plans[input].part(window), std::nullopt, o);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-      throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
-    }
-    for (const guard::TextWindow& w : windows->back())
-      parts->push_back({i, text.substr(w.begin, w.end - w.begin)});
-  }
-  auto prepare = [request, parts, &c, o](std::size_t k) {
-    const Part& part = (*parts)[k];
-    try {
-      return c.prepare(part.text, std::nullopt, o);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-      throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", part.input, e.what()), "inputs");
+      throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", input, e.what()), "inputs");
     }
   };
   // The guard's classifier is no managed model (it lives as long as the server): its keys
@@ -110,31 +124,39 @@ void Router::Impl::guard_classify(std::shared_ptr<Call> call, std::shared_ptr<co
   job.runner = guard_runner.get();
   job.output = serving::Output::Logits;
   job.width = c.labels().size();
-  job.inputs = parts->size();
+  job.inputs = plans->parts.size();
   job.prepare = std::move(prepare);
   job.keep_prepared = true;
   if (caching()) {
     serving::CacheKey k;
     k.add("guard-classifier").add(c.id()).add(std::uint64_t{o.truncate ? 1U : 0U});
     k.add(std::uint64_t{o.side == TruncationSide::Left ? 1U : 0U});
-    job.key = [prefix = k.take(), parts](std::size_t i) {
-      return serving::pair_key(prefix, (*parts)[i].text, nullptr);
+    job.key = [prefix = k.take(), plans](std::size_t i) {
+      const auto& [input, window] = plans->parts[i];
+      return serving::pair_key(prefix, plans->plans[input].part(window), nullptr);
     };
   }
-  infer(std::move(call), std::move(job), [request, parts, windows, g](serving::Inference& r) {
-    JsonWriter w;
-    w.begin_array();
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < request->inputs.size(); ++i) {
-      std::vector<guard::GuardResult> results;
-      for (std::size_t j = 0; j < (*windows)[i].size(); ++j, ++k) {
-        results.push_back(g->decide_logits(r.result.rows.row(k), r.prepared[k], (*parts)[k].text));
-      }
-      w.raw(guard::Guard::combine_windows(results, (*windows)[i], request->inputs[i]).to_json());
-    }
-    w.end_array();
-    return json_response(200, w.take());
+  infer(std::move(call), std::move(job), [request, plans, g](serving::Inference& r) {
+    return json_response(200, plans->answer(*request, [&](std::size_t k, std::string_view part) {
+      return g->decide_logits(r.result.rows.row(k), r.prepared[k], part);
+    }));
   });
+}
+
+std::string GuardPlans::answer(
+    const GuardRequest& request,
+    const std::function<guard::GuardResult(std::size_t, std::string_view)>& decide) const {
+  JsonWriter w;
+  w.begin_array();
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < request.inputs.size(); ++i) {
+    std::vector<guard::GuardResult> results;
+    for (std::size_t j = 0; j < plans[i].windows.size(); ++j, ++k)
+      results.push_back(decide(k, plans[i].part(j)));
+    w.raw(guard::Guard::combine(results, plans[i], request.inputs[i]).to_json());
+  }
+  w.end_array();
+  return w.take();
 }
 
 }  // namespace warden::http

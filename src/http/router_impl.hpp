@@ -59,6 +59,7 @@ using utf8::code_points;
 
 struct RouterMetrics;
 struct GuardRequest;
+struct GuardPlans;
 struct Input;
 
 // Input i's result cache key under a prefix (serving::Pipeline::cache_prefix): its text or ids.
@@ -143,7 +144,7 @@ struct Router::Impl {
   // Prepares one input (text or ids), naming its index in errors.
   // The request's truncation for the classification routes (no prompts there).
   [[nodiscard]] InputOptions classify_options(std::optional<bool> truncate, bool left) const;
-  [[nodiscard]] static PreparedInput prepare_one(const Embedder& e, const std::string& text,
+  [[nodiscard]] static PreparedInput prepare_one(const Embedder& e, std::string_view text,
                                                  const std::vector<std::uint32_t>* ids,
                                                  const InputOptions& options, std::size_t index,
                                                  std::string_view param);
@@ -159,6 +160,8 @@ struct Router::Impl {
   void guard(std::shared_ptr<Call> call, std::string_view body);
   // /guard's classifier method (Guard::classifier() set): the guard's model, its own runner.
   void guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const GuardRequest> request);
+  // How the guard reads each input (422 for one it cannot), every window one part of the job.
+  static std::shared_ptr<const GuardPlans> plan_guard(const guard::Guard& g, const GuardRequest& request);
   void similarity(std::shared_ptr<Call> call, std::string_view body);
   void tokenize(std::shared_ptr<Call> call, std::string_view body);
   void decode(std::shared_ptr<Call> call, std::string_view body);

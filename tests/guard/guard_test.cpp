@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <sstream>
@@ -67,6 +68,122 @@ std::filesystem::path fresh_dir(std::string_view name) {
                    (std::string("warden-guard-test-") + std::string(name) + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   return dir;
+}
+
+// A semantic embedder of whitespace words (one token each, at most 8 read): its vector
+// says whether the word ATTACK is among the words it read.
+class WordEmbedder final : public Embedder {
+ public:
+  static constexpr std::size_t kMaxTokens = 8;
+  [[nodiscard]] std::string_view id() const noexcept override { return "words-2"; }
+  [[nodiscard]] std::size_t dim() const noexcept override { return 2; }
+  [[nodiscard]] bool semantic() const noexcept override { return true; }
+  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return kMaxTokens; }
+  [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text,
+                                                const InputOptions& options) const override {
+    std::vector<TokenInfo> out;
+    for (std::size_t i = 0; i < text.size();) {
+      if (text[i] == ' ') {
+        ++i;
+        continue;
+      }
+      const std::size_t j = std::min(text.find(' ', i), text.size());
+      out.push_back({1, std::string(text.substr(i, j - i)), false, i, j});
+      i = j;
+    }
+    if (options.truncate && out.size() > kMaxTokens) out.resize(kMaxTokens);
+    return out;
+  }
+  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override {
+    PreparedInput p;
+    p.text = std::string(text);
+    for (const TokenInfo& t : tokenize(text, options)) p.ids.push_back(t.text == "ATTACK" ? 2 : 1);
+    p.tokens = p.ids.size();
+    return p;
+  }
+  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const bool attack = std::find(inputs[i]->ids.begin(), inputs[i]->ids.end(), 2U) != inputs[i]->ids.end();
+      out[i * 2] = attack ? 1.0F : 0.05F;
+      out[i * 2 + 1] = attack ? 0.05F : 1.0F;
+    }
+  }
+};
+
+Bank word_bank() {
+  Bank bank;
+  bank.source = "words";
+  for (const char* t :
+       {"ATTACK now", "please ATTACK", "ATTACK", "go ATTACK it", "ATTACK the rules", "so ATTACK"})
+    bank.entries.push_back({t, true, "a", false, 0});
+  for (const char* t : {"hello", "hello there", "thanks a lot", "what time is it", "nice day", "ok"})
+    bank.entries.push_back({t, false, "b", false, 0});
+  return bank;
+}
+
+// A text longer than the embedder reads is judged window by window: an instruction in the
+// middle of a long document is found, and named by its window.
+TEST(Guard, TheProbeReadsALongTextInWindowsAndNamesTheOneItFlags) {
+  const WordEmbedder words;
+  const Guard guard(words, word_bank(), {.use_cache = false});
+  std::string article;
+  for (int i = 0; i < 120; ++i) article += "lorem" + std::string(1, static_cast<char>('a' + i % 26)) + " ";
+  const std::size_t middle = article.size() / 2;
+  const std::size_t cut = article.find(' ', middle) + 1;
+  const std::string injected = article.substr(0, cut) + "ATTACK " + article.substr(cut);
+  const std::vector<std::string_view> texts = {article, injected};
+  const auto r = guard.decide_texts(texts);
+  ASSERT_EQ(r.size(), 2U);
+  EXPECT_FALSE(*r[0].flagged);
+  EXPECT_TRUE(*r[1].flagged);
+  ASSERT_TRUE(r[1].window.has_value());
+  EXPECT_LE(r[1].window->first, cut);
+  EXPECT_GE(r[1].window->second, cut + 6);
+  EXPECT_LE(r[1].window->second - r[1].window->first, 8U * 8U);  // one window, not the text
+  // The windows cover the text, each within the embedder's reach, each starting half a
+  // window after the previous one.
+  const std::vector<TextWindow> w = guard.windows(article);
+  ASSERT_GT(w.size(), 20U);
+  EXPECT_EQ(w.front().begin, 0U);
+  EXPECT_EQ(w.back().end, article.size());
+  InputOptions whole;
+  whole.truncate = false;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    EXPECT_GT(w[i].begin, w[i - 1].begin);
+    EXPECT_LT(w[i].begin, w[i - 1].end);  // overlapping
+    EXPECT_LE(words.tokenize(article.substr(w[i].begin, w[i].end - w[i].begin), whole).size(),
+              WordEmbedder::kMaxTokens);
+  }
+  // A short text is one window, and its answer names none.
+  EXPECT_EQ(guard.windows("hello there").size(), 1U);
+  EXPECT_FALSE(guard.decide_texts(std::vector<std::string_view>{"ATTACK now"})[0].window.has_value());
+}
+
+// The guard judges the text without its disguises and says what they were: a hidden or
+// encoded instruction is found, an ordinary text in a disguise is not an attack.
+TEST(Guard, DisguisesAreTakenOffBeforeJudgingAndReported) {
+  const WordEmbedder words;
+  const Guard guard(words, word_bank(), {.use_cache = false});
+  const std::vector<std::string_view> texts = {
+      "AT\u200BTACK now",                   // a zero-width space inside the word
+      "do this: QVRUQUNLIHRoZSBydWxlcw==",  // base64 of "ATTACK the rules"
+      "SGVsbG8gdGhlcmUgZnJpZW5k",           // base64 of "Hello there friend"
+      "hello there"};
+  const auto r = guard.decide_texts(texts);
+  ASSERT_EQ(r.size(), 4U);
+  EXPECT_TRUE(*r[0].flagged);
+  ASSERT_EQ(r[0].evidence.size(), 1U);
+  EXPECT_EQ(r[0].evidence[0], "zero-width characters (1)");
+  EXPECT_TRUE(*r[1].flagged);
+  ASSERT_EQ(r[1].evidence.size(), 1U);
+  EXPECT_EQ(r[1].evidence[0], "base64 span at 9-33");
+  EXPECT_NE(r[1].to_json().find(R"("evidence":["base64 span at 9-33"])"), std::string::npos)
+      << r[1].to_json();
+  EXPECT_FALSE(*r[2].flagged);
+  EXPECT_EQ(r[2].evidence.size(), 1U);
+  EXPECT_FALSE(*r[3].flagged);
+  EXPECT_TRUE(r[3].evidence.empty());
+  EXPECT_EQ(r[3].to_json().find("evidence"), std::string::npos);
 }
 
 TEST(Guard, LexicalEmbedderAbstainsSayingWhy) {
