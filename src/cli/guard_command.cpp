@@ -34,6 +34,7 @@ struct GuardCliOptions {
   std::size_t threads = 0;
   std::string bank;
   std::optional<float> threshold;
+  double fpr = 0.01;
   std::string guard_model;
   std::string positive_label;
   bool no_cache = false;
@@ -62,6 +63,7 @@ Built build(const GuardCliOptions& options, bool need_bank) {
   };
   guard::GuardOptions guard_options;
   guard_options.threshold = options.threshold;
+  guard_options.target_fpr = options.fpr;
   guard_options.use_cache = !options.no_cache;
   guard_options.positive_label = options.positive_label;
   if (!options.guard_model.empty()) {
@@ -147,6 +149,11 @@ void add_common(CLI::App* app, GuardCliOptions& o) {
   app->add_option("--guard-threshold", o.threshold,
                   "Flag when score >= this (default: chosen on train folds; 0.5 with --guard-model)")
       ->check(CLI::Range(0.0F, 1.0F));
+  app->add_option("--guard-fpr", o.fpr,
+                  "The probe's threshold flags at most this fraction of the bank's benign train texts "
+                  "(out of fold)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.5));
   app->add_option(
       "--guard-model", o.guard_model,
       "A *ForSequenceClassification folder or HuggingFace id that decides instead of the probe (the "

@@ -82,6 +82,7 @@ struct ServeOptions {
   bool no_guard = false;
   std::string guard_bank;
   std::optional<float> guard_threshold;
+  double guard_fpr = 0.01;
   std::string guard_model;
   std::string guard_positive_label;
   std::string cache_bytes;       // the result cache's bound ("0": off, "64MiB", ...)
@@ -101,6 +102,7 @@ std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embe
                                                        : std::filesystem::path(options.guard_bank));
     guard::GuardOptions guard_options;
     guard_options.threshold = options.guard_threshold;
+    guard_options.target_fpr = options.guard_fpr;
     auto g = std::make_unique<guard::Guard>(embedder, bank, guard_options);
     if (g->abstains_always()) {
       log_line("warden serve: guard: {} is lexical, so /guard abstains on every input\n", embedder.id());
@@ -618,6 +620,12 @@ Command add_serve_command(CLI::App& root) {
                   "with --guard-model)")
       ->check(CLI::Range(0.0F, 1.0F))
       ->envname("WARDEN_GUARD_THRESHOLD");
+  app->add_option("--guard-fpr", o->guard_fpr,
+                  "The probe's threshold flags at most this fraction of the bank's benign train texts "
+                  "(out of fold)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.5))
+      ->envname("WARDEN_GUARD_FPR");
   app->add_option("--guard-model", o->guard_model,
                   "A *ForSequenceClassification folder that /guard decides with (the classifier method) "
                   "instead of the probe over the served embedder; the served model may then be any kind")

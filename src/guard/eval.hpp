@@ -1,7 +1,9 @@
 #pragma once
-// `warden guard-eval`: a guard's decisions on labelled entries, as precision / recall / F1
-// at its threshold and ROC AUC of its scores, next to the nearest-exemplar cosine rule on
-// the same embeddings. Abstentions are counted apart and left out of every metric.
+// `warden guard-eval`: a guard's decisions on labelled entries (as decide_texts makes them:
+// canonical text, windows), as precision / recall / F1 and false-positive rate at its
+// threshold, recall at 1% and 0.1% false-positive rate, ROC AUC, the share flagged per
+// category, abstentions by reason and the time per input, next to the nearest-exemplar
+// cosine rule. Abstentions are counted apart and left out of every metric.
 
 #include <cstddef>
 #include <map>
@@ -37,6 +39,11 @@ struct EvalReport {
   std::optional<double> probe_auc;                   // empty when a class is missing
   std::optional<BinaryMetrics> nearest;              // the nearest-exemplar baseline (probe only)
   std::map<std::string, CategoryCounts> categories;  // by BankEntry::category ("" when absent)
+  // The recall at the threshold that flags 1% (0.1%) of this set's benign texts.
+  std::optional<double> recall_at_1pct_fpr;
+  std::optional<double> recall_at_01pct_fpr;
+  std::map<std::string, std::size_t> abstained_by_reason;
+  double ms_per_input = 0.0;  // wall time of the decisions (canonicalisation, windows, model), per input
 
   // One JSON object (pretty when indent >= 0).
   [[nodiscard]] std::string to_json(int indent = -1) const;

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -24,10 +26,13 @@ namespace warden::guard {
 
 namespace {
 
-constexpr std::string_view kCacheMagic = "warden-guard-probe 1";
+constexpr std::string_view kCacheMagic = "warden-guard-probe 2";
 constexpr std::size_t kEmbedChunk = 64;  // texts per embed_prepared call: bounds the batch's memory
 constexpr std::size_t kFolds = 4;
 constexpr double kL2Candidates[] = {0.1, 1.0, 10.0};
+// Windows of one long benign train text that become examples: enough to teach what long
+// documents look like without one document outweighing the rest.
+constexpr std::size_t kMaxWindowsPerText = 8;
 
 // Identifies what a fitted probe depends on: the embedder, the train split (texts and
 // labels, in order), the fitting procedure's version (bump the magic when it changes) and
@@ -110,10 +115,26 @@ struct Fitted {
   float threshold = 0.5F;
 };
 
-// Chooses l2 by the out-of-fold log-loss of a k-fold split of train (fold = index mod k),
-// and the threshold by the out-of-fold F1 at that l2; then fits on all of train. The test
-// split is never seen here.
-Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const std::uint8_t> labels) {
+// The threshold at which at most `fpr` of the benign texts are flagged: `benign` holds each
+// benign text's score (the highest of its windows); a threshold just above the score of the
+// first benign text it must not flag.
+float threshold_for_fpr(std::vector<double> benign, double fpr) {
+  if (benign.empty()) return 0.5F;
+  std::sort(benign.begin(), benign.end(), std::greater<>());
+  const auto allowed = static_cast<std::size_t>(std::floor(fpr * static_cast<double>(benign.size())));
+  if (allowed >= benign.size()) return 0.0F;
+  const double above = allowed == 0 ? 1.0 : benign[allowed - 1];
+  const double t = (benign[allowed] + above) / 2.0;
+  return static_cast<float>(std::clamp(std::max(t, std::nextafter(benign[allowed], 2.0)), 0.0, 1.0));
+}
+
+// Chooses l2 by the out-of-fold log-loss of a k-fold split of the examples (fold = the owning
+// train text's index mod k, so that the windows of one text share a fold), and the threshold
+// for the target false-positive rate on the benign train texts' out-of-fold scores at that
+// l2 (or the best out-of-fold F1 without a target); then fits on all examples. The test split
+// is never seen here.
+Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const std::uint8_t> labels,
+                 std::span<const std::size_t> owner, std::optional<double> target_fpr) {
   const std::size_t n = labels.size();
   Fitted best;
   double best_loss = std::numeric_limits<double>::infinity();
@@ -124,13 +145,15 @@ Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const s
       std::vector<float> fit_rows;
       std::vector<std::uint8_t> fit_labels;
       for (std::size_t i = 0; i < n; ++i) {
-        if (i % kFolds == fold) continue;
+        if (owner[i] % kFolds == fold) continue;
         fit_rows.insert(fit_rows.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * dim),
                         rows.begin() + static_cast<std::ptrdiff_t>((i + 1) * dim));
         fit_labels.push_back(labels[i]);
       }
       const LogisticModel m = fit_logistic(fit_rows, dim, fit_labels, {.l2 = l2});
-      for (std::size_t i = fold; i < n; i += kFolds) oof[i] = m.probability(rows.subspan(i * dim, dim));
+      for (std::size_t i = 0; i < n; ++i) {
+        if (owner[i] % kFolds == fold) oof[i] = m.probability(rows.subspan(i * dim, dim));
+      }
     }
     const double loss = log_loss(oof, labels);
     if (loss < best_loss) {
@@ -139,8 +162,20 @@ Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const s
       best_oof = std::move(oof);
     }
   }
-  const std::vector<bool> truth(labels.begin(), labels.end());
-  best.threshold = best_threshold(best_oof, truth);
+  if (target_fpr) {
+    std::map<std::size_t, double> benign;  // owner -> its highest window
+    for (std::size_t i = 0; i < n; ++i) {
+      if (labels[i] != 0) continue;
+      const auto [it, fresh] = benign.emplace(owner[i], best_oof[i]);
+      if (!fresh) it->second = std::max(it->second, best_oof[i]);
+    }
+    std::vector<double> scores;
+    for (const auto& [o, v] : benign) scores.push_back(v);
+    best.threshold = threshold_for_fpr(std::move(scores), *target_fpr);
+  } else {
+    const std::vector<bool> truth(labels.begin(), labels.end());
+    best.threshold = best_threshold(best_oof, truth);
+  }
   best.model = fit_logistic(rows, dim, labels, {.l2 = best.l2});
   return best;
 }
@@ -274,6 +309,11 @@ void check_threshold(const GuardOptions& options) {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("the guard threshold must lie in [0, 1], not {}", *options.threshold));
   }
+  if (options.target_fpr && !(*options.target_fpr >= 0.0 && *options.target_fpr < 1.0)) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("the guard's target false-positive rate must lie in [0, 1), not {}",
+                            *options.target_fpr));
+  }
 }
 
 std::string upper(std::string_view s) {
@@ -367,13 +407,52 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
                     bank.source, kFolds, kFolds, attacks, train.size() - attacks));
   }
   const std::size_t dim = embedder.dim();
-  for (const BankEntry& e : train) {
-    exemplar_text_.push_back(e.text);
-    exemplar_attack_.push_back(e.attack);
+  // The examples are what the guard will judge: each train text's canonical form, in its
+  // windows. A text of one window is one example; every window of a long benign text is a
+  // benign example; a long attack's injection sits in some window, not all — its most
+  // suspicious window under a first fit is its example (one step of multiple-instance
+  // learning).
+  std::vector<std::size_t> owner;
+  std::vector<std::pair<std::size_t, std::vector<std::string>>> long_attacks;
+  for (std::size_t i = 0; i < train.size(); ++i) {
+    const GuardPlan p = plan(train[i].text);
+    if (p.windows.size() > 1 && train[i].attack) {
+      std::vector<std::string> parts;
+      for (std::size_t j = 0; j < p.windows.size(); ++j) parts.emplace_back(p.part(j));
+      long_attacks.emplace_back(i, std::move(parts));
+      continue;
+    }
+    for (std::size_t j = 0; j < std::min(p.windows.size(), kMaxWindowsPerText); ++j) {
+      exemplar_text_.emplace_back(p.part(j));
+      exemplar_attack_.push_back(train[i].attack);
+      owner.push_back(i);
+    }
   }
   exemplars_ = embed_units(embedder, exemplar_text_);
+  if (!long_attacks.empty()) {
+    std::vector<std::uint8_t> first_labels(exemplar_attack_.begin(), exemplar_attack_.end());
+    const LogisticModel first = fit_logistic(exemplars_, dim, first_labels, {.l2 = 1.0});
+    for (const auto& [i, parts] : long_attacks) {
+      const std::vector<float> rows = embed_units(embedder, parts);
+      std::size_t best = 0;
+      double best_p = -1.0;
+      for (std::size_t j = 0; j < parts.size(); ++j) {
+        const double pj = first.probability({rows.data() + j * dim, dim});
+        if (pj > best_p) {
+          best_p = pj;
+          best = j;
+        }
+      }
+      exemplar_text_.push_back(parts[best]);
+      exemplar_attack_.push_back(true);
+      owner.push_back(i);
+      exemplars_.insert(exemplars_.end(), rows.begin() + static_cast<std::ptrdiff_t>(best * dim),
+                        rows.begin() + static_cast<std::ptrdiff_t>((best + 1) * dim));
+    }
+  }
 
-  const std::uint64_t key = probe_key(embedder, train, exemplars_);
+  std::uint64_t key = probe_key(embedder, train, exemplars_);
+  if (options.target_fpr) key = fnv1a(fmt::format("fpr {}", *options.target_fpr), key);
   std::optional<Fitted> fitted;
   std::filesystem::path file;
   if (options.use_cache) {
@@ -393,7 +472,7 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
   }
   if (!fitted) {
     std::vector<std::uint8_t> labels(exemplar_attack_.begin(), exemplar_attack_.end());
-    fitted = fit_probe(exemplars_, dim, labels);
+    fitted = fit_probe(exemplars_, dim, labels, owner, options.target_fpr);
     if (options.use_cache) {
       // A cache that cannot be written only costs the next start a refit: say so, go on.
       try {

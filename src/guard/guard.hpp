@@ -76,7 +76,11 @@ struct GuardPlan {
 };
 
 struct GuardOptions {
-  std::optional<float> threshold{};                  // overrides the one chosen on train folds
+  std::optional<float> threshold{};  // overrides the one chosen on train folds
+  // The probe's threshold is chosen so that at most this fraction of the benign train texts
+  // are flagged (out of fold) — the operating point production needs, where most traffic
+  // is benign. Unset: the best out-of-fold F1 (a balanced set's choice).
+  std::optional<double> target_fpr = 0.01;
   std::optional<std::filesystem::path> cache_dir{};  // default: default_cache_dir()
   bool use_cache = true;                             // false: always fit, never read or write the cache
   // The classifier method: the label(s) whose probabilities, summed, are the score
