@@ -132,6 +132,10 @@ class Embedder {
   [[nodiscard]] virtual std::optional<std::uint32_t> unknown_token_id() const noexcept {
     return std::nullopt;
   }
+  // The languages the model reads (ISO 639-1 codes), when it is known to read only those:
+  // the guard abstains on text in another language rather than judge what the model cannot
+  // read. Empty: unknown, or many (a multilingual model).
+  [[nodiscard]] virtual std::vector<std::string> languages() const { return {}; }
 
   // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x dim()
   // matrix per input. Error(Unsupported) for embedders that have none.

@@ -52,6 +52,8 @@ class UseLiteEmbedder final : public Embedder {
   void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
   [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
   // Id 0: runs of symbols without a piece (all of CJK, for instance) merge into it.
+  // USE-lite was trained on English text: its vocabulary and its vectors are English.
+  [[nodiscard]] std::vector<std::string> languages() const override { return {"en"}; }
   [[nodiscard]] std::optional<std::uint32_t> unknown_token_id() const noexcept override {
     return UseLiteTokenizer::kUnknownId;
   }

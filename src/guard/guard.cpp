@@ -288,6 +288,7 @@ std::string GuardResult::to_json(std::optional<std::string_view> text) const {
   w.key("embedder").value(embedder);
   w.key("semantic").value(semantic);
   if (!reason.empty()) w.key("reason").value(reason);
+  if (!language.empty()) w.key("language").value(language);
   if (window) {
     w.key("window").begin_object().key("start").value(static_cast<std::uint64_t>(window->first));
     w.key("end").value(static_cast<std::uint64_t>(window->second)).end_object();
@@ -393,6 +394,7 @@ std::string Guard::positive_label_names() const {
 
 Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) : embedder_(&embedder) {
   check_threshold(options);
+  languages_ = options.languages.value_or(embedder.languages());
   info_.cache = "off";
   threshold_ = options.threshold.value_or(threshold_);
   if (!embedder.semantic()) return;  // nothing to fit: every decision abstains
@@ -416,6 +418,8 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
   std::vector<std::pair<std::size_t, std::vector<std::string>>> long_attacks;
   for (std::size_t i = 0; i < train.size(); ++i) {
     const GuardPlan p = plan(train[i].text);
+    // What the guard abstains on teaches it nothing: text in a language the embedder does not read.
+    if (std::string found; outside_languages(p.canonical.text, languages_, found)) continue;
     if (p.windows.size() > 1 && train[i].attack) {
       std::vector<std::string> parts;
       for (std::size_t j = 0; j < p.windows.size(); ++j) parts.emplace_back(p.part(j));
@@ -555,6 +559,12 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
     r.reason = std::string(kBlankReason);
     return r;
   }
+  if (given_text && outside_languages(text, languages_, r.language)) {
+    r.method = "abstained";
+    r.reason = std::string(kLanguageReason);
+    return r;
+  }
+  r.language.clear();
   if (mostly_unknown(embedder.unknown_token_id(), input, text,
                      [&](std::string_view t) { return embedder.tokenize(t, InputOptions{}); })) {
     r.method = "abstained";

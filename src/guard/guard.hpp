@@ -33,6 +33,7 @@
 #include "guard/bank.hpp"
 #include "guard/canonical/canonicalize.hpp"
 #include "guard/classification_metrics.hpp"
+#include "guard/language.hpp"
 #include "guard/logistic.hpp"
 
 namespace warden::guard {
@@ -53,6 +54,8 @@ struct GuardResult {
   // letters...; canonical/canonicalize.hpp), whatever the verdict: the guard judged the
   // text without its disguises.
   std::vector<std::string> evidence;
+  // Abstained on its language: the language found (ISO 639-1, or "a non-Latin script").
+  std::string language;
 
   // One compact JSON object with the fields above (absent optionals are null); with `text`,
   // a last field echoing the judged text (the CLI's lines, so that each names its input).
@@ -89,6 +92,9 @@ struct GuardOptions {
   // model card scores injections — else LABEL_1 of a model labelled only LABEL_0 and LABEL_1
   // (the binary Llama-Prompt-Guard-2 checkpoints).
   std::string positive_label{};
+  // The languages the probe's embedder reads (ISO 639-1): text in another abstains. Unset:
+  // what the embedder declares (Embedder::languages(); use-lite: English); empty: any.
+  std::optional<std::vector<std::string>> languages{};
 };
 
 // ${XDG_CACHE_HOME:-$HOME/.cache}/warden/guard.
@@ -178,6 +184,8 @@ class Guard {
       "paraphrased attacks";
   static constexpr std::string_view kBlankReason =
       "the input is empty or only white space: there is no text to judge";
+  static constexpr std::string_view kLanguageReason =
+      "the text is in a language the embedder does not read (see \"language\"): it cannot be judged";
   static constexpr std::string_view kUnknownReason =
       "more than half of the input is the unknown token (its tokens, or the characters they cover): the "
       "text lies outside the embedder's vocabulary, so it cannot be judged";
@@ -191,8 +199,9 @@ class Guard {
   LogisticModel probe_;
   float threshold_ = 0.5F;
   ProbeInfo info_;
-  std::vector<float> exemplars_;       // unit rows of the train split
-  std::vector<bool> exemplar_attack_;  // their labels
+  std::vector<std::string> languages_;  // what the probe's embedder reads; empty: any
+  std::vector<float> exemplars_;        // unit rows of the train split
+  std::vector<bool> exemplar_attack_;   // their labels
   std::vector<std::string> exemplar_text_;
 };
 
