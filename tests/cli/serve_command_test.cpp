@@ -64,9 +64,10 @@ class ServeProcess {
     if (err_fd_ >= 0) ::close(err_fd_);
   }
 
-  // Reads stderr until `needle` appears (or 10 s pass); returns everything read.
+  // Reads stderr until `needle` appears (or 90 s pass: start-up fits the guard on the bank,
+  // seconds in Release and far longer under a sanitizer); returns everything read.
   std::string read_until(const std::string& needle) {
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    const auto deadline = Clock::now() + std::chrono::seconds(90);
     while (err_.find(needle) == std::string::npos && Clock::now() < deadline) {
       pollfd p{err_fd_, POLLIN, 0};
       if (::poll(&p, 1, 100) <= 0) continue;

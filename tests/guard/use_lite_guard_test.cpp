@@ -14,6 +14,7 @@
 #include "embed/use_lite_embedder.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"
+#include "support/guard_bank_sample.hpp"
 
 namespace warden::guard {
 namespace {
@@ -33,8 +34,8 @@ class UseLiteGuard : public ::testing::Test {
     if (dir.empty()) return;
     pool_ = std::make_unique<ThreadPool>(0);
     embedder_ = std::make_unique<UseLiteEmbedder>(dir, pool_.get());
-    guard_ =
-        std::make_unique<Guard>(*embedder_, load_bank(default_bank_path()), GuardOptions{.use_cache = false});
+    guard_ = std::make_unique<Guard>(*embedder_, testing::shipped_bank_sample(3),
+                                     GuardOptions{.use_cache = false});
   }
   static void TearDownTestSuite() {
     guard_.reset();
