@@ -73,8 +73,7 @@ bool decode_base64_spans(Chars& text, Findings& found) {
     if (bytes && (looks_like_text(*bytes) || looks_like_encoding(*bytes))) {
       for (std::size_t k = i; k < from; ++k) out.push_back(text[k]);
       append_decoded(out, text[from].source, *bytes);
-      found.note_span("base64 span", text[from].source,
-                      j < text.size() ? text[j].source : text[j - 1].source + 1);
+      found.note_span("base64 span", text[from].source, end_source(text, j));
       any = true;
     } else {
       for (std::size_t k = i; k < j; ++k) out.push_back(text[k]);

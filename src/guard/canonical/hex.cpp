@@ -5,13 +5,6 @@
 namespace warden::guard::canonical {
 namespace {
 
-int nibble(char32_t c) noexcept {
-  if (c >= U'0' && c <= U'9') return static_cast<int>(c - U'0');
-  if (c >= U'a' && c <= U'f') return static_cast<int>(c - U'a') + 10;
-  if (c >= U'A' && c <= U'F') return static_cast<int>(c - U'A') + 10;
-  return -1;
-}
-
 bool is_word_char(char32_t c) noexcept {
   return is_ascii_letter(c) || (c >= U'0' && c <= U'9') || c == U'_';
 }
@@ -27,30 +20,30 @@ Span read_span(const Chars& text, std::size_t i) {
   const auto at = [&text](std::size_t k) { return k < text.size() ? text[k].cp : U'\0'; };
   if (at(i) == U'\\' && at(i + 1) == U'x') {  // \xHH\xHH...
     std::size_t k = i;
-    while (at(k) == U'\\' && at(k + 1) == U'x' && nibble(at(k + 2)) >= 0 && nibble(at(k + 3)) >= 0) {
-      s.bytes += static_cast<char>(nibble(at(k + 2)) * 16 + nibble(at(k + 3)));
+    while (at(k) == U'\\' && at(k + 1) == U'x' && hex_digit(at(k + 2)) >= 0 && hex_digit(at(k + 3)) >= 0) {
+      s.bytes += static_cast<char>(hex_digit(at(k + 2)) * 16 + hex_digit(at(k + 3)));
       k += 4;
     }
     s.end = k;
     if (s.bytes.size() < 4) s.bytes.clear();
     return s;
   }
-  if (nibble(at(i)) < 0 || (i > 0 && is_word_char(text[i - 1].cp))) return s;
+  if (hex_digit(at(i)) < 0 || (i > 0 && is_word_char(text[i - 1].cp))) return s;
   std::size_t k = i;
-  while (nibble(at(k)) >= 0) ++k;
+  while (hex_digit(at(k)) >= 0) ++k;
   if (k - i >= 16 && (k - i) % 2 == 0 && !is_word_char(at(k))) {  // contiguous
     for (std::size_t p = i; p < k; p += 2)
-      s.bytes += static_cast<char>(nibble(at(p)) * 16 + nibble(at(p + 1)));
+      s.bytes += static_cast<char>(hex_digit(at(p)) * 16 + hex_digit(at(p + 1)));
     s.end = k;
     return s;
   }
   if (k - i != 2) return s;
   // Pairs separated by one space: "69 67 6e".
   k = i;
-  while (nibble(at(k)) >= 0 && nibble(at(k + 1)) >= 0 && !is_word_char(at(k + 2))) {
-    s.bytes += static_cast<char>(nibble(at(k)) * 16 + nibble(at(k + 1)));
+  while (hex_digit(at(k)) >= 0 && hex_digit(at(k + 1)) >= 0 && !is_word_char(at(k + 2))) {
+    s.bytes += static_cast<char>(hex_digit(at(k)) * 16 + hex_digit(at(k + 1)));
     k += 2;
-    if (at(k) != U' ' || nibble(at(k + 1)) < 0) break;
+    if (at(k) != U' ' || hex_digit(at(k + 1)) < 0) break;
     ++k;
   }
   s.end = k;
@@ -68,8 +61,7 @@ bool decode_hex_spans(Chars& text, Findings& found) {
     const Span s = read_span(text, i);
     if (!s.bytes.empty() && (looks_like_text(s.bytes) || looks_like_encoding(s.bytes))) {
       append_decoded(out, text[i].source, s.bytes);
-      found.note_span("hex span", text[i].source,
-                      s.end < text.size() ? text[s.end].source : text[s.end - 1].source + 1);
+      found.note_span("hex span", text[i].source, end_source(text, s.end));
       any = true;
       i = s.end;
       continue;

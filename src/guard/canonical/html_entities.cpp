@@ -70,7 +70,7 @@ bool decode_html_entities(Chars& text, Findings& found) {
     if (!any) first = text[i].source;
     any = true;
     out.push_back({c, text[i].source});
-    last = next < text.size() ? text[next].source : text[next - 1].source + 1;
+    last = end_source(text, next);
     i = next;
   }
   found.note_span("HTML-escaped span", first, last);

@@ -7,13 +7,6 @@
 namespace warden::guard::canonical {
 namespace {
 
-int nibble(char32_t c) noexcept {
-  if (c >= U'0' && c <= U'9') return static_cast<int>(c - U'0');
-  if (c >= U'a' && c <= U'f') return static_cast<int>(c - U'a') + 10;
-  if (c >= U'A' && c <= U'F') return static_cast<int>(c - U'A') + 10;
-  return -1;
-}
-
 bool is_space(char32_t c) noexcept {
   return c == U' ' || c == U'\n' || c == U'\t' || c == U'\r';
 }
@@ -35,8 +28,8 @@ bool decode_percent_spans(Chars& text, Findings& found) {
     std::size_t escapes = 0;
     for (std::size_t k = i; k < j; ++k) {
       const char32_t c = text[k].cp;
-      if (c == U'%' && k + 2 < j && nibble(text[k + 1].cp) >= 0 && nibble(text[k + 2].cp) >= 0) {
-        bytes += static_cast<char>(nibble(text[k + 1].cp) * 16 + nibble(text[k + 2].cp));
+      if (c == U'%' && k + 2 < j && hex_digit(text[k + 1].cp) >= 0 && hex_digit(text[k + 2].cp) >= 0) {
+        bytes += static_cast<char>(hex_digit(text[k + 1].cp) * 16 + hex_digit(text[k + 2].cp));
         k += 2;
         ++escapes;
       } else {
@@ -45,8 +38,7 @@ bool decode_percent_spans(Chars& text, Findings& found) {
     }
     if (escapes >= 3 && looks_like_text(bytes, 3)) {
       append_decoded(out, text[i].source, bytes);
-      found.note_span("URL-encoded span", text[i].source,
-                      j < text.size() ? text[j].source : text[j - 1].source + 1);
+      found.note_span("URL-encoded span", text[i].source, end_source(text, j));
       any = true;
     } else {
       for (std::size_t k = i; k < j; ++k) out.push_back(text[k]);

@@ -43,6 +43,20 @@ class Findings {
   return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z');
 }
 
+// The value of hexadecimal digit `c`, or -1.
+[[nodiscard]] constexpr int hex_digit(char32_t c) noexcept {
+  if (c >= U'0' && c <= U'9') return static_cast<int>(c - U'0');
+  if (c >= U'a' && c <= U'f') return static_cast<int>(c - U'a') + 10;
+  if (c >= U'A' && c <= U'F') return static_cast<int>(c - U'A') + 10;
+  return -1;
+}
+
+// The original byte where a span of `text` ending before index `end` ends: where text[end]
+// came from, or past the last (ASCII) character of a span that ends the text.
+[[nodiscard]] inline std::uint32_t end_source(const Chars& text, std::size_t end) {
+  return end < text.size() ? text[end].source : text[end - 1].source + 1;
+}
+
 // Appends `decoded` (valid UTF-8) to `out`, every code point carrying `source`: a decoded
 // span is named by where its encoding began.
 void append_decoded(Chars& out, std::uint32_t source, std::string_view decoded);
