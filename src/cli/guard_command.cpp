@@ -1,9 +1,13 @@
-// `warden guard` (decide per input: one JSON line each) and `warden guard-eval` (precision,
-// recall, F1 and ROC AUC of the configured guard on labelled JSONL). Both build the same
-// Guard: the embedder (default: use-lite when converted), the bank (--guard-bank, default
-// the shipped one) and the probe fitted on the bank's train split; or, with --guard-model,
-// the classifier method over that model (the bank then only supplies guard-eval's test split).
+// `warden guard` (decide per input: one JSON line each), `warden guard-eval` (the field's
+// figures for the configured guard on labelled JSONL) and `warden guard fit` (fit a probe on
+// the user's own labelled data and save it). guard and guard-eval build the same Guard: the
+// embedder (default: use-lite when converted), the bank (--guard-bank, default the shipped
+// one) and the probe fitted on the bank's train split, or the probe a `guard fit` saved
+// (--guard-probe); or, with --guard-model, the classifier method over that model (the bank
+// then only supplies guard-eval's test split).
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -15,6 +19,8 @@
 #include "catalog/open_model.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/json_writer.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
@@ -23,6 +29,8 @@
 #include "guard/bank.hpp"
 #include "guard/eval.hpp"
 #include "guard/guard.hpp"
+#include "guard/language.hpp"
+#include "guard/probe_file.hpp"
 
 namespace warden::cli {
 
@@ -37,9 +45,13 @@ struct GuardCliOptions {
   double fpr = 0.01;
   std::string guard_model;
   std::string positive_label;
+  std::string probe;      // --guard-probe: a saved fit
+  std::string languages;  // --guard-languages: "en,de", "any"; empty: the embedder's own
   bool no_cache = false;
   std::vector<std::string> texts;  // guard
   std::string file;                // guard-eval
+  std::string data;                // guard fit
+  std::string out;                 // guard fit
 };
 
 // The embedder, the pool it runs on and the guard, built once per command.
@@ -66,6 +78,12 @@ Built build(const GuardCliOptions& options, bool need_bank) {
   guard_options.target_fpr = options.fpr;
   guard_options.use_cache = !options.no_cache;
   guard_options.positive_label = options.positive_label;
+  if (!options.languages.empty()) {
+    guard_options.languages = guard::parse_language_list(options.languages);
+  }
+  if (!options.guard_model.empty() && !options.probe.empty()) {
+    throw Error(ErrorKind::InvalidArgument, "give --guard-model or --guard-probe, not both");
+  }
   if (!options.guard_model.empty()) {
     if (!options.model.empty() || !options.model_dir.empty()) {
       throw Error(ErrorKind::InvalidArgument,
@@ -88,6 +106,12 @@ Built build(const GuardCliOptions& options, bool need_bank) {
   if (!b.model.fallback_reason.empty()) {
     fmt::print(stderr, "warning: guarding with {} (lexical: every input will be abstained on) because {}\n",
                b.model.model.spec.name, b.model.fallback_reason);
+  }
+  if (!options.probe.empty()) {
+    b.guard = std::make_unique<guard::Guard>(*b.model.loaded->embedder, guard::load_probe(options.probe),
+                                             guard_options);
+    if (need_bank) load_bank();
+    return b;
   }
   load_bank();
   b.guard = std::make_unique<guard::Guard>(*b.model.loaded->embedder, b.bank, guard_options);
@@ -135,6 +159,54 @@ int run_guard_eval(const GuardCliOptions& options) {
   return kExitOk;
 }
 
+// `warden guard fit`: the probe on the user's embedder and labelled data, saved to --out with
+// its cross-validated figures (and, when the data has a test split, the figures on it).
+int run_guard_fit(GuardCliOptions options) {
+  options.bank = options.data;
+  options.no_cache = true;  // the saved folder is the result; the cache is for the shipped bank
+  const Built b = build(options, true);
+  if (b.guard->abstains_always()) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("{} is lexical (semantic = false): a probe on it cannot judge meaning; fit on a "
+                            "semantic embedder",
+                            b.model.model.spec.name));
+  }
+  const guard::FittedProbe& probe = b.guard->fitted_probe();
+  JsonWriter w(JsonWriter::Options{.indent = 2});
+  w.begin_object();
+  w.key("embedder").value(probe.embedder);
+  w.key("data").value(options.data);
+  w.key("exemplars").value(static_cast<std::uint64_t>(probe.texts.size()));
+  w.key("l2").value(probe.l2);
+  w.key("threshold").value(probe.threshold);
+  w.key("target_fpr").value(options.fpr);
+  w.key("cross_validated").begin_object();
+  w.key("texts").value(static_cast<std::uint64_t>(probe.cv.texts));
+  w.key("attacks").value(static_cast<std::uint64_t>(probe.cv.attacks));
+  w.key("roc_auc");
+  probe.cv.auc ? w.value(*probe.cv.auc) : w.value(nullptr);
+  w.key("recall").value(probe.cv.recall);
+  w.key("false_positive_rate").value(probe.cv.false_positive_rate);
+  w.end_object();
+  const std::vector<guard::BankEntry> test = b.bank.split(true);
+  w.key("test");
+  if (test.empty()) {
+    w.value(nullptr);
+  } else {
+    w.raw(guard::evaluate(*b.guard, test).to_json());
+  }
+  w.end_object();
+  const std::string report = w.take();
+  const std::filesystem::path out(options.out);
+  std::filesystem::create_directories(out);
+  write_file_atomic(out / guard::kProbeFileName, guard::serialise_probe(probe));
+  write_file_atomic(out / "fit_report.json", report + "\n");
+  fmt::print("{}\n", report);
+  fmt::print(stderr, "saved the probe to {}: serve it with --guard-probe {}\n",
+             (out / guard::kProbeFileName).string(), out.string());
+  return kExitOk;
+}
+
 void add_common(CLI::App* app, GuardCliOptions& o) {
   app->add_option(
       "--model,-m", o.model,
@@ -161,6 +233,15 @@ void add_common(CLI::App* app, GuardCliOptions& o) {
   app->add_option("--guard-positive-label", o.positive_label,
                   "The --guard-model label whose probability is the score (default: the first naming "
                   "INJECTION, ATTACK, JAILBREAK or UNSAFE)");
+  app->add_option("--guard-languages", o.languages,
+                  "Languages the probe's embedder reads, as ISO 639-1 codes (en,de,fr), or \"any\"; text "
+                  "in another abstains (default: what the embedder declares; use-lite: en)");
+}
+
+void add_probe_source(CLI::App* app, GuardCliOptions& o) {
+  app->add_option("--guard-probe", o.probe,
+                  "A probe saved by `warden guard fit` (its --out folder, or the file): judge with it "
+                  "instead of fitting on the bank");
   app->add_flag("--no-cache", o.no_cache, "Fit the probe even when a cached fit exists, and do not cache it");
 }
 
@@ -171,8 +252,23 @@ Command add_guard_command(CLI::App& root) {
   CLI::App* app =
       root.add_subcommand("guard", "Judge texts for prompt injection (arguments, or stdin one per line)");
   add_common(app, *options);
-  app->add_option("texts", options->texts, "Texts to judge; none reads stdin");
-  return {app, [options] { return run_guard(*options); }};
+  add_probe_source(app, *options);
+  app->add_option("texts", options->texts, "Texts to judge; none reads stdin (a text \"fit\" goes after --)");
+
+  // `warden guard fit`: runs instead of `guard` when given.
+  auto fit_options = std::make_shared<GuardCliOptions>();
+  CLI::App* fit = app->add_subcommand(
+      "fit",
+      "Fit the guard's probe on your embedder and labelled JSONL, report its figures, save it to --out");
+  add_common(fit, *fit_options);
+  fit->add_option("--data", fit_options->data,
+                  "Labelled JSONL: {\"text\", \"label\": \"attack\"|\"benign\", \"category\"?, \"split\"?: "
+                  "\"train\"|\"test\"} per line; fitted on train, figures on test")
+      ->required();
+  fit->add_option("--out", fit_options->out, "Folder to save the probe and its report in")->required();
+  return {app, [options, fit_options, fit] {
+            return fit->parsed() ? run_guard_fit(*fit_options) : run_guard(*options);
+          }};
 }
 
 Command add_guard_eval_command(CLI::App& root) {
@@ -180,6 +276,7 @@ Command add_guard_eval_command(CLI::App& root) {
   CLI::App* app =
       root.add_subcommand("guard-eval", "Precision, recall, F1 and ROC AUC of the guard on labelled JSONL");
   add_common(app, *options);
+  add_probe_source(app, *options);
   app->add_option("--file", options->file, "Labelled JSONL to score (default: the bank's test split)");
   return {app, [options] { return run_guard_eval(*options); }};
 }

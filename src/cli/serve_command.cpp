@@ -33,6 +33,8 @@
 #include "grpc/grpc_server.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"
+#include "guard/language.hpp"
+#include "guard/probe_file.hpp"
 #include "http/server.hpp"
 #include "http/service.hpp"
 #include "model/encoder_model.hpp"
@@ -85,6 +87,8 @@ struct ServeOptions {
   double guard_fpr = 0.01;
   std::string guard_model;
   std::string guard_positive_label;
+  std::string guard_probe;       // a saved `warden guard fit`
+  std::string guard_languages;   // "en,de" | "any"; empty: the embedder's own
   std::string cache_bytes;       // the result cache's bound ("0": off, "64MiB", ...)
   double cache_ttl = 0;          // seconds; 0: entries never expire
   std::string warmup_file;       // one text per line, embedded into the cache before listening
@@ -97,12 +101,21 @@ struct ServeOptions {
 std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embedder& embedder,
                                          guard::Bank& bank) {
   if (options.no_guard) return nullptr;
+  guard::GuardOptions guard_options;
+  guard_options.threshold = options.guard_threshold;
+  guard_options.target_fpr = options.guard_fpr;
+  if (!options.guard_languages.empty()) {
+    guard_options.languages = guard::parse_language_list(options.guard_languages);
+  }
+  if (!options.guard_probe.empty()) {  // a probe the user named must load, for this embedder
+    auto g = std::make_unique<guard::Guard>(embedder, guard::load_probe(options.guard_probe), guard_options);
+    log_line("warden serve: guard: probe from {} on {} (threshold {:.3f})\n", options.guard_probe,
+             embedder.id(), g->threshold());
+    return g;
+  }
   try {
     bank = guard::load_bank(options.guard_bank.empty() ? guard::default_bank_path()
                                                        : std::filesystem::path(options.guard_bank));
-    guard::GuardOptions guard_options;
-    guard_options.threshold = options.guard_threshold;
-    guard_options.target_fpr = options.guard_fpr;
     auto g = std::make_unique<guard::Guard>(embedder, bank, guard_options);
     if (g->abstains_always()) {
       log_line("warden serve: guard: {} is lexical, so /guard abstains on every input\n", embedder.id());
@@ -283,6 +296,13 @@ int run_serve(ServeOptions options) {
   if (!options.guard_positive_label.empty() && options.guard_model.empty()) {
     throw Error(ErrorKind::InvalidArgument, "--guard-positive-label needs --guard-model");
   }
+  if (!options.guard_probe.empty() &&
+      (options.no_guard || !options.guard_model.empty() || !options.guard_bank.empty())) {
+    throw Error(
+        ErrorKind::InvalidArgument,
+        "--guard-probe is the whole guard: give it without --no-guard, --guard-model or --guard-bank");
+  }
+  if (!options.guard_languages.empty()) (void)guard::parse_language_list(options.guard_languages);
   const std::size_t cache_bytes = parse_bytes(options.cache_bytes, "--cache-bytes");
   if (!(options.cache_ttl >= 0) || options.cache_ttl > 1e9) {
     throw Error(ErrorKind::InvalidArgument, "--cache-ttl must be a number of seconds, 0 or more");
@@ -626,6 +646,14 @@ Command add_serve_command(CLI::App& root) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.5))
       ->envname("WARDEN_GUARD_FPR");
+  app->add_option("--guard-probe", o->guard_probe,
+                  "A probe saved by `warden guard fit` (its --out folder, or the file) that /guard judges "
+                  "with, over the served embedder it was fitted on, instead of fitting on the bank")
+      ->envname("WARDEN_GUARD_PROBE");
+  app->add_option("--guard-languages", o->guard_languages,
+                  "Languages the probe's embedder reads (ISO 639-1 codes: en,de,fr; or \"any\"); /guard "
+                  "abstains on text in others (default: what the embedder declares; use-lite: en)")
+      ->envname("WARDEN_GUARD_LANGUAGES");
   app->add_option("--guard-model", o->guard_model,
                   "A *ForSequenceClassification folder that /guard decides with (the classifier method) "
                   "instead of the probe over the served embedder; the served model may then be any kind")

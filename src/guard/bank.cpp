@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -100,6 +101,18 @@ Bank parse_bank(std::string_view jsonl, std::string_view source) {
       }
     }
     bank.entries.push_back(std::move(entry));
+  }
+  // A text in both splits would be scored on what it was fitted on: the held-out figures
+  // would lie.
+  std::unordered_map<std::string_view, const BankEntry*> first;
+  for (const BankEntry& e : bank.entries) {
+    const auto [it, fresh] = first.emplace(e.text, &e);
+    if (!fresh && it->second->test != e.test) {
+      fail(source, e.line,
+           fmt::format("the same text is in the {} split at line {}: a text may not be both fitted on and "
+                       "held out",
+                       it->second->test ? "test" : "train", it->second->line));
+    }
   }
   return bank;
 }

@@ -32,7 +32,8 @@ inline constexpr std::size_t kMaxBankTextBytes = 64 * 1024;
 
 // Throws Error(InvalidInput) naming `source` and the line for malformed JSON, a missing or
 // non-string text, an empty text, invalid UTF-8, a label other than attack/benign, a split
-// other than train/test, or a bank past the limits above. Blank lines are skipped.
+// other than train/test, a text in both splits (naming both lines), or a bank past the
+// limits above. Blank lines are skipped.
 Bank parse_bank(std::string_view jsonl, std::string_view source);
 // Reads and parses a file (Error(NotFound) / Error(Io) from the read).
 Bank load_bank(const std::filesystem::path& path);

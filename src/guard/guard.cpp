@@ -21,12 +21,13 @@
 #include "core/l2_normalize.hpp"
 #include "core/utf8.hpp"
 #include "guard/classification_metrics.hpp"
+#include "guard/probe_file.hpp"
 
 namespace warden::guard {
 
 namespace {
 
-constexpr std::string_view kCacheMagic = "warden-guard-probe 2";
+constexpr std::string_view kFitVersion = "warden guard fit 3";
 constexpr std::size_t kEmbedChunk = 64;  // texts per embed_prepared call: bounds the batch's memory
 constexpr std::size_t kFolds = 4;
 constexpr double kL2Candidates[] = {0.1, 1.0, 10.0};
@@ -34,14 +35,15 @@ constexpr double kL2Candidates[] = {0.1, 1.0, 10.0};
 // documents look like without one document outweighing the rest.
 constexpr std::size_t kMaxWindowsPerText = 8;
 
-// Identifies what a fitted probe depends on: the embedder, the train split (texts and
-// labels, in order), the fitting procedure's version (bump the magic when it changes) and
-// the train vectors themselves, rounded to 1e-3 so that thread-count noise in the last bits
-// does not miss the cache: two different models that share an id (two folders of the same
-// name) then never share a fit.
-std::uint64_t probe_key(const Embedder& embedder, std::span<const BankEntry> train,
-                        std::span<const float> vectors) {
-  std::uint64_t h = fnv1a(kCacheMagic);
+// Identifies what a fit depends on: the embedder's id and width, the train split (texts and
+// labels, in order), the languages it reads (text in others is left out), the target
+// false-positive rate and the fitting procedure's version (bump kFitVersion when it
+// changes). The embedder's weights are not in the key: two different models that share an
+// id (two folders of the same name) are told apart when a cached fit is loaded, by
+// embedding its first exemplars again (same_vectors).
+std::uint64_t bank_key(const Embedder& embedder, std::span<const BankEntry> train,
+                       std::span<const std::string> languages, std::optional<double> target_fpr) {
+  std::uint64_t h = fnv1a(kFitVersion);
   h = fnv1a(embedder.id(), h);
   h = fnv1a(fmt::format("/{}/", embedder.dim()), h);
   for (const BankEntry& e : train) {
@@ -49,10 +51,8 @@ std::uint64_t probe_key(const Embedder& embedder, std::span<const BankEntry> tra
     h = fnv1a(e.text, h);
     h = fnv1a(std::string_view("\0", 1), h);
   }
-  for (const float v : vectors) {
-    const auto q = static_cast<std::int32_t>(std::lround(static_cast<double>(v) * 1000.0));
-    h = fnv1a(std::string_view(reinterpret_cast<const char*>(&q), sizeof q), h);
-  }
+  for (const std::string& l : languages) h = fnv1a(l + ",", h);
+  if (target_fpr) h = fnv1a(fmt::format("fpr {}", *target_fpr), h);
   return h;
 }
 
@@ -109,12 +109,6 @@ float best_threshold(std::span<const double> scores, const std::vector<bool>& tr
   return static_cast<float>(best);
 }
 
-struct Fitted {
-  LogisticModel model;
-  double l2 = 1.0;
-  float threshold = 0.5F;
-};
-
 // The threshold at which at most `fpr` of the benign texts are flagged: `benign` holds each
 // benign text's score (the highest of its windows); a threshold just above the score of the
 // first benign text it must not flag.
@@ -131,12 +125,13 @@ float threshold_for_fpr(std::vector<double> benign, double fpr) {
 // Chooses l2 by the out-of-fold log-loss of a k-fold split of the examples (fold = the owning
 // train text's index mod k, so that the windows of one text share a fold), and the threshold
 // for the target false-positive rate on the benign train texts' out-of-fold scores at that
-// l2 (or the best out-of-fold F1 without a target); then fits on all examples. The test split
-// is never seen here.
-Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const std::uint8_t> labels,
-                 std::span<const std::size_t> owner, std::optional<double> target_fpr) {
-  const std::size_t n = labels.size();
-  Fitted best;
+// l2 (or the best out-of-fold F1 without a target); then fits on all of `probe`'s exemplars.
+// The test split is never seen here.
+void fit_probe(FittedProbe& probe, std::span<const std::size_t> owner, std::optional<double> target_fpr) {
+  const std::size_t n = probe.texts.size();
+  const std::size_t dim = probe.dim;
+  const std::span<const float> rows = probe.rows;
+  const std::vector<std::uint8_t> labels(probe.attack.begin(), probe.attack.end());
   double best_loss = std::numeric_limits<double>::infinity();
   std::vector<double> best_oof;
   for (const double l2 : kL2Candidates) {
@@ -158,110 +153,66 @@ Fitted fit_probe(std::span<const float> rows, std::size_t dim, std::span<const s
     const double loss = log_loss(oof, labels);
     if (loss < best_loss) {
       best_loss = loss;
-      best.l2 = l2;
+      probe.l2 = l2;
       best_oof = std::move(oof);
     }
   }
-  if (target_fpr) {
-    std::map<std::size_t, double> benign;  // owner -> its highest window
-    for (std::size_t i = 0; i < n; ++i) {
-      if (labels[i] != 0) continue;
-      const auto [it, fresh] = benign.emplace(owner[i], best_oof[i]);
-      if (!fresh) it->second = std::max(it->second, best_oof[i]);
+  // Per train text: its highest window's out-of-fold score.
+  std::map<std::size_t, std::pair<double, bool>> per_text;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto [it, fresh] = per_text.emplace(owner[i], std::make_pair(best_oof[i], labels[i] != 0));
+    if (!fresh) it->second.first = std::max(it->second.first, best_oof[i]);
+  }
+  std::vector<double> scores, benign;
+  std::vector<bool> truth;
+  for (const auto& [o, v] : per_text) {
+    scores.push_back(v.first);
+    truth.push_back(v.second);
+    if (!v.second) benign.push_back(v.first);
+  }
+  probe.threshold = target_fpr ? threshold_for_fpr(benign, *target_fpr) : best_threshold(scores, truth);
+  probe.cv = CrossValidation{};
+  probe.cv.texts = scores.size();
+  probe.cv.auc = roc_auc(scores, truth);
+  std::size_t caught = 0, false_alarms = 0;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const bool flagged = scores[i] >= static_cast<double>(probe.threshold);
+    probe.cv.attacks += truth[i] ? 1 : 0;
+    caught += truth[i] && flagged ? 1 : 0;
+    false_alarms += !truth[i] && flagged ? 1 : 0;
+  }
+  const std::size_t benign_texts = probe.cv.texts - probe.cv.attacks;
+  probe.cv.recall =
+      probe.cv.attacks > 0 ? static_cast<double>(caught) / static_cast<double>(probe.cv.attacks) : 0.0;
+  probe.cv.false_positive_rate =
+      benign_texts > 0 ? static_cast<double>(false_alarms) / static_cast<double>(benign_texts) : 0.0;
+  probe.model = fit_logistic(rows, dim, labels, {.l2 = probe.l2});
+}
+
+// Whether `embedder` is the one `probe` was fitted with: its first exemplars, embedded
+// again, point where the stored vectors do (to within the noise of another thread count or
+// batch shape). Cheap: a handful of texts.
+bool same_vectors(const Embedder& embedder, const FittedProbe& probe, std::string& why) {
+  if (probe.dim != embedder.dim()) {
+    why = fmt::format("it was fitted on {}-d vectors, this embedder makes {}-d", probe.dim, embedder.dim());
+    return false;
+  }
+  const std::size_t n = std::min<std::size_t>(8, probe.texts.size());
+  const std::vector<float> rows = embed_units(embedder, std::span(probe.texts).first(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    double dot = 0.0;
+    for (std::size_t j = 0; j < probe.dim; ++j) {
+      dot +=
+          static_cast<double>(rows[i * probe.dim + j]) * static_cast<double>(probe.rows[i * probe.dim + j]);
     }
-    std::vector<double> scores;
-    for (const auto& [o, v] : benign) scores.push_back(v);
-    best.threshold = threshold_for_fpr(std::move(scores), *target_fpr);
-  } else {
-    const std::vector<bool> truth(labels.begin(), labels.end());
-    best.threshold = best_threshold(best_oof, truth);
-  }
-  best.model = fit_logistic(rows, dim, labels, {.l2 = best.l2});
-  return best;
-}
-
-std::string hex_double(double v) {
-  return fmt::format("{:a}", v);
-}
-
-std::string serialise(const Embedder& embedder, std::uint64_t key, const Fitted& f) {
-  std::string s = fmt::format("{}\nembedder {}\nbank {:016x}\ndim {}\nl2 {}\nthreshold {}\nbias {}\nweights",
-                              kCacheMagic, embedder.id(), key, embedder.dim(), hex_double(f.l2),
-                              hex_double(static_cast<double>(f.threshold)), hex_double(f.model.bias));
-  for (const double w : f.model.weights) {
-    s += ' ';
-    s += hex_double(w);
-  }
-  s += "\n";
-  s += fmt::format("checksum {:016x}\n", fnv1a(s));
-  return s;
-}
-
-// Parses a cache file; nullopt with `why` set when anything does not verify.
-std::optional<Fitted> deserialise(std::string_view bytes, const Embedder& embedder, std::uint64_t key,
-                                  std::string& why) {
-  const std::size_t tail = bytes.rfind("checksum ");
-  if (tail == std::string_view::npos || (tail != 0 && bytes[tail - 1] != '\n')) {
-    why = "no checksum";
-    return std::nullopt;
-  }
-  if (bytes.substr(tail) != fmt::format("checksum {:016x}\n", fnv1a(bytes.substr(0, tail)))) {
-    why = "checksum mismatch";
-    return std::nullopt;
-  }
-  std::istringstream in{std::string(bytes.substr(0, tail))};
-  std::string line, word;
-  std::getline(in, line);
-  if (line != kCacheMagic) {
-    why = "not a guard probe file";
-    return std::nullopt;
-  }
-  const auto field = [&](std::string_view name) -> std::optional<std::string> {
-    std::string l;
-    if (!std::getline(in, l) || l.rfind(std::string(name) + " ", 0) != 0) return std::nullopt;
-    return l.substr(name.size() + 1);
-  };
-  const auto number = [](const std::optional<std::string>& s) -> std::optional<double> {
-    if (!s) return std::nullopt;
-    char* end = nullptr;
-    const double v = std::strtod(s->c_str(), &end);
-    if (end == s->c_str() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
-    return v;
-  };
-  const auto id = field("embedder");
-  const auto bank = field("bank");
-  const auto dim = field("dim");
-  const auto l2 = number(field("l2"));
-  const auto threshold = number(field("threshold"));
-  const auto bias = number(field("bias"));
-  const auto weights = field("weights");
-  if (!id || *id != embedder.id() || !bank || *bank != fmt::format("{:016x}", key) || !dim ||
-      *dim != std::to_string(embedder.dim())) {
-    why = "written for another embedder or bank";
-    return std::nullopt;
-  }
-  if (!l2 || !threshold || !bias || !weights || *threshold < 0.0 || *threshold > 1.0) {
-    why = "malformed fields";
-    return std::nullopt;
-  }
-  Fitted f;
-  f.l2 = *l2;
-  f.threshold = static_cast<float>(*threshold);
-  f.model.bias = *bias;
-  std::istringstream ws(*weights);
-  while (ws >> word) {
-    const auto w = number(word);
-    if (!w) {
-      why = "malformed weights";
-      return std::nullopt;
+    if (dot < 0.999) {
+      why = fmt::format(
+          "this embedder's vectors differ from those it was fitted on (cosine {:.4f} on exemplar {})", dot,
+          i);
+      return false;
     }
-    f.model.weights.push_back(*w);
   }
-  if (f.model.weights.size() != embedder.dim()) {
-    why = "wrong number of weights";
-    return std::nullopt;
-  }
-  return f;
+  return true;
 }
 
 }  // namespace
@@ -408,7 +359,35 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
         fmt::format("{}: the train split needs at least {} attacks and {} benign texts (it has {} and {})",
                     bank.source, kFolds, kFolds, attacks, train.size() - attacks));
   }
-  const std::size_t dim = embedder.dim();
+  const std::uint64_t key = bank_key(embedder, train, languages_, options.target_fpr);
+  std::filesystem::path file;
+  if (options.use_cache) {
+    file = options.cache_dir.value_or(default_cache_dir()) /
+           fmt::format("{}-{:016x}.probe", file_safe(embedder.id()), key);
+    info_.cache_file = file.string();
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec)) {
+      std::string why;
+      try {
+        FittedProbe cached = parse_probe(read_file(file, kMaxProbeFileBytes), file.string());
+        if (cached.bank_key != key) {
+          why = "written for another bank";
+        } else if (same_vectors(embedder, cached, why)) {
+          adopt(std::move(cached), options);
+          info_.cache = "hit";
+          return;
+        }
+      } catch (const Error& e) {
+        why = e.what();
+      }
+      info_.cache = "refit: " + why;
+    }
+  }
+
+  FittedProbe probe;
+  probe.embedder = std::string(embedder.id());
+  probe.dim = embedder.dim();
+  probe.bank_key = key;
   // The examples are what the guard will judge: each train text's canonical form, in its
   // windows. A text of one window is one example; every window of a long benign text is a
   // benign example; a long attack's injection sits in some window, not all — its most
@@ -427,15 +406,16 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
       continue;
     }
     for (std::size_t j = 0; j < std::min(p.windows.size(), kMaxWindowsPerText); ++j) {
-      exemplar_text_.emplace_back(p.part(j));
-      exemplar_attack_.push_back(train[i].attack);
+      probe.texts.emplace_back(p.part(j));
+      probe.attack.push_back(train[i].attack);
       owner.push_back(i);
     }
   }
-  exemplars_ = embed_units(embedder, exemplar_text_);
+  const std::size_t dim = probe.dim;
+  probe.rows = embed_units(embedder, probe.texts);
   if (!long_attacks.empty()) {
-    std::vector<std::uint8_t> first_labels(exemplar_attack_.begin(), exemplar_attack_.end());
-    const LogisticModel first = fit_logistic(exemplars_, dim, first_labels, {.l2 = 1.0});
+    std::vector<std::uint8_t> first_labels(probe.attack.begin(), probe.attack.end());
+    const LogisticModel first = fit_logistic(probe.rows, dim, first_labels, {.l2 = 1.0});
     for (const auto& [i, parts] : long_attacks) {
       const std::vector<float> rows = embed_units(embedder, parts);
       std::size_t best = 0;
@@ -447,51 +427,48 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
           best = j;
         }
       }
-      exemplar_text_.push_back(parts[best]);
-      exemplar_attack_.push_back(true);
+      probe.texts.push_back(parts[best]);
+      probe.attack.push_back(true);
       owner.push_back(i);
-      exemplars_.insert(exemplars_.end(), rows.begin() + static_cast<std::ptrdiff_t>(best * dim),
+      probe.rows.insert(probe.rows.end(), rows.begin() + static_cast<std::ptrdiff_t>(best * dim),
                         rows.begin() + static_cast<std::ptrdiff_t>((best + 1) * dim));
     }
   }
-
-  std::uint64_t key = probe_key(embedder, train, exemplars_);
-  if (options.target_fpr) key = fnv1a(fmt::format("fpr {}", *options.target_fpr), key);
-  std::optional<Fitted> fitted;
-  std::filesystem::path file;
+  fit_probe(probe, owner, options.target_fpr);
   if (options.use_cache) {
-    file = options.cache_dir.value_or(default_cache_dir()) /
-           fmt::format("{}-{:016x}.probe", file_safe(embedder.id()), key);
-    info_.cache_file = file.string();
-    std::error_code ec;
-    if (std::filesystem::exists(file, ec)) {
-      std::string why;
-      try {
-        fitted = deserialise(read_file(file), embedder, key, why);
-      } catch (const Error& e) {
-        why = e.what();
-      }
-      info_.cache = fitted ? "hit" : "refit: " + why;
+    // A cache that cannot be written only costs the next start a refit: say so, go on.
+    try {
+      std::filesystem::create_directories(file.parent_path());
+      write_file_atomic(file, serialise_probe(probe));
+      if (info_.cache == "off") info_.cache = "written";
+    } catch (const std::exception& e) {
+      info_.cache += fmt::format(" (not cached: {})", e.what());
     }
   }
-  if (!fitted) {
-    std::vector<std::uint8_t> labels(exemplar_attack_.begin(), exemplar_attack_.end());
-    fitted = fit_probe(exemplars_, dim, labels, owner, options.target_fpr);
-    if (options.use_cache) {
-      // A cache that cannot be written only costs the next start a refit: say so, go on.
-      try {
-        std::filesystem::create_directories(file.parent_path());
-        write_file_atomic(file, serialise(embedder, key, *fitted));
-        if (info_.cache == "off") info_.cache = "written";
-      } catch (const std::exception& e) {
-        info_.cache += fmt::format(" (not cached: {})", e.what());
-      }
-    }
+  adopt(std::move(probe), options);
+}
+
+Guard::Guard(const Embedder& embedder, FittedProbe probe, GuardOptions options) : embedder_(&embedder) {
+  check_threshold(options);
+  languages_ = options.languages.value_or(embedder.languages());
+  info_.cache = "off";
+  if (!embedder.semantic()) {
+    throw Error(ErrorKind::InvalidArgument,
+                fmt::format("a fitted probe needs a semantic embedder; {} is lexical", embedder.id()));
   }
-  probe_ = std::move(fitted->model);
-  info_.l2 = fitted->l2;
-  info_.threshold = fitted->threshold;
-  threshold_ = options.threshold.value_or(fitted->threshold);
+  if (probe.texts.empty()) throw Error(ErrorKind::InvalidInput, "the fitted probe has no exemplars");
+  if (std::string why; !same_vectors(embedder, probe, why)) {
+    throw Error(ErrorKind::InvalidArgument, fmt::format("the probe was fitted with {}, not with {}: {}",
+                                                        probe.embedder, embedder.id(), why));
+  }
+  adopt(std::move(probe), options);
+}
+
+void Guard::adopt(FittedProbe probe, const GuardOptions& options) {
+  probe_ = std::move(probe);
+  info_.l2 = probe_.l2;
+  info_.threshold = probe_.threshold;
+  threshold_ = options.threshold.value_or(probe_.threshold);
 }
 
 namespace {
@@ -573,21 +550,21 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
   }
   std::vector<float> unit(row.begin(), row.end());
   l2_normalize(unit, unit.size());
-  const double p = probe_.probability(unit);
+  const double p = probe_.model.probability(unit);
   r.method = "probe";
   r.score = static_cast<float>(p);
   r.flagged = *r.score >= threshold_;
   r.label = *r.flagged ? "attack" : "benign";
   const std::size_t dim = embedder.dim();
   double best = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
-    if (!exemplar_attack_[i]) continue;
+  for (std::size_t i = 0; i < probe_.texts.size(); ++i) {
+    if (!probe_.attack[i]) continue;
     double dot = 0.0;
     for (std::size_t j = 0; j < dim; ++j)
-      dot += static_cast<double>(unit[j]) * static_cast<double>(exemplars_[i * dim + j]);
+      dot += static_cast<double>(unit[j]) * static_cast<double>(probe_.rows[i * dim + j]);
     if (dot > best) {
       best = dot;
-      r.closest_exemplar = exemplar_text_[i];
+      r.closest_exemplar = probe_.texts[i];
     }
   }
   return r;
@@ -640,18 +617,18 @@ GuardResult Guard::decide_logits(std::span<const float> logits, const PreparedIn
 }
 
 bool Guard::nearest_is_attack(std::span<const float> unit_row) const {
-  if (exemplar_text_.empty())
+  if (probe_.texts.empty())
     throw Error(ErrorKind::Unsupported, "the nearest-exemplar rule needs the probe on a semantic embedder");
   const std::size_t dim = embedder_->dim();
   double best = -std::numeric_limits<double>::infinity();
   bool attack = false;
-  for (std::size_t i = 0; i < exemplar_text_.size(); ++i) {
+  for (std::size_t i = 0; i < probe_.texts.size(); ++i) {
     double dot = 0.0;
     for (std::size_t j = 0; j < dim; ++j)
-      dot += static_cast<double>(unit_row[j]) * static_cast<double>(exemplars_[i * dim + j]);
+      dot += static_cast<double>(unit_row[j]) * static_cast<double>(probe_.rows[i * dim + j]);
     if (dot > best) {
       best = dot;
-      attack = exemplar_attack_[i];
+      attack = probe_.attack[i];
     }
   }
   return attack;

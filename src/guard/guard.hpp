@@ -35,6 +35,7 @@
 #include "guard/classification_metrics.hpp"
 #include "guard/language.hpp"
 #include "guard/logistic.hpp"
+#include "guard/probe_file.hpp"
 
 namespace warden::guard {
 
@@ -111,9 +112,16 @@ struct ProbeInfo {
 class Guard {
  public:
   // Embeds the bank's train split with `embedder` (not owned; must outlive the Guard) and
-  // fits or loads the probe. On a lexical embedder nothing is fitted: every decision
-  // abstains. Error(InvalidInput) when the train split lacks attacks or benign texts.
+  // fits the probe, or loads the fit cached for this bank and embedder (a handful of texts
+  // are embedded to check it is the same embedder). On a lexical embedder nothing is
+  // fitted: every decision abstains. Error(InvalidInput) when the train split lacks
+  // attacks or benign texts.
   Guard(const Embedder& embedder, const Bank& bank, GuardOptions options = {});
+  // A probe fitted before (`warden guard fit`; parse_probe). Error(InvalidArgument) when
+  // `embedder` is lexical or is not the embedder it was fitted with (its first exemplars,
+  // embedded again, do not match). options.threshold overrides the fitted threshold;
+  // target_fpr and the cache do not apply.
+  Guard(const Embedder& embedder, FittedProbe probe, GuardOptions options = {});
   // The classifier method over `classifier` (not owned; must outlive the Guard). The caller
   // loads it, so that the server can also hand it to its scheduler. Error(InvalidArgument)
   // when options.positive_label names a label it does not have, or is empty and no label
@@ -173,6 +181,8 @@ class Guard {
   }
   [[nodiscard]] float threshold() const noexcept { return threshold_; }
   [[nodiscard]] const ProbeInfo& probe_info() const noexcept { return info_; }
+  // The fitted probe (empty on a classifier or lexical guard): what `guard fit` saves.
+  [[nodiscard]] const FittedProbe& fitted_probe() const noexcept { return probe_; }
 
   // Names INJECTION, ATTACK, JAILBREAK, UNSAFE or MALICIOUS, case-insensitively: a default
   // positive label.
@@ -192,17 +202,15 @@ class Guard {
 
  private:
   [[nodiscard]] std::vector<TextWindow> probe_windows(std::string_view text) const;
+  void adopt(FittedProbe probe, const GuardOptions& options);
 
   const Embedder* embedder_ = nullptr;
   const SequenceClassifier* classifier_ = nullptr;
   std::vector<std::size_t> positives_{0};
-  LogisticModel probe_;
+  FittedProbe probe_;  // the model, its threshold and the exemplars
   float threshold_ = 0.5F;
   ProbeInfo info_;
   std::vector<std::string> languages_;  // what the probe's embedder reads; empty: any
-  std::vector<float> exemplars_;        // unit rows of the train split
-  std::vector<bool> exemplar_attack_;   // their labels
-  std::vector<std::string> exemplar_text_;
 };
 
 }  // namespace warden::guard

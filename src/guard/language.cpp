@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <array>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "core/utf8.hpp"
 
 namespace CLD2 {
@@ -90,6 +93,26 @@ bool outside_languages(std::string_view text, const std::vector<std::string>& la
     if (std::find(languages.begin(), languages.end(), code) != languages.end()) covered += percent;
   }
   return covered < 20;
+}
+
+std::vector<std::string> parse_language_list(std::string_view list) {
+  if (list == "any") return {};
+  std::vector<std::string> out;
+  for (std::size_t a = 0; a <= list.size();) {
+    const std::size_t b = std::min(list.find(',', a), list.size());
+    const std::string_view code = list.substr(a, b - a);
+    if (code.size() < 2 || code.size() > 3 ||
+        !std::all_of(code.begin(), code.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
+      throw Error(
+          ErrorKind::InvalidArgument,
+          fmt::format("'{}' is not a language code: give lowercase ISO 639-1 codes separated by commas "
+                      "(en,de) or \"any\"",
+                      code));
+    }
+    out.emplace_back(code);
+    a = b + 1;
+  }
+  return out;
 }
 
 }  // namespace warden::guard

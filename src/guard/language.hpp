@@ -25,6 +25,11 @@ struct LanguageGuess {
 // `text` must be valid UTF-8.
 [[nodiscard]] LanguageGuess identify_language(std::string_view text);
 
+// A list of languages as a user writes it (--guard-languages): ISO 639-1 codes separated
+// by commas ("en,de,fr"), or "any" (every language is read: an empty list).
+// Error(InvalidArgument) naming a code that is not two or three lowercase letters.
+[[nodiscard]] std::vector<std::string> parse_language_list(std::string_view list);
+
 // Whether `text` lies outside what a reader of `languages` (ISO 639-1 codes) can read: a
 // reliable guess over 16 letters or more in which those languages cover under a fifth of
 // the text, or a text mostly in another script when every language read is written in

@@ -404,5 +404,19 @@ TEST(ServeCommand, BadCacheFlagsExit2) {
   EXPECT_NE(r.err.find("--warmup-file needs --cache-bytes"), std::string::npos) << r.err;
 }
 
+// A probe the user names is the whole guard: it must load, for the served embedder, and
+// cannot be combined with the other guard sources.
+TEST(ServeCommand, BadGuardProbeFlagsStopTheServer) {
+  auto r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --guard-probe /no/such/probe");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("/no/such/probe"), std::string::npos) << r.err;
+  r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --guard-probe /tmp --no-guard");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--guard-probe is the whole guard"), std::string::npos) << r.err;
+  r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --guard-languages EN");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'EN' is not a language code"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace warden

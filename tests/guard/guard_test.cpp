@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/fnv1a.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "guard/eval.hpp"
 #include "guard/guard.hpp"
@@ -52,6 +55,30 @@ class PlaneEmbedder final : public Embedder {
     }
   }
 };
+
+// The plane embedder's mirror image under the same id: another model that a cache keyed
+// by id alone would confuse with it.
+class SwappedPlaneEmbedder final : public Embedder {
+ public:
+  [[nodiscard]] std::string_view id() const noexcept override { return plane_.id(); }
+  [[nodiscard]] std::size_t dim() const noexcept override { return 2; }
+  [[nodiscard]] bool semantic() const noexcept override { return true; }
+  [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 0; }
+  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override {
+    return plane_.prepare(text, options);
+  }
+  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override {
+    plane_.embed_prepared(inputs, out);
+    for (std::size_t i = 0; i < inputs.size(); ++i) std::swap(out[2 * i], out[2 * i + 1]);
+  }
+
+ private:
+  PlaneEmbedder plane_;
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 Bank plane_bank() {
   Bank bank;
@@ -280,14 +307,16 @@ TEST(GuardCache, RoundTripsAndRefitsACorruptFile) {
   bytes[at] = bytes[at] == '1' ? '2' : '1';
   write_file_atomic(file, bytes);
   const Guard third(plane, plane_bank(), {.cache_dir = dir});
-  EXPECT_EQ(third.probe_info().cache, "refit: checksum mismatch");
+  EXPECT_EQ(third.probe_info().cache.rfind("refit: ", 0), 0U);
+  EXPECT_PRED2(contains, third.probe_info().cache, "the checksum does not match");
   const auto c = third.decide_texts(texts);
   for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(*a[i].score, *c[i].score) << i;
   EXPECT_EQ(Guard(plane, plane_bank(), {.cache_dir = dir}).probe_info().cache, "hit");
 
   // Garbage, and a file for another bank under the same name, are refitted too.
   write_file_atomic(file, "not a probe");
-  EXPECT_EQ(Guard(plane, plane_bank(), {.cache_dir = dir}).probe_info().cache, "refit: no checksum");
+  EXPECT_PRED2(contains, Guard(plane, plane_bank(), {.cache_dir = dir}).probe_info().cache,
+               "not a guard probe file");
   Bank other = plane_bank();
   other.entries.push_back({"0.5 0.6", false, "b", false, 0});
   const Guard other_guard(plane, other, {.cache_dir = dir});
@@ -295,8 +324,97 @@ TEST(GuardCache, RoundTripsAndRefitsACorruptFile) {
   std::filesystem::copy_file(other_guard.probe_info().cache_file, file,
                              std::filesystem::copy_options::overwrite_existing);
   EXPECT_EQ(Guard(plane, plane_bank(), {.cache_dir = dir}).probe_info().cache,
-            "refit: written for another embedder or bank");
+            "refit: written for another bank");
+
+  // Another model under the same id (its vectors mirrored): the cached fit is not its own.
+  const SwappedPlaneEmbedder swapped;
+  const Guard swapped_guard(swapped, plane_bank(), {.cache_dir = dir});
+  EXPECT_EQ(swapped_guard.probe_info().cache_file, file.string());
+  EXPECT_PRED2(contains, swapped_guard.probe_info().cache, "vectors differ");
+  // It judges as its own fit does, not as the plane's cached one.
+  const auto own = Guard(swapped, plane_bank(), {.use_cache = false}).decide_texts(texts);
+  const auto got = swapped_guard.decide_texts(texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(*got[i].score, *own[i].score) << i;
+  EXPECT_NE(swapped_guard.fitted_probe().model.weights, first.fitted_probe().model.weights);
   std::filesystem::remove_all(dir);
+}
+
+TEST(GuardProbeFile, AFittedProbeServesWithoutItsBankOnlyWithItsOwnEmbedder) {
+  const PlaneEmbedder plane;
+  const Guard fitted(plane, plane_bank(), {.use_cache = false});
+  const FittedProbe& probe = fitted.fitted_probe();
+  EXPECT_EQ(probe.cv.texts, 12U);
+  EXPECT_EQ(probe.cv.attacks, 6U);
+  ASSERT_TRUE(probe.cv.auc.has_value());
+  EXPECT_DOUBLE_EQ(*probe.cv.auc, 1.0);
+  const FittedProbe back = parse_probe(serialise_probe(probe), "probe");
+  EXPECT_EQ(back.texts, probe.texts);
+  EXPECT_EQ(back.attack, probe.attack);
+  EXPECT_EQ(back.rows, probe.rows);
+  EXPECT_EQ(back.model.weights, probe.model.weights);
+  EXPECT_EQ(back.threshold, probe.threshold);
+  EXPECT_EQ(back.cv.recall, probe.cv.recall);
+
+  const Guard served(plane, back);
+  const std::vector<std::string_view> texts = {"1 0.4", "0.4 1", "0.7 0.6"};
+  const auto a = fitted.decide_texts(texts);
+  const auto b = served.decide_texts(texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(*a[i].score, *b[i].score) << i;
+  EXPECT_EQ(Guard(plane, back, {.threshold = 0.99F}).threshold(), 0.99F);
+
+  const SwappedPlaneEmbedder swapped;
+  try {
+    const Guard wrong(swapped, back);
+    FAIL() << "a probe served with another embedder";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_PRED2(contains, e.what(), "vectors differ");
+  }
+  const WordEmbedder words;  // the same width, another id and other vectors
+  EXPECT_THROW(Guard(words, back), Error);
+}
+
+// Every way a probe file can be damaged is an error naming the line, never a crash or an
+// allocation the bytes do not back.
+TEST(GuardProbeFile, DamagedFilesAreErrorsNamingTheLine) {
+  const PlaneEmbedder plane;
+  const std::string good = serialise_probe(Guard(plane, plane_bank(), {.use_cache = false}).fitted_probe());
+  // Re-checksummed edits: the parser's own checks must catch them.
+  const auto resum = [](std::string body) {
+    body = body.substr(0, body.rfind("checksum "));
+    return body + fmt::format("checksum {:016x}\n", fnv1a(body));
+  };
+  const auto error_of = [](const std::string& bytes) -> std::string {
+    try {
+      (void)parse_probe(bytes, "p");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+      return e.what();
+    }
+    return "parsed";
+  };
+  EXPECT_EQ(error_of(good), "parsed");
+  EXPECT_PRED2(contains, error_of(good.substr(0, good.size() / 2)), "truncated");
+  EXPECT_PRED2(contains, error_of(""), "not a guard probe file");
+  const auto replace = [&](std::string_view from, std::string_view to) {
+    std::string s = good;
+    const std::size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    s.replace(at, from.size(), to);
+    return resum(s);
+  };
+  EXPECT_PRED2(contains, error_of(replace("dim 2\n", "dim 99999999999999999999\n")), "line 3: dim");
+  EXPECT_PRED2(contains, error_of(replace("dim 2\n", "dim 3\n")), "expected 3 weights");
+  EXPECT_PRED2(contains, error_of(replace("exemplars 12\n", "exemplars 4000000000\n")), "exemplars must be");
+  EXPECT_PRED2(contains, error_of(replace("exemplars 12\n", "exemplars 11\n")), "unexpected lines");
+  EXPECT_PRED2(contains, error_of(replace("exemplars 12\n", "exemplars 13\n")), "ends early");
+  EXPECT_PRED2(contains, error_of(replace("\nA ", "\nC ")), "A|B VECTOR TEXT");
+  EXPECT_PRED2(contains, error_of(replace("\nA 3f80", "\nA 7f80")), "malformed vector");  // +inf
+  std::string odd = good;
+  const std::size_t nl = odd.find('\n', odd.find("\nB "));
+  odd.erase(nl - 1, 1);  // the text's hex loses a digit
+  EXPECT_PRED2(contains, error_of(resum(odd)), "malformed text");
+  EXPECT_PRED2(contains, error_of(replace("threshold ", "threshold 7ff8000000000000 ")), "threshold");
 }
 
 TEST(GuardEval, ExactFiguresOnASyntheticCase) {

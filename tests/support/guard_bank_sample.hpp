@@ -5,18 +5,37 @@
 // the tests check behaviour, not the shipped figures (docs/guard.md measures those).
 
 #include <cstddef>
+#include <string>
+
+#include "core/json_writer.hpp"
 
 #include "guard/bank.hpp"
 
 namespace warden::testing {
 
-inline guard::Bank shipped_bank_sample(std::size_t step) {
+// With `test_step`, every test_step-th row of the test split too.
+inline guard::Bank shipped_bank_sample(std::size_t step, std::size_t test_step = 0) {
   guard::Bank all = guard::load_bank(guard::default_bank_path());
   guard::Bank out;
   out.source = all.source;
-  std::size_t i = 0;
+  std::size_t i = 0, j = 0;
   for (guard::BankEntry& e : all.entries) {
-    if (!e.test && i++ % step == 0) out.entries.push_back(std::move(e));
+    if (!e.test && i++ % step == 0)
+      out.entries.push_back(std::move(e));
+    else if (e.test && test_step != 0 && j++ % test_step == 0)
+      out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
+// The bank as JSONL, as parse_bank reads it.
+inline std::string bank_jsonl(const guard::Bank& bank) {
+  std::string out;
+  for (const guard::BankEntry& e : bank.entries) {
+    JsonWriter w;
+    w.begin_object().key("text").value(e.text).key("label").value(e.attack ? "attack" : "benign");
+    w.key("category").value(e.category).key("split").value(e.test ? "test" : "train").end_object();
+    out += w.take() + "\n";
   }
   return out;
 }
