@@ -74,7 +74,9 @@ PreparedInput prepare_pair(const SequenceClassifier& c, const std::string& query
 namespace {
 
 // TEI's /rerank answer: [{"index", "score"[, "text"]}] by descending score.
-Response tei_rerank_answer(const RerankRequest& request, const std::vector<float>& scores) {
+// With `guard`, each result also carries the guard's verdict on its text.
+Response tei_rerank_answer(const RerankRequest& request, const std::vector<float>& scores,
+                           const Router::Impl::PassageVerdicts* verdicts) {
   JsonWriter w;
   w.begin_array();
   for (const std::size_t i : serving::by_score(scores)) {
@@ -82,6 +84,7 @@ Response tei_rerank_answer(const RerankRequest& request, const std::vector<float
     w.key("index").value(static_cast<std::uint64_t>(i));
     w.key("score").value(scores[i]);
     if (request.return_text) w.key("text").value(request.texts[i]);
+    if (verdicts != nullptr && (*verdicts)[i]) w.key("guard").raw((*verdicts)[i]->to_json());
     w.end_object();
   }
   w.end_array();
@@ -92,10 +95,18 @@ Response tei_rerank_answer(const RerankRequest& request, const std::vector<float
 // usage; `data`, the same list, for the clients that read that name; Mixedbread's fields
 // (each result's `score`, `object` and `input` when asked for; the list's `object`, `top_k`
 // and `return_input`).
-Response documents_rerank_answer(const DocumentsRerankRequest& request, const std::string& model_id,
-                                 int version, const std::vector<float>& scores, std::size_t tokens) {
+// The documents a documents-dialect answer returns: the top_n by score.
+std::vector<std::size_t> returned_documents(const DocumentsRerankRequest& request,
+                                            const std::vector<float>& scores) {
   std::vector<std::size_t> order = serving::by_score(scores);
   if (request.top_n && *request.top_n < order.size()) order.resize(*request.top_n);
+  return order;
+}
+
+Response documents_rerank_answer(const DocumentsRerankRequest& request, const std::string& model_id,
+                                 int version, const std::vector<float>& scores, std::size_t tokens,
+                                 const Router::Impl::PassageVerdicts* verdicts) {
+  const std::vector<std::size_t> order = returned_documents(request, scores);
   auto write_results = [&](JsonWriter& w) {
     w.begin_array();
     for (const std::size_t i : order) {
@@ -107,6 +118,7 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
       }
       w.key("score").value(scores[i]);
       if (request.return_input) w.key("input").raw(request.inputs_as_sent[i]);
+      if (verdicts != nullptr && (*verdicts)[i]) w.key("guard").raw((*verdicts)[i]->to_json());
       w.key("object").value("rank_result");
       w.end_object();
     }
@@ -142,17 +154,23 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
   check_batch_size(request->texts.size(), "texts");
-  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request] {
+  if (request->guard) (void)require_guard();  // before any compute
+  const std::shared_ptr<const std::vector<std::string>> texts(request, &request->texts);
+  // TEI's answer returns every text: with `guard`, every one is judged.
+  const auto next = [this, call, request, texts](std::vector<float> scores, std::size_t /*tokens*/) {
+    answer_rerank(call, request->guard, serving::by_score(scores), texts, "texts",
+                  [request, scores](const PassageVerdicts* verdicts) {
+                    return tei_rerank_answer(*request, scores, verdicts);
+                  });
+  };
+  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, texts, next] {
     InputOptions o =
         classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
     if (reranks_by_vectors(*call)) {
       (void)with_instruction(o, nullptr, request->instruction, call->lease->spec().name);
       // Similarities (MaxSim, bge-m3's weighted sum) are the scores as they are: no sigmoid.
-      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query),
-                        std::shared_ptr<const std::vector<std::string>>(request, &request->texts), "texts", o,
-                        request->retrieval_weights, [request](std::vector<float> scores, std::size_t) {
-                          return tei_rerank_answer(*request, scores);
-                        });
+      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query), texts, "texts", o,
+                        request->retrieval_weights, next);
       return;
     }
     const SequenceClassifier& c = classifier(*call);
@@ -172,14 +190,14 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
         return serving::pair_key(prefix, request->query, &request->texts[i]);
       };
     }
-    infer(call, std::move(job), [request](serving::Inference& r) {
+    infer_then(call, std::move(job), [request, next](serving::Inference& r) {
       // One label: one logit per text.
       const std::span<const float> logits = r.result.rows.values();
       std::vector<float> scores(logits.begin(), logits.end());
       if (!request->raw_scores) {
         for (float& s : scores) s = sigmoid(s);
       }
-      return tei_rerank_answer(*request, scores);
+      next(std::move(scores), 0);
     });
   });
 }
@@ -187,17 +205,24 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
 void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
   check_batch_size(request->documents.size(), request->documents_field);
-  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, version] {
+  if (request->guard) (void)require_guard();  // before any compute
+  const std::shared_ptr<const std::vector<std::string>> documents(request, &request->documents);
+  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, version, documents] {
     InputOptions o = classify_options(std::nullopt, false);
     const std::string model_id = call->lease->spec().name;
+    // With `guard`, the top_n documents the answer returns are judged.
+    const auto next = [this, call, request, documents, model_id, version](std::vector<float> scores,
+                                                                          std::size_t tokens) {
+      answer_rerank(call, request->guard, returned_documents(*request, scores), documents,
+                    request->documents_field,
+                    [request, model_id, version, scores, tokens](const PassageVerdicts* verdicts) {
+                      return documents_rerank_answer(*request, model_id, version, scores, tokens, verdicts);
+                    });
+    };
     if (reranks_by_vectors(*call)) {
       (void)with_instruction(o, nullptr, request->instruction, model_id);
-      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query),
-                        std::shared_ptr<const std::vector<std::string>>(request, &request->documents),
-                        request->documents_field, o, request->retrieval_weights,
-                        [request, model_id, version](std::vector<float> scores, std::size_t tokens) {
-                          return documents_rerank_answer(*request, model_id, version, scores, tokens);
-                        });
+      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query), documents,
+                        request->documents_field, o, request->retrieval_weights, next);
       return;
     }
     const SequenceClassifier& c = classifier(*call);
@@ -217,16 +242,33 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
         return serving::pair_key(prefix, request->query, &request->documents[i]);
       };
     }
-    infer(call, std::move(job), [request, model_id, version](serving::Inference& r) {
+    infer_then(call, std::move(job), [next](serving::Inference& r) {
       // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
       const std::span<const float> logits = r.result.rows.values();
       std::vector<float> scores(logits.begin(), logits.end());
       for (float& s : scores) s = sigmoid(s);
       std::size_t tokens = 0;
       for (const std::size_t t : r.tokens) tokens += t;
-      return documents_rerank_answer(*request, model_id, version, scores, tokens);
+      next(std::move(scores), tokens);
     });
   });
+}
+
+void Router::Impl::answer_rerank(const std::shared_ptr<Call>& call, bool guard,
+                                 std::vector<std::size_t> returned,
+                                 const std::shared_ptr<const std::vector<std::string>>& texts,
+                                 std::string param, std::function<Response(const PassageVerdicts*)> answer) {
+  if (!guard) return respond_here(*call, [&] { return answer(nullptr); });
+  auto judged = std::make_shared<std::vector<std::string>>();
+  judged->reserve(returned.size());
+  for (const std::size_t i : returned) judged->push_back((*texts)[i]);
+  guard_texts(
+      call, judged, std::move(param),
+      [returned, n = texts->size(), answer = std::move(answer)](std::vector<guard::GuardResult> verdicts) {
+        PassageVerdicts by_index(n);
+        for (std::size_t k = 0; k < returned.size(); ++k) by_index[returned[k]] = std::move(verdicts[k]);
+        return answer(&by_index);
+      });
 }
 
 void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {

@@ -22,10 +22,16 @@ void Router::Impl::respond_here(Call& call, const std::function<Response()>& mak
 }
 
 void Router::Impl::infer(std::shared_ptr<Call> call, serving::InferenceRequest request, Format format) {
+  infer_then(call, std::move(request), [this, call, format = std::move(format)](serving::Inference& done) {
+    respond_here(*call, [&] { return format(done); });
+  });
+}
+
+void Router::Impl::infer_then(std::shared_ptr<Call> call, serving::InferenceRequest request, Next next) {
   request.cancelled = call->cancelled;
   request.cache_lookup = call->cache_lookup;
   request.cache_store = call->cache_store;
-  pipeline.run(std::move(request), [this, call, format = std::move(format)](serving::Inference& done) {
+  pipeline.run(std::move(request), [this, call, next = std::move(next)](serving::Inference& done) {
     Call& c = *call;
     c.tokenization = done.tokenization;
     c.job = done.job;
@@ -37,7 +43,12 @@ void Router::Impl::infer(std::shared_ptr<Call> call, serving::InferenceRequest r
       const MappedError e = map_exception(done.error, {});
       return fail(c, e.status, e.error_type, e.message, e.param);
     }
-    respond_here(c, [&] { return format(done); });
+    try {
+      next(done);
+    } catch (...) {
+      const MappedError e = map_exception(std::current_exception(), {});
+      fail(c, e.status, e.error_type, e.message, e.param);
+    }
   });
 }
 

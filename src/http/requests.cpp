@@ -417,6 +417,43 @@ GuardRequest parse_guard(std::string_view body) {
   return request;
 }
 
+GuardrailRequest parse_litellm_guardrail(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  GuardrailRequest request;
+  // LiteLLM sends an empty list when a call has no text (an image-only request): nothing to judge.
+  array texts;
+  if (required_field(obj, "texts").get(texts) != simdjson::SUCCESS) {
+    throw validation("`texts` must be a list of strings", "texts");
+  }
+  std::size_t i = 0;
+  for (const element e : texts) request.texts.push_back(string_value(e, item("texts", i++), "texts"));
+  if (std::optional<std::string> type = optional_string(obj, "input_type")) {
+    if (*type != "request" && *type != "response") {
+      throw validation("`input_type` must be \"request\" or \"response\"", "input_type");
+    }
+    request.input_type = std::move(*type);
+  }
+  for (const std::string_view name : {"images", "tools", "structured_messages"}) {
+    if (const std::optional<element> f = optional_field(obj, name); f && !f->is_array()) {
+      throw validation(ticked(name) + " must be a list", std::string(name));
+    }
+  }
+  for (const std::string_view name : {"litellm_call_id", "litellm_trace_id"})
+    (void)optional_string(obj, name);
+  if (const std::optional<element> f = optional_field(obj, "request_data"); f && !f->is_object()) {
+    throw validation("`request_data` must be an object", "request_data");
+  }
+  constexpr std::string_view kParams = "additional_provider_specific_params";
+  if (const std::optional<element> f = optional_field(obj, kParams)) {
+    object params;
+    if (f->get(params) != simdjson::SUCCESS)
+      throw validation(ticked(kParams) + " must be an object", std::string(kParams));
+    request.block_on_abstain = bool_or(params, "block_on_abstain", false);
+  }
+  return request;
+}
+
 DecodeRequest parse_decode(std::string_view body) {
   simdjson::dom::parser parser;
   const object obj = parse_object(parser, body);
@@ -477,6 +514,7 @@ RerankRequest parse_tei_rerank(std::string_view body) {
   request.texts = string_list(required_field(obj, "texts"), "texts");
   request.raw_scores = bool_or(obj, "raw_scores", false);
   request.return_text = bool_or(obj, "return_text", false);
+  request.guard = bool_or(obj, "guard", false);
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
   request.model = model_field(obj);
@@ -529,6 +567,7 @@ DocumentsRerankRequest parse_documents_rerank(std::string_view body) {
   }
   if (!request.top_n) request.top_n = top_k;
   request.return_documents = bool_or(obj, "return_documents", false);
+  request.guard = bool_or(obj, "guard", false);
   request.retrieval_weights = retrieval_weights(obj);
   request.instruction = optional_string(obj, "instruction").value_or("");
   return request;

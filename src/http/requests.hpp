@@ -115,6 +115,18 @@ struct GuardRequest {
 };
 GuardRequest parse_guard(std::string_view body);
 
+// LiteLLM's Generic Guardrail API (POST /beta/litellm_basic_guardrail_api): {"texts": [str]
+// (may be empty), "images"?, "tools"?, "structured_messages"?, "request_data"?, "input_type":
+// "request"|"response", "litellm_call_id"?, "litellm_trace_id"?,
+// "additional_provider_specific_params"?: {"block_on_abstain"?: bool}}. Only the texts are
+// judged; the other fields are read for their type and otherwise ignored.
+struct GuardrailRequest {
+  std::vector<std::string> texts;
+  std::string input_type = "request";
+  bool block_on_abstain = false;  // fail closed on texts the guard cannot judge
+};
+GuardrailRequest parse_litellm_guardrail(std::string_view body);
+
 // TEI POST /decode: {"ids": [ids] | [[ids],...], "skip_special_tokens": true}.
 struct DecodeRequest {
   std::vector<std::vector<std::uint32_t>> ids;
@@ -140,6 +152,9 @@ struct RerankRequest {
   // A yes/no reranker's task instruction (Qwen3-Reranker's <Instruct>); empty: the model card's
   // default. Other rerankers take none (422).
   std::string instruction;
+  // Warden's `guard`: judge the returned texts with the prompt-injection guard too (each
+  // result then carries its verdict): retrieved passages checked before they reach the LLM.
+  bool guard = false;
 };
 RerankRequest parse_tei_rerank(std::string_view body);
 
@@ -160,6 +175,7 @@ struct DocumentsRerankRequest {
   std::vector<std::string> inputs_as_sent;
   std::optional<RetrievalWeights> retrieval_weights;  // as RerankRequest's
   std::string instruction;                            // as RerankRequest's
+  bool guard = false;                                 // as RerankRequest's: the top_n are judged
 };
 DocumentsRerankRequest parse_documents_rerank(std::string_view body);
 

@@ -15,6 +15,7 @@
 #include "core/utf8.hpp"
 #include "embed/embedder.hpp"
 #include "embed/retrieval_scores.hpp"
+#include "guard/guard.hpp"
 #include "http/router.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
@@ -111,14 +112,23 @@ struct Router::Impl {
   // Whether the call's model reranks by its token vectors (an embedder with a multi-vector
   // output: a ColBERT, bge-m3) rather than as a cross-encoder.
   [[nodiscard]] static bool reranks_by_vectors(const Call& call);
-  // The answer of a reranking route from a score per text and the tokens the job counted.
-  using ScoresAnswer = std::function<Response(std::vector<float> scores, std::size_t tokens)>;
+  // What a reranking route does with a score per text and the tokens the job counted (on a
+  // worker): answers the call, or starts the job that will (answer_rerank).
+  using ScoresNext = std::function<void(std::vector<float> scores, std::size_t tokens)>;
   // Reranks `texts` against `query` by the model's vectors (vector_rerank.cpp): MaxSim for a
   // ColBERT, bge-m3's weighted sum (`weights`, else 1 per output it has) otherwise. `param`
   // names the texts' field in errors; `o` holds the request's truncation.
   void rerank_by_vectors(const std::shared_ptr<Call>& call, std::shared_ptr<const std::string> query,
                          std::shared_ptr<const std::vector<std::string>> texts, std::string_view param,
-                         InputOptions o, std::optional<RetrievalWeights> weights, ScoresAnswer answer);
+                         InputOptions o, std::optional<RetrievalWeights> weights, ScoresNext next);
+  // A rerank's verdicts, by text index: set for the texts the answer returns when the request
+  // asked for `guard`.
+  using PassageVerdicts = std::vector<std::optional<guard::GuardResult>>;
+  // Answers a rerank: `answer(nullptr)` at once, or, with `guard`, after the guard has judged
+  // the texts the answer returns (`returned`, indices into `texts`): `answer(&verdicts)`.
+  void answer_rerank(const std::shared_ptr<Call>& call, bool guard, std::vector<std::size_t> returned,
+                     const std::shared_ptr<const std::vector<std::string>>& texts, std::string param,
+                     std::function<Response(const PassageVerdicts*)> answer);
 
   // Sends the answer: adds the load and timing headers, records metrics, responds.
   void finish(Call& call, Response response) const;
@@ -130,6 +140,10 @@ struct Router::Impl {
   // error. The call's timing, token and cache fields are filled in from the inference.
   using Format = std::function<Response(serving::Inference&)>;
   void infer(std::shared_ptr<Call> call, serving::InferenceRequest request, Format format);
+  // The same, but `next` answers the call itself, now or through a job of its own (a rerank,
+  // then its passages' guard); what it throws is mapped to the call's error.
+  using Next = std::function<void(serving::Inference&)>;
+  void infer_then(std::shared_ptr<Call> call, serving::InferenceRequest request, Next next);
   // Whether the result cache is on (routes then give their inputs keys); the prefix of the
   // call's model's keys of one kind (serving::Pipeline::cache_prefix).
   [[nodiscard]] bool caching() const noexcept { return pipeline.caching(); }
@@ -158,10 +172,22 @@ struct Router::Impl {
   // TEI's /embed_sparse (sparse_only) and /embed_hybrid: the retrieval outputs of an embedder.
   void embed_retrieval(std::shared_ptr<Call> call, std::string_view body, bool sparse_only);
   void guard(std::shared_ptr<Call> call, std::string_view body);
-  // /guard's classifier method (Guard::classifier() set): the guard's model, its own runner.
-  void guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const GuardRequest> request);
-  // How the guard reads each input (422 for one it cannot), every window one part of the job.
-  static std::shared_ptr<const GuardPlans> plan_guard(const guard::Guard& g, const GuardRequest& request);
+  // LiteLLM's Generic Guardrail API: BLOCKED when the guard flags any text, else NONE.
+  void litellm_guardrail(std::shared_ptr<Call> call, std::string_view body);
+  // The configured guard; ApiError 424 when there is none.
+  [[nodiscard]] const guard::Guard& require_guard() const;
+  // Judges `texts` with the guard and answers with `answer` (one verdict per text, in order),
+  // on a worker. `param` names the texts' field in errors. Every guarding route goes through here.
+  using GuardAnswer = std::function<Response(std::vector<guard::GuardResult> verdicts)>;
+  void guard_texts(std::shared_ptr<Call> call, std::shared_ptr<const std::vector<std::string>> texts,
+                   std::string param, GuardAnswer answer);
+  // guard_texts' classifier method (Guard::classifier() set): the guard's model, its own runner.
+  void guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const std::vector<std::string>> texts,
+                      std::string param, GuardAnswer answer);
+  // How the guard reads each text (422 for one it cannot), every window one part of the job.
+  static std::shared_ptr<const GuardPlans> plan_guard(const guard::Guard& g,
+                                                      const std::vector<std::string>& texts,
+                                                      std::string_view param);
   void similarity(std::shared_ptr<Call> call, std::string_view body);
   void tokenize(std::shared_ptr<Call> call, std::string_view body);
   void decode(std::shared_ptr<Call> call, std::string_view body);

@@ -57,6 +57,9 @@ constexpr std::array kRoutes = {
           [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.rerank(c, a.body); }},
     Route{"/guard", "POST", A::Key, D::Tei, true,
           [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.guard(c, a.body); }},
+    // LiteLLM's Generic Guardrail API.
+    Route{"/beta/litellm_basic_guardrail_api", "POST", A::Key, D::Tei, false,
+          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.litellm_guardrail(c, a.body); }},
     // OpenAI.
     Route{"/v1/embeddings", "POST", A::Key, D::OpenAi, true,
           [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.openai_embed(c, a.body); }},

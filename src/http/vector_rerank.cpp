@@ -19,7 +19,7 @@ void Router::Impl::rerank_by_vectors(const std::shared_ptr<Call>& call,
                                      std::shared_ptr<const std::string> query,
                                      std::shared_ptr<const std::vector<std::string>> texts,
                                      std::string_view param, InputOptions o,
-                                     std::optional<RetrievalWeights> weights, ScoresAnswer answer) {
+                                     std::optional<RetrievalWeights> weights, ScoresNext next) {
   const Embedder& e = embedder(*call);
   std::shared_ptr<const serving::VectorRerank> scorer;
   try {
@@ -45,14 +45,14 @@ void Router::Impl::rerank_by_vectors(const std::shared_ptr<Call>& call,
       return i == 0 ? serving::text_key(query_prefix, *query) : serving::text_key(prefix, (*texts)[i - 1]);
     };
   }
-  infer(call, std::move(job), [scorer, answer = std::move(answer)](serving::Inference& r) {
+  infer_then(call, std::move(job), [scorer, next = std::move(next)](serving::Inference& r) {
     const std::vector<RetrievalVectors>& outs = r.result.retrieval;
     std::vector<float> scores;
     scores.reserve(outs.size() - 1);
     for (std::size_t i = 1; i < outs.size(); ++i) scores.push_back(scorer->score(outs[0], outs[i]));
     std::size_t tokens = 0;
     for (const std::size_t t : r.tokens) tokens += t;
-    return answer(std::move(scores), tokens);
+    next(std::move(scores), tokens);
   });
 }
 

@@ -1,0 +1,71 @@
+// POST /beta/litellm_basic_guardrail_api: LiteLLM's Generic Guardrail API, the one endpoint
+// its gateway calls before the LLM (input_type "request") and after it ("response") when
+// Warden is configured as a `generic_guardrail_api` guardrail (docs/guard.md). The texts
+// LiteLLM extracted are judged as /guard judges them; the answer is BLOCKED, naming the
+// first flagged text, or NONE. A text the guard abstains on (a language the embedder does
+// not read, text it cannot tokenize) passes unless the guardrail's config sets
+// additional_provider_specific_params.block_on_abstain. Warden never rewrites a text, so
+// it never answers GUARDRAIL_INTERVENED.
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/json_writer.hpp"
+#include "guard/guard.hpp"
+#include "http/requests.hpp"
+#include "http/router_impl.hpp"
+
+namespace warden::http {
+
+namespace {
+
+Response guardrail_answer(std::string_view action, std::string_view reason) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("action").value(action);
+  if (!reason.empty()) w.key("blocked_reason").value(reason);
+  w.end_object();
+  return json_response(200, w.take());
+}
+
+}  // namespace
+
+void Router::Impl::litellm_guardrail(std::shared_ptr<Call> call, std::string_view body) {
+  const GuardrailRequest parsed = parse_litellm_guardrail(body);
+  (void)require_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
+  check_batch_size(parsed.texts.size(), "texts");
+  // Empty texts (a message with only an image) have nothing to judge; the others keep
+  // their index for the reason.
+  auto texts = std::make_shared<std::vector<std::string>>();
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < parsed.texts.size(); ++i) {
+    if (parsed.texts[i].empty()) continue;
+    texts->push_back(parsed.texts[i]);
+    index.push_back(i);
+  }
+  if (texts->empty()) return finish(*call, guardrail_answer("NONE", {}));
+  guard_texts(std::move(call), texts, "texts",
+              [index, block_on_abstain = parsed.block_on_abstain,
+               type = parsed.input_type](std::vector<guard::GuardResult> verdicts) {
+                for (std::size_t k = 0; k < verdicts.size(); ++k) {
+                  const guard::GuardResult& v = verdicts[k];
+                  if (v.flagged.value_or(false)) {
+                    return guardrail_answer(
+                        "BLOCKED", fmt::format("Warden's guard flagged the {} text {} as a prompt injection "
+                                               "(score {:.3f}, method {})",
+                                               type, index[k], v.score.value_or(0.0F), v.method));
+                  }
+                  if (block_on_abstain && !v.flagged) {
+                    return guardrail_answer("BLOCKED",
+                                            fmt::format("Warden's guard could not judge the {} text {} and "
+                                                        "block_on_abstain is set: {}",
+                                                        type, index[k], v.reason));
+                  }
+                }
+                return guardrail_answer("NONE", {});
+              });
+}
+
+}  // namespace warden::http
