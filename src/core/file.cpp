@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -178,6 +180,31 @@ void MappedFile::reset() noexcept {
   }
   data_ = nullptr;
   size_ = 0;
+}
+
+void trim_folder(const std::filesystem::path& dir, std::string_view suffix, std::uintmax_t max_bytes,
+                 const std::filesystem::path& keep) {
+  struct Entry {
+    std::filesystem::path path;
+    std::filesystem::file_time_type used;
+    std::uintmax_t size;
+  };
+  std::vector<Entry> entries;
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.path().filename().string().ends_with(suffix) || !e.is_regular_file(ec)) continue;
+    const auto size = e.file_size(ec);
+    if (ec) continue;
+    entries.push_back({e.path(), e.last_write_time(ec), size});
+    total += size;
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& e : entries) {
+    if (total <= max_bytes) break;
+    if (e.path == keep) continue;
+    if (std::filesystem::remove(e.path, ec)) total -= e.size;
+  }
 }
 
 }  // namespace warden

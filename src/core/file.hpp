@@ -4,6 +4,7 @@
 // and shared between processes instead of copied onto the heap.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
@@ -33,6 +34,13 @@ std::optional<std::string> try_read_file(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 // The same with the file's bytes given in parts, written one after the other.
 void write_file_atomic(const std::filesystem::path& path, std::initializer_list<std::string_view> parts);
+
+// Keeps a cache folder small: removes the least recently modified regular files of `dir`
+// whose names end in `suffix` until those left total at most `max_bytes`, never `keep`.
+// Best effort (what cannot be listed or removed is left). A cache marks a file it uses by
+// touching its modification time.
+void trim_folder(const std::filesystem::path& dir, std::string_view suffix, std::uintmax_t max_bytes,
+                 const std::filesystem::path& keep = {});
 
 // Tells the kernel the pages wholly inside `range` (part of a read-only file mapping) are
 // not needed any more: they leave the resident set and are re-read from the file if ever

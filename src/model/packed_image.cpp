@@ -193,27 +193,7 @@ std::string PackedImageCache::save(const PackedImageKey& key, const Arena& arena
 }
 
 void PackedImageCache::trim(const std::filesystem::path& keep) const {
-  struct Entry {
-    std::filesystem::path path;
-    std::filesystem::file_time_type used;
-    std::uintmax_t size;
-  };
-  std::vector<Entry> entries;
-  std::uintmax_t total = 0;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
-    if (e.path().extension() != kSuffix || !e.is_regular_file(ec)) continue;
-    const auto size = e.file_size(ec);
-    if (ec) continue;
-    entries.push_back({e.path(), e.last_write_time(ec), size});
-    total += size;
-  }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
-  for (const Entry& e : entries) {
-    if (total <= max_bytes_) break;
-    if (e.path == keep) continue;
-    if (std::filesystem::remove(e.path, ec)) total -= e.size;
-  }
+  trim_folder(dir_, kSuffix, max_bytes_, keep);
 }
 
 PackedArena open_packed_arena(const ModelWeights& weights, std::string_view layout, std::size_t bytes) {

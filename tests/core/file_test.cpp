@@ -79,5 +79,30 @@ TEST_F(Files, ADirectoryIsNotAFile) {
   EXPECT_NE(read_error(dir_ / "missing").find("No such file"), std::string::npos);
 }
 
+// A cache folder past its bound loses its least recently used files of its kind first,
+// never the one just written, and nothing of another kind.
+TEST_F(Files, TrimFolderRemovesTheLeastRecentlyUsedFirst) {
+  const auto now = fs::file_time_type::clock::now();
+  const std::string kb(1000, 'x');
+  for (int i = 0; i < 5; ++i) {
+    std::string name(1, 'f');
+    name += std::to_string(i);
+    name += ".probe";
+    const fs::path p = dir_ / name;
+    write_file_atomic(p, kb);
+    fs::last_write_time(p, now - std::chrono::hours(10 - i));  // f0 oldest, f4 newest
+  }
+  write_file_atomic(dir_ / "other.txt", std::string(3000, 'y'));
+  fs::last_write_time(dir_ / "f0.probe", now);  // used just now: the newest
+  trim_folder(dir_, ".probe", 3000, dir_ / "f1.probe");
+  EXPECT_TRUE(fs::exists(dir_ / "f0.probe"));
+  EXPECT_TRUE(fs::exists(dir_ / "f1.probe"));  // kept: the one just written
+  EXPECT_FALSE(fs::exists(dir_ / "f2.probe"));
+  EXPECT_FALSE(fs::exists(dir_ / "f3.probe"));
+  EXPECT_TRUE(fs::exists(dir_ / "f4.probe"));
+  EXPECT_TRUE(fs::exists(dir_ / "other.txt"));
+  trim_folder(dir_ / "absent", ".probe", 0);  // nothing to list: nothing happens
+}
+
 }  // namespace
 }  // namespace warden
