@@ -113,7 +113,8 @@ double recall_at_fpr(std::span<const double> scores, const std::vector<bool>& tr
 
 }  // namespace
 
-EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled) {
+EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled,
+                    std::vector<GuardResult>* verdicts) {
   EvalReport report;
   report.method = guard.classifier() != nullptr ? "classifier" : "probe";
   report.embedder =
@@ -133,6 +134,7 @@ EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled) {
     std::vector<std::string_view> texts;
     for (std::size_t i = begin; i < end; ++i) texts.push_back(labelled[i].text);
     const std::vector<GuardResult> results = guard.decide_texts(texts);
+    if (verdicts != nullptr) verdicts->insert(verdicts->end(), results.begin(), results.end());
     // The nearest-exemplar baseline reads what the guard reads first: the canonical text's
     // first window (timed apart: it is no part of a decision).
     const auto baseline_start = std::chrono::steady_clock::now();

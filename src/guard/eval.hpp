@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "guard/bank.hpp"
 #include "guard/classification_metrics.hpp"
@@ -49,6 +50,9 @@ struct EvalReport {
   [[nodiscard]] std::string to_json(int indent = -1) const;
 };
 
-EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled);
+// With `verdicts`, each entry's verdict too, in order (guard-eval --scores: the score
+// distributions per category, and a peer's figures computed on the same texts).
+EvalReport evaluate(const Guard& guard, std::span<const BankEntry> labelled,
+                    std::vector<GuardResult>* verdicts = nullptr);
 
 }  // namespace warden::guard

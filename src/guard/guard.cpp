@@ -21,19 +21,23 @@
 #include "core/l2_normalize.hpp"
 #include "core/utf8.hpp"
 #include "guard/classification_metrics.hpp"
+#include "guard/exemplar_similarity.hpp"
 #include "guard/probe_file.hpp"
 
 namespace warden::guard {
 
 namespace {
 
-constexpr std::string_view kFitVersion = "warden guard fit 3";
+constexpr std::string_view kFitVersion = "warden guard fit 4";
 constexpr std::size_t kEmbedChunk = 64;  // texts per embed_prepared call: bounds the batch's memory
 constexpr std::size_t kFolds = 4;
 constexpr double kL2Candidates[] = {0.1, 1.0, 10.0};
 // Windows of one long benign train text that become examples: enough to teach what long
 // documents look like without one document outweighing the rest.
 constexpr std::size_t kMaxWindowsPerText = 8;
+// The cache folder's bound: a fit of the shipped bank on use-lite is ~10 MB (its exemplars'
+// vectors); the least recently used fits go first.
+constexpr std::uintmax_t kMaxCacheBytes = std::uintmax_t{256} << 20;
 
 // Identifies what a fit depends on: the embedder's id and width, the train split (texts and
 // labels, in order), the languages it reads (text in others is left out), the target
@@ -130,8 +134,37 @@ float threshold_for_fpr(std::vector<double> benign, double fpr) {
 void fit_probe(FittedProbe& probe, std::span<const std::size_t> owner, std::optional<double> target_fpr) {
   const std::size_t n = probe.texts.size();
   const std::size_t dim = probe.dim;
+  const std::size_t width = dim + kSimilarityFeatures;
   const std::span<const float> rows = probe.rows;
   const std::vector<std::uint8_t> labels(probe.attack.begin(), probe.attack.end());
+  probe.features = kSimilarityFeatures;
+  // Each example's exemplar similarity as each fit sees it: setting s < kFolds is the fit
+  // without fold s (its exemplars are the other folds'), setting kFolds the final fit (all
+  // of them); a text's own windows never count, so a train text is not its own neighbour.
+  std::vector<std::vector<SimilarityFeatures>> features(kFolds + 1, std::vector<SimilarityFeatures>(n));
+  {
+    const ExemplarIndex index(rows, n, dim);
+    constexpr std::size_t kBlock = 256;  // rows of similarities at a time: bounds the memory
+    std::vector<float> sims;
+    for (std::size_t b = 0; b < n; b += kBlock) {
+      const std::size_t m = std::min(kBlock, n - b);
+      sims.resize(m * n);
+      index.similarities(rows.subspan(b * dim, m * dim), m, sims);
+      for (std::size_t i = b; i < b + m; ++i) {
+        const std::span<const float> row(sims.data() + (i - b) * n, n);
+        for (std::size_t setting = 0; setting <= kFolds; ++setting) {
+          features[setting][i] = similarity_features(row, probe.attack, [&](std::size_t j) {
+            return owner[j] != owner[i] && (setting == kFolds || owner[j] % kFolds != setting);
+          });
+        }
+      }
+    }
+  }
+  const auto append = [&](std::vector<float>& out, std::size_t i, std::size_t setting) {
+    out.insert(out.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * dim),
+               rows.begin() + static_cast<std::ptrdiff_t>((i + 1) * dim));
+    out.insert(out.end(), features[setting][i].begin(), features[setting][i].end());
+  };
   double best_loss = std::numeric_limits<double>::infinity();
   std::vector<double> best_oof;
   for (const double l2 : kL2Candidates) {
@@ -141,13 +174,16 @@ void fit_probe(FittedProbe& probe, std::span<const std::size_t> owner, std::opti
       std::vector<std::uint8_t> fit_labels;
       for (std::size_t i = 0; i < n; ++i) {
         if (owner[i] % kFolds == fold) continue;
-        fit_rows.insert(fit_rows.end(), rows.begin() + static_cast<std::ptrdiff_t>(i * dim),
-                        rows.begin() + static_cast<std::ptrdiff_t>((i + 1) * dim));
+        append(fit_rows, i, fold);
         fit_labels.push_back(labels[i]);
       }
-      const LogisticModel m = fit_logistic(fit_rows, dim, fit_labels, {.l2 = l2});
+      const LogisticModel m = fit_logistic(fit_rows, width, fit_labels, {.l2 = l2});
+      std::vector<float> x;
       for (std::size_t i = 0; i < n; ++i) {
-        if (owner[i] % kFolds == fold) oof[i] = m.probability(rows.subspan(i * dim, dim));
+        if (owner[i] % kFolds != fold) continue;
+        x.clear();
+        append(x, i, fold);
+        oof[i] = m.probability(x);
       }
     }
     const double loss = log_loss(oof, labels);
@@ -186,7 +222,10 @@ void fit_probe(FittedProbe& probe, std::span<const std::size_t> owner, std::opti
       probe.cv.attacks > 0 ? static_cast<double>(caught) / static_cast<double>(probe.cv.attacks) : 0.0;
   probe.cv.false_positive_rate =
       benign_texts > 0 ? static_cast<double>(false_alarms) / static_cast<double>(benign_texts) : 0.0;
-  probe.model = fit_logistic(rows, dim, labels, {.l2 = probe.l2});
+  std::vector<float> all;
+  all.reserve(n * width);
+  for (std::size_t i = 0; i < n; ++i) append(all, i, kFolds);
+  probe.model = fit_logistic(all, width, labels, {.l2 = probe.l2});
 }
 
 // Whether `embedder` is the one `probe` was fitted with: its first exemplars, embedded
@@ -375,6 +414,8 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
         } else if (same_vectors(embedder, cached, why)) {
           adopt(std::move(cached), options);
           info_.cache = "hit";
+          // Used now: the folder's trim removes the least recently used fits first.
+          std::filesystem::last_write_time(file, std::filesystem::file_time_type::clock::now(), ec);
           return;
         }
       } catch (const Error& e) {
@@ -441,6 +482,7 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
       std::filesystem::create_directories(file.parent_path());
       write_file_atomic(file, serialise_probe(probe));
       if (info_.cache == "off") info_.cache = "written";
+      trim_folder(file.parent_path(), ".probe", kMaxCacheBytes, file);
     } catch (const std::exception& e) {
       info_.cache += fmt::format(" (not cached: {})", e.what());
     }
@@ -465,7 +507,14 @@ Guard::Guard(const Embedder& embedder, FittedProbe probe, GuardOptions options) 
 }
 
 void Guard::adopt(FittedProbe probe, const GuardOptions& options) {
+  if ((probe.features != 0 && probe.features != kSimilarityFeatures) ||
+      probe.model.weights.size() != probe.dim + probe.features) {
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("the probe reads {} values after its vector; this build knows 0 or {}",
+                            probe.features, kSimilarityFeatures));
+  }
   probe_ = std::move(probe);
+  index_ = std::make_unique<ExemplarIndex>(probe_.rows, probe_.texts.size(), probe_.dim);
   info_.l2 = probe_.l2;
   info_.threshold = probe_.threshold;
   threshold_ = options.threshold.value_or(probe_.threshold);
@@ -548,22 +597,24 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
     r.reason = std::string(kUnknownReason);
     return r;
   }
-  std::vector<float> unit(row.begin(), row.end());
-  l2_normalize(unit, unit.size());
-  const double p = probe_.model.probability(unit);
+  std::vector<float> x(row.begin(), row.end());
+  l2_normalize(x, x.size());
+  // The probe reads the vector and, when it was fitted with them, its exemplar similarity.
+  std::vector<float> sims(index_->size());
+  index_->similarities(x, 1, sims);
+  if (probe_.features != 0) {
+    const SimilarityFeatures f = similarity_features(sims, probe_.attack);
+    x.insert(x.end(), f.begin(), f.end());
+  }
+  const double p = probe_.model.probability(x);
   r.method = "probe";
   r.score = static_cast<float>(p);
   r.flagged = *r.score >= threshold_;
   r.label = *r.flagged ? "attack" : "benign";
-  const std::size_t dim = embedder.dim();
-  double best = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < probe_.texts.size(); ++i) {
-    if (!probe_.attack[i]) continue;
-    double dot = 0.0;
-    for (std::size_t j = 0; j < dim; ++j)
-      dot += static_cast<double>(unit[j]) * static_cast<double>(probe_.rows[i * dim + j]);
-    if (dot > best) {
-      best = dot;
+  float best = -std::numeric_limits<float>::infinity();
+  for (std::size_t i = 0; i < sims.size(); ++i) {
+    if (probe_.attack[i] && sims[i] > best) {
+      best = sims[i];
       r.closest_exemplar = probe_.texts[i];
     }
   }
@@ -619,19 +670,9 @@ GuardResult Guard::decide_logits(std::span<const float> logits, const PreparedIn
 bool Guard::nearest_is_attack(std::span<const float> unit_row) const {
   if (probe_.texts.empty())
     throw Error(ErrorKind::Unsupported, "the nearest-exemplar rule needs the probe on a semantic embedder");
-  const std::size_t dim = embedder_->dim();
-  double best = -std::numeric_limits<double>::infinity();
-  bool attack = false;
-  for (std::size_t i = 0; i < probe_.texts.size(); ++i) {
-    double dot = 0.0;
-    for (std::size_t j = 0; j < dim; ++j)
-      dot += static_cast<double>(unit_row[j]) * static_cast<double>(probe_.rows[i * dim + j]);
-    if (dot > best) {
-      best = dot;
-      attack = probe_.attack[i];
-    }
-  }
-  return attack;
+  std::vector<float> sims(index_->size());
+  index_->similarities(unit_row, 1, sims);
+  return probe_.attack[static_cast<std::size_t>(std::max_element(sims.begin(), sims.end()) - sims.begin())];
 }
 
 namespace {

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +34,7 @@
 #include "guard/bank.hpp"
 #include "guard/canonical/canonicalize.hpp"
 #include "guard/classification_metrics.hpp"
+#include "guard/exemplar_similarity.hpp"
 #include "guard/language.hpp"
 #include "guard/logistic.hpp"
 #include "guard/probe_file.hpp"
@@ -207,7 +209,8 @@ class Guard {
   const Embedder* embedder_ = nullptr;
   const SequenceClassifier* classifier_ = nullptr;
   std::vector<std::size_t> positives_{0};
-  FittedProbe probe_;  // the model, its threshold and the exemplars
+  FittedProbe probe_;                     // the model, its threshold and the exemplars
+  std::unique_ptr<ExemplarIndex> index_;  // the exemplars packed for the similarity product
   float threshold_ = 0.5F;
   ProbeInfo info_;
   std::vector<std::string> languages_;  // what the probe's embedder reads; empty: any

@@ -18,6 +18,7 @@ namespace {
 
 constexpr std::string_view kMagic = "warden-guard-probe 3";
 constexpr std::size_t kMaxDim = 1 << 16;
+constexpr std::size_t kMaxFeatures = 64;
 
 std::string hex_double(double v) {
   return fmt::format("{:016x}", std::bit_cast<std::uint64_t>(v));
@@ -107,9 +108,10 @@ bool from_hex(std::string_view hex, std::string& out) {
 }  // namespace
 
 std::string serialise_probe(const FittedProbe& p) {
-  std::string s = fmt::format("{}\nembedder {}\ndim {}\nbank {:016x}\nl2 {}\nthreshold {}\nbias {}\nweights",
-                              kMagic, p.embedder, p.dim, p.bank_key, hex_double(p.l2),
-                              hex_double(static_cast<double>(p.threshold)), hex_double(p.model.bias));
+  std::string s =
+      fmt::format("{}\nembedder {}\ndim {}\nfeatures {}\nbank {:016x}\nl2 {}\nthreshold {}\nbias {}\nweights",
+                  kMagic, p.embedder, p.dim, p.features, p.bank_key, hex_double(p.l2),
+                  hex_double(static_cast<double>(p.threshold)), hex_double(p.model.bias));
   for (const double w : p.model.weights) s += ' ' + hex_double(w);
   s += fmt::format("\ncv {} {} {} {} {}\nexemplars {}\n", p.cv.texts, p.cv.attacks,
                    hex_double(p.cv.auc.value_or(-1.0)), hex_double(p.cv.recall),
@@ -144,6 +146,7 @@ FittedProbe parse_probe(std::string_view bytes, std::string_view source) {
   p.embedder = std::string(in.field("embedder"));
   p.dim = in.count(in.field("dim"), kMaxDim, "dim");
   if (p.dim == 0) in.fail("dim must be positive");
+  p.features = in.count(in.field("features"), kMaxFeatures, "features");
   p.bank_key = in.hex64(in.field("bank"), "bank key");
   p.l2 = in.finite(in.field("l2"), "l2");
   const double threshold = in.finite(in.field("threshold"), "threshold");
@@ -151,9 +154,10 @@ FittedProbe parse_probe(std::string_view bytes, std::string_view source) {
   p.threshold = static_cast<float>(threshold);
   p.model.bias = in.finite(in.field("bias"), "bias");
   std::string_view weights = in.field("weights");
-  if (weights.size() != p.dim * 17 - 1) in.fail(fmt::format("expected {} weights", p.dim));
-  p.model.weights.reserve(p.dim);
-  for (std::size_t j = 0; j < p.dim; ++j) {
+  const std::size_t n_weights = p.dim + p.features;
+  if (weights.size() != n_weights * 17 - 1) in.fail(fmt::format("expected {} weights", n_weights));
+  p.model.weights.reserve(n_weights);
+  for (std::size_t j = 0; j < n_weights; ++j) {
     if (j > 0 && weights[17 * j - 1] != ' ') in.fail("malformed weights");
     p.model.weights.push_back(in.finite(weights.substr(17 * j, 16), "a weight"));
   }

@@ -34,6 +34,9 @@ struct CrossValidation {
 struct FittedProbe {
   std::string embedder;  // the embedder's id when it was fitted (informational)
   std::size_t dim = 0;
+  // Values the model reads after the vector: 0, or kSimilarityFeatures (the exemplar
+  // similarity); the model has dim + features weights.
+  std::size_t features = 0;
   std::uint64_t bank_key = 0;  // what it was fitted on (train texts, labels, options)
   double l2 = 1.0;
   float threshold = 0.5F;

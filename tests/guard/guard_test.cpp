@@ -404,7 +404,7 @@ TEST(GuardProbeFile, DamagedFilesAreErrorsNamingTheLine) {
     return resum(s);
   };
   EXPECT_PRED2(contains, error_of(replace("dim 2\n", "dim 99999999999999999999\n")), "line 3: dim");
-  EXPECT_PRED2(contains, error_of(replace("dim 2\n", "dim 3\n")), "expected 3 weights");
+  EXPECT_PRED2(contains, error_of(replace("dim 2\n", "dim 3\n")), "expected 7 weights");
   EXPECT_PRED2(contains, error_of(replace("exemplars 12\n", "exemplars 4000000000\n")), "exemplars must be");
   EXPECT_PRED2(contains, error_of(replace("exemplars 12\n", "exemplars 11\n")), "unexpected lines");
   EXPECT_PRED2(contains, error_of(replace("exemplars 12\n", "exemplars 13\n")), "ends early");
