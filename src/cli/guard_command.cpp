@@ -50,6 +50,7 @@ struct GuardCliOptions {
   bool no_cache = false;
   std::vector<std::string> texts;  // guard
   std::string file;                // guard-eval
+  std::string scores;              // guard-eval --scores: one line per scored text
   std::string data;                // guard fit
   std::string out;                 // guard fit
 };
@@ -154,7 +155,28 @@ int run_guard_eval(const GuardCliOptions& options) {
   } else {
     labelled = guard::load_bank(options.file).entries;
   }
-  const guard::EvalReport report = guard::evaluate(*b.guard, labelled);
+  std::vector<guard::GuardResult> verdicts;
+  const guard::EvalReport report =
+      guard::evaluate(*b.guard, labelled, options.scores.empty() ? nullptr : &verdicts);
+  if (!options.scores.empty()) {
+    std::string lines;
+    for (std::size_t i = 0; i < labelled.size(); ++i) {
+      JsonWriter w;
+      w.begin_object().key("index").value(static_cast<std::uint64_t>(i));
+      w.key("line").value(static_cast<std::uint64_t>(labelled[i].line));
+      w.key("label")
+          .value(labelled[i].attack ? "attack" : "benign")
+          .key("category")
+          .value(labelled[i].category);
+      w.key("score");
+      verdicts[i].score ? w.value(*verdicts[i].score) : w.value(nullptr);
+      w.key("flagged");
+      verdicts[i].flagged ? w.value(*verdicts[i].flagged) : w.value(nullptr);
+      w.key("method").value(verdicts[i].method).end_object();
+      lines += w.take() + "\n";
+    }
+    write_file_atomic(options.scores, lines);
+  }
   fmt::print("{}\n", report.to_json(2));
   return kExitOk;
 }
@@ -278,6 +300,9 @@ Command add_guard_eval_command(CLI::App& root) {
   add_common(app, *options);
   add_probe_source(app, *options);
   app->add_option("--file", options->file, "Labelled JSONL to score (default: the bank's test split)");
+  app->add_option("--scores", options->scores,
+                  "Also write each scored text's verdict to this JSONL file (index, line, label, category, "
+                  "score, flagged, method)");
   return {app, [options] { return run_guard_eval(*options); }};
 }
 
