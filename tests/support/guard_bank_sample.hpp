@@ -5,6 +5,7 @@
 // the tests check behaviour, not the shipped figures (docs/guard.md measures those).
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 
 #include "core/json_writer.hpp"
@@ -26,6 +27,18 @@ inline guard::Bank shipped_bank_sample(std::size_t step, std::size_t test_step =
       out.entries.push_back(std::move(e));
   }
   return out;
+}
+
+// Where the tests that fit the probe on use-lite with shipped_bank_sample(3) share that fit
+// (the default cache layout under an XDG_CACHE_HOME of the build tree: set XDG_CACHE_HOME to
+// shared_fit_home() for the CLI): the first to run fits (minutes under the sanitizers), the
+// others load it. The cache's own checks (the bank's key, the exemplars' vectors) refit a
+// stale file.
+inline std::filesystem::path shared_fit_home() {
+  return std::filesystem::path(WARDEN_BINARY_DIR) / "guard-test-xdg";
+}
+inline std::filesystem::path shared_fit_cache() {
+  return shared_fit_home() / "warden" / "guard";
 }
 
 // The bank as JSONL, as parse_bank reads it.

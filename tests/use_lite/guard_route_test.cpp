@@ -21,7 +21,7 @@ TEST(UseLiteGuardRoute, ProbeDecidesAndUnknownTextAbstains) {
   ThreadPool pool(2);
   const UseLiteEmbedder embedder(test::use_lite_test_model(), &pool);
   const guard::Bank bank = testing::shipped_bank_sample(3);
-  const guard::Guard g(embedder, bank, {.use_cache = false});
+  const guard::Guard g(embedder, bank, {.cache_dir = testing::shared_fit_cache()});
   http::Service service(http::ServedModel{&embedder, nullptr, &g}, {}, nullptr);
   const auto a = testing::call_handler(
       service.handler(), "POST", "/guard",
