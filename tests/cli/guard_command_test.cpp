@@ -182,7 +182,7 @@ TEST_F(GuardCommand, UseLiteProbeFlagsAnAttackAndCachesItsFit) {
   // other use-lite guard tests keep their fit of the same sample: one fit for them all.
   const std::filesystem::path bank = cache_ / "bank.jsonl";
   std::filesystem::create_directories(cache_);
-  write_file_atomic(bank, testing::bank_jsonl(testing::shipped_bank_sample(3)));
+  write_file_atomic(bank, testing::bank_jsonl(testing::shared_fit_bank()));
   ::setenv("WARDEN_GUARD_BANK", bank.c_str(), 1);
   ::setenv("XDG_CACHE_HOME", testing::shared_fit_home().c_str(), 1);
   const auto r = run_warden(

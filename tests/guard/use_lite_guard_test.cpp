@@ -35,7 +35,7 @@ class UseLiteGuard : public ::testing::Test {
     if (dir.empty()) return;
     pool_ = std::make_unique<ThreadPool>(0);
     embedder_ = std::make_unique<UseLiteEmbedder>(dir, pool_.get());
-    guard_ = std::make_unique<Guard>(*embedder_, testing::shipped_bank_sample(3),
+    guard_ = std::make_unique<Guard>(*embedder_, testing::shared_fit_bank(),
                                      GuardOptions{.cache_dir = testing::shared_fit_cache()});
   }
   static void TearDownTestSuite() {

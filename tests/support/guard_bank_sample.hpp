@@ -29,7 +29,8 @@ inline guard::Bank shipped_bank_sample(std::size_t step, std::size_t test_step =
   return out;
 }
 
-// Where the tests that fit the probe on use-lite with shipped_bank_sample(3) share that fit
+// The sample the use-lite guard tests fit on (every kSharedFitStep-th train row), and where
+// they share that fit
 // (the default cache layout under an XDG_CACHE_HOME of the build tree: set XDG_CACHE_HOME to
 // shared_fit_home() for the CLI): the first to run fits (minutes under the sanitizers), the
 // others load it. The cache's own checks (the bank's key, the exemplars' vectors) refit a
@@ -39,6 +40,10 @@ inline std::filesystem::path shared_fit_home() {
 }
 inline std::filesystem::path shared_fit_cache() {
   return shared_fit_home() / "warden" / "guard";
+}
+inline constexpr std::size_t kSharedFitStep = 3;
+inline guard::Bank shared_fit_bank() {
+  return shipped_bank_sample(kSharedFitStep);
 }
 
 // The bank as JSONL, as parse_bank reads it.

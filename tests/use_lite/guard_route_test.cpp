@@ -20,7 +20,7 @@ namespace {
 TEST(UseLiteGuardRoute, ProbeDecidesAndUnknownTextAbstains) {
   ThreadPool pool(2);
   const UseLiteEmbedder embedder(test::use_lite_test_model(), &pool);
-  const guard::Bank bank = testing::shipped_bank_sample(3);
+  const guard::Bank bank = testing::shared_fit_bank();
   const guard::Guard g(embedder, bank, {.cache_dir = testing::shared_fit_cache()});
   http::Service service(http::ServedModel{&embedder, nullptr, &g}, {}, nullptr);
   const auto a = testing::call_handler(
