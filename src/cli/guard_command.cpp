@@ -6,7 +6,6 @@
 // (--guard-probe); or, with --guard-model, the classifier method over that model (the bank
 // then only supplies guard-eval's test split).
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>

@@ -212,16 +212,22 @@ std::vector<Input> embedding_inputs(object obj, std::string_view name) {
   return inputs;
 }
 
-// A non-empty list of strings (a single string is not accepted: TEI's Vec<String>).
-std::vector<std::string> string_list(element field, std::string_view name) {
+// A list of strings, possibly empty (a single string is not accepted: TEI's Vec<String>).
+std::vector<std::string> string_items(element field, std::string_view name) {
   array list;
   if (field.get(list) != simdjson::SUCCESS)
     throw validation(ticked(name) + " must be a list of strings", std::string(name));
-  if (list.size() == 0) throw empty(name);
   std::vector<std::string> out;
   out.reserve(list.size());
   std::size_t i = 0;
   for (const element e : list) out.push_back(string_value(e, item(name, i++), name));
+  return out;
+}
+
+// A non-empty list of strings.
+std::vector<std::string> string_list(element field, std::string_view name) {
+  std::vector<std::string> out = string_items(field, name);
+  if (out.empty()) throw empty(name);
   return out;
 }
 
@@ -422,12 +428,7 @@ GuardrailRequest parse_litellm_guardrail(std::string_view body) {
   const object obj = parse_object(parser, body);
   GuardrailRequest request;
   // LiteLLM sends an empty list when a call has no text (an image-only request): nothing to judge.
-  array texts;
-  if (required_field(obj, "texts").get(texts) != simdjson::SUCCESS) {
-    throw validation("`texts` must be a list of strings", "texts");
-  }
-  std::size_t i = 0;
-  for (const element e : texts) request.texts.push_back(string_value(e, item("texts", i++), "texts"));
+  request.texts = string_items(required_field(obj, "texts"), "texts");
   if (std::optional<std::string> type = optional_string(obj, "input_type")) {
     if (*type != "request" && *type != "response") {
       throw validation("`input_type` must be \"request\" or \"response\"", "input_type");
