@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 #include "model/sentence_transformers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

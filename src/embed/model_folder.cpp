@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "embed/sequence_classifier.hpp"
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 #include "model/encoder_model.hpp"
 #include "model/onnx_encoder.hpp"
 #include "model/weights.hpp"

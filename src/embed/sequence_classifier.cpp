@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "embed/text_input.hpp"
 #include "embed/yes_no_prompt.hpp"
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 #include "model/encoder_model.hpp"
 #include "model/token_batch.hpp"
 #include "model/yes_no_head.hpp"

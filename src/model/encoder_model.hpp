@@ -25,23 +25,14 @@ class ThreadPool;
 
 namespace warden::model {
 
-enum class Architecture {
-  Bert,
-  Roberta,
-  DistilBert,
-  DebertaV2,
-  JinaBert,
-  MPNet,
-  NomicBert,
-  Gte,
-  ModernBert,
-  Qwen3
-};
+namespace families {
+struct Family;
+}
 
 struct EncoderModel {
   std::filesystem::path dir;
   ModelConfig config;
-  Architecture architecture = Architecture::Bert;
+  const families::Family* family = nullptr;  // model/families/: what it was loaded as
   // The mapped checkpoint. Declared before the encoder, whose embedding tables may view
   // into it, so that it outlives them.
   std::unique_ptr<ModelWeights> weights;

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 #include "model/weights.hpp"
 
 namespace warden::model {
@@ -61,13 +61,20 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, Pr
     throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", in.string()));
   }
   const ModelConfig config = read_model_config(in / "config.json");
-  const std::string& type = config.model_type;
-  if (type != "bert" && type != "roberta" && type != "xlm-roberta" && type != "distilbert") {
-    throw Error(
-        ErrorKind::Unsupported,
-        fmt::format("{}: model_type '{}' cannot be quantised ahead of time (bert, roberta, xlm-roberta, "
-                    "distilbert can; USE-lite converts at load in milliseconds: serve it with --dtype)",
-                    (in / "config.json").string(), type.empty() ? "(none)" : type));
+  // By model_type, as the folder's config class is chosen.
+  const model::families::Family* family = model::families::for_model_type(config.model_type);
+  if (family == nullptr || !family->quantize_ahead) {
+    std::string can;
+    for (const model::families::Family* f : model::families::all()) {
+      if (f->quantize_ahead) can += (can.empty() ? "" : ", ") + std::string(f->name);
+    }
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: {} cannot be quantised ahead of time ({} can; USE-lite converts at load in "
+                            "milliseconds: serve it with --dtype)",
+                            (in / "config.json").string(),
+                            family != nullptr ? "the " + std::string(family->name) + " family"
+                                              : "model_type '" + config.model_type + "'",
+                            can));
   }
   std::error_code ec;
   if (fs::exists(out, ec) && !(fs::is_directory(out, ec) && fs::is_empty(out, ec))) {

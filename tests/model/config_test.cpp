@@ -1,4 +1,4 @@
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "fixtures/fixture.hpp"
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 #include "model/sentence_transformers.hpp"
 #include "model/temp_dir.hpp"
 #include "model/weights.hpp"

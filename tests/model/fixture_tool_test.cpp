@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/file.hpp"
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 #include "model/temp_dir.hpp"
 #include "model/weights.hpp"
 

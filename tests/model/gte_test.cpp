@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/families/family.hpp"
 #include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
@@ -33,7 +34,7 @@ TEST(Gte, LoadsAsNewModelWithRotaryNtkScalingAndTheGatedMlp) {
   const testing::TempDir tmp;
   const auto dir = write_gte(tmp);
   const auto m = load_encoder_model(dir);
-  EXPECT_EQ(m->architecture, Architecture::Gte);
+  EXPECT_EQ(m->family->name, "gte");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   const EncoderDims& d = m->encoder.dims();
   EXPECT_EQ(d.type_vocab, 0U);

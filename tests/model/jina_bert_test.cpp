@@ -11,6 +11,7 @@
 #include "fixtures/fixture.hpp"
 #include "model/config.hpp"
 #include "model/encoder_model.hpp"
+#include "model/families/family.hpp"
 #include "model/family_fixture.hpp"
 #include "model/safetensors.hpp"
 #include "model/temp_dir.hpp"
@@ -36,7 +37,7 @@ TEST(JinaBert, LoadsAsTheRemoteCodeClassesAndRunsAlibiWithAGatedFeedForward) {
   const testing::TempDir tmp;
   const auto dir = write_jina(tmp);
   const auto m = load_encoder_model(dir);
-  EXPECT_EQ(m->architecture, Architecture::JinaBert);
+  EXPECT_EQ(m->family->name, "jina-bert");
   EXPECT_EQ(m->kind(), ModelKind::Reranker);
   EXPECT_EQ(m->encoder.dims().alibi_slopes.size(), 12U);
   EXPECT_TRUE(m->encoder.dims().gated_ffn);

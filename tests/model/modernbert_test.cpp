@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/families/family.hpp"
 #include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
@@ -48,7 +49,7 @@ TEST(ModernBert, LoadsAsModernBertModelWithTwoRotaryBasesAndWindowsOnTheLocalLay
   const testing::TempDir tmp;
   const auto dir = write_modernbert(tmp);
   const auto m = load_encoder_model(dir);
-  EXPECT_EQ(m->architecture, Architecture::ModernBert);
+  EXPECT_EQ(m->family->name, "modernbert");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   EXPECT_EQ(architecture_name(m->config, dir), "ModernBertModel");
   const EncoderDims& d = m->encoder.dims();

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/families/family.hpp"
 #include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
@@ -31,7 +32,7 @@ TEST(MPNet, LoadsAsTheMaskedLmClassWithBucketedBiasAndPositionsAfterPadding) {
   const testing::TempDir tmp;
   const auto dir = write_mpnet(tmp);
   const auto m = load_encoder_model(dir);
-  EXPECT_EQ(m->architecture, Architecture::MPNet);
+  EXPECT_EQ(m->family->name, "mpnet");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   EXPECT_EQ(architecture_name(m->config, dir), "MPNetForMaskedLM");
   const EncoderDims& d = m->encoder.dims();

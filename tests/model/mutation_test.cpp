@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "model/config.hpp"
+#include "model/families/registry.hpp"
 #include "model/safetensors.hpp"
 #include "model/sentence_transformers.hpp"
 

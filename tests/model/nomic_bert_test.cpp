@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/families/family.hpp"
 #include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
@@ -32,7 +33,7 @@ TEST(NomicBert, ReadsGpt2StyleKeysAndTheSizesTheModelBuilds) {
   const testing::TempDir tmp;
   const auto dir = write_nomic(tmp);
   const auto m = load_encoder_model(dir);
-  EXPECT_EQ(m->architecture, Architecture::NomicBert);
+  EXPECT_EQ(m->family->name, "nomic-bert");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   const EncoderDims& d = m->encoder.dims();
   EXPECT_EQ(d.hidden, 64U);

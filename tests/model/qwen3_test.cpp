@@ -12,6 +12,8 @@
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/families/family.hpp"
+#include "model/families/registry.hpp"
 #include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "model/weights.hpp"
@@ -67,7 +69,7 @@ TEST(Qwen3, LoadsAsACausalPreNormEncoderWithGroupedQueryHeads) {
   const testing::TempDir tmp;
   const auto dir = write_qwen3(tmp);
   const auto m = load_encoder_model(dir);
-  EXPECT_EQ(m->architecture, Architecture::Qwen3);
+  EXPECT_EQ(m->family->name, "qwen3");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   EXPECT_EQ(architecture_name(m->config, dir), "Qwen3ForCausalLM");
   EXPECT_EQ(m->weight_prefix, "");  // the embedding repos' bare Qwen3Model names

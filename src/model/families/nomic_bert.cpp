@@ -1,0 +1,151 @@
+// NomicBERT (nomic-ai/nomic-bert-2048's remote code; nomic-embed-text-v1/v1.5): a GPT2Config's
+// key names, stacked Wqkv, rotary positions over a fraction of each head (with dynamic NTK
+// scaling past the trained length), and a SwiGLU, GEGLU or plain MLP with configurable biases.
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "model/config_keys.hpp"
+#include "model/families/common.hpp"
+
+namespace warden::model::families {
+
+namespace {
+
+using namespace config_keys;
+
+constexpr FamilyClass kClasses[] = {{"NomicBertModel", ClassRole::Encoder}};
+constexpr std::string_view kModelTypes[] = {"nomic_bert"};
+
+// NomicBertBlock: attn.Wqkv (Q, K, V stacked), attn.out_proj, norm1; the gated MLP's fc11
+// (multiplied) and fc12 (through the activation: fc11(x) · act(fc12(x))), or fc1 for the plain
+// MLP; fc2; norm2. The embeddings' LayerNorm is NomicBertModel.emb_ln.
+constexpr LayerNames kNames{"encoder.layers.", "attn.Wqkv", "",      "",         "attn.out_proj", "norm1",
+                            "mlp.fc1",         "mlp.fc2",   "norm2", "mlp.fc12", "mlp.fc11",      "emb_ln"};
+
+struct Settings : FamilySettings {
+  bool qkv_proj_bias = true;  // Wqkv and out_proj
+  bool mlp_fc1_bias = true;   // fc11/fc12 (or fc1)
+  bool mlp_fc2_bias = true;
+  double rotary_base = 10000.0;
+  double rotary_fraction = 0.0;  // of each head rotated (0: none, an absolute table instead)
+  bool rotary_interleaved = false;
+  // Dynamic NTK scaling, which raises the base for a sequence longer than max_trained_positions.
+  std::optional<double> rotary_scaling_factor;
+  std::size_t max_trained_positions = 2048;
+};
+
+std::string_view base_class(const ModelConfig& /*config*/) {
+  return "NomicBertModel";
+}
+
+// NomicBertConfig (configuration_hf_nomic_bert.py), a GPT2Config: GPT-2's key names and
+// defaults where the file says nothing. NomicBertModel pads the vocabulary to
+// pad_vocab_size_multiple, and its gated MLP rounds n_inner (default 8/3 of the width) up to a
+// multiple of 256 (NomciBertGatedMLP's multiple_of); what it builds is what the weights have, so
+// those are the sizes read here. Variants Warden does not run are refused by name.
+std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+  c.hidden_size = optional_in(f, "n_embd", 1, kMaxHidden, 768);
+  c.num_hidden_layers = optional_in(f, "n_layer", 1, kMaxLayers, 12);
+  c.num_attention_heads = optional_in(f, "n_head", 1, kMaxHidden, 12);
+  c.max_position_embeddings = optional_in(f, "n_positions", 1, kMaxPositions, 1024);
+  c.type_vocab_size = optional_in(f, "type_vocab_size", 0, kMaxTypeVocab, 2);
+  c.hidden_act = f.string("activation_function").value_or("gelu_new");
+  c.layer_norm_eps = read_eps(f, "layer_norm_epsilon", 1e-5);
+  const bool gated = c.hidden_act == "swiglu" || c.hidden_act == "geglu" || c.hidden_act == "glu";
+  std::size_t inner = 0;
+  if (f.has("n_inner") && f.integer("n_inner")) {
+    inner = static_cast<std::size_t>(f.integer_in("n_inner", 1, kMaxIntermediate));
+  } else {
+    inner = gated ? c.hidden_size * 8 / 3 : 4 * c.hidden_size;
+  }
+  if (gated) inner = (inner + 255) / 256 * 256;
+  c.intermediate_size = inner;
+  const std::size_t vocab = optional_in(f, "vocab_size", 1, kMaxVocab, 50257);
+  const std::size_t multiple = optional_in(f, "pad_vocab_size_multiple", 1, 1 << 16, 1);
+  c.vocab_size = (vocab + multiple - 1) / multiple * multiple;
+  auto s = std::make_shared<Settings>();
+  s->qkv_proj_bias = f.boolean("qkv_proj_bias").value_or(true);
+  s->mlp_fc1_bias = f.boolean("mlp_fc1_bias").value_or(true);
+  s->mlp_fc2_bias = f.boolean("mlp_fc2_bias").value_or(true);
+  s->rotary_base = f.number("rotary_emb_base").value_or(10000.0);
+  s->rotary_fraction = f.number("rotary_emb_fraction").value_or(0.0);
+  s->rotary_interleaved = f.boolean("rotary_emb_interleaved").value_or(false);
+  s->rotary_scaling_factor = f.number("rotary_scaling_factor");
+  s->max_trained_positions = optional_in(f, "max_trained_positions", 1, kMaxPositions, 2048);
+  if (!std::isfinite(s->rotary_base) || s->rotary_base <= 1.0)
+    throw f.fail("rotary_emb_base", "must be a number above 1");
+  if (!std::isfinite(s->rotary_fraction) || s->rotary_fraction < 0.0 || s->rotary_fraction > 1.0) {
+    throw f.fail("rotary_emb_fraction", "must be in [0, 1]");
+  }
+  if (s->rotary_scaling_factor &&
+      (!std::isfinite(*s->rotary_scaling_factor) || *s->rotary_scaling_factor < 1.0)) {
+    throw f.fail("rotary_scaling_factor", "must be null or a number of at least 1");
+  }
+  for (const char* key : {"prenorm", "parallel_block", "use_rms_norm", "causal"}) {
+    if (f.boolean(key).value_or(false)) throw f.fail(key, "is true: that NomicBERT variant is not supported");
+  }
+  if (f.number("rotary_emb_scale_base")) {
+    throw f.fail("rotary_emb_scale_base", "is set: xPos-scaled rotary embeddings are not supported");
+  }
+  if (f.integer("moe_every_n_layers").value_or(0) > 0) {
+    throw f.fail("moe_every_n_layers", "is set: mixture-of-experts layers are not supported");
+  }
+  if (const auto kv = f.integer("num_heads_kv");
+      kv && *kv != static_cast<std::int64_t>(c.num_attention_heads)) {
+    throw f.fail("num_heads_kv", "differs from n_head: grouped-query attention is not supported here");
+  }
+  return s;
+}
+
+void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& dir) {
+  const auto& s = settings_of<Settings>(config);
+  p.names = kNames;
+  // NomicBertBlock: SwiGLU (fc11(x) · silu(fc12(x))) or GEGLU (exact GELU), or NomicBertMLP's
+  // plain fc1-GELU-fc2; biases as the config says (nomic-embed-text has none).
+  const std::string& act = config.hidden_act;
+  if (act == "swiglu" || act == "geglu") {
+    p.dims.gated_ffn = true;
+    p.dims.ffn_activation = act == "swiglu" ? kernels::Activation::Silu : kernels::Activation::Gelu;
+  } else if (act == "gelu") {
+    p.dims.ffn_activation = kernels::Activation::Gelu;
+  } else {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: activation_function '{}' is not supported (swiglu, geglu, gelu)",
+                            config_path(dir), act));
+  }
+  p.biases = {s.qkv_proj_bias, s.mlp_fc1_bias, s.mlp_fc2_bias};
+  // NomicBertAttention: rotary_emb_dim = head_dim · rotary_emb_fraction; without rotary,
+  // NomicBertEmbeddings has an absolute position table of n_positions rows.
+  const double rotated = static_cast<double>(config.head_dim()) * s.rotary_fraction;
+  if (rotated != std::floor(rotated) || static_cast<std::size_t>(rotated) % 2 != 0) {
+    throw Error(
+        ErrorKind::CorruptFile,
+        fmt::format("{}: rotary_emb_fraction {} of the head size {} is not an even number of dimensions",
+                    config_path(dir), s.rotary_fraction, config.head_dim()));
+  }
+  p.dims.rotary_dims = static_cast<std::size_t>(rotated);
+  p.dims.position_embeddings = p.dims.rotary_dims == 0;
+  p.dims.rotary_base = s.rotary_base;
+  p.dims.rotary_interleaved = s.rotary_interleaved;
+  p.dims.rotary_ntk_factor = s.rotary_scaling_factor;
+  p.dims.rotary_max_trained = s.max_trained_positions;
+}
+
+}  // namespace
+
+extern const Family kNomicBertFamily;
+const Family kNomicBertFamily{
+    .name = "nomic-bert",
+    .classes = kClasses,
+    .model_types = kModelTypes,
+    .base_class = base_class,
+    .read_config = read_config,
+    .activation_key = "",
+    .plan = plan,
+    .weight_prefix = "bert.",
+    .heads_key = "n_head",
+};
+
+}  // namespace warden::model::families
