@@ -54,6 +54,14 @@ class UseLiteGuard : public ::testing::Test {
   static inline std::unique_ptr<Guard> guard_;
 };
 
+// The fit the use-lite guard tests share: ctest runs this alone first (guard_shared_fit in
+// tests/CMakeLists.txt), so that the suite set-up above fits once and every later test process
+// loads the cached probe.
+TEST_F(UseLiteGuard, FitsTheSharedSampleOnce) {
+  ASSERT_TRUE(std::filesystem::exists(testing::shared_fit_cache()));
+  EXPECT_FALSE(std::filesystem::is_empty(testing::shared_fit_cache()));
+}
+
 // One test, one fit: fitting the probe on the shipped bank embeds a few thousand windows.
 TEST_F(UseLiteGuard, JudgesEnglishAndAbstainsOnWhatItCannotRead) {
   const std::vector<std::string_view> texts = {
