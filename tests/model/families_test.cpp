@@ -18,7 +18,6 @@ TEST(Families, EachClassAndModelTypeHasOneFamily) {
     EXPECT_TRUE(names.insert(f->name).second) << f->name;
     EXPECT_FALSE(f->classes.empty()) << f->name;
     EXPECT_FALSE(f->weight_prefix.empty()) << f->name;
-    EXPECT_NE(f->read_config, nullptr) << f->name;
     for (const FamilyClass& c : f->classes) EXPECT_TRUE(classes.insert(c.name).second) << c.name;
     for (const std::string_view t : f->model_types) {
       EXPECT_TRUE(model_types.insert(t).second) << t;

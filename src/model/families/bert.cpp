@@ -2,7 +2,6 @@
 // Stanford ColBERT's HF_ColBERT checkpoints. The shared encoder's defaults are BERT's, so the
 // family only names its classes and heads.
 
-#include "model/config_keys.hpp"
 #include "model/families/common.hpp"
 
 namespace warden::model::families {
@@ -36,11 +35,6 @@ std::string_view base_class(const ModelConfig& config) {
   return config.position_embedding_type == "alibi" ? "JinaBertModel" : "BertModel";
 }
 
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
-  config_keys::read_bert_shape(f, c);
-  return nullptr;
-}
-
 }  // namespace
 
 extern const Family kBertFamily;
@@ -49,7 +43,6 @@ const Family kBertFamily{
     .classes = kClasses,
     .model_types = kModelTypes,
     .base_class = base_class,
-    .read_config = read_config,
     .weight_prefix = "bert.",
     .classifier = pooler_classifier,
     .mlm_head = &kMlmHead,

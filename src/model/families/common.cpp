@@ -21,22 +21,22 @@ kernels::Activation activation_named(const std::string& name, std::string_view f
                           config_path(dir), field, name));
 }
 
-ClassifierHead pooler_classifier(const HeadSource& s) {
+ClassifierHead dense_head(const HeadSource& s, const WeightReader& dense_from, std::string_view dense,
+                          kernels::Activation activation, std::string_view out) {
   const std::size_t h = s.dims.hidden;
   ClassifierHead c;
-  c.dense = s.encoder.linear("pooler.dense", h, h);
-  c.activation = kernels::Activation::Tanh;
-  c.out = s.root.linear("classifier", s.config.num_labels(), h);
+  c.dense = dense_from.linear(dense, h, h);
+  c.activation = activation;
+  c.out = s.root.linear(out, s.config.num_labels(), h);
   return c;
 }
 
+ClassifierHead pooler_classifier(const HeadSource& s) {
+  return dense_head(s, s.encoder, "pooler.dense", kernels::Activation::Tanh, "classifier");
+}
+
 ClassifierHead roberta_classifier(const HeadSource& s) {
-  const std::size_t h = s.dims.hidden;
-  ClassifierHead c;
-  c.dense = s.root.linear("classifier.dense", h, h);
-  c.activation = kernels::Activation::Tanh;
-  c.out = s.root.linear("classifier.out_proj", s.config.num_labels(), h);
-  return c;
+  return dense_head(s, s.root, "classifier.dense", kernels::Activation::Tanh, "classifier.out_proj");
 }
 
 void count_positions_after_padding(EncoderPlan& plan, std::uint32_t padding_idx) {

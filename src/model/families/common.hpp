@@ -28,6 +28,10 @@ std::string config_path(const std::filesystem::path& dir);
 kernels::Activation activation_named(const std::string& name, std::string_view field,
                                      const std::filesystem::path& dir);
 
+// The head most families have: a dense layer `dense` (read by `dense_from`: the encoder's prefix
+// or the root), `activation`, then `out` at the root, one row per label.
+ClassifierHead dense_head(const HeadSource& source, const WeightReader& dense_from, std::string_view dense,
+                          kernels::Activation activation, std::string_view out);
 // BertForSequenceClassification's head, which JinaBERT and GTE repeat: the pooler (dense, tanh)
 // on the first token under the encoder's prefix, then the classifier at the root.
 ClassifierHead pooler_classifier(const HeadSource& source);

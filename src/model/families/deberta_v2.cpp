@@ -41,10 +41,6 @@ struct Settings : FamilySettings {
   std::string pooler_hidden_act = "gelu";
 };
 
-std::string_view base_class(const ModelConfig& /*config*/) {
-  return "DebertaV2Model";
-}
-
 // What Warden does not run (convolution layer, embedding projection, p2p attention) is refused
 // by name.
 std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
@@ -129,13 +125,9 @@ void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path
 
 // ContextPooler: dense and pooler_hidden_act on the first token, then the classifier.
 ClassifierHead classifier(const HeadSource& s) {
-  const std::size_t h = s.dims.hidden;
-  ClassifierHead c;
-  c.dense = s.root.linear("pooler.dense", h, h);
-  c.activation =
-      activation_named(settings_of<Settings>(s.config).pooler_hidden_act, "pooler_hidden_act", s.dir);
-  c.out = s.root.linear("classifier", s.config.num_labels(), h);
-  return c;
+  const auto& db = settings_of<Settings>(s.config);
+  return dense_head(s, s.root, "pooler.dense",
+                    activation_named(db.pooler_hidden_act, "pooler_hidden_act", s.dir), "classifier");
 }
 
 }  // namespace
@@ -145,7 +137,6 @@ const Family kDebertaV2Family{
     .name = "deberta-v2",
     .classes = kClasses,
     .model_types = kModelTypes,
-    .base_class = base_class,
     .read_config = read_config,
     .plan = plan,
     .weight_prefix = "deberta.",

@@ -35,10 +35,6 @@ constexpr MlmHeadNames kMlmHead{"vocab_transform",
 // DistilBERT's head uses ReLU.
 constexpr OnnxSupport kOnnx{{"pre_classifier", "classifier"}, "relu"};
 
-std::string_view base_class(const ModelConfig& /*config*/) {
-  return "DistilBertModel";
-}
-
 std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
   c.hidden_size = static_cast<std::size_t>(f.integer_in("dim", 1, kMaxHidden));
   c.num_hidden_layers = static_cast<std::size_t>(f.integer_in("n_layers", 1, kMaxLayers));
@@ -59,12 +55,7 @@ void plan(const ModelConfig& /*config*/, EncoderPlan& p, const std::filesystem::
 }
 
 ClassifierHead classifier(const HeadSource& s) {
-  const std::size_t h = s.dims.hidden;
-  ClassifierHead c;
-  c.dense = s.root.linear("pre_classifier", h, h);
-  c.activation = kernels::Activation::Relu;
-  c.out = s.root.linear("classifier", s.config.num_labels(), h);
-  return c;
+  return dense_head(s, s.root, "pre_classifier", kernels::Activation::Relu, "classifier");
 }
 
 }  // namespace
@@ -74,7 +65,6 @@ const Family kDistilBertFamily{
     .name = "distilbert",
     .classes = kClasses,
     .model_types = kModelTypes,
-    .base_class = base_class,
     .read_config = read_config,
     .plan = plan,
     .weight_prefix = "distilbert.",

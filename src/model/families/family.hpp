@@ -94,10 +94,12 @@ struct Family {
   std::string_view name;  // "bert"
   std::span<const FamilyClass> classes;
   std::span<const std::string_view> model_types;  // the model_types whose keys it reads
-  // The class a config of its model_type without "architectures" names (its base model).
+  // The class a config of its model_type without "architectures" names (its base model);
+  // null: its first Encoder class.
   std::string_view (*base_class)(const ModelConfig& config) = nullptr;
   // Reads the family's keys into `config` (its shape keys when it names them its own way) and
-  // returns its own settings, or null. Error(CorruptFile) naming the key.
+  // returns its own settings, or null. Error(CorruptFile) naming the key. Null: BERT's shape
+  // keys only (config_keys::read_bert_shape).
   std::shared_ptr<const FamilySettings> (*read_config)(const json_fields::Fields& f,
                                                        ModelConfig& config) = nullptr;
   // config.json's position_embedding_type values it runs ("absolute" for most).

@@ -38,29 +38,19 @@ constexpr LayerNames kPackedNames{"encoder.layer.",
                                   "",
                                   "embeddings.LayerNorm",
                                   true};
-constexpr LayerNames kApartNames{"encoder.layer.",
-                                 "attention.q_proj",
-                                 "attention.k_proj",
-                                 "attention.v_proj",
-                                 "attention.o_proj",
-                                 "attn_ln",
-                                 "",
-                                 "mlp.down_proj",
-                                 "mlp_ln",
-                                 "mlp.up_gate_proj",
-                                 "",
-                                 "embeddings.LayerNorm",
-                                 true};
+constexpr LayerNames kApartNames = [] {
+  LayerNames n = kPackedNames;
+  n.q = "attention.q_proj";
+  n.k = "attention.k_proj";
+  n.v = "attention.v_proj";
+  return n;
+}();
 
 struct Settings : FamilySettings {
   double rope_theta = 10000.0;
   std::optional<double> fixed_ntk_factor;  // rope_scaling {"type": "ntk", "factor": f}
   bool packed_qkv = true;                  // pack_qkv
 };
-
-std::string_view base_class(const ModelConfig& /*config*/) {
-  return "NewModel";
-}
 
 // NewConfig (configuration.py): BERT's key names with NewConfig's defaults, rotary positions
 // from rope_theta, and fixed NTK rope_scaling. What Warden does not run is refused by name.
@@ -122,7 +112,6 @@ const Family kGteFamily{
     .name = "gte",
     .classes = kClasses,
     .model_types = kModelTypes,
-    .base_class = base_class,
     .read_config = read_config,
     .position_types = kPositionTypes,
     .plan = plan,

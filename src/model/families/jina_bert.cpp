@@ -85,7 +85,6 @@ const Family kJinaBertFamily{
     .name = "jina-bert",
     .classes = kClasses,
     .model_types = {},  // its configs say model_type "bert": BERT's base_class finds it
-    .base_class = nullptr,
     .read_config = read_config,
     .position_types = kPositionTypes,
     .plan = plan,

@@ -51,10 +51,6 @@ struct Settings : FamilySettings {
   std::string classifier_activation = "gelu";
 };
 
-std::string_view base_class(const ModelConfig& /*config*/) {
-  return "ModernBertModel";
-}
-
 // ModernBertConfig (configuration_modernbert.py): its key names and defaults, the older
 // global_rope_theta / local_rope_theta and the newer rope_parameters per layer type, and
 // layer_types, which (as ModernBertRotaryEmbedding does) choose each layer's rotary base while
@@ -162,7 +158,6 @@ const Family kModernBertFamily{
     .name = "modernbert",
     .classes = kClasses,
     .model_types = kModelTypes,
-    .base_class = base_class,
     .read_config = read_config,
     .activation_key = "hidden_activation",
     .plan = plan,

@@ -33,10 +33,6 @@ struct Settings : FamilySettings {
   std::size_t relative_attention_num_buckets = 32;
 };
 
-std::string_view base_class(const ModelConfig& /*config*/) {
-  return "MPNetModel";
-}
-
 std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
   config_keys::read_bert_shape(f, c);
   if (!f.has("type_vocab_size")) c.type_vocab_size = 0;  // MPNetConfig has no token types
@@ -80,7 +76,6 @@ const Family kMpnetFamily{
     .name = "mpnet",
     .classes = kClasses,
     .model_types = kModelTypes,
-    .base_class = base_class,
     .read_config = read_config,
     .plan = plan,
     .weight_prefix = "mpnet.",

@@ -36,10 +36,6 @@ struct Settings : FamilySettings {
   std::size_t max_trained_positions = 2048;
 };
 
-std::string_view base_class(const ModelConfig& /*config*/) {
-  return "NomicBertModel";
-}
-
 // NomicBertConfig (configuration_hf_nomic_bert.py), a GPT2Config: GPT-2's key names and
 // defaults where the file says nothing. NomicBertModel pads the vocabulary to
 // pad_vocab_size_multiple, and its gated MLP rounds n_inner (default 8/3 of the width) up to a
@@ -140,7 +136,6 @@ const Family kNomicBertFamily{
     .name = "nomic-bert",
     .classes = kClasses,
     .model_types = kModelTypes,
-    .base_class = base_class,
     .read_config = read_config,
     .activation_key = "",
     .plan = plan,

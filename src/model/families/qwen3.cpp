@@ -55,10 +55,6 @@ struct Settings : FamilySettings {
   double rope_theta = 10000.0;
 };
 
-std::string_view base_class(const ModelConfig& /*config*/) {
-  return "Qwen3Model";
-}
-
 // Qwen3Config (configuration_qwen3.py): its key names and defaults; rms_norm_eps is the norms'
 // epsilon. Scaled rotary positions (rope_scaling / rope_parameters other than "default") and the
 // sliding-window layers (use_sliding_window) are refused by name: the embedding and reranking
@@ -117,7 +113,6 @@ const Family kQwen3Family{
     .name = "qwen3",
     .classes = kClasses,
     .model_types = kModelTypes,
-    .base_class = base_class,
     .read_config = read_config,
     .plan = plan,
     .weight_prefix = "model.",

@@ -41,7 +41,12 @@ std::optional<ResolvedClass> find_class(std::string_view name) {
 std::string named_class(const ModelConfig& config) {
   if (!config.architectures.empty()) return config.architectures.front();
   const Family* f = for_model_type(config.model_type);
-  return f != nullptr && f->base_class != nullptr ? std::string(f->base_class(config)) : std::string();
+  if (f == nullptr) return {};
+  if (f->base_class != nullptr) return std::string(f->base_class(config));
+  for (const FamilyClass& c : f->classes) {
+    if (c.role == ClassRole::Encoder) return std::string(c.name);
+  }
+  return {};
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // "roberta.", positions counted from padding_idx + 1, RobertaClassificationHead and
 // RobertaLMHead.
 
-#include "model/config_keys.hpp"
 #include "model/families/common.hpp"
 
 namespace warden::model::families {
@@ -30,11 +29,6 @@ std::string_view base_class(const ModelConfig& config) {
   return config.model_type == "roberta" ? "RobertaModel" : "XLMRobertaModel";
 }
 
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
-  config_keys::read_bert_shape(f, c);
-  return nullptr;
-}
-
 // RobertaEmbeddings' padding_idx is pad_token_id.
 void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   count_positions_after_padding(p, static_cast<std::uint32_t>(config.pad_token_id.value_or(1)));
@@ -48,7 +42,6 @@ const Family kRobertaFamily{
     .classes = kClasses,
     .model_types = kModelTypes,
     .base_class = base_class,
-    .read_config = read_config,
     .plan = plan,
     .weight_prefix = "roberta.",
     .classifier = roberta_classifier,
