@@ -19,28 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/embeddings.hpp"
 #include "core/sparse_vector.hpp"
 
 namespace warden {
-
-// A row-major batch of embeddings: rows() vectors of dim() floats.
-class Embeddings {
- public:
-  Embeddings() = default;
-  Embeddings(std::size_t rows, std::size_t dim) : dim_(dim), values_(rows * dim, 0.0F) {}
-  [[nodiscard]] std::size_t rows() const noexcept { return dim_ == 0 ? 0 : values_.size() / dim_; }
-  [[nodiscard]] std::size_t dim() const noexcept { return dim_; }
-  [[nodiscard]] std::span<float> row(std::size_t i) noexcept { return {values_.data() + i * dim_, dim_}; }
-  [[nodiscard]] std::span<const float> row(std::size_t i) const noexcept {
-    return {values_.data() + i * dim_, dim_};
-  }
-  [[nodiscard]] std::span<const float> values() const noexcept { return values_; }
-  [[nodiscard]] std::span<float> values() noexcept { return values_; }
-
- private:
-  std::size_t dim_ = 0;
-  std::vector<float> values_;
-};
 
 enum class TruncationSide { Right, Left };
 

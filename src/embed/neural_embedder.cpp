@@ -9,7 +9,6 @@
 #include "core/utf8.hpp"
 #include "embed/text_input.hpp"
 #include "embed/token_rows.hpp"
-#include "model/pooling.hpp"
 #include "tokenizer/special_tokens_map.hpp"
 
 namespace warden {
@@ -75,7 +74,8 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
   tokenizer_->set_truncation(truncation_);
   // Batches are packed: padding tokens from the file's padding setting would be pooled.
   tokenizer_->set_padding(std::nullopt);
-  if (model_->lexical) sparse_skip_ids_ = sparse_skip_ids(dir, *tokenizer_);
+  model::HeadVocabulary vocabulary;
+  if (model_->lexical) vocabulary.sparse_skip_ids = sparse_skip_ids(dir, *tokenizer_);
   if (model_->colbert) {
     const ColbertConfig& config = *model_->colbert;
     const SpecialTokensMap map = read_special_tokens_map(dir);
@@ -104,22 +104,23 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
                               dir.string()));
     }
     t.expansion = expansion.value_or(0);
+    auto& skiplist = vocabulary.colbert_skiplist;
     for (const std::string& word : config.skiplist_words) {
-      if (auto id = token_or_unknown(*tokenizer_, word, unknown)) t.skiplist.push_back(*id);
+      if (auto id = token_or_unknown(*tokenizer_, word, unknown)) skiplist.push_back(*id);
     }
-    std::sort(t.skiplist.begin(), t.skiplist.end());
-    t.skiplist.erase(std::unique(t.skiplist.begin(), t.skiplist.end()), t.skiplist.end());
-    colbert_ = std::move(t);
+    std::sort(skiplist.begin(), skiplist.end());
+    skiplist.erase(std::unique(skiplist.begin(), skiplist.end()), skiplist.end());
+    colbert_ = t;
   }
+  heads_ = model::embedder_heads(*model_, std::move(vocabulary));
 }
 
 NeuralEmbedder::~NeuralEmbedder() = default;
 
 std::string_view NeuralEmbedder::pooling() const noexcept {
-  // TEI names a SPLADE model's pooling "splade"; a ColBERT has none (a vector per token).
-  if (model_->splade) return "splade";
-  if (model_->colbert) return "colbert";
-  return pooling_mode_name(model_->pooling.mode);
+  // TEI names a SPLADE model's pooling "splade"; a ColBERT has none (a vector per token): the
+  // first head names it.
+  return heads_.front()->name();
 }
 
 std::optional<std::uint32_t> NeuralEmbedder::unknown_token_id() const noexcept {
@@ -261,142 +262,96 @@ PreparedInput NeuralEmbedder::prepare_ids(std::span<const std::uint32_t> ids,
   return p;
 }
 
-std::vector<std::size_t> NeuralEmbedder::pooling_skips(std::span<const PreparedInput* const> inputs) const {
-  // sentence-transformers masks the prompt's tokens out of mean/max pooling when the
-  // Pooling module says include_prompt = false.
-  std::vector<std::size_t> skip;
-  if (!model_->pooling.include_prompt) {
-    skip.reserve(inputs.size());
-    for (const PreparedInput* p : inputs) skip.push_back(p->prompt_tokens);
+model::HeadPass NeuralEmbedder::forward(std::span<const PreparedInput* const> inputs,
+                                        model::TokenBatch& batch, std::vector<std::size_t>& prompts,
+                                        std::vector<std::uint8_t>& queries) const {
+  prompts.reserve(inputs.size());
+  queries.reserve(inputs.size());
+  for (const PreparedInput* p : inputs) {
+    batch.add(p->ids, p->type_ids, p->visible_tokens);
+    prompts.push_back(p->prompt_tokens);
+    queries.push_back(p->query ? 1 : 0);
   }
-  return skip;
-}
-
-std::span<const float> NeuralEmbedder::forward(std::span<const PreparedInput* const> inputs,
-                                               model::TokenBatch& batch) const {
-  for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids, p->visible_tokens);
   model_->encoder.validate(batch);
   thread_local model::EncoderWorkspace workspace;
-  return model_->encoder.forward(batch, workspace, pool_);
+  model::HeadPass pass =
+      model::head_pass(batch, model_->encoder.forward(batch, workspace, pool_), dim(), pool_);
+  pass.prompt_tokens = prompts;
+  pass.queries = queries;
+  return pass;
 }
 
 void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs,
                                     std::span<float> out) const {
-  if (model_->splade) {
+  const model::Head* dense = model::find_head(heads_, model::HeadOutput::Dense);
+  if (dense == nullptr) {
+    const bool sparse = heads_.front()->output() == model::HeadOutput::Sparse;
     throw Error(
         ErrorKind::Unsupported,
-        fmt::format("{} is a sparse (SPLADE) model: it gives sparse vectors (/embed_sparse), not dense ones",
-                    id_));
-  }
-  if (model_->colbert) {
-    throw Error(
-        ErrorKind::Unsupported,
-        fmt::format("{} is a ColBERT (multi-vector) model: it gives token vectors (/embed_hybrid), not "
-                    "one dense vector",
-                    id_));
-  }
-  const std::size_t h = dim();
-  if (out.size() != inputs.size() * h) {
-    throw Error(ErrorKind::Internal,
-                fmt::format("embed_prepared: {} floats for {} inputs of {}", out.size(), inputs.size(), h));
+        sparse ? fmt::format("{} is a sparse (SPLADE) model: it gives sparse vectors (/embed_sparse), not "
+                             "dense ones",
+                             id_)
+               : fmt::format("{} is a ColBERT (multi-vector) model: it gives token vectors "
+                             "(/embed_hybrid), not one dense vector",
+                             id_));
   }
   if (inputs.empty()) return;
   model::TokenBatch batch;
-  const auto hidden = forward(inputs, batch);
+  std::vector<std::size_t> prompts;
+  std::vector<std::uint8_t> queries;
   // Pool straight into the result rows: no intermediate copy.
-  model::pool(hidden, h, batch.offsets, model_->pooling.mode, out, pooling_skips(inputs));
+  model::HeadResults results;
+  results.dense = out;
+  dense->apply(forward(inputs, batch, prompts, queries), results);
 }
 
 std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
   if (inputs.empty()) return {};
-  const std::size_t h = dim();
   model::TokenBatch batch;
-  const auto hidden = forward(inputs, batch);
-  return detail::split_token_rows(hidden, batch, h);
+  std::vector<std::size_t> prompts;
+  std::vector<std::uint8_t> queries;
+  const model::HeadPass pass = forward(inputs, batch, prompts, queries);
+  return detail::split_token_rows(pass.hidden, batch, dim());
 }
 
 RetrievalOutputs NeuralEmbedder::retrieval_outputs() const noexcept {
-  // A SPLADE model's sentence embedding is its sparse vector: it has no dense one.
-  const bool splade = model_->splade.has_value();
-  const bool colbert = model_->colbert.has_value();
-  return {!splade && !colbert, splade || model_->lexical.has_value(), model_->multi_vector.has_value()};
+  return {model::find_head(heads_, model::HeadOutput::Dense) != nullptr,
+          model::find_head(heads_, model::HeadOutput::Sparse) != nullptr,
+          model::find_head(heads_, model::HeadOutput::MultiVector) != nullptr};
 }
 
 std::size_t NeuralEmbedder::multi_vector_dim() const noexcept {
-  return model_->multi_vector ? model_->multi_vector->dim() : 0;
+  const model::Head* multi = model::find_head(heads_, model::HeadOutput::MultiVector);
+  return multi != nullptr ? multi->width() : 0;
 }
 
 std::vector<RetrievalVectors> NeuralEmbedder::embed_retrieval(
     std::span<const PreparedInput* const> inputs) const {
   std::vector<RetrievalVectors> out(inputs.size());
   if (inputs.empty()) return out;
-  const std::size_t h = dim();
   model::TokenBatch batch;
-  const auto hidden = forward(inputs, batch);
-  if (model_->splade) {
-    auto sparse = model_->splade->sparse(hidden, h, batch.offsets, pool_);
-    for (std::size_t i = 0; i < inputs.size(); ++i) out[i].sparse = std::move(sparse[i]);
-    return out;
-  }
-  if (colbert_) {
-    colbert_vectors(hidden, batch, inputs, out);
-    return out;
-  }
-  std::vector<float> pooled(inputs.size() * h);
-  model::pool(hidden, h, batch.offsets, model_->pooling.mode, pooled, pooling_skips(inputs));
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto row = std::span<const float>(pooled).subspan(i * h, h);
-    out[i].dense.assign(row.begin(), row.end());
-  }
-  if (model_->lexical) {
-    auto sparse = model_->lexical->sparse(hidden, h, batch.ids, batch.offsets, sparse_skip_ids_, pool_);
-    for (std::size_t i = 0; i < inputs.size(); ++i) out[i].sparse = std::move(sparse[i]);
-  }
-  if (model_->multi_vector) {
-    const model::MultiVectorHead& head = *model_->multi_vector;
-    std::vector<float> vectors;
-    head.vectors(hidden, h, batch.offsets, vectors, pool_);
-    std::size_t row = 0;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const std::size_t n = head.rows(batch.length(i));
-      Embeddings m(n, head.dim());
-      std::copy_n(vectors.begin() + static_cast<std::ptrdiff_t>(row * head.dim()), n * head.dim(),
-                  m.values().begin());
-      out[i].multi = std::move(m);
-      row += n;
+  std::vector<std::size_t> prompts;
+  std::vector<std::uint8_t> queries;
+  const model::HeadPass pass = forward(inputs, batch, prompts, queries);
+  const std::size_t h = dim();
+  std::vector<float> pooled;
+  model::HeadResults results;
+  for (const auto& head : heads_) {
+    if (head->output() == model::HeadOutput::Dense) {
+      pooled.resize(inputs.size() * h);
+      results.dense = pooled;
     }
+    head->apply(pass, results);
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!pooled.empty()) {
+      const auto row = std::span<const float>(pooled).subspan(i * h, h);
+      out[i].dense.assign(row.begin(), row.end());
+    }
+    if (!results.sparse.empty()) out[i].sparse = std::move(results.sparse[i]);
+    if (!results.multi.empty()) out[i].multi = std::move(results.multi[i]);
   }
   return out;
-}
-
-void NeuralEmbedder::colbert_vectors(std::span<const float> hidden, const model::TokenBatch& batch,
-                                     std::span<const PreparedInput* const> inputs,
-                                     std::vector<RetrievalVectors>& out) const {
-  const model::MultiVectorHead& head = *model_->multi_vector;
-  const std::size_t d = head.dim();
-  std::vector<float> vectors;
-  head.vectors(hidden, dim(), batch.offsets, vectors, pool_);
-  const auto& skiplist = colbert_->skiplist;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::size_t first = batch.offsets[i];
-    const std::size_t n = batch.length(i);
-    // PyLate keeps every token of a query and drops a document's skiplist tokens (punctuation).
-    std::size_t kept = n;
-    if (!inputs[i]->query) {
-      kept = 0;
-      for (std::size_t t = 0; t < n; ++t) {
-        kept += std::binary_search(skiplist.begin(), skiplist.end(), batch.ids[first + t]) ? 0 : 1;
-      }
-    }
-    Embeddings m(kept, d);
-    std::size_t row = 0;
-    for (std::size_t t = 0; t < n; ++t) {
-      if (!inputs[i]->query && std::binary_search(skiplist.begin(), skiplist.end(), batch.ids[first + t]))
-        continue;
-      std::copy_n(vectors.begin() + static_cast<std::ptrdiff_t>((first + t) * d), d, m.row(row++).begin());
-    }
-    out[i].multi = std::move(m);
-  }
 }
 
 std::vector<TokenInfo> NeuralEmbedder::tokenize(std::string_view text, const InputOptions& options) const {

@@ -26,6 +26,7 @@
 
 #include "embed/embedder.hpp"
 #include "model/encoder_model.hpp"
+#include "model/heads/embedder_heads.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {
@@ -87,36 +88,30 @@ class NeuralEmbedder final : public Embedder {
   // Tokenizes `input` (prompt + text) with the options' special tokens and truncation;
   // Error(InvalidInput) when it is too long and truncate is false.
   [[nodiscard]] Encoding encode(std::string_view input, const InputOptions& options, bool with_tokens) const;
-  // Leading tokens of each input that pooling leaves out (the prompt's, when the folder's
-  // Pooling says include_prompt = false); empty: none.
-  [[nodiscard]] std::vector<std::size_t> pooling_skips(std::span<const PreparedInput* const> inputs) const;
-  // Packs inputs into `batch` and runs the encoder: the last hidden states.
-  [[nodiscard]] std::span<const float> forward(std::span<const PreparedInput* const> inputs,
-                                               model::TokenBatch& batch) const;
+  // Packs inputs into `batch`, runs the encoder and describes the pass for the heads (`prompts` and
+  // `queries` hold its per-input spans).
+  [[nodiscard]] model::HeadPass forward(std::span<const PreparedInput* const> inputs,
+                                        model::TokenBatch& batch, std::vector<std::size_t>& prompts,
+                                        std::vector<std::uint8_t>& queries) const;
 
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   ThreadPool* pool_;
   std::size_t max_input_tokens_ = 0;
-  TruncationParams truncation_;                 // the tokenizer's own, with max_length = max_input_tokens_
-  std::vector<std::uint32_t> sparse_skip_ids_;  // sorted: ids the lexical head never reports
+  TruncationParams truncation_;  // the tokenizer's own, with max_length = max_input_tokens_
+  model::Heads heads_;           // what each pass gives (model/heads/embedder_heads.hpp); views model_
 
   // A ColBERT's marker and expansion tokens (PyLate's preprocess), when the model is one.
   struct ColbertTokens {
     std::optional<std::uint32_t> query_marker;
     std::optional<std::uint32_t> document_marker;
-    std::uint32_t expansion = 0;          // the [MASK] queries are padded with
-    std::vector<std::uint32_t> skiplist;  // sorted: ids a document's vectors leave out
+    std::uint32_t expansion = 0;  // the [MASK] queries are padded with
   };
   std::optional<ColbertTokens> colbert_;
   // A ColBERT query or document: cut to its length less the marker, the marker inserted after
   // the first token, a query padded with [MASK] to its length.
   [[nodiscard]] PreparedInput prepare_colbert(std::string_view input, const InputOptions& options) const;
-  // Every input's ColBERT vectors from the batch's last hidden states (PyLate's output masks).
-  void colbert_vectors(std::span<const float> hidden, const model::TokenBatch& batch,
-                       std::span<const PreparedInput* const> inputs,
-                       std::vector<RetrievalVectors>& out) const;
 };
 
 }  // namespace warden

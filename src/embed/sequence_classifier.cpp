@@ -7,10 +7,10 @@
 #include "core/error.hpp"
 #include "embed/text_input.hpp"
 #include "embed/yes_no_prompt.hpp"
-#include "model/families/registry.hpp"
 #include "model/encoder_model.hpp"
+#include "model/families/registry.hpp"
+#include "model/heads/yes_no_head.hpp"
 #include "model/token_batch.hpp"
-#include "model/yes_no_head.hpp"
 
 namespace warden {
 
@@ -165,7 +165,9 @@ void NeuralClassifier::classify_prepared(std::span<const PreparedInput* const> i
   model_->encoder.validate(batch);
   thread_local model::EncoderWorkspace workspace;
   const auto hidden = model_->encoder.forward(batch, workspace, pool_);
-  model_->head->logits(hidden, model_->encoder.dims().hidden, batch.offsets, logits, pool_);
+  model::HeadResults results;
+  results.scores = logits;
+  model_->head->apply(model::head_pass(batch, hidden, model_->encoder.dims().hidden, pool_), results);
 }
 
 std::optional<std::uint32_t> NeuralClassifier::unknown_token_id() const noexcept {

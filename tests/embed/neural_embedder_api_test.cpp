@@ -15,7 +15,7 @@
 #include "core/file.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/neural_embedder.hpp"
-#include "model/pooling.hpp"
+#include "model/heads/pooling.hpp"
 #include "support/golden_fixture.hpp"
 
 namespace warden {

@@ -19,7 +19,7 @@
 #include "core/file.hpp"
 #include "core/thread_pool.hpp"
 #include "model/encoder_model.hpp"
-#include "model/pooling.hpp"
+#include "model/heads/pooling.hpp"
 #include "model/temp_dir.hpp"
 #include "support/golden_fixture.hpp"
 

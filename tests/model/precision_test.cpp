@@ -24,7 +24,7 @@
 #include "fixtures/fixture.hpp"
 #include "kernels/dense.hpp"
 #include "model/encoder_model.hpp"
-#include "model/pooling.hpp"
+#include "model/heads/pooling.hpp"
 #include "model/temp_dir.hpp"
 
 namespace warden::model {

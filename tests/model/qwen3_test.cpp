@@ -17,7 +17,7 @@
 #include "model/family_fixture.hpp"
 #include "model/temp_dir.hpp"
 #include "model/weights.hpp"
-#include "model/yes_no_head.hpp"
+#include "model/heads/yes_no_head.hpp"
 #include "support/model_load_errors.hpp"
 
 namespace warden::model {

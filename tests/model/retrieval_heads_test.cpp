@@ -3,7 +3,7 @@
 // skipped ids and zero weights left out, ids ascending) and the multi-vector rows (every token
 // after the first, projected, unit length); and head files of the wrong shape refused by name.
 
-#include "model/retrieval_heads.hpp"
+#include "model/heads/retrieval_heads.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "model/classifier_head.hpp"
+#include "model/heads/classifier_head.hpp"
 #include "model/config.hpp"
 #include "model/encoder.hpp"
 #include "model/encoder_reader.hpp"

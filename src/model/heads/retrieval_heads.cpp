@@ -1,4 +1,4 @@
-#include "model/retrieval_heads.hpp"
+#include "model/heads/retrieval_heads.hpp"
 
 #include <algorithm>
 #include <cmath>

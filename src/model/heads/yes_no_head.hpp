@@ -10,8 +10,8 @@
 #include <cstdint>
 
 #include "core/cpu_features.hpp"
-#include "model/classifier_head.hpp"
 #include "model/encoder_model.hpp"
+#include "model/heads/classifier_head.hpp"
 
 namespace warden::model {
 

@@ -13,6 +13,7 @@
 
 #include "kernels/activation.hpp"
 #include "kernels/gemm.hpp"
+#include "model/heads/head.hpp"
 #include "model/layer_norm_weights.hpp"
 #include "model/sentence_transformers.hpp"
 
@@ -22,7 +23,7 @@ class ThreadPool;
 
 namespace warden::model {
 
-struct ClassifierHead {
+struct ClassifierHead final : Head {
   PoolingMode pooling = PoolingMode::Cls;  // which state the head reads: Cls, Mean or LastToken
   kernels::PackedLinear dense;             // empty (n() 0): none, and no activation
   kernels::Activation activation = kernels::Activation::Tanh;
@@ -31,6 +32,11 @@ struct ClassifierHead {
   kernels::PackedLinear out;
 
   [[nodiscard]] std::size_t labels() const noexcept { return out.n(); }
+  [[nodiscard]] HeadOutput output() const noexcept override { return HeadOutput::Scores; }
+  [[nodiscard]] std::size_t width() const noexcept override { return labels(); }
+  [[nodiscard]] std::string_view name() const noexcept override { return "classifier"; }
+  // The logits into results.scores.
+  void apply(const HeadPass& pass, HeadResults& results) const override;
 
   // hidden: [tokens x dim] packed; logits: [S x labels()].
   void logits(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets,

@@ -1,4 +1,4 @@
-#include "model/pooling.hpp"
+#include "model/heads/pooling.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "model/colbert_config.hpp"
+#include "model/heads/colbert_config.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>

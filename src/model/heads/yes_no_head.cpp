@@ -1,4 +1,4 @@
-#include "model/yes_no_head.hpp"
+#include "model/heads/yes_no_head.hpp"
 
 #include <string>
 #include <vector>

@@ -1,10 +1,13 @@
-#include "model/classifier_head.hpp"
+#include "model/heads/classifier_head.hpp"
 
 #include <algorithm>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "kernels/layer_norm.hpp"
-#include "model/pooling.hpp"
+#include "model/heads/pooling.hpp"
 
 namespace warden::model {
 
@@ -26,6 +29,14 @@ void ClassifierHead::logits(std::span<const float> hidden, std::size_t dim,
                         norm.beta.data(), norm_eps);
   }
   kernels::linear(mid.data(), dense.n(), sequences, out, out_logits.data(), out.n(), {}, pool);
+}
+
+void ClassifierHead::apply(const HeadPass& pass, HeadResults& results) const {
+  if (results.scores.size() != pass.sequences() * labels()) {
+    throw Error(ErrorKind::Internal, fmt::format("classifier head: {} floats for {} sequences of {} labels",
+                                                 results.scores.size(), pass.sequences(), labels()));
+  }
+  logits(pass.hidden, pass.dim, pass.offsets, results.scores, pass.pool);
 }
 
 }  // namespace warden::model

@@ -1,0 +1,23 @@
+#include "model/heads/pooled_head.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/heads/pooling.hpp"
+
+namespace warden::model {
+
+void PooledHead::apply(const HeadPass& pass, HeadResults& out) const {
+  const std::size_t rows = pass.sequences();
+  if (out.dense.size() != rows * dim_) {
+    throw Error(ErrorKind::Internal,
+                fmt::format("pooled head: {} floats for {} sequences of {}", out.dense.size(), rows, dim_));
+  }
+  // sentence-transformers masks the prompt's tokens out of mean/max pooling when the Pooling
+  // module says include_prompt = false.
+  const std::span<const std::size_t> skips =
+      config_.include_prompt ? std::span<const std::size_t>() : pass.prompt_tokens;
+  pool(pass.hidden, pass.dim, pass.offsets, config_.mode, out.dense, skips);
+}
+
+}  // namespace warden::model
