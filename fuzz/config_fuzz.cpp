@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "model/families/registry.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

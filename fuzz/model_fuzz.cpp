@@ -20,7 +20,7 @@
 #include "core/file.hpp"
 #include "kernels/dense.hpp"
 #include "model/encoder_model.hpp"
-#include "model/static_model.hpp"
+#include "model/static/static_model.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "core/error.hpp"
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto bytes = std::as_bytes(std::span(data, size));

@@ -9,7 +9,7 @@
 #include <span>
 
 #include "core/error.hpp"
-#include "model/torch_checkpoint.hpp"
+#include "model/formats/torch_checkpoint.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto bytes = std::as_bytes(std::span(data, size));

@@ -8,7 +8,7 @@
 #include <span>
 
 #include "core/error.hpp"
-#include "model/torch_pickle.hpp"
+#include "model/formats/torch_pickle.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -3,7 +3,7 @@
 // repo) holding several: the full-precision graph (optimum's model.onnx, transformers.js's
 // onnx/model.onnx, fastembed's model_optimized.onnx) before the quantised ones (optimum's and
 // transformers.js's int8 files), and the float16 one last. Shared by the
-// loader (model/onnx_encoder.hpp) and `warden pull` (hub/), which must agree on it.
+// loader (model/onnx/onnx_encoder.hpp) and `warden pull` (hub/), which must agree on it.
 
 #include <array>
 #include <string_view>

@@ -4,10 +4,10 @@
 
 #include "core/error.hpp"
 #include "embed/sequence_classifier.hpp"
-#include "model/families/registry.hpp"
 #include "model/encoder_model.hpp"
-#include "model/onnx_encoder.hpp"
-#include "model/weights.hpp"
+#include "model/families/registry.hpp"
+#include "model/formats/weights.hpp"
+#include "model/onnx/onnx_encoder.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/model_kind.hpp"
-#include "model/static_model.hpp"
+#include "model/static/static_model.hpp"
 
 namespace warden {
 

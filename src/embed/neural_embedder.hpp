@@ -25,8 +25,8 @@
 #include <string>
 
 #include "embed/embedder.hpp"
+#include "model/embedder_heads.hpp"
 #include "model/encoder_model.hpp"
-#include "model/heads/embedder_heads.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {
@@ -100,7 +100,7 @@ class NeuralEmbedder final : public Embedder {
   ThreadPool* pool_;
   std::size_t max_input_tokens_ = 0;
   TruncationParams truncation_;  // the tokenizer's own, with max_length = max_input_tokens_
-  model::Heads heads_;           // what each pass gives (model/heads/embedder_heads.hpp); views model_
+  model::Heads heads_;           // what each pass gives (model/embedder_heads.hpp); views model_
 
   // A ColBERT's marker and expansion tokens (PyLate's preprocess), when the model is one.
   struct ColbertTokens {

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "embed/use_lite_embedder.hpp"
-#include "model/use_lite_format.hpp"
+#include "model/use_lite/use_lite_format.hpp"
 
 namespace warden {
 

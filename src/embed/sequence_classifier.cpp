@@ -8,9 +8,9 @@
 #include "embed/text_input.hpp"
 #include "embed/yes_no_prompt.hpp"
 #include "model/encoder_model.hpp"
+#include "model/engine/token_batch.hpp"
 #include "model/families/registry.hpp"
-#include "model/heads/yes_no_head.hpp"
-#include "model/token_batch.hpp"
+#include "model/yes_no_head.hpp"
 
 namespace warden {
 

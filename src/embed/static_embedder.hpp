@@ -1,5 +1,5 @@
 #pragma once
-// An Embedder over a static model folder (model/static_model.hpp): the tokenizer, then the
+// An Embedder over a static model folder (model/static/static_model.hpp): the tokenizer, then the
 // mean of the tokens' vectors. No thread pool and no batching to speak of: each text is a
 // row read per token, so the tokenizer is most of the cost.
 //
@@ -19,8 +19,8 @@
 #include <string>
 
 #include "embed/embedder.hpp"
-#include "model/sentence_transformers.hpp"
-#include "model/static_model.hpp"
+#include "model/metadata/sentence_transformers.hpp"
+#include "model/static/static_model.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
-#include "model/token_batch.hpp"
+#include "model/engine/token_batch.hpp"
 
 namespace warden::detail {
 

@@ -9,7 +9,7 @@
 #include "core/utf8.hpp"
 #include "embed/text_input.hpp"
 #include "embed/token_rows.hpp"
-#include "model/use_lite_format.hpp"
+#include "model/use_lite/use_lite_format.hpp"
 
 namespace warden {
 

@@ -9,7 +9,7 @@
 
 #include "core/precision.hpp"
 #include "embed/embedder.hpp"
-#include "model/use_lite.hpp"
+#include "model/use_lite/use_lite.hpp"
 #include "tokenizer/use_lite_tokenizer.hpp"
 
 namespace warden {

@@ -2,7 +2,7 @@
 // DeBERTa's disentangled self-attention over packed sequences: besides content to content
 // (q_i · k_j), each score adds content to position (q_i · Kr[row(i - j)], "c2p") and position
 // to content (k_j · Qr[row(i - j)], "p2c"), where Kr and Qr are the relative embedding table
-// projected by the layer, and row() maps a distance to a row of them (model/relative_positions.hpp):
+// projected by the layer, and row() maps a distance to a row of them (model/engine/relative_positions.hpp):
 //   score(i, j) = scale · (q_i·k_j + q_i·Kr[row] + k_j·Qr[row]),   scale = 1/sqrt(3·head_dim)
 // Per (sequence, head) the c2p and p2c products are two GEMMs against the head's slice of the
 // tables ([len x table rows] each: linear in the length), and the scores are formed one block

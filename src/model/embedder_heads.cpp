@@ -1,4 +1,4 @@
-#include "model/heads/embedder_heads.hpp"
+#include "model/embedder_heads.hpp"
 
 #include "core/error.hpp"
 #include "model/encoder_model.hpp"

@@ -13,11 +13,11 @@
 
 #include "core/error.hpp"
 #include "core/file.hpp"
-#include "model/encoder_reader.hpp"
+#include "model/engine/encoder_reader.hpp"
+#include "model/engine/weight_reader.hpp"
 #include "model/families/common.hpp"
 #include "model/families/registry.hpp"
-#include "model/onnx_encoder.hpp"
-#include "model/weight_reader.hpp"
+#include "model/onnx/onnx_encoder.hpp"
 
 namespace warden::model {
 

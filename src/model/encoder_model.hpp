@@ -11,13 +11,13 @@
 
 #include "core/cpu_features.hpp"
 #include "core/model_kind.hpp"
+#include "model/engine/encoder.hpp"
+#include "model/formats/weights.hpp"
 #include "model/heads/classifier_head.hpp"
 #include "model/heads/colbert_config.hpp"
-#include "model/config.hpp"
-#include "model/encoder.hpp"
 #include "model/heads/retrieval_heads.hpp"
-#include "model/sentence_transformers.hpp"
-#include "model/weights.hpp"
+#include "model/metadata/config.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden {
 class ThreadPool;
@@ -53,7 +53,7 @@ struct EncoderModel {
   std::optional<ColbertConfig> colbert;
   // A causal LM scoring pairs with its LM head's "yes" and "no" rows (Qwen3-Reranker:
   // is_yes_no_reranker). Its head is attached by whoever holds the tokenizer that names those
-  // tokens (model/heads/yes_no_head.hpp); until then `head` is empty.
+  // tokens (model/yes_no_head.hpp); until then `head` is empty.
   bool scores_with_lm_head = false;
 
   [[nodiscard]] ModelKind kind() const noexcept;

@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "model/families/registry.hpp"
-#include "model/weights.hpp"
+#include "model/formats/weights.hpp"
 
 namespace warden::model {
 

@@ -1,4 +1,4 @@
-#include "model/heads/yes_no_head.hpp"
+#include "model/yes_no_head.hpp"
 
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
 
 namespace warden::model {
 

@@ -20,7 +20,7 @@
 #include "core/file.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/neural_embedder.hpp"
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
 #include "support/golden_model.hpp"
 
 namespace warden {

@@ -16,8 +16,8 @@
 #include "core/file.hpp"
 #include "embed/model_folder.hpp"
 #include "embed/static_embedder.hpp"
-#include "model/safetensors.hpp"
-#include "model/weights.hpp"
+#include "model/formats/safetensors.hpp"
+#include "model/formats/weights.hpp"
 #include "support/golden_fixture.hpp"
 
 namespace warden {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden {
 namespace {

@@ -18,9 +18,9 @@
 #include "core/file.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/families/registry.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/formats/weights.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 #include "model/temp_dir.hpp"
-#include "model/weights.hpp"
 
 namespace warden {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "core/file.hpp"
 #include "model/families/registry.hpp"
+#include "model/formats/weights.hpp"
 #include "model/temp_dir.hpp"
-#include "model/weights.hpp"
 
 namespace warden {
 namespace {

@@ -9,13 +9,13 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "fixtures/fixture.hpp"
-#include "model/config.hpp"
 #include "model/encoder_model.hpp"
 #include "model/families/family.hpp"
 #include "model/family_fixture.hpp"
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
+#include "model/formats/weights.hpp"
+#include "model/metadata/config.hpp"
 #include "model/temp_dir.hpp"
-#include "model/weights.hpp"
 #include "support/model_load_errors.hpp"
 
 namespace warden::model {

@@ -10,8 +10,8 @@
 
 #include "core/error.hpp"
 #include "model/families/registry.hpp"
-#include "model/safetensors.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/formats/safetensors.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden {
 namespace {

@@ -1,4 +1,4 @@
-// Packed weight images (model/packed_image.hpp): a model loaded from its image is
+// Packed weight images (model/engine/packed_image.hpp): a model loaded from its image is
 // bit-identical to one packed from its weights, in every precision and ISA; an image is
 // never used for weights that changed, another ISA or a damaged file; none is saved for
 // weights modified moments ago; the folder stays under its size limit.

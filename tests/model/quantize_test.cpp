@@ -14,9 +14,9 @@
 #include "core/thread_pool.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/formats/weights.hpp"
 #include "model/quantize.hpp"
 #include "model/temp_dir.hpp"
-#include "model/weights.hpp"
 
 namespace warden::model {
 namespace {

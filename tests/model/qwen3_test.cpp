@@ -15,9 +15,9 @@
 #include "model/families/family.hpp"
 #include "model/families/registry.hpp"
 #include "model/family_fixture.hpp"
+#include "model/formats/weights.hpp"
 #include "model/temp_dir.hpp"
-#include "model/weights.hpp"
-#include "model/heads/yes_no_head.hpp"
+#include "model/yes_no_head.hpp"
 #include "support/model_load_errors.hpp"
 
 namespace warden::model {

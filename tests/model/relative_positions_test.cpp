@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/file.hpp"
-#include "model/relative_positions.hpp"
+#include "model/engine/relative_positions.hpp"
 
 namespace warden::model {
 namespace {

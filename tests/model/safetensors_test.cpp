@@ -1,4 +1,4 @@
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
 
 #include <gtest/gtest.h>
 

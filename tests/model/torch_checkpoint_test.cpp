@@ -3,7 +3,7 @@
 // (tests/data/torch, tools/torch_fixtures/make_torch_checkpoints.py); pickles that try to call
 // anything else are refused naming the global; broken archives are errors, never crashes.
 
-#include "model/torch_checkpoint.hpp"
+#include "model/formats/torch_checkpoint.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -17,8 +17,8 @@
 #include "core/file.hpp"
 #include "fixtures/fixture.hpp"
 #include "model/encoder_model.hpp"
+#include "model/formats/torch_pickle.hpp"
 #include "model/temp_dir.hpp"
-#include "model/torch_pickle.hpp"
 
 namespace warden {
 namespace {

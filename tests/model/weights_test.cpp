@@ -1,4 +1,4 @@
-#include "model/weights.hpp"
+#include "model/formats/weights.hpp"
 
 #include <gtest/gtest.h>
 

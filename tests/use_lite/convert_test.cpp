@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "embed/use_lite_embedder.hpp"
-#include "model/use_lite_convert.hpp"
+#include "model/use_lite/use_lite_convert.hpp"
 
 namespace warden {
 namespace {

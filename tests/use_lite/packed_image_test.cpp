@@ -1,4 +1,4 @@
-// The built-in USE-lite from a packed image (model/packed_image.hpp): saved on the first
+// The built-in USE-lite from a packed image (model/engine/packed_image.hpp): saved on the first
 // load of a settled folder, mapped on the next, and bit-identical to packing in every precision.
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "model/embedding_table.hpp"
+#include "model/engine/embedding_table.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "model/encoder.hpp"
+#include "model/engine/encoder.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -32,10 +32,10 @@
 #include "kernels/dense.hpp"
 #include "kernels/gated_dense.hpp"
 #include "kernels/rotary.hpp"
-#include "model/embedding_table.hpp"
-#include "model/layer_norm_weights.hpp"
-#include "model/packed_image.hpp"
-#include "model/token_batch.hpp"
+#include "model/engine/embedding_table.hpp"
+#include "model/engine/layer_norm_weights.hpp"
+#include "model/engine/packed_image.hpp"
+#include "model/engine/token_batch.hpp"
 
 namespace warden {
 class ThreadPool;
@@ -133,7 +133,7 @@ struct EncoderLayer {
 
 struct EncoderWeights {
   // Holds the dense layers' data (declared first: destroyed after the layers), packed at
-  // load or mapped from a packed image (model/packed_image.hpp).
+  // load or mapped from a packed image (model/engine/packed_image.hpp).
   std::unique_ptr<Arena> arena;
   PackedImageUse packed_image = PackedImageUse::Off;
   std::string packed_image_note;         // NotSaved: why

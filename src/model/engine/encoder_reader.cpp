@@ -1,4 +1,4 @@
-#include "model/encoder_reader.hpp"
+#include "model/engine/encoder_reader.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,8 +9,8 @@
 
 #include "core/thread_pool.hpp"
 #include "kernels/layer_norm.hpp"
-#include "model/packed_image.hpp"
-#include "model/weight_reader.hpp"
+#include "model/engine/packed_image.hpp"
+#include "model/engine/weight_reader.hpp"
 
 namespace warden::model {
 

@@ -3,7 +3,7 @@
 // the family names a layer's tensors (LayerNames), which of its linear layers have biases
 // (LayerBiases) and DeBERTa's relative table (RelativeSpec). The dense layers are packed in the
 // model's precision into one arena, each layer into its own part, so that a packed image of
-// them (model/packed_image.hpp) can be saved and mapped back.
+// them (model/engine/packed_image.hpp) can be saved and mapped back.
 
 #include <cstddef>
 #include <string>
@@ -11,8 +11,8 @@
 
 #include "core/cpu_features.hpp"
 #include "core/precision.hpp"
-#include "model/encoder.hpp"
-#include "model/weights.hpp"
+#include "model/engine/encoder.hpp"
+#include "model/formats/weights.hpp"
 
 namespace warden {
 class ThreadPool;

@@ -1,4 +1,4 @@
-#include "model/packed_image.hpp"
+#include "model/engine/packed_image.hpp"
 
 #include <sys/stat.h>
 

@@ -26,7 +26,7 @@
 #include <string_view>
 
 #include "core/arena.hpp"
-#include "model/weights.hpp"
+#include "model/formats/weights.hpp"
 
 namespace warden::model {
 

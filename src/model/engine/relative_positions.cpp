@@ -1,4 +1,4 @@
-#include "model/relative_positions.hpp"
+#include "model/engine/relative_positions.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "model/token_batch.hpp"
+#include "model/engine/token_batch.hpp"
 
 #include "core/error.hpp"
 

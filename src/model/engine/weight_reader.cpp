@@ -1,4 +1,4 @@
-#include "model/weight_reader.hpp"
+#include "model/engine/weight_reader.hpp"
 
 #include <cmath>
 #include <cstring>

@@ -14,9 +14,9 @@
 #include "kernels/dense.hpp"
 #include "kernels/gated_dense.hpp"
 #include "kernels/gemm_int8.hpp"
-#include "model/embedding_table.hpp"
-#include "model/encoder.hpp"
-#include "model/weights.hpp"
+#include "model/engine/embedding_table.hpp"
+#include "model/engine/encoder.hpp"
+#include "model/formats/weights.hpp"
 
 namespace warden::model {
 

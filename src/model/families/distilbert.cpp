@@ -2,8 +2,8 @@
 // hidden_dim, activation), no token types, a fixed LayerNorm epsilon, q_lin/k_lin/v_lin layers
 // and the pre_classifier-ReLU-classifier head.
 
-#include "model/config_keys.hpp"
 #include "model/families/common.hpp"
+#include "model/metadata/config_keys.hpp"
 
 namespace warden::model::families {
 

@@ -17,14 +17,14 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "model/engine/encoder.hpp"
+#include "model/engine/encoder_reader.hpp"
+#include "model/engine/weight_reader.hpp"
+#include "model/formats/json_fields.hpp"
+#include "model/formats/weights.hpp"
 #include "model/heads/classifier_head.hpp"
-#include "model/config.hpp"
-#include "model/encoder.hpp"
-#include "model/encoder_reader.hpp"
-#include "model/json_fields.hpp"
-#include "model/onnx_encoder.hpp"
-#include "model/weight_reader.hpp"
-#include "model/weights.hpp"
+#include "model/metadata/config.hpp"
+#include "model/onnx/onnx_encoder.hpp"
 
 namespace warden::model::families {
 
@@ -74,7 +74,7 @@ struct HeadSource {
   const std::filesystem::path& dir;
 };
 
-// The graph exports Warden reduces (model/onnx_encoder.hpp): the names of the classifier's two
+// The graph exports Warden reduces (model/onnx/onnx_encoder.hpp): the names of the classifier's two
 // layers in the graph, and the activation between them.
 struct OnnxSupport {
   HeadNames head;

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "kernels/attention.hpp"
-#include "model/config_keys.hpp"
 #include "model/families/common.hpp"
+#include "model/metadata/config_keys.hpp"
 
 namespace warden::model::families {
 

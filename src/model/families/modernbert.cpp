@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "model/config_keys.hpp"
 #include "model/families/common.hpp"
+#include "model/metadata/config_keys.hpp"
 
 namespace warden::model::families {
 

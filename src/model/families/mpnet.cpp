@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "model/config_keys.hpp"
+#include "model/engine/relative_positions.hpp"
 #include "model/families/common.hpp"
-#include "model/relative_positions.hpp"
+#include "model/metadata/config_keys.hpp"
 
 namespace warden::model::families {
 

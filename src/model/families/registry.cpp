@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/file.hpp"
-#include "model/config_keys.hpp"
+#include "model/metadata/config_keys.hpp"
 
 namespace warden::model::families {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "model/config.hpp"
 #include "model/families/family.hpp"
+#include "model/metadata/config.hpp"
 
 namespace warden::model::families {
 

@@ -1,4 +1,4 @@
-#include "model/json_fields.hpp"
+#include "model/formats/json_fields.hpp"
 
 #include <fmt/format.h>
 

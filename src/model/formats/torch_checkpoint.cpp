@@ -1,4 +1,4 @@
-#include "model/torch_checkpoint.hpp"
+#include "model/formats/torch_checkpoint.hpp"
 
 #include <limits>
 #include <set>
@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "model/torch_pickle.hpp"
-#include "model/zip_archive.hpp"
+#include "model/formats/torch_pickle.hpp"
+#include "model/formats/zip_archive.hpp"
 
 namespace warden {
 

@@ -1,9 +1,9 @@
 #pragma once
 // PyTorch checkpoints (pytorch_model.bin, *.pt) as torch.save has written them since 1.6: a ZIP
-// archive (model/zip_archive.hpp) of <name>/data.pkl — the pickled state dict, read by the
-// restricted unpickler of model/torch_pickle.hpp, which executes nothing — and one
+// archive (model/formats/zip_archive.hpp) of <name>/data.pkl — the pickled state dict, read by the
+// restricted unpickler of model/formats/torch_pickle.hpp, which executes nothing — and one
 // <name>/data/<key> entry of raw little-endian bytes per storage. Each tensor becomes a view
-// into the memory-mapped file, exactly as a safetensors tensor is (model/safetensors.hpp's
+// into the memory-mapped file, exactly as a safetensors tensor is (model/formats/safetensors.hpp's
 // Tensor), so the engine reads both the same way.
 //
 // Checked: every tensor's storage exists and holds exactly its declared elements; the tensor's
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/file.hpp"
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
 
 namespace warden {
 

@@ -1,4 +1,4 @@
-#include "model/torch_pickle.hpp"
+#include "model/formats/torch_pickle.hpp"
 
 #include <array>
 #include <bit>

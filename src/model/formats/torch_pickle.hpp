@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
 
 namespace warden {
 

@@ -3,7 +3,7 @@
 // model.safetensors.index.json maps each tensor name to the shard file that holds it
 // ({"metadata": {...}, "weight_map": {"name": "model-00001-of-00002.safetensors", ...}}); or,
 // for repos that ship no safetensors, PyTorch's pytorch_model.bin (or its sharded
-// pytorch_model.bin.index.json), read without executing anything (model/torch_checkpoint.hpp).
+// pytorch_model.bin.index.json), read without executing anything (model/formats/torch_checkpoint.hpp).
 // Both give the same tensor views into the mapped files.
 //
 // Opening a sharded checkpoint checks that every shard named in the index is a plain file
@@ -23,13 +23,13 @@
 #include <variant>
 #include <vector>
 
-#include "model/safetensors.hpp"
-#include "model/torch_checkpoint.hpp"
+#include "model/formats/safetensors.hpp"
+#include "model/formats/torch_checkpoint.hpp"
 
 namespace warden {
 
 // Tensors viewing a file of another format, named as the checkpoint names them (an ONNX graph's
-// initializers, read by model/onnx_encoder.hpp); `owner` keeps what they view alive.
+// initializers, read by model/onnx/onnx_encoder.hpp); `owner` keeps what they view alive.
 struct TensorViews {
   std::filesystem::path path;
   std::span<const std::byte> bytes;  // the file's bytes (the packed-image cache hashes them)

@@ -1,4 +1,4 @@
-#include "model/zip_archive.hpp"
+#include "model/formats/zip_archive.hpp"
 
 #include <cstdint>
 #include <limits>

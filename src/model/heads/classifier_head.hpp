@@ -13,9 +13,9 @@
 
 #include "kernels/activation.hpp"
 #include "kernels/gemm.hpp"
+#include "model/engine/layer_norm_weights.hpp"
 #include "model/heads/head.hpp"
-#include "model/layer_norm_weights.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden {
 class ThreadPool;

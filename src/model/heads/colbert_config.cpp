@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include "model/json_fields.hpp"
+#include "model/formats/json_fields.hpp"
 
 namespace warden {
 

@@ -1,6 +1,6 @@
 #include "model/heads/head.hpp"
 
-#include "model/token_batch.hpp"
+#include "model/engine/token_batch.hpp"
 
 namespace warden::model {
 

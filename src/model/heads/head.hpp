@@ -4,7 +4,7 @@
 //   Sparse       lexical weights over the vocabulary (bge-m3's sparse_linear, SPLADE's MLM head)
 //   MultiVector  unit vectors per token (bge-m3's colbert_linear, a ColBERT's projection)
 //   Scores       a classifier's logits (a *ForSequenceClassification head, a yes/no reranker's)
-// An embedder holds the list of heads its folder ships (model/heads/embedder_heads.hpp) and runs
+// An embedder holds the list of heads its folder ships (model/embedder_heads.hpp) and runs
 // every one on the same pass; a classifier holds its one head. Each head fills only its own
 // part of HeadResults.
 

@@ -4,7 +4,7 @@
 // include_prompt = false. Not normalised: the embedder normalises.
 
 #include "model/heads/head.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden::model {
 

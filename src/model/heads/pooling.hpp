@@ -7,7 +7,7 @@
 #include <span>
 
 #include "core/l2_normalize.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden::model {
 

@@ -9,9 +9,9 @@
 #include "core/error.hpp"
 #include "core/l2_normalize.hpp"
 #include "kernels/layer_norm.hpp"
-#include "model/sentence_transformers.hpp"
-#include "model/weight_reader.hpp"
-#include "model/weights.hpp"
+#include "model/engine/weight_reader.hpp"
+#include "model/formats/weights.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden::model {
 

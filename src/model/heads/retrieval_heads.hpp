@@ -24,7 +24,7 @@
 #include "kernels/activation.hpp"
 #include "kernels/dense.hpp"
 #include "kernels/gemm.hpp"
-#include "model/layer_norm_weights.hpp"
+#include "model/engine/layer_norm_weights.hpp"
 
 namespace warden {
 class ThreadPool;

@@ -1,4 +1,4 @@
-#include "model/config.hpp"
+#include "model/metadata/config.hpp"
 
 #include <charconv>
 #include <map>
@@ -7,8 +7,8 @@
 #include <simdjson.h>
 
 #include "core/error.hpp"
-#include "model/config_keys.hpp"
-#include "model/json_fields.hpp"
+#include "model/formats/json_fields.hpp"
+#include "model/metadata/config_keys.hpp"
 
 namespace warden {
 

@@ -1,4 +1,4 @@
-#include "model/config_keys.hpp"
+#include "model/metadata/config_keys.hpp"
 
 #include <cmath>
 

@@ -10,8 +10,8 @@
 
 #include <simdjson.h>
 
-#include "model/config.hpp"
-#include "model/json_fields.hpp"
+#include "model/formats/json_fields.hpp"
+#include "model/metadata/config.hpp"
 
 namespace warden::config_keys {
 

@@ -1,4 +1,4 @@
-#include "model/sentence_transformers.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 #include <array>
 #include <utility>
@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/file.hpp"
-#include "model/json_fields.hpp"
+#include "model/formats/json_fields.hpp"
 
 namespace warden {
 

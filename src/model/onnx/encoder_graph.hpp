@@ -2,7 +2,7 @@
 // The encoder an ONNX graph computes, read off it once the rewrite passes have reduced it:
 // the embedding tables, then for each post-LN layer its dense layers, attention, activation
 // and LayerNorms, in the order the graph chains them. What Warden's engine needs to run the
-// same computation on its own kernels; model/onnx_encoder.hpp names the tensors as the
+// same computation on its own kernels; model/onnx/onnx_encoder.hpp names the tensors as the
 // family's checkpoints do.
 //
 // Every node of the graph must be placed; the first one that is not is named in the load

@@ -1,4 +1,4 @@
-#include "model/onnx_encoder.hpp"
+#include "model/onnx/onnx_encoder.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/onnx_files.hpp"
-#include "model/safetensors.hpp"
+#include "model/formats/safetensors.hpp"
 
 namespace warden::model {
 

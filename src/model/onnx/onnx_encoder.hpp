@@ -11,10 +11,10 @@
 #include <optional>
 #include <string_view>
 
-#include "model/encoder.hpp"
-#include "model/encoder_reader.hpp"
+#include "model/engine/encoder.hpp"
+#include "model/engine/encoder_reader.hpp"
+#include "model/formats/weights.hpp"
 #include "model/onnx/encoder_graph.hpp"
-#include "model/weights.hpp"
 
 namespace warden::model {
 

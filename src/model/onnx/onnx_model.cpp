@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "model/formats/safetensors.hpp"
 #include "model/onnx/protobuf_wire.hpp"
-#include "model/safetensors.hpp"
 
 namespace warden::onnx {
 

@@ -1,4 +1,4 @@
-#include "model/static_model.hpp"
+#include "model/static/static_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/l2_normalize.hpp"
-#include "model/json_fields.hpp"
-#include "model/sentence_transformers.hpp"
+#include "model/formats/json_fields.hpp"
+#include "model/metadata/sentence_transformers.hpp"
 
 namespace warden::model {
 

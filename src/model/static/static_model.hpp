@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "model/weights.hpp"
+#include "model/formats/weights.hpp"
 
 namespace warden::model {
 

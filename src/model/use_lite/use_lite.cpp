@@ -1,4 +1,4 @@
-#include "model/use_lite.hpp"
+#include "model/use_lite/use_lite.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 #include "core/thread_pool.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/layer_norm.hpp"
-#include "model/json_fields.hpp"
-#include "model/use_lite_format.hpp"
-#include "model/weights.hpp"
+#include "model/formats/json_fields.hpp"
+#include "model/formats/weights.hpp"
+#include "model/use_lite/use_lite_format.hpp"
 
 namespace warden::model {
 

