@@ -19,8 +19,8 @@
 #include "core/file.hpp"
 #include "core/precision.hpp"
 #include "model/encoder_model.hpp"
-#include "model/onnx/encoder_graph.hpp"
 #include "model/heads/pooling.hpp"
+#include "model/onnx/encoder_graph.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
 
