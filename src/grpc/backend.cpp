@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "serving/api_key.hpp"
 #include "serving/metrics.hpp"
+#include "serving/tasks/task_error.hpp"
 
 namespace warden::grpc {
 
@@ -43,6 +44,27 @@ Bytes serialize_answer(const google::protobuf::Message& answer) {
   return bytes;
 }
 
+namespace {
+
+// A warden::Error by its kind: invalid input or argument INVALID_ARGUMENT, unknown NOT_FOUND,
+// a model of the wrong kind FAILED_PRECONDITION (as TEI answers), anything else INTERNAL.
+::grpc::Status by_kind(const Error& e) {
+  using ::grpc::StatusCode;
+  switch (e.kind()) {
+    case ErrorKind::InvalidInput:
+    case ErrorKind::InvalidArgument:
+      return {StatusCode::INVALID_ARGUMENT, e.what()};
+    case ErrorKind::NotFound:
+      return {StatusCode::NOT_FOUND, e.what()};
+    case ErrorKind::Unsupported:
+      return {StatusCode::FAILED_PRECONDITION, e.what()};
+    default:
+      return {StatusCode::INTERNAL, e.what()};
+  }
+}
+
+}  // namespace
+
 ::grpc::Status to_status(const std::exception_ptr& error) {
   using ::grpc::StatusCode;
   try {
@@ -60,18 +82,17 @@ Bytes serialize_answer(const google::protobuf::Message& answer) {
     }
   } catch (const serving::ModelLoadTimeout& e) {
     return {StatusCode::UNAVAILABLE, e.what()};
-  } catch (const Error& e) {
-    switch (e.kind()) {
-      case ErrorKind::InvalidInput:
-      case ErrorKind::InvalidArgument:
-        return {StatusCode::INVALID_ARGUMENT, e.what()};
-      case ErrorKind::NotFound:
-        return {StatusCode::NOT_FOUND, e.what()};
-      case ErrorKind::Unsupported:
-        return {StatusCode::FAILED_PRECONDITION, e.what()};
+  } catch (const serving::tasks::TaskError& e) {
+    switch (e.fault()) {
+      case serving::tasks::Fault::NoModel:
+        return {StatusCode::UNAVAILABLE, e.what()};
+      case serving::tasks::Fault::TooLarge:
+        return {StatusCode::RESOURCE_EXHAUSTED, e.what()};
       default:
-        return {StatusCode::INTERNAL, e.what()};
+        return by_kind(e);
     }
+  } catch (const Error& e) {
+    return by_kind(e);
   } catch (const std::exception& e) {
     return {StatusCode::INTERNAL, e.what()};
   } catch (...) {
@@ -90,29 +111,45 @@ Bytes serialize_answer(const google::protobuf::Message& answer) {
   return {::grpc::StatusCode::UNAUTHENTICATED, "missing or wrong API key (send authorization: Bearer <key>)"};
 }
 
+Backend::Backend(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics)
+    : pipeline_(pipeline),
+      options_(std::move(options)),
+      metrics_(metrics),
+      tasks_(pipeline,
+             serving::tasks::Limits{options_.max_client_batch_size,
+                                    serving::tasks::Limits{}.max_response_floats, options_.auto_truncate}) {}
+
 std::string Backend::model_for(const ::grpc::CallbackServerContext& context,
                                std::initializer_list<ModelKind> kinds) const {
+  serving::tasks::ModelChoice choice;
   const auto& metadata = context.client_metadata();
-  const auto it = metadata.find("x-warden-model");
-  if (it != metadata.end()) return {it->second.data(), it->second.size()};
-  serving::ModelManager& models = pipeline_.models();
-  if (std::optional<std::string> d = models.default_for(kinds)) return *d;
-  const std::vector<std::string> all = models.names();
-  return all.empty() ? std::string() : all.front();
+  if (const auto it = metadata.find("x-warden-model"); it != metadata.end())
+    choice.exact.assign(it->second.data(), it->second.size());
+  return tasks_.choose(choice, kinds).name;
 }
 
 void Backend::with_model(const Work& work, std::function<void(serving::LeasePtr)> next,
                          std::function<void(const ::grpc::Status&)> fail) {
-  if (work.model.empty()) return fail({::grpc::StatusCode::UNAVAILABLE, "no model is being served"});
-  pipeline_.leases().acquire(work.model, [next = std::move(next), fail = std::move(fail)](
-                                             serving::LeasePtr lease, std::exception_ptr error) {
-    if (error) return fail(to_status(error));
-    try {
-      next(std::move(lease));
-    } catch (...) {
-      fail(to_status(std::current_exception()));
-    }
-  });
+  try {
+    tasks_.with_lease(
+        {work.model, {}}, {},
+        [next = std::move(next)](serving::LeasePtr lease, const serving::tasks::ChosenModel&) {
+          next(std::move(lease));
+        },
+        [fail](std::exception_ptr error, serving::LeasePtr, const serving::tasks::ChosenModel&) {
+          fail(to_status(error));
+        });
+  } catch (...) {
+    fail(to_status(std::current_exception()));
+  }
+}
+
+serving::tasks::Context task_context(const Work& work, std::string_view method) {
+  serving::tasks::Context c;
+  c.model.exact = work.model;
+  c.asker = std::string(method);
+  c.cancelled = work.cancelled;
+  return c;
 }
 
 void Backend::infer(const Work& work, serving::LeasePtr lease, serving::InferenceRequest job,

@@ -30,6 +30,7 @@
 #include "grpc/grpc_server.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
+#include "serving/tasks/tasks.hpp"
 #include "tei.grpc.pb.h"
 
 namespace warden::grpc {
@@ -38,7 +39,9 @@ using Clock = std::chrono::steady_clock;
 
 // The one map from an error to its status: a request the pipeline did not compute by its
 // outcome (overloaded RESOURCE_EXHAUSTED, queue timeout DEADLINE_EXCEEDED, cancelled,
-// stopping UNAVAILABLE), a model load that outlasted its wait UNAVAILABLE, a warden::Error by
+// stopping UNAVAILABLE), a model load that outlasted its wait UNAVAILABLE, a task's refusal
+// (serving/tasks/task_error.hpp: no model UNAVAILABLE, an answer too large RESOURCE_EXHAUSTED,
+// the rest by kind), a warden::Error by
 // its kind (invalid input or argument INVALID_ARGUMENT, unknown NOT_FOUND, a model of the
 // wrong kind FAILED_PRECONDITION, as TEI answers), anything else INTERNAL.
 ::grpc::Status to_status(const std::exception_ptr& error);
@@ -67,10 +70,11 @@ using BidiReactor = ::grpc::ServerBidiReactor<Bytes, Bytes>;
 
 class Backend {
  public:
-  Backend(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics)
-      : pipeline_(pipeline), options_(std::move(options)), metrics_(metrics) {}
+  Backend(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics);
 
   [[nodiscard]] serving::Pipeline& pipeline() noexcept { return pipeline_; }
+  // What the services ask of the models: one API with HTTP (serving/tasks/tasks.hpp).
+  [[nodiscard]] serving::tasks::Tasks& tasks() noexcept { return tasks_; }
   [[nodiscard]] const GrpcOptions& options() const noexcept { return options_; }
 
   // UNAUTHENTICATED unless no key is set or the call sends `authorization: Bearer <key>`.
@@ -95,7 +99,11 @@ class Backend {
   serving::Pipeline& pipeline_;
   GrpcOptions options_;
   serving::MetricsRegistry* metrics_;
+  serving::tasks::Tasks tasks_;
 };
+
+// The task context of a call or stream message: the model it pinned, `method` for errors.
+[[nodiscard]] serving::tasks::Context task_context(const Work& work, std::string_view method);
 
 // A method's way to fail: `reply` with the status and an empty answer.
 template <class Res>
@@ -118,6 +126,28 @@ void fill_metadata(tei::v1::Metadata& m, const serving::Inference& inference, st
                    Clock::time_point received);
 // ... also sent as TEI's x-compute-* initial metadata of a unary call.
 void add_timing_headers(::grpc::CallbackServerContext& context, const tei::v1::Metadata& m);
+
+// A task's end as one answer: its error's status, or `fill`'s answer with TEI's metadata
+// (`characters`: the request's code points).
+template <class R, class Res>
+serving::tasks::Then<R> replying(const Work& work, std::size_t characters, Reply<Res> reply,
+                                 std::function<void(R&, Res&)> fill) {
+  return [received = work.received, characters, reply = std::move(reply),
+          fill = std::move(fill)](serving::tasks::Finished<R>& f) {
+    Res out;
+    if (!f.error) {
+      try {
+        fill(*f.value, out);
+        fill_metadata(*out.mutable_metadata(), *f.run, characters, received);
+        return reply(::grpc::Status::OK, out);
+      } catch (...) {
+        f.error = std::current_exception();
+      }
+    }
+    Res none;
+    reply(to_status(f.error), none);
+  };
+}
 
 // A method: answers one request, once, through `reply` (on any thread). What it throws
 // before replying is mapped by to_status.

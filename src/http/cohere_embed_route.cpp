@@ -3,99 +3,79 @@
 // (http/embedding_types.hpp), `truncate` and `output_dimension` as Cohere defines them.
 // The vectors are unit length, as Cohere's are.
 
-#include <algorithm>
-#include <array>
-
-#include <fmt/format.h>
+#include <string>
+#include <vector>
 
 #include "core/json_writer.hpp"
-#include "http/api_error.hpp"
 #include "http/embed_rows.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
-#include "serving/results.hpp"
 
 namespace warden::http {
 
 namespace {
 
-// The model's prompt for a Cohere input_type: one named exactly so, else the
-// sentence-transformers names that mean the same (search_query: "query"; search_document:
-// "document", "passage", "corpus"); none: no prompt beyond the model's default.
-const std::string* prompt_for(const Embedder& e, const std::string& input_type) {
-  std::vector<std::string_view> names = {input_type};
-  if (input_type == "search_query") names.push_back("query");
+// The sentence-transformers prompt names that mean a Cohere input_type: one named exactly
+// so first, then search_query: "query"; search_document: "document", "passage", "corpus".
+std::vector<std::string> purposes_of(const std::string& input_type) {
+  std::vector<std::string> names = {input_type};
+  if (input_type == "search_query") names.emplace_back("query");
   if (input_type == "search_document") names.insert(names.end(), {"document", "passage", "corpus"});
-  const auto& prompts = e.prompts();
-  for (const std::string_view n : names) {
-    const auto it = prompts.find(std::string(n));
-    if (it != prompts.end()) return &it->second;
-  }
-  return nullptr;
+  return names;
 }
 
 }  // namespace
 
 void Router::Impl::cohere_embed(std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<CohereEmbedRequest>(parse_cohere_embed(body));
-  check_batch_size(request->texts.size(), "texts");
-  with_model(call, request->model, {ModelKind::Embedding}, [this, call, request, version] {
-    const Embedder& e = dense_embedder(*call);
-    check_dimensions(request->output_dimension, e.dim(), "output_dimension");
-    // v1 without embedding_types answers a plain list of float vectors; otherwise by type.
-    const bool by_type = version >= 2 || !request->embedding_types.empty();
-    auto types = std::make_shared<std::vector<EmbeddingType>>(request->embedding_types);
-    if (types->empty()) types->push_back(EmbeddingType::Float);
-    const std::size_t n = request->texts.size();
-    check_response_floats(n * request->output_dimension.value_or(e.dim()) * types->size(), "texts");
-    InputOptions o = input_options(e, request->truncate,
-                                   request->truncation_direction == TruncationDirection::Left, std::nullopt);
-    if (request->input_type) {
-      if (const std::string* prompt = prompt_for(e, *request->input_type)) o.prompt = *prompt;
-    }
-    for (const std::string& t : request->texts) call->characters += code_points(t);
-    auto prepare = [&e, request, o](std::size_t i) {
-      return prepare_one(e, request->texts[i], nullptr, o, i, "texts");
-    };
-    serving::InferenceRequest job =
-        serving::InferenceRequest::on(call->lease->model(), serving::Output::Pooled);
-    job.inputs = n;
-    job.prepare = std::move(prepare);
-    if (caching()) {
-      job.key = [prefix = cache_prefix(*call, "pooled", o), request](std::size_t i) {
-        return serving::text_key(prefix, request->texts[i]);
-      };
-    }
-    const bool unit = e.unit_vectors();
-    infer(call, std::move(job), [request, version, by_type, types, unit](serving::Inference& r) {
-      const Embeddings rows =
-          serving::finish_rows(std::move(r.result.rows), request->output_dimension, true, unit);
-      std::size_t tokens = 0;
-      for (const std::size_t t : r.tokens) tokens += t;
-      JsonWriter w;
-      w.begin_object();
-      w.key("id").value(response_id());
-      w.key("embeddings");
-      if (by_type) w.begin_object();
-      for (const EmbeddingType type : *types) {
-        if (by_type) w.key(embedding_type_name(type));
-        w.begin_array();
-        for (std::size_t i = 0; i < rows.rows(); ++i) write_embedding(w, rows.row(i), type);
+  // v1 without embedding_types answers a plain list of float vectors; otherwise by type.
+  const bool by_type = version >= 2 || !request->embedding_types.empty();
+  if (request->embedding_types.empty()) request->embedding_types.push_back(EmbeddingType::Float);
+  serving::tasks::Embed task;
+  task.field.name = "texts";
+  for (const std::string& t : request->texts) {
+    task.inputs.push_back(Input{t, {}, false});
+    call->characters += code_points(t);
+  }
+  task.tokenization = {request->truncate,
+                       request->truncation_direction == TruncationDirection::Left ? TruncationSide::Left
+                                                                                  : TruncationSide::Right,
+                       std::nullopt};
+  if (request->input_type) task.purposes = purposes_of(*request->input_type);
+  task.dimensions = request->output_dimension;
+  task.dimensions_field = "output_dimension";
+  task.normalize = true;  // Cohere's vectors are unit length
+  task.refuse_empty = false;
+  task.copies = request->embedding_types.size();
+  tasks.embed(
+      task_context(*call, request->model), std::move(task),
+      answer<Embeddings>(call, [call, request, version, by_type](Embeddings& rows) {
+        JsonWriter w;
+        w.begin_object();
+        w.key("id").value(response_id());
+        w.key("embeddings");
+        if (by_type) w.begin_object();
+        for (const EmbeddingType type : request->embedding_types) {
+          if (by_type) w.key(embedding_type_name(type));
+          w.begin_array();
+          for (std::size_t i = 0; i < rows.rows(); ++i) write_embedding(w, rows.row(i), type);
+          w.end_array();
+        }
+        if (by_type) w.end_object();
+        w.key("texts").begin_array();
+        for (const std::string& t : request->texts) w.value(t);
         w.end_array();
-      }
-      if (by_type) w.end_object();
-      w.key("texts").begin_array();
-      for (const std::string& t : request->texts) w.value(t);
-      w.end_array();
-      w.key("meta").begin_object();
-      w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
-      w.key("billed_units").begin_object().key("input_tokens").value(static_cast<std::uint64_t>(tokens));
-      w.end_object().end_object();
-      w.key("response_type").value(by_type ? "embeddings_by_type" : "embeddings_floats");
-      w.end_object();
-      return json_response(200, w.take());
-    });
-  });
+        w.key("meta").begin_object();
+        w.key("api_version").begin_object().key("version").value(std::to_string(version)).end_object();
+        w.key("billed_units")
+            .begin_object()
+            .key("input_tokens")
+            .value(static_cast<std::uint64_t>(call->tokens));
+        w.end_object().end_object();
+        w.key("response_type").value(by_type ? "embeddings_by_type" : "embeddings_floats");
+        w.end_object();
+        return json_response(200, w.take());
+      }));
 }
 
 }  // namespace warden::http

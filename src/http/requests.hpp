@@ -25,6 +25,7 @@
 #include "embed/embedder.hpp"
 #include "embed/retrieval_scores.hpp"
 #include "http/embedding_types.hpp"
+#include "serving/tasks/inputs.hpp"
 
 namespace warden::http {
 
@@ -33,11 +34,7 @@ namespace warden::http {
 inline constexpr std::size_t kMaxJsonDepth = 32;
 
 // One input: a text, or token ids the client tokenized itself (TEI and OpenAI accept both).
-struct Input {
-  std::string text;
-  std::vector<std::uint32_t> ids;
-  bool is_ids = false;
-};
+using Input = serving::tasks::Input;
 
 enum class TruncationDirection { Right, Left };  // TEI's "Right" / "Left" (accepted in any case)
 

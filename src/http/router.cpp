@@ -17,6 +17,7 @@
 #include "http/routes.hpp"
 #include "serving/api_key.hpp"
 #include "serving/model_name.hpp"
+#include "serving/tasks/task_error.hpp"
 
 namespace warden::http {
 
@@ -163,6 +164,26 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
     std::rethrow_exception(e);
   } catch (const ApiError& err) {
     return {err.status(), err.error_type(), err.what(), err.param()};
+  } catch (const serving::tasks::TaskError& err) {
+    using serving::tasks::Fault;
+    switch (err.fault()) {
+      case Fault::Empty:
+        return {400, "Empty", err.what(), err.param()};
+      case Fault::Invalid:
+        return {422, "Validation", err.what(), err.param()};
+      case Fault::TooLarge:
+        return {413, "Validation", err.what(), err.param()};
+      case Fault::ModelCannot:
+        return {424, "Backend", err.what(), err.param()};
+      case Fault::NoModel:
+        return {503, "Unhealthy", err.what(), err.param()};
+      case Fault::UnknownModel:
+        // OpenAI's 404 model_not_found.
+        return {404, "NotFound", err.what(), err.param()};
+      case Fault::LoadFailed:
+        return {500, "Backend", fmt::format("the model failed to load: {}", err.what()), err.param()};
+    }
+    return {500, "Backend", err.what(), err.param()};
   } catch (const serving::NotComputed& err) {
     switch (err.outcome()) {
       case serving::Outcome::Rejected:
@@ -200,6 +221,10 @@ Router::Impl::Impl(serving::Pipeline& p, const guard::Guard* g, serving::Metrics
       scheduler(p.scheduler()),
       guard_ptr(g),
       options(std::move(o)),
+      tasks(p,
+            serving::tasks::Limits{options.max_client_batch_size, options.max_response_floats,
+                                   options.auto_truncate},
+            options.strict_model_names),
       metrics(std::make_unique<RouterMetrics>(reg)),
       created_unix(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())

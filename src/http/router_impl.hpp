@@ -20,6 +20,7 @@
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
 #include "serving/scheduler.hpp"
+#include "serving/tasks/tasks.hpp"
 
 namespace warden::http {
 
@@ -61,7 +62,7 @@ using utf8::code_points;
 struct RouterMetrics;
 struct GuardRequest;
 struct GuardPlans;
-struct Input;
+using Input = serving::tasks::Input;
 
 // Input i's result cache key under a prefix (serving::Pipeline::cache_prefix): its text or ids.
 std::string input_key(const std::string& prefix, const Input& in);
@@ -75,6 +76,8 @@ struct Router::Impl {
   serving::Scheduler& scheduler;
   const guard::Guard* guard_ptr;
   RouterOptions options;
+  // What the routes ask of the models: one API with gRPC (serving/tasks/tasks.hpp).
+  serving::tasks::Tasks tasks;
   // The guard's own classifier (--guard-model), whatever the served models' kinds. Its jobs
   // share the scheduler but never a batch with a served model's: batches hold one runner's jobs.
   std::unique_ptr<serving::ClassifyRunner> guard_runner;
@@ -129,6 +132,25 @@ struct Router::Impl {
   void answer_rerank(const std::shared_ptr<Call>& call, bool guard, std::vector<std::size_t> returned,
                      const std::shared_ptr<const std::vector<std::string>>& texts, std::string param,
                      std::function<Response(const PassageVerdicts*)> answer);
+
+  // The task context of a call whose body names `requested` (its `model`).
+  [[nodiscard]] static serving::tasks::Context task_context(const Call& call, std::string requested);
+  // A task's end as the call's answer: the lease, the substitution and the run's record go
+  // on the call (headers, metrics); a result becomes `format`'s response (on a worker), an
+  // error its mapped answer.
+  template <class R>
+  serving::tasks::Then<R> answer(std::shared_ptr<Call> call, std::function<Response(R&)> format) {
+    return [this, call, format = std::move(format)](serving::tasks::Finished<R>& f) {
+      adopt(*call, f.lease, f.substituted, f.run);
+      if (f.error) return fail_with(*call, f.error);
+      respond_here(*call, [&] { return format(*f.value); });
+    };
+  }
+  // What a task's end tells the call (answer).
+  static void adopt(Call& call, serving::LeasePtr lease, const std::string& substituted,
+                    const serving::Inference* run);
+  // Answers the call with `error`'s mapped status and body.
+  void fail_with(Call& call, const std::exception_ptr& error) const;
 
   // Sends the answer: adds the load and timing headers, records metrics, responds.
   void finish(Call& call, Response response) const;

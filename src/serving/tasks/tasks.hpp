@@ -1,0 +1,141 @@
+#pragma once
+// The tasks a served model does, transport-neutral: the one API HTTP's routes and gRPC's
+// services call (as TEI's core/infer.rs is for its routers). A task owns everything between a
+// parsed request and its typed result — which model runs it and its lease, the checks that
+// need the model, input preparation, result cache keys, the pipeline run and the finishing
+// of its rows — and hands back the result or an error: a TaskError (task_error.hpp), a
+// warden::Error, or the pipeline's NotComputed / ModelLoadTimeout. The transport parses,
+// formats and maps errors; nothing else.
+//
+// A task checks what needs no model at once and throws (a malformed request is the client's
+// first problem: its error comes before an unknown model's); everything after that arrives
+// through `then`, exactly once: on a worker with a result, else on whichever thread learnt
+// the error.
+
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cancellation.hpp"
+#include "core/model_kind.hpp"
+#include "serving/model_manager.hpp"
+#include "serving/pipeline.hpp"
+#include "serving/tasks/embed_tasks.hpp"
+#include "serving/tasks/inputs.hpp"
+#include "serving/tasks/model_choice.hpp"
+
+namespace warden::serving::tasks {
+
+// What a transport knows of the call a task runs for.
+struct Context {
+  ModelChoice model;
+  std::string asker;  // what the client called, for errors: a route ("/embed") or a method ("Embed")
+  std::shared_ptr<const Cancellation> cancelled;
+  bool cache_lookup = true;  // false: compute afresh (Cache-Control: no-cache)
+  bool cache_store = true;   // false: keep nothing computed (no-store)
+};
+
+// A task's end. `lease` (null when no model was acquired) keeps the model alive while the
+// transport answers, and says which model answered.
+template <class R>
+struct Finished {
+  LeasePtr lease;
+  std::string substituted;         // ChosenModel::substituted
+  const Inference* run = nullptr;  // the pipeline's record (timings, tokens, cache use) once it ran
+  std::optional<R> value;          // the result, unless `error`
+  std::exception_ptr error;
+};
+template <class R>
+using Then = std::function<void(Finished<R>&)>;
+
+class Tasks {
+ public:
+  // Nothing is owned; the pipeline must outlive the tasks. strict_names: a requested model
+  // nobody serves is UnknownModel rather than replaced by the default.
+  Tasks(Pipeline& pipeline, Limits limits, bool strict_names = false);
+
+  [[nodiscard]] const Limits& limits() const noexcept { return limits_; }
+  [[nodiscard]] Pipeline& pipeline() noexcept { return pipeline_; }
+  [[nodiscard]] ChosenModel choose(const ModelChoice& choice, std::initializer_list<ModelKind> kinds) const;
+
+  // The one lease wrapper: chooses the model (NoModel, thrown, when none is served),
+  // acquires it and runs `next` with its lease — at once when it is resident, else when its
+  // load finishes (on the loader thread). A load that fails (UnknownModel, LoadFailed,
+  // ModelLoadTimeout) or what `next` throws goes to `failed`, with the lease when there is one.
+  using Leased = std::function<void(LeasePtr lease, const ChosenModel& chosen)>;
+  using LeaseFailed =
+      std::function<void(std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen)>;
+  void with_lease(const ModelChoice& choice, std::initializer_list<ModelKind> kinds, Leased next,
+                  LeaseFailed failed);
+
+  void embed(Context context, Embed task, Then<Embeddings> then);
+  void embed_tokens(Context context, EmbedTokens task, Then<std::vector<Embeddings>> then);
+  // A score per sentence.
+  void similarity(Context context, Similarity task, Then<std::vector<float>> then);
+  void embed_retrieval(Context context, EmbedRetrieval task, Then<Retrieved> then);
+
+  // The lease's model as an embedder (`dense`: one with dense vectors) or a classifier;
+  // ModelCannot naming `asker` otherwise.
+  [[nodiscard]] static const Embedder& embedder_of(const ModelLease& lease, std::string_view asker,
+                                                   bool dense = false);
+  [[nodiscard]] static const SequenceClassifier& classifier_of(const ModelLease& lease,
+                                                               std::string_view asker);
+
+  // A pipeline run a task plans once its model is leased, and how its rows become R (on a worker).
+  template <class R>
+  struct Job {
+    InferenceRequest request;
+    std::function<R(Inference&)> finish;
+  };
+  template <class R>
+  using Plan = std::function<Job<R>(const ModelLease& lease)>;
+  // Leases the model, plans the job on it, runs it and finishes its result into `then`.
+  template <class R>
+  void run(const Context& context, std::initializer_list<ModelKind> kinds, Plan<R> plan, Then<R> then);
+
+ private:
+  Pipeline& pipeline_;
+  Limits limits_;
+  bool strict_names_;
+};
+
+template <class R>
+void Tasks::run(const Context& context, std::initializer_list<ModelKind> kinds, Plan<R> plan, Then<R> then) {
+  auto failed = [then](std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen) {
+    Finished<R> f;
+    f.lease = std::move(lease);
+    f.substituted = chosen.substituted;
+    f.error = std::move(error);
+    then(f);
+  };
+  auto next = [this, context, plan = std::move(plan), then](LeasePtr lease, const ChosenModel& chosen) {
+    Job<R> job = plan(*lease);
+    job.request.cancelled = context.cancelled;
+    job.request.cache_lookup = context.cache_lookup;
+    job.request.cache_store = context.cache_store;
+    pipeline_.run(std::move(job.request), [lease, substituted = chosen.substituted,
+                                           finish = std::move(job.finish), then](Inference& run) {
+      Finished<R> f;
+      f.lease = lease;
+      f.substituted = substituted;
+      f.run = &run;
+      if (run.outcome != Outcome::Done) {
+        f.error = run.error;
+      } else {
+        try {
+          f.value.emplace(finish(run));
+        } catch (...) {
+          f.error = std::current_exception();
+        }
+      }
+      then(f);
+    });
+  };
+  with_lease(context.model, kinds, std::move(next), std::move(failed));
+}
+
+}  // namespace warden::serving::tasks
