@@ -1,8 +1,6 @@
 // tei.v1.Predict (a classifier's labels for a text or a pair) and tei.v1.Rerank (a
-// reranker's scores for a query against texts). The same steps as HTTP's /predict and
-// /rerank: the same options, cache keys and scores, so the same inputs give the same numbers.
-
-#include <algorithm>
+// reranker's scores for a query against texts). The same tasks as HTTP's /predict and /rerank
+// (serving/tasks), so the same inputs give the same numbers.
 
 #include <fmt/format.h>
 
@@ -10,12 +8,12 @@
 #include "core/utf8.hpp"
 #include "grpc/services.hpp"
 #include "serving/results.hpp"
-#include "serving/vector_rerank.hpp"
 
 namespace warden::grpc {
 
 namespace {
 
+namespace tasks = serving::tasks;
 using tei::v1::PredictPairRequest;
 using tei::v1::PredictRequest;
 using tei::v1::PredictResponse;
@@ -23,58 +21,32 @@ using tei::v1::RerankRequest;
 using tei::v1::RerankResponse;
 using tei::v1::RerankStreamRequest;
 
-InputOptions classify_options(bool truncate, tei::v1::TruncationDirection direction) {
-  InputOptions o;
-  o.truncate = truncate;
-  o.side = side_of(direction);
-  return o;
-}
-
 // Predict and PredictPair: one text, or a text and its pair.
-void predict_one(Backend& b, const Work& w, std::shared_ptr<const std::string> text,
-                 std::shared_ptr<const std::string> pair, bool truncate,
+void predict_one(Backend& b, const Work& w, std::string text, std::optional<std::string> pair, bool truncate,
                  tei::v1::TruncationDirection direction, bool raw_scores, Reply<PredictResponse> reply) {
-  if (text->empty()) throw Error(ErrorKind::InvalidArgument, "`inputs` cannot be empty");
-  auto fail = failing(reply);
-  b.with_model(
-      w,
-      [&b, w, text, pair, truncate, direction, raw_scores, reply, fail](serving::LeasePtr lease) {
-        const SequenceClassifier& c = classifier_of(*lease, "Predict");
-        const InputOptions o = classify_options(truncate, direction);
-        serving::InferenceRequest job =
-            serving::InferenceRequest::on(lease->model(), serving::Output::Logits);
-        job.inputs = 1;
-        job.prepare = [&c, text, pair, o](std::size_t) {
-          return c.prepare(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, o);
-        };
-        if (b.pipeline().caching()) {
-          job.key = [prefix = serving::Pipeline::cache_prefix(*lease, "logits", o), text, pair](std::size_t) {
-            return serving::pair_key(prefix, *text, pair.get());
-          };
-        }
-        b.infer(
-            w, lease, std::move(job),
-            [&c, w, text, pair, raw_scores, reply](serving::Inference& r) {
-              const std::vector<float> scores = serving::class_scores(r.result.rows.row(0), raw_scores);
-              PredictResponse out;
-              for (const std::size_t k : serving::by_score(scores)) {
-                tei::v1::Prediction* p = out.add_predictions();
-                p->set_score(scores[k]);
-                p->set_label(c.labels()[k]);
-              }
-              const std::size_t chars = utf8::code_points(*text) + (pair ? utf8::code_points(*pair) : 0);
-              fill_metadata(*out.mutable_metadata(), r, chars, w.received);
-              reply(::grpc::Status::OK, out);
-            },
-            fail);
-      },
-      fail);
+  if (text.empty()) throw Error(ErrorKind::InvalidArgument, "`inputs` cannot be empty");
+  const std::size_t chars = utf8::code_points(text) + (pair ? utf8::code_points(*pair) : 0);
+  tasks::Classify task;
+  task.inputs.push_back({std::move(text), std::move(pair)});
+  task.field = {"inputs", false};
+  task.tokenization = {truncate, side_of(direction), std::nullopt};
+  task.raw_scores = raw_scores;
+  b.tasks().classify(task_context(w, "Predict"), std::move(task),
+                     replying<tasks::Classified, PredictResponse>(
+                         w, chars, std::move(reply), [](tasks::Classified& r, PredictResponse& out) {
+                           const std::vector<float>& scores = r.scores[0];
+                           for (const std::size_t k : serving::by_score(scores)) {
+                             tei::v1::Prediction* p = out.add_predictions();
+                             p->set_score(scores[k]);
+                             p->set_label((*r.labels)[k]);
+                           }
+                         }));
 }
 
 void predict(Backend& b, const Work& w, std::shared_ptr<const PredictRequest> rq,
              Reply<PredictResponse> reply) {
-  predict_one(b, w, std::shared_ptr<const std::string>(rq, &rq->inputs()), nullptr, rq->truncate(),
-              rq->truncation_direction(), rq->raw_scores(), std::move(reply));
+  predict_one(b, w, rq->inputs(), std::nullopt, rq->truncate(), rq->truncation_direction(), rq->raw_scores(),
+              std::move(reply));
 }
 
 void predict_pair(Backend& b, const Work& w, std::shared_ptr<const PredictPairRequest> rq,
@@ -84,147 +56,45 @@ void predict_pair(Backend& b, const Work& w, std::shared_ptr<const PredictPairRe
         ErrorKind::InvalidArgument,
         fmt::format("`inputs` must hold a text and its pair (2 elements), got {}", rq->inputs_size()));
   }
-  predict_one(b, w, std::shared_ptr<const std::string>(rq, &rq->inputs(0)),
-              std::shared_ptr<const std::string>(rq, &rq->inputs(1)), rq->truncate(),
-              rq->truncation_direction(), rq->raw_scores(), std::move(reply));
+  predict_one(b, w, rq->inputs(0), rq->inputs(1), rq->truncate(), rq->truncation_direction(),
+              rq->raw_scores(), std::move(reply));
 }
 
-// A query (per pair) and its texts, as Rerank and RerankStream receive them.
+// A query (per pair) and its texts, as Rerank and RerankStream receive them, and how the
+// answer shows them.
 struct Pairs {
-  std::vector<std::string> queries;  // one per text, or one for all
-  std::vector<std::string> texts;
-  bool truncate = false;
-  tei::v1::TruncationDirection direction = tei::v1::TRUNCATION_DIRECTION_RIGHT;
-  bool raw_scores = false;
+  tasks::Rerank task;
   bool return_text = false;
-  [[nodiscard]] const std::string& query(std::size_t i) const {
-    return queries.size() == 1 ? queries[0] : queries[i];
-  }
 };
 
-// The ranks of `scores` (best first) with the characters of every pair.
-RerankResponse rank_response(const Pairs& rq, const std::vector<float>& scores, std::size_t& chars) {
-  RerankResponse out;
-  chars = 0;
-  for (std::size_t i = 0; i < rq.texts.size(); ++i) {
-    chars += utf8::code_points(rq.query(i)) + utf8::code_points(rq.texts[i]);
+// Rerank and RerankStream's ranks: by a cross-encoder, or by an embedding model's token
+// vectors (the similarity is the score: raw_scores changes nothing), as on HTTP's /rerank.
+void rerank_pairs(Backend& b, const Work& w, std::shared_ptr<Pairs> rq, Reply<RerankResponse> reply) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < rq->task.texts.size(); ++i) {
+    chars += utf8::code_points(rq->task.query(i)) + utf8::code_points(rq->task.texts[i]);
   }
-  for (const std::size_t i : serving::by_score(scores)) {
-    tei::v1::Rank* rank = out.add_ranks();
-    rank->set_index(static_cast<std::uint32_t>(i));
-    rank->set_score(scores[i]);
-    if (rq.return_text) rank->set_text(rq.texts[i]);
-  }
-  return out;
-}
-
-// Rerank on an embedding model with token vectors (serving/vector_rerank.hpp): each distinct
-// query encoded once, as a query, the texts as documents, all in one retrieval job; the
-// similarity is the score (raw_scores changes nothing), as on HTTP's /rerank.
-template <typename Fail>
-void rerank_by_vectors(Backend& b, const Work& w, const serving::LeasePtr& lease,
-                       std::shared_ptr<const Pairs> rq, Reply<RerankResponse> reply, Fail fail) {
-  const Embedder& e = embedder_of(*lease, "Rerank");
-  auto scorer = std::make_shared<const serving::VectorRerank>(e, lease->spec().name, std::nullopt);
-  struct Queries {
-    std::vector<std::string> distinct;
-    std::vector<std::size_t> of_text;  // each text's query in `distinct`
-  };
-  auto queries = std::make_shared<Queries>();
-  for (std::size_t i = 0; i < rq->texts.size(); ++i) {
-    const auto at = std::find(queries->distinct.begin(), queries->distinct.end(), rq->query(i));
-    queries->of_text.push_back(static_cast<std::size_t>(at - queries->distinct.begin()));
-    if (at == queries->distinct.end()) queries->distinct.push_back(rq->query(i));
-  }
-  const std::size_t nq = queries->distinct.size();
-  InputOptions o = classify_options(rq->truncate, rq->direction);
-  InputOptions q = o;
-  q.query = true;
-  serving::InferenceRequest job = serving::InferenceRequest::on(lease->model(), serving::Output::Retrieval);
-  job.inputs = nq + rq->texts.size();
-  job.prepare = [&e, rq, queries, nq, o, q](std::size_t i) {
-    return i < nq ? e.prepare(queries->distinct[i], q) : e.prepare(rq->texts[i - nq], o);
-  };
-  if (b.pipeline().caching()) {
-    job.key = [query_prefix = serving::Pipeline::cache_prefix(*lease, "retrieval", q),
-               prefix = serving::Pipeline::cache_prefix(*lease, "retrieval", o), rq, queries,
-               nq](std::size_t i) {
-      return i < nq ? serving::text_key(query_prefix, queries->distinct[i])
-                    : serving::text_key(prefix, rq->texts[i - nq]);
-    };
-  }
-  b.infer(
-      w, lease, std::move(job),
-      [w, rq, queries, nq, scorer, reply](serving::Inference& r) {
-        const std::vector<RetrievalVectors>& outs = r.result.retrieval;
-        std::vector<float> scores(rq->texts.size());
-        for (std::size_t i = 0; i < scores.size(); ++i) {
-          scores[i] = scorer->score(outs[queries->of_text[i]], outs[nq + i]);
-        }
-        std::size_t chars = 0;
-        RerankResponse out = rank_response(*rq, scores, chars);
-        fill_metadata(*out.mutable_metadata(), r, chars, w.received);
-        reply(::grpc::Status::OK, out);
-      },
-      fail);
-}
-
-void rerank_pairs(Backend& b, const Work& w, std::shared_ptr<const Pairs> rq, Reply<RerankResponse> reply) {
-  if (rq->texts.empty()) throw Error(ErrorKind::InvalidArgument, "`texts` cannot be empty");
-  const std::size_t limit = b.options().max_client_batch_size;
-  if (rq->texts.size() > limit) {
-    // TEI's wording, so clients that match on it keep working.
-    throw Error(ErrorKind::InvalidArgument,
-                fmt::format("batch size {} > maximum allowed batch size {}", rq->texts.size(), limit));
-  }
-  auto fail = failing(reply);
-  b.with_model(
-      w,
-      [&b, w, rq, reply, fail](serving::LeasePtr lease) {
-        if (serving::reranks_by_vectors(lease->model()))
-          return rerank_by_vectors(b, w, lease, rq, reply, fail);
-        const SequenceClassifier& c = classifier_of(*lease, "Rerank");
-        if (c.kind() != ClassifierKind::Reranker) {
-          throw Error(
-              ErrorKind::Unsupported,
-              fmt::format("model {} is a classifier with {} labels: Rerank needs a reranker (one label)",
-                          lease->spec().name, c.labels().size()));
-        }
-        const InputOptions o = classify_options(rq->truncate, rq->direction);
-        serving::InferenceRequest job =
-            serving::InferenceRequest::on(lease->model(), serving::Output::Logits);
-        job.inputs = rq->texts.size();
-        job.prepare = [&c, rq, o](std::size_t i) { return c.prepare(rq->query(i), rq->texts[i], o); };
-        if (b.pipeline().caching()) {
-          job.key = [prefix = serving::Pipeline::cache_prefix(*lease, "logits", o), rq](std::size_t i) {
-            return serving::pair_key(prefix, rq->query(i), &rq->texts[i]);
-          };
-        }
-        b.infer(
-            w, lease, std::move(job),
-            [w, rq, reply](serving::Inference& r) {
-              // One label: one logit per text; the sigmoid unless raw_scores.
-              const std::span<const float> logits = r.result.rows.values();
-              std::vector<float> scores(logits.size());
-              for (std::size_t i = 0; i < logits.size(); ++i)
-                scores[i] = rq->raw_scores ? logits[i] : sigmoid(logits[i]);
-              std::size_t chars = 0;
-              RerankResponse out = rank_response(*rq, scores, chars);
-              fill_metadata(*out.mutable_metadata(), r, chars, w.received);
-              reply(::grpc::Status::OK, out);
-            },
-            fail);
-      },
-      fail);
+  auto texts = std::make_shared<const std::vector<std::string>>(rq->task.texts);
+  b.tasks().rerank(
+      task_context(w, "Rerank"), std::move(rq->task),
+      replying<std::vector<float>, RerankResponse>(
+          w, chars, std::move(reply),
+          [texts, return_text = rq->return_text](std::vector<float>& scores, RerankResponse& out) {
+            for (const std::size_t i : serving::by_score(scores)) {
+              tei::v1::Rank* rank = out.add_ranks();
+              rank->set_index(static_cast<std::uint32_t>(i));
+              rank->set_score(scores[i]);
+              if (return_text) rank->set_text((*texts)[i]);
+            }
+          }));
 }
 
 void rerank(Backend& b, const Work& w, std::shared_ptr<const RerankRequest> rq, Reply<RerankResponse> reply) {
   auto pairs = std::make_shared<Pairs>();
-  pairs->queries.push_back(rq->query());
-  pairs->texts.assign(rq->texts().begin(), rq->texts().end());
-  pairs->truncate = rq->truncate();
-  pairs->direction = rq->truncation_direction();
-  pairs->raw_scores = rq->raw_scores();
+  pairs->task.queries.push_back(rq->query());
+  pairs->task.texts.assign(rq->texts().begin(), rq->texts().end());
+  pairs->task.tokenization = {rq->truncate(), side_of(rq->truncation_direction()), std::nullopt};
+  pairs->task.raw_scores = rq->raw_scores();
   pairs->return_text = rq->return_text();
   rerank_pairs(b, w, std::move(pairs), std::move(reply));
 }
@@ -248,19 +118,19 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<Bytes> {
     if (ok) {
       RerankStreamRequest message;
       if (!parse_request(incoming_, message)) return end_->finish(unparsable(message));
-      if (pairs_->texts.size() >= backend_.options().max_client_batch_size) {
+      if (pairs_->task.texts.size() >= backend_.options().max_client_batch_size) {
         return end_->finish(
             {::grpc::StatusCode::INVALID_ARGUMENT, fmt::format("batch size > maximum allowed batch size {}",
                                                                backend_.options().max_client_batch_size)});
       }
-      if (pairs_->texts.empty()) {
-        pairs_->truncate = message.truncate();
-        pairs_->direction = message.truncation_direction();
-        pairs_->raw_scores = message.raw_scores();
+      if (pairs_->task.texts.empty()) {
+        pairs_->task.tokenization = {message.truncate(), side_of(message.truncation_direction()),
+                                     std::nullopt};
+        pairs_->task.raw_scores = message.raw_scores();
         pairs_->return_text = message.return_text();
       }
-      pairs_->queries.push_back(std::move(*message.mutable_query()));
-      pairs_->texts.push_back(std::move(*message.mutable_text()));
+      pairs_->task.queries.push_back(std::move(*message.mutable_query()));
+      pairs_->task.texts.push_back(std::move(*message.mutable_text()));
       StartRead(&incoming_);
       return;
     }

@@ -1,75 +1,39 @@
 // The sequence-classification routes: TEI's /rerank and /predict, Cohere/Jina's
-// /v1/rerank. Like the embedding routes, each parses on the I/O thread, tokenizes on a
-// worker, computes in the scheduler's batches (pairs of many requests share a batch, a
-// large request is split) and formats its answer on a worker (router.hpp).
+// /v1/rerank. Like the embedding routes, each parses on the I/O thread, hands its task to
+// serving/tasks (a cross-encoder's pairs, or a ColBERT's vectors, of many requests share
+// batches) and formats the result on a worker; a rerank with `guard` then has the guard judge
+// the texts it returns.
 
-#include <algorithm>
-#include <cmath>
-#include <exception>
-#include <numeric>
-
-#include <fmt/format.h>
-
-#include "core/error.hpp"
 #include "core/json_writer.hpp"
-#include "http/api_error.hpp"
 #include "http/requests.hpp"
 #include "http/router_impl.hpp"
-#include "http/router_metrics.hpp"
 #include "serving/results.hpp"
 
 namespace warden::http {
 
 namespace {
 
-// The reranking routes need one relevance logit per pair; a classifier with several labels
-// has no single relevance (TEI refuses it the same way).
-void require_reranker(const SequenceClassifier& c, std::string_view route) {
-  if (c.kind() != ClassifierKind::Reranker) {
-    throw ApiError(424, "Backend",
-                   fmt::format("model {} is a classifier with {} labels: {} needs a reranker (one label)",
-                               c.id(), c.labels().size(), route));
-  }
+namespace tasks = serving::tasks;
+
+tasks::Tokenization truncation(std::optional<bool> truncate, TruncationDirection direction) {
+  return {truncate, direction == TruncationDirection::Left ? TruncationSide::Left : TruncationSide::Right,
+          std::nullopt};
+}
+
+// Every pair's code points (TEI's x-compute-characters): the query with each text.
+std::size_t pair_characters(const std::string& query, const std::vector<std::string>& texts) {
+  const std::size_t query_chars = code_points(query);
+  std::size_t n = 0;
+  for (const std::string& t : texts) n += query_chars + code_points(t);
+  return n;
 }
 
 }  // namespace
 
 InputOptions Router::Impl::classify_options(std::optional<bool> truncate, bool left) const {
-  InputOptions o;
-  o.truncate = truncate.value_or(options.auto_truncate);
-  o.side = left ? TruncationSide::Left : TruncationSide::Right;
-  return o;
+  return tasks::classify_options(
+      {truncate, left ? TruncationSide::Left : TruncationSide::Right, std::nullopt}, tasks.limits());
 }
-
-namespace {
-
-// `o` with a rerank request's instruction: the prompt of a yes/no reranker (Qwen3-Reranker); any
-// other model (c null: a reranking by vectors) takes none, which is a 422 naming the field.
-InputOptions with_instruction(InputOptions o, const SequenceClassifier* c, const std::string& instruction,
-                              std::string_view model) {
-  if (instruction.empty()) return o;
-  if (c == nullptr || !c->takes_instruction()) {
-    throw ApiError(
-        422, "Validation",
-        fmt::format("`instruction` is for yes/no rerankers (Qwen3-Reranker); model {} takes none", model),
-        "instruction");
-  }
-  o.prompt = instruction;
-  return o;
-}
-
-// Prepares the (query, passage) pair i on a worker, naming the passage at fault.
-PreparedInput prepare_pair(const SequenceClassifier& c, const std::string& query, const std::string& passage,
-                           const InputOptions& o, std::size_t i, std::string_view param) {
-  try {
-    return c.prepare(query, passage, o);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-    throw ApiError(422, "Validation", fmt::format("{}[{}]: {}", param, i, e.what()), std::string(param));
-  }
-}
-
-}  // namespace
 
 namespace {
 
@@ -153,105 +117,51 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
 
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
-  check_batch_size(request->texts.size(), "texts");
   if (request->guard) (void)require_guard();  // before any compute
+  call->characters += pair_characters(request->query, request->texts);
+  tasks::Rerank task;
+  task.queries = {request->query};
+  task.texts = request->texts;
+  task.tokenization = truncation(request->truncate, request->truncation_direction);
+  task.instruction = request->instruction;
+  task.raw_scores = request->raw_scores;
+  task.weights = request->retrieval_weights;
   const std::shared_ptr<const std::vector<std::string>> texts(request, &request->texts);
-  // TEI's answer returns every text: with `guard`, every one is judged.
-  const auto next = [this, call, request, texts](std::vector<float> scores, std::size_t /*tokens*/) {
-    answer_rerank(call, request->guard, serving::by_score(scores), texts, "texts",
-                  [request, scores](const PassageVerdicts* verdicts) {
-                    return tei_rerank_answer(*request, scores, verdicts);
-                  });
-  };
-  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, texts, next] {
-    InputOptions o =
-        classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
-    if (reranks_by_vectors(*call)) {
-      (void)with_instruction(o, nullptr, request->instruction, call->lease->spec().name);
-      // Similarities (MaxSim, bge-m3's weighted sum) are the scores as they are: no sigmoid.
-      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query), texts, "texts", o,
-                        request->retrieval_weights, next);
-      return;
-    }
-    const SequenceClassifier& c = classifier(*call);
-    require_reranker(c, call->route);
-    o = with_instruction(o, &c, request->instruction, call->lease->spec().name);
-    const std::size_t query_chars = code_points(request->query);
-    for (const std::string& t : request->texts) call->characters += query_chars + code_points(t);
-    auto prepare = [&c, request, o](std::size_t i) {
-      return prepare_pair(c, request->query, request->texts[i], o, i, "texts");
-    };
-    serving::InferenceRequest job =
-        serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
-    job.inputs = request->texts.size();
-    job.prepare = std::move(prepare);
-    if (caching()) {
-      job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
-        return serving::pair_key(prefix, request->query, &request->texts[i]);
-      };
-    }
-    infer_then(call, std::move(job), [request, next](serving::Inference& r) {
-      // One label: one logit per text.
-      const std::span<const float> logits = r.result.rows.values();
-      std::vector<float> scores(logits.begin(), logits.end());
-      if (!request->raw_scores) {
-        for (float& s : scores) s = sigmoid(s);
-      }
-      next(std::move(scores), 0);
-    });
-  });
+  tasks.rerank(task_context(*call, request->model), std::move(task),
+               then_call<std::vector<float>>(call, [this, call, request, texts](std::vector<float>& scores) {
+                 // TEI's answer returns every text: with `guard`, every one is judged.
+                 answer_rerank(call, request->guard, serving::by_score(scores), texts, "texts",
+                               [request, scores](const PassageVerdicts* verdicts) {
+                                 return tei_rerank_answer(*request, scores, verdicts);
+                               });
+               }));
 }
 
 void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
-  check_batch_size(request->documents.size(), request->documents_field);
   if (request->guard) (void)require_guard();  // before any compute
+  call->characters += pair_characters(request->query, request->documents);
+  tasks::Rerank task;
+  task.queries = {request->query};
+  task.texts = request->documents;
+  task.texts_field = request->documents_field;
+  task.instruction = request->instruction;
+  // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
+  task.raw_scores = false;
+  task.weights = request->retrieval_weights;
   const std::shared_ptr<const std::vector<std::string>> documents(request, &request->documents);
-  with_model(call, request->model, {ModelKind::Reranker}, [this, call, request, version, documents] {
-    InputOptions o = classify_options(std::nullopt, false);
-    const std::string model_id = call->lease->spec().name;
-    // With `guard`, the top_n documents the answer returns are judged.
-    const auto next = [this, call, request, documents, model_id, version](std::vector<float> scores,
-                                                                          std::size_t tokens) {
-      answer_rerank(call, request->guard, returned_documents(*request, scores), documents,
-                    request->documents_field,
-                    [request, model_id, version, scores, tokens](const PassageVerdicts* verdicts) {
-                      return documents_rerank_answer(*request, model_id, version, scores, tokens, verdicts);
-                    });
-    };
-    if (reranks_by_vectors(*call)) {
-      (void)with_instruction(o, nullptr, request->instruction, model_id);
-      rerank_by_vectors(call, std::shared_ptr<const std::string>(request, &request->query), documents,
-                        request->documents_field, o, request->retrieval_weights, next);
-      return;
-    }
-    const SequenceClassifier& c = classifier(*call);
-    require_reranker(c, call->route);
-    o = with_instruction(o, &c, request->instruction, model_id);
-    const std::size_t query_chars = code_points(request->query);
-    for (const std::string& d : request->documents) call->characters += query_chars + code_points(d);
-    auto prepare = [&c, request, o](std::size_t i) {
-      return prepare_pair(c, request->query, request->documents[i], o, i, request->documents_field);
-    };
-    serving::InferenceRequest job =
-        serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
-    job.inputs = request->documents.size();
-    job.prepare = std::move(prepare);
-    if (caching()) {
-      job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
-        return serving::pair_key(prefix, request->query, &request->documents[i]);
-      };
-    }
-    infer_then(call, std::move(job), [next](serving::Inference& r) {
-      // Cohere's and Jina's relevance scores are probabilities: the sigmoid of the logit.
-      const std::span<const float> logits = r.result.rows.values();
-      std::vector<float> scores(logits.begin(), logits.end());
-      for (float& s : scores) s = sigmoid(s);
-      std::size_t tokens = 0;
-      for (const std::size_t t : r.tokens) tokens += t;
-      next(std::move(scores), tokens);
-    });
-  });
+  tasks.rerank(task_context(*call, request->model), std::move(task),
+               then_call<std::vector<float>>(
+                   call, [this, call, request, documents, version](std::vector<float>& scores) {
+                     // With `guard`, the top_n documents the answer returns are judged.
+                     answer_rerank(call, request->guard, returned_documents(*request, scores), documents,
+                                   request->documents_field,
+                                   [request, model_id = call->lease->spec().name, version, scores,
+                                    tokens = call->tokens](const PassageVerdicts* verdicts) {
+                                     return documents_rerank_answer(*request, model_id, version, scores,
+                                                                    tokens, verdicts);
+                                   });
+                   }));
 }
 
 void Router::Impl::answer_rerank(const std::shared_ptr<Call>& call, bool guard,
@@ -272,52 +182,29 @@ void Router::Impl::answer_rerank(const std::shared_ptr<Call>& call, bool guard,
 }
 
 void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
-  auto request = std::make_shared<PredictRequest>(parse_predict(body));
-  check_batch_size(request->inputs.size(), "inputs");
-  with_model(call, request->model, {ModelKind::Classifier, ModelKind::Reranker}, [this, call, request] {
-    const SequenceClassifier& c = classifier(*call);
-    const InputOptions o =
-        classify_options(request->truncate, request->truncation_direction == TruncationDirection::Left);
-    for (const PredictInput& in : request->inputs) {
-      call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
-    }
-    auto prepare = [&c, request, o](std::size_t i) {
-      const PredictInput& in = request->inputs[i];
-      try {
-        return c.prepare(in.text,
-                         in.text_pair ? std::optional<std::string_view>(*in.text_pair) : std::nullopt, o);
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::InvalidInput && e.kind() != ErrorKind::InvalidArgument) throw;
-        throw ApiError(422, "Validation", fmt::format("inputs[{}]: {}", i, e.what()), "inputs");
-      }
-    };
-    serving::InferenceRequest job =
-        serving::InferenceRequest::on(call->lease->model(), serving::Output::Logits);
-    job.inputs = request->inputs.size();
-    job.prepare = std::move(prepare);
-    if (caching()) {
-      job.key = [prefix = cache_prefix(*call, "logits", o), request](std::size_t i) {
-        const PredictInput& in = request->inputs[i];
-        return serving::pair_key(prefix, in.text, in.text_pair ? &*in.text_pair : nullptr);
-      };
-    }
-    const std::vector<std::string>* labels = &c.labels();
-    infer(call, std::move(job), [request, labels](serving::Inference& r) {
-      JsonWriter w;
-      if (!request->single) w.begin_array();
-      for (std::size_t i = 0; i < r.tokens.size(); ++i) {
-        const std::span<const float> row = r.result.rows.row(i);
-        const std::vector<float> scores = serving::class_scores(row, request->raw_scores);
-        w.begin_array();
-        for (const std::size_t k : serving::by_score(scores)) {
-          w.begin_object().key("score").value(scores[k]).key("label").value((*labels)[k]).end_object();
+  PredictRequest request = parse_predict(body);
+  tasks::Classify task;
+  for (PredictInput& in : request.inputs) {
+    call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
+    task.inputs.push_back({std::move(in.text), std::move(in.text_pair)});
+  }
+  task.tokenization = truncation(request.truncate, request.truncation_direction);
+  task.raw_scores = request.raw_scores;
+  tasks.classify(
+      task_context(*call, std::move(request.model)), std::move(task),
+      answer<tasks::Classified>(call, [single = request.single](tasks::Classified& r) {
+        JsonWriter w;
+        if (!single) w.begin_array();
+        for (const std::vector<float>& scores : r.scores) {
+          w.begin_array();
+          for (const std::size_t k : serving::by_score(scores)) {
+            w.begin_object().key("score").value(scores[k]).key("label").value((*r.labels)[k]).end_object();
+          }
+          w.end_array();
         }
-        w.end_array();
-      }
-      if (!request->single) w.end_array();
-      return json_response(200, w.take());
-    });
-  });
+        if (!single) w.end_array();
+        return json_response(200, w.take());
+      }));
 }
 
 }  // namespace warden::http

@@ -112,18 +112,6 @@ struct Router::Impl {
   // The call's classifier; ApiError 424 when its model is an embedder.
   [[nodiscard]] static const SequenceClassifier& classifier(const Call& call);
 
-  // Whether the call's model reranks by its token vectors (an embedder with a multi-vector
-  // output: a ColBERT, bge-m3) rather than as a cross-encoder.
-  [[nodiscard]] static bool reranks_by_vectors(const Call& call);
-  // What a reranking route does with a score per text and the tokens the job counted (on a
-  // worker): answers the call, or starts the job that will (answer_rerank).
-  using ScoresNext = std::function<void(std::vector<float> scores, std::size_t tokens)>;
-  // Reranks `texts` against `query` by the model's vectors (vector_rerank.cpp): MaxSim for a
-  // ColBERT, bge-m3's weighted sum (`weights`, else 1 per output it has) otherwise. `param`
-  // names the texts' field in errors; `o` holds the request's truncation.
-  void rerank_by_vectors(const std::shared_ptr<Call>& call, std::shared_ptr<const std::string> query,
-                         std::shared_ptr<const std::vector<std::string>> texts, std::string_view param,
-                         InputOptions o, std::optional<RetrievalWeights> weights, ScoresNext next);
   // A rerank's verdicts, by text index: set for the texts the answer returns when the request
   // asked for `guard`.
   using PassageVerdicts = std::vector<std::optional<guard::GuardResult>>;
@@ -140,10 +128,22 @@ struct Router::Impl {
   // error its mapped answer.
   template <class R>
   serving::tasks::Then<R> answer(std::shared_ptr<Call> call, std::function<Response(R&)> format) {
-    return [this, call, format = std::move(format)](serving::tasks::Finished<R>& f) {
+    return then_call<R>(call, [this, call, format = std::move(format)](R& value) {
+      respond_here(*call, [&] { return format(value); });
+    });
+  }
+  // The same, but `next` answers the call itself, now or through a job of its own (a rerank's
+  // guard); what it throws is mapped to the call's error.
+  template <class R>
+  serving::tasks::Then<R> then_call(std::shared_ptr<Call> call, std::function<void(R&)> next) {
+    return [this, call, next = std::move(next)](serving::tasks::Finished<R>& f) {
       adopt(*call, f.lease, f.substituted, f.run);
       if (f.error) return fail_with(*call, f.error);
-      respond_here(*call, [&] { return format(*f.value); });
+      try {
+        next(*f.value);
+      } catch (...) {
+        fail_with(*call, std::current_exception());
+      }
     };
   }
   // What a task's end tells the call (answer).

@@ -90,6 +90,12 @@ PreparedInput prepare_text(const Embedder& e, std::string_view text, const Input
   return named(field, index, [&] { return e.prepare(text, options); });
 }
 
+PreparedInput prepare_pair(const SequenceClassifier& c, std::string_view text,
+                           std::optional<std::string_view> pair, const InputOptions& options,
+                           const Field& field, std::size_t index) {
+  return named(field, index, [&] { return c.prepare(text, pair, options); });
+}
+
 std::string input_key(const std::string& prefix, const Input& in) {
   return in.is_ids ? ids_key(prefix, in.ids) : text_key(prefix, in.text);
 }

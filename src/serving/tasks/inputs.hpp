@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
+#include "embed/sequence_classifier.hpp"
 
 namespace warden::serving::tasks {
 
@@ -64,6 +65,11 @@ void refuse_empty(const std::vector<Input>& inputs, const Field& field);
                                           const Field& field, std::size_t index);
 [[nodiscard]] PreparedInput prepare_text(const Embedder& e, std::string_view text,
                                          const InputOptions& options, const Field& field, std::size_t index);
+
+// Prepares a classifier's text and its optional pair, naming input `index` when it is invalid.
+[[nodiscard]] PreparedInput prepare_pair(const SequenceClassifier& c, std::string_view text,
+                                         std::optional<std::string_view> pair, const InputOptions& options,
+                                         const Field& field, std::size_t index);
 
 // The input's result cache key under a prefix (Pipeline::cache_prefix): its text or its ids.
 [[nodiscard]] std::string input_key(const std::string& prefix, const Input& in);

@@ -24,6 +24,7 @@
 #include "core/model_kind.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
+#include "serving/tasks/classify_tasks.hpp"
 #include "serving/tasks/embed_tasks.hpp"
 #include "serving/tasks/inputs.hpp"
 #include "serving/tasks/model_choice.hpp"
@@ -77,6 +78,9 @@ class Tasks {
   // A score per sentence.
   void similarity(Context context, Similarity task, Then<std::vector<float>> then);
   void embed_retrieval(Context context, EmbedRetrieval task, Then<Retrieved> then);
+  void classify(Context context, Classify task, Then<Classified> then);
+  // A score per text, in text order.
+  void rerank(Context context, Rerank task, Then<std::vector<float>> then);
 
   // The lease's model as an embedder (`dense`: one with dense vectors) or a classifier;
   // ModelCannot naming `asker` otherwise.
