@@ -171,6 +171,8 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
         return {400, "Empty", err.what(), err.param()};
       case Fault::Invalid:
         return {422, "Validation", err.what(), err.param()};
+      case Fault::Untokenizable:
+        return {422, "Tokenizer", err.what(), err.param()};
       case Fault::TooLarge:
         return {413, "Validation", err.what(), err.param()};
       case Fault::ModelCannot:

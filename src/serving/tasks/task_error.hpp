@@ -12,13 +12,14 @@
 namespace warden::serving::tasks {
 
 enum class Fault {
-  Empty,         // an input with nothing in it (TEI: 400 "Empty")
-  Invalid,       // a field breaks a rule (422 "Validation")
-  TooLarge,      // the answer would pass a size limit (413)
-  ModelCannot,   // the model is of the wrong kind or lacks the output asked for (424)
-  NoModel,       // no model is being served (503)
-  UnknownModel,  // the request names a model nobody serves (404, param "model")
-  LoadFailed,    // the model failed to load (500); kind() is the loader's
+  Empty,          // an input with nothing in it (TEI: 400 "Empty")
+  Invalid,        // a field breaks a rule (422 "Validation")
+  Untokenizable,  // a text or ids the tokenizer cannot take (422 "Tokenizer")
+  TooLarge,       // the answer would pass a size limit (413)
+  ModelCannot,    // the model is of the wrong kind or lacks the output asked for (424)
+  NoModel,        // no model is being served (503)
+  UnknownModel,   // the request names a model nobody serves (404, param "model")
+  LoadFailed,     // the model failed to load (500); kind() is the loader's
 };
 
 class TaskError : public Error {

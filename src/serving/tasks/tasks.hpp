@@ -28,6 +28,7 @@
 #include "serving/tasks/embed_tasks.hpp"
 #include "serving/tasks/inputs.hpp"
 #include "serving/tasks/model_choice.hpp"
+#include "serving/tasks/token_tasks.hpp"
 
 namespace warden::serving::tasks {
 
@@ -81,6 +82,8 @@ class Tasks {
   void classify(Context context, Classify task, Then<Classified> then);
   // A score per text, in text order.
   void rerank(Context context, Rerank task, Then<std::vector<float>> then);
+  void tokenize(Context context, Tokenize task, Then<std::vector<std::vector<TokenInfo>>> then);
+  void decode(Context context, Decode task, Then<std::vector<std::string>> then);
 
   // The lease's model as an embedder (`dense`: one with dense vectors) or a classifier;
   // ModelCannot naming `asker` otherwise.
@@ -100,6 +103,10 @@ class Tasks {
   // Leases the model, plans the job on it, runs it and finishes its result into `then`.
   template <class R>
   void run(const Context& context, std::initializer_list<ModelKind> kinds, Plan<R> plan, Then<R> then);
+  // Leases the model and runs `work` on a worker (no model compute: no batches, no record).
+  template <class R>
+  void run_on_worker(const Context& context, std::initializer_list<ModelKind> kinds,
+                     std::function<R(const ModelLease&)> work, Then<R> then);
 
  private:
   Pipeline& pipeline_;
@@ -135,6 +142,32 @@ void Tasks::run(const Context& context, std::initializer_list<ModelKind> kinds, 
         } catch (...) {
           f.error = std::current_exception();
         }
+      }
+      then(f);
+    });
+  };
+  with_lease(context.model, kinds, std::move(next), std::move(failed));
+}
+
+template <class R>
+void Tasks::run_on_worker(const Context& context, std::initializer_list<ModelKind> kinds,
+                          std::function<R(const ModelLease&)> work, Then<R> then) {
+  auto failed = [then](std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen) {
+    Finished<R> f;
+    f.lease = std::move(lease);
+    f.substituted = chosen.substituted;
+    f.error = std::move(error);
+    then(f);
+  };
+  auto next = [this, work = std::move(work), then](LeasePtr lease, const ChosenModel& chosen) {
+    pipeline_.post([lease, substituted = chosen.substituted, work, then] {
+      Finished<R> f;
+      f.lease = lease;
+      f.substituted = substituted;
+      try {
+        f.value.emplace(work(*lease));
+      } catch (...) {
+        f.error = std::current_exception();
       }
       then(f);
     });
