@@ -117,7 +117,7 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
 
 void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
-  if (request->guard) (void)require_guard();  // before any compute
+  if (request->guard) (void)tasks.require_guard();  // before any compute
   call->characters += pair_characters(request->query, request->texts);
   tasks::Rerank task;
   task.queries = {request->query};
@@ -139,7 +139,7 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
 
 void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
-  if (request->guard) (void)require_guard();  // before any compute
+  if (request->guard) (void)tasks.require_guard();  // before any compute
   call->characters += pair_characters(request->query, request->documents);
   tasks::Rerank task;
   task.queries = {request->query};
@@ -169,11 +169,13 @@ void Router::Impl::answer_rerank(const std::shared_ptr<Call>& call, bool guard,
                                  const std::shared_ptr<const std::vector<std::string>>& texts,
                                  std::string param, std::function<Response(const PassageVerdicts*)> answer) {
   if (!guard) return respond_here(*call, [&] { return answer(nullptr); });
-  auto judged = std::make_shared<std::vector<std::string>>();
-  judged->reserve(returned.size());
-  for (const std::size_t i : returned) judged->push_back((*texts)[i]);
+  serving::tasks::GuardTexts judged;
+  judged.texts.reserve(returned.size());
+  for (const std::size_t i : returned) judged.texts.push_back((*texts)[i]);
+  judged.field.name = std::move(param);
+  judged.refuse_empty = false;  // a passage may be empty; the guard abstains on it
   guard_texts(
-      call, judged, std::move(param),
+      call, std::move(judged),
       [returned, n = texts->size(), answer = std::move(answer)](std::vector<guard::GuardResult> verdicts) {
         PassageVerdicts by_index(n);
         for (std::size_t k = 0; k < returned.size(); ++k) by_index[returned[k]] = std::move(verdicts[k]);

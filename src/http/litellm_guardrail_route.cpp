@@ -34,19 +34,20 @@ Response guardrail_answer(std::string_view action, std::string_view reason) {
 
 void Router::Impl::litellm_guardrail(std::shared_ptr<Call> call, std::string_view body) {
   const GuardrailRequest parsed = parse_litellm_guardrail(body);
-  (void)require_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
+  (void)tasks.require_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
   check_batch_size(parsed.texts.size(), "texts");
   // Empty texts (a message with only an image) have nothing to judge; the others keep
   // their index for the reason.
-  auto texts = std::make_shared<std::vector<std::string>>();
+  serving::tasks::GuardTexts task;
+  task.field.name = "texts";
   std::vector<std::size_t> index;
   for (std::size_t i = 0; i < parsed.texts.size(); ++i) {
     if (parsed.texts[i].empty()) continue;
-    texts->push_back(parsed.texts[i]);
+    task.texts.push_back(parsed.texts[i]);
     index.push_back(i);
   }
-  if (texts->empty()) return finish(*call, guardrail_answer("NONE", {}));
-  guard_texts(std::move(call), texts, "texts",
+  if (task.texts.empty()) return finish(*call, guardrail_answer("NONE", {}));
+  guard_texts(std::move(call), std::move(task),
               [index, block_on_abstain = parsed.block_on_abstain,
                type = parsed.input_type](std::vector<guard::GuardResult> verdicts) {
                 for (std::size_t k = 0; k < verdicts.size(); ++k) {

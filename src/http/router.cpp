@@ -226,15 +226,11 @@ Router::Impl::Impl(serving::Pipeline& p, const guard::Guard* g, serving::Metrics
       tasks(p,
             serving::tasks::Limits{options.max_client_batch_size, options.max_response_floats,
                                    options.auto_truncate},
-            options.strict_model_names),
+            options.strict_model_names, serving::tasks::GuardSetup{g, options.guard_model}),
       metrics(std::make_unique<RouterMetrics>(reg)),
       created_unix(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
-                       .count()) {
-  if (guard_ptr != nullptr && guard_ptr->classifier() != nullptr) {
-    guard_runner = std::make_unique<serving::ClassifyRunner>(*guard_ptr->classifier());
-  }
-}
+                       .count()) {}
 
 Router::Impl::~Impl() {
   pipeline.leases().settle();

@@ -60,8 +60,6 @@ std::string response_id();
 using utf8::code_points;
 
 struct RouterMetrics;
-struct GuardRequest;
-struct GuardPlans;
 using Input = serving::tasks::Input;
 
 // Input i's result cache key under a prefix (serving::Pipeline::cache_prefix): its text or ids.
@@ -78,9 +76,6 @@ struct Router::Impl {
   RouterOptions options;
   // What the routes ask of the models: one API with gRPC (serving/tasks/tasks.hpp).
   serving::tasks::Tasks tasks;
-  // The guard's own classifier (--guard-model), whatever the served models' kinds. Its jobs
-  // share the scheduler but never a batch with a served model's: batches hold one runner's jobs.
-  std::unique_ptr<serving::ClassifyRunner> guard_runner;
   std::unique_ptr<RouterMetrics> metrics;
   std::int64_t created_unix = 0;  // /v1/models' "created"
   // POST /admin/models runs the spec factory (which may download) on threads of its own;
@@ -196,20 +191,10 @@ struct Router::Impl {
   void guard(std::shared_ptr<Call> call, std::string_view body);
   // LiteLLM's Generic Guardrail API: BLOCKED when the guard flags any text, else NONE.
   void litellm_guardrail(std::shared_ptr<Call> call, std::string_view body);
-  // The configured guard; ApiError 424 when there is none.
-  [[nodiscard]] const guard::Guard& require_guard() const;
-  // Judges `texts` with the guard and answers with `answer` (one verdict per text, in order),
-  // on a worker. `param` names the texts' field in errors. Every guarding route goes through here.
+  // Judges the task's texts with the guard and answers with `answer` (one verdict per text, in
+  // order), on a worker. Every guarding route goes through here.
   using GuardAnswer = std::function<Response(std::vector<guard::GuardResult> verdicts)>;
-  void guard_texts(std::shared_ptr<Call> call, std::shared_ptr<const std::vector<std::string>> texts,
-                   std::string param, GuardAnswer answer);
-  // guard_texts' classifier method (Guard::classifier() set): the guard's model, its own runner.
-  void guard_classify(std::shared_ptr<Call> call, std::shared_ptr<const std::vector<std::string>> texts,
-                      std::string param, GuardAnswer answer);
-  // How the guard reads each text (422 for one it cannot), every window one part of the job.
-  static std::shared_ptr<const GuardPlans> plan_guard(const guard::Guard& g,
-                                                      const std::vector<std::string>& texts,
-                                                      std::string_view param);
+  void guard_texts(std::shared_ptr<Call> call, serving::tasks::GuardTexts task, GuardAnswer answer);
   void similarity(std::shared_ptr<Call> call, std::string_view body);
   void tokenize(std::shared_ptr<Call> call, std::string_view body);
   void decode(std::shared_ptr<Call> call, std::string_view body);

@@ -29,8 +29,14 @@ std::exception_ptr load_error(const std::exception_ptr& error) {
 
 }  // namespace
 
-Tasks::Tasks(Pipeline& pipeline, Limits limits, bool strict_names)
-    : pipeline_(pipeline), limits_(limits), strict_names_(strict_names) {}
+Tasks::Tasks(Pipeline& pipeline, Limits limits, bool strict_names, GuardSetup guard)
+    : pipeline_(pipeline), limits_(limits), strict_names_(strict_names), guard_(std::move(guard)) {
+  if (guard_.guard != nullptr && guard_.guard->classifier() != nullptr) {
+    guard_runner_ = std::make_unique<ClassifyRunner>(*guard_.guard->classifier());
+  }
+}
+
+Tasks::~Tasks() = default;
 
 ChosenModel Tasks::choose(const ModelChoice& choice, std::initializer_list<ModelKind> kinds) const {
   return choose_model(pipeline_.models(), choice, kinds, strict_names_);

@@ -26,6 +26,7 @@
 #include "serving/pipeline.hpp"
 #include "serving/tasks/classify_tasks.hpp"
 #include "serving/tasks/embed_tasks.hpp"
+#include "serving/tasks/guard_tasks.hpp"
 #include "serving/tasks/inputs.hpp"
 #include "serving/tasks/model_choice.hpp"
 #include "serving/tasks/token_tasks.hpp"
@@ -54,11 +55,21 @@ struct Finished {
 template <class R>
 using Then = std::function<void(Finished<R>&)>;
 
+// What the guard task judges with: the guard (null: none is configured), and the name of
+// the model its probe was fitted on (pinned in the manager; empty: the default embedder).
+struct GuardSetup {
+  const guard::Guard* guard = nullptr;
+  std::string model;
+};
+
 class Tasks {
  public:
-  // Nothing is owned; the pipeline must outlive the tasks. strict_names: a requested model
-  // nobody serves is UnknownModel rather than replaced by the default.
-  Tasks(Pipeline& pipeline, Limits limits, bool strict_names = false);
+  // Nothing is owned; the pipeline and the guard must outlive the tasks. strict_names: a
+  // requested model nobody serves is UnknownModel rather than replaced by the default.
+  Tasks(Pipeline& pipeline, Limits limits, bool strict_names = false, GuardSetup guard = {});
+  ~Tasks();
+  Tasks(const Tasks&) = delete;
+  Tasks& operator=(const Tasks&) = delete;
 
   [[nodiscard]] const Limits& limits() const noexcept { return limits_; }
   [[nodiscard]] Pipeline& pipeline() noexcept { return pipeline_; }
@@ -83,6 +94,11 @@ class Tasks {
   // A score per text, in text order.
   void rerank(Context context, Rerank task, Then<std::vector<float>> then);
   void tokenize(Context context, Tokenize task, Then<std::vector<std::vector<TokenInfo>>> then);
+  // One verdict per text. The probe decides on the vectors of the model it was fitted on,
+  // whatever the request names; the classifier method runs the guard's own model.
+  void guard(Context context, GuardTexts task, Then<std::vector<guard::GuardResult>> then);
+  // The configured guard; ModelCannot when there is none.
+  [[nodiscard]] const guard::Guard& require_guard() const;
   void decode(Context context, Decode task, Then<std::vector<std::string>> then);
 
   // The lease's model as an embedder (`dense`: one with dense vectors) or a classifier;
@@ -103,6 +119,9 @@ class Tasks {
   // Leases the model, plans the job on it, runs it and finishes its result into `then`.
   template <class R>
   void run(const Context& context, std::initializer_list<ModelKind> kinds, Plan<R> plan, Then<R> then);
+  // Runs a planned job (with the lease it holds, if any) and finishes its result into `then`.
+  template <class R>
+  void launch(const Context& context, LeasePtr lease, std::string substituted, Job<R> job, Then<R> then);
   // Leases the model and runs `work` on a worker (no model compute: no batches, no record).
   template <class R>
   void run_on_worker(const Context& context, std::initializer_list<ModelKind> kinds,
@@ -112,6 +131,11 @@ class Tasks {
   Pipeline& pipeline_;
   Limits limits_;
   bool strict_names_;
+  GuardSetup guard_;
+  // The guard's own classifier (its classifier method), whatever the served models' kinds.
+  // Its jobs share the scheduler but never a batch with a served model's: batches hold one
+  // runner's jobs.
+  std::unique_ptr<ClassifyRunner> guard_runner_;
 };
 
 template <class R>
@@ -125,28 +149,35 @@ void Tasks::run(const Context& context, std::initializer_list<ModelKind> kinds, 
   };
   auto next = [this, context, plan = std::move(plan), then](LeasePtr lease, const ChosenModel& chosen) {
     Job<R> job = plan(*lease);
-    job.request.cancelled = context.cancelled;
-    job.request.cache_lookup = context.cache_lookup;
-    job.request.cache_store = context.cache_store;
-    pipeline_.run(std::move(job.request), [lease, substituted = chosen.substituted,
-                                           finish = std::move(job.finish), then](Inference& run) {
-      Finished<R> f;
-      f.lease = lease;
-      f.substituted = substituted;
-      f.run = &run;
-      if (run.outcome != Outcome::Done) {
-        f.error = run.error;
-      } else {
-        try {
-          f.value.emplace(finish(run));
-        } catch (...) {
-          f.error = std::current_exception();
-        }
-      }
-      then(f);
-    });
+    launch<R>(context, std::move(lease), chosen.substituted, std::move(job), then);
   };
   with_lease(context.model, kinds, std::move(next), std::move(failed));
+}
+
+template <class R>
+void Tasks::launch(const Context& context, LeasePtr lease, std::string substituted, Job<R> job,
+                   Then<R> then) {
+  job.request.cancelled = context.cancelled;
+  job.request.cache_lookup = context.cache_lookup;
+  job.request.cache_store = context.cache_store;
+  pipeline_.run(std::move(job.request),
+                [lease = std::move(lease), substituted = std::move(substituted),
+                 finish = std::move(job.finish), then = std::move(then)](Inference& run) {
+                  Finished<R> f;
+                  f.lease = lease;
+                  f.substituted = substituted;
+                  f.run = &run;
+                  if (run.outcome != Outcome::Done) {
+                    f.error = run.error;
+                  } else {
+                    try {
+                      f.value.emplace(finish(run));
+                    } catch (...) {
+                      f.error = std::current_exception();
+                    }
+                  }
+                  then(f);
+                });
 }
 
 template <class R>
