@@ -128,43 +128,12 @@ std::string Backend::model_for(const ::grpc::CallbackServerContext& context,
   return tasks_.choose(choice, kinds).name;
 }
 
-void Backend::with_model(const Work& work, std::function<void(serving::LeasePtr)> next,
-                         std::function<void(const ::grpc::Status&)> fail) {
-  try {
-    tasks_.with_lease(
-        {work.model, {}}, {},
-        [next = std::move(next)](serving::LeasePtr lease, const serving::tasks::ChosenModel&) {
-          next(std::move(lease));
-        },
-        [fail](std::exception_ptr error, serving::LeasePtr, const serving::tasks::ChosenModel&) {
-          fail(to_status(error));
-        });
-  } catch (...) {
-    fail(to_status(std::current_exception()));
-  }
-}
-
 serving::tasks::Context task_context(const Work& work, std::string_view method) {
   serving::tasks::Context c;
   c.model.exact = work.model;
   c.asker = std::string(method);
   c.cancelled = work.cancelled;
   return c;
-}
-
-void Backend::infer(const Work& work, serving::LeasePtr lease, serving::InferenceRequest job,
-                    std::function<void(serving::Inference&)> done,
-                    std::function<void(const ::grpc::Status&)> fail) {
-  job.cancelled = work.cancelled;
-  pipeline_.run(std::move(job), [lease = std::move(lease), done = std::move(done),
-                                 fail = std::move(fail)](serving::Inference& result) {
-    if (result.outcome != serving::Outcome::Done) return fail(to_status(result.error));
-    try {
-      done(result);
-    } catch (...) {
-      fail(to_status(std::current_exception()));
-    }
-  });
 }
 
 void Backend::record(std::string_view method, const ::grpc::Status& status, Clock::duration total) const {
@@ -189,26 +158,6 @@ void Backend::record(std::string_view method, const ::grpc::Status& status, Cloc
 
 TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept {
   return direction == tei::v1::TRUNCATION_DIRECTION_LEFT ? TruncationSide::Left : TruncationSide::Right;
-}
-
-const Embedder& embedder_of(const serving::ModelLease& lease, std::string_view method) {
-  const serving::LoadedModel& m = lease.model();
-  if (m.embedder == nullptr) {
-    throw Error(ErrorKind::Unsupported,
-                fmt::format("model {} is a {} model: {} needs an embedding model", lease.spec().name,
-                            classifier_kind_name(m.classifier->kind()), method));
-  }
-  return *m.embedder;
-}
-
-const SequenceClassifier& classifier_of(const serving::ModelLease& lease, std::string_view method) {
-  const serving::LoadedModel& m = lease.model();
-  if (m.classifier == nullptr) {
-    throw Error(ErrorKind::Unsupported,
-                fmt::format("model {} is an embedding model: {} needs a reranker or classifier model",
-                            lease.spec().name, method));
-  }
-  return *m.classifier;
 }
 
 void fill_metadata(tei::v1::Metadata& m, const serving::Inference& inference, std::size_t characters,

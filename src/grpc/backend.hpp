@@ -83,15 +83,6 @@ class Backend {
   // served model of one of `kinds` (TEI serves one model), else the first model.
   [[nodiscard]] std::string model_for(const ::grpc::CallbackServerContext& context,
                                       std::initializer_list<ModelKind> kinds) const;
-  // Acquires the work's model and runs `next` with its lease (at once when resident, else
-  // when its load finishes); an error goes to `fail` as its status.
-  void with_model(const Work& work, std::function<void(serving::LeasePtr)> next,
-                  std::function<void(const ::grpc::Status&)> fail);
-  // Runs `job` through the pipeline for `work` (its cancellation rides along) and calls
-  // `done` with the results (on a worker), holding `lease` until then; any other outcome,
-  // or what `done` throws, goes to `fail` as its status.
-  void infer(const Work& work, serving::LeasePtr lease, serving::InferenceRequest job,
-             std::function<void(serving::Inference&)> done, std::function<void(const ::grpc::Status&)> fail);
   // warden_grpc_requests_total{method,code} and warden_grpc_request_duration_seconds{method}.
   void record(std::string_view method, const ::grpc::Status& status, Clock::duration total) const;
 
@@ -105,22 +96,8 @@ class Backend {
 // The task context of a call or stream message: the model it pinned, `method` for errors.
 [[nodiscard]] serving::tasks::Context task_context(const Work& work, std::string_view method);
 
-// A method's way to fail: `reply` with the status and an empty answer.
-template <class Res>
-std::function<void(const ::grpc::Status&)> failing(Reply<Res> reply) {
-  return [reply = std::move(reply)](const ::grpc::Status& status) {
-    Res none;
-    reply(status, none);
-  };
-}
-
 // The request's truncation side.
 [[nodiscard]] TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept;
-// The lease's model as an embedder or a classifier; Error(Unsupported) when it is the other kind.
-[[nodiscard]] const Embedder& embedder_of(const serving::ModelLease& lease, std::string_view method);
-[[nodiscard]] const SequenceClassifier& classifier_of(const serving::ModelLease& lease,
-                                                      std::string_view method);
-
 // TEI's per-answer metadata: characters, tokens and where the time went.
 void fill_metadata(tei::v1::Metadata& m, const serving::Inference& inference, std::size_t characters,
                    Clock::time_point received);

@@ -30,11 +30,6 @@ std::size_t pair_characters(const std::string& query, const std::vector<std::str
 
 }  // namespace
 
-InputOptions Router::Impl::classify_options(std::optional<bool> truncate, bool left) const {
-  return tasks::classify_options(
-      {truncate, left ? TruncationSide::Left : TruncationSide::Right, std::nullopt}, tasks.limits());
-}
-
 namespace {
 
 // TEI's /rerank answer: [{"index", "score"[, "text"]}] by descending score.

@@ -15,32 +15,6 @@ namespace warden::http {
 
 namespace tasks = serving::tasks;
 
-std::string input_key(const std::string& prefix, const Input& in) {
-  return tasks::input_key(prefix, in);
-}
-
-void Router::Impl::check_batch_size(std::size_t n, std::string_view param) const {
-  tasks::check_batch(n, tasks.limits(), param);
-}
-
-void Router::Impl::check_response_floats(std::size_t floats, std::string_view param) const {
-  tasks::check_response_floats(floats, tasks.limits(), param);
-}
-
-InputOptions Router::Impl::input_options(const Embedder& e, std::optional<bool> truncate, bool left,
-                                         const std::optional<std::string>& prompt_name) const {
-  return tasks::embed_options(e, {truncate, left ? TruncationSide::Left : TruncationSide::Right, prompt_name},
-                              tasks.limits());
-}
-
-PreparedInput Router::Impl::prepare_one(const Embedder& e, std::string_view text,
-                                        const std::vector<std::uint32_t>* ids, const InputOptions& o,
-                                        std::size_t index, std::string_view param) {
-  const tasks::Field field{std::string(param)};
-  if (ids != nullptr) return tasks::prepare_input(e, Input{{}, *ids, true}, o, field, index);
-  return tasks::prepare_text(e, text, o, field, index);
-}
-
 namespace {
 
 tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,

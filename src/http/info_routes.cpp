@@ -36,66 +36,67 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
   // TEI's /info describes one model: the one a request without `model` would get on the
   // embedding routes (or the one named by a /models/{name}/ prefix). Describing it needs it
   // loaded, like any request for it.
-  with_model(call, {}, {ModelKind::Embedding, ModelKind::Reranker, ModelKind::Classifier}, [this, call] {
-    const serving::LoadedModel& m = call->lease->model();
-    const serving::ModelSpec& spec = call->lease->spec();
-    const serving::SchedulerOptions& s = scheduler.options();
-    JsonWriter w;
-    w.begin_object();
-    // TEI's fields first, in TEI's shapes (clients parse them), then Warden's own.
-    w.key("model_id").value(spec.name);
-    w.key("model_sha").value(nullptr);
-    // TEI's field: the precision the model runs in (the hashing embedder computes in float32).
-    w.key("model_dtype").value(spec.dtype.empty() ? std::string("float32") : spec.dtype);
-    w.key("model_type").begin_object();
-    if (m.embedder != nullptr) {
-      w.key("embedding").begin_object().key("pooling").value(m.embedder->pooling()).end_object();
-    } else {
-      w.key(classifier_kind_name(m.classifier->kind()));
-      write_labels(w, *m.classifier);
-    }
-    w.end_object();
-    w.key("kind").value(model_kind_name(spec.kind));
-    if (!spec.architecture.empty()) w.key("architecture").value(spec.architecture);
-    // dim is 0 for a model that does not embed (the published schema requires the field).
-    w.key("dim").value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->dim() : 0));
-    if (m.classifier != nullptr) label_list(w, *m.classifier);
-    w.key("semantic").value(spec.semantic);
-    w.key("tier").value(spec.tier);
-    if (!spec.tier_reason.empty()) w.key("tier_reason").value(spec.tier_reason);
-    if (!spec.fallback_reason.empty()) {
-      w.key("fallback").value(true);
-      w.key("fallback_reason").value(spec.fallback_reason);
-    }
-    w.key("source").value(spec.source);
-    w.key("max_input_length")
-        .value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->max_input_tokens()
-                                                                : m.classifier->max_input_tokens()));
-    w.key("auto_truncate").value(options.auto_truncate);
-    w.key("max_batch_tokens").value(static_cast<std::uint64_t>(s.max_batch_tokens));
-    w.key("max_batch_requests").value(static_cast<std::uint64_t>(s.max_batch_inputs));
-    w.key("max_concurrent_requests").value(static_cast<std::uint64_t>(s.max_concurrent));
-    w.key("max_queue").value(static_cast<std::uint64_t>(s.max_queue));
-    w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
-    w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
-    w.key("max_response_floats").value(static_cast<std::uint64_t>(options.max_response_floats));
-    w.key("tokenization_workers").value(static_cast<std::uint64_t>(pipeline.workers()));
-    w.key("prompts").begin_array();
-    if (m.embedder != nullptr) {
-      for (const auto& [name, text] : m.embedder->prompts()) w.value(name);
-    }
-    w.end_array();
-    // Every model this server answers for, loaded or not (GET /admin/models has the details).
-    w.key("models").begin_array();
-    for (const std::string& name : models.names()) w.value(name);
-    w.end_array();
-    w.key("auth").value(!options.api_key.empty());
-    w.key("version").value(WARDEN_VERSION);
-    w.key("sha").value(nullptr);
-    w.key("docker_label").value(nullptr);
-    w.end_object();
-    finish(*call, json_response(200, w.take()));
-  });
+  tasks.lease(
+      task_context(*call, {}), answer<serving::LeasePtr>(call, [this](serving::LeasePtr& lease) {
+        const serving::LoadedModel& m = lease->model();
+        const serving::ModelSpec& spec = lease->spec();
+        const serving::SchedulerOptions& s = scheduler.options();
+        JsonWriter w;
+        w.begin_object();
+        // TEI's fields first, in TEI's shapes (clients parse them), then Warden's own.
+        w.key("model_id").value(spec.name);
+        w.key("model_sha").value(nullptr);
+        // TEI's field: the precision the model runs in (the hashing embedder computes in float32).
+        w.key("model_dtype").value(spec.dtype.empty() ? std::string("float32") : spec.dtype);
+        w.key("model_type").begin_object();
+        if (m.embedder != nullptr) {
+          w.key("embedding").begin_object().key("pooling").value(m.embedder->pooling()).end_object();
+        } else {
+          w.key(classifier_kind_name(m.classifier->kind()));
+          write_labels(w, *m.classifier);
+        }
+        w.end_object();
+        w.key("kind").value(model_kind_name(spec.kind));
+        if (!spec.architecture.empty()) w.key("architecture").value(spec.architecture);
+        // dim is 0 for a model that does not embed (the published schema requires the field).
+        w.key("dim").value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->dim() : 0));
+        if (m.classifier != nullptr) label_list(w, *m.classifier);
+        w.key("semantic").value(spec.semantic);
+        w.key("tier").value(spec.tier);
+        if (!spec.tier_reason.empty()) w.key("tier_reason").value(spec.tier_reason);
+        if (!spec.fallback_reason.empty()) {
+          w.key("fallback").value(true);
+          w.key("fallback_reason").value(spec.fallback_reason);
+        }
+        w.key("source").value(spec.source);
+        w.key("max_input_length")
+            .value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->max_input_tokens()
+                                                                    : m.classifier->max_input_tokens()));
+        w.key("auto_truncate").value(options.auto_truncate);
+        w.key("max_batch_tokens").value(static_cast<std::uint64_t>(s.max_batch_tokens));
+        w.key("max_batch_requests").value(static_cast<std::uint64_t>(s.max_batch_inputs));
+        w.key("max_concurrent_requests").value(static_cast<std::uint64_t>(s.max_concurrent));
+        w.key("max_queue").value(static_cast<std::uint64_t>(s.max_queue));
+        w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
+        w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
+        w.key("max_response_floats").value(static_cast<std::uint64_t>(options.max_response_floats));
+        w.key("tokenization_workers").value(static_cast<std::uint64_t>(pipeline.workers()));
+        w.key("prompts").begin_array();
+        if (m.embedder != nullptr) {
+          for (const auto& [name, text] : m.embedder->prompts()) w.value(name);
+        }
+        w.end_array();
+        // Every model this server answers for, loaded or not (GET /admin/models has the details).
+        w.key("models").begin_array();
+        for (const std::string& name : models.names()) w.value(name);
+        w.end_array();
+        w.key("auth").value(!options.api_key.empty());
+        w.key("version").value(WARDEN_VERSION);
+        w.key("sha").value(nullptr);
+        w.key("docker_label").value(nullptr);
+        w.end_object();
+        return json_response(200, w.take());
+      }));
 }
 
 namespace {

@@ -35,7 +35,7 @@ Response guardrail_answer(std::string_view action, std::string_view reason) {
 void Router::Impl::litellm_guardrail(std::shared_ptr<Call> call, std::string_view body) {
   const GuardrailRequest parsed = parse_litellm_guardrail(body);
   (void)tasks.require_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
-  check_batch_size(parsed.texts.size(), "texts");
+  serving::tasks::check_batch(parsed.texts.size(), tasks.limits(), "texts");
   // Empty texts (a message with only an image) have nothing to judge; the others keep
   // their index for the reason.
   serving::tasks::GuardTexts task;

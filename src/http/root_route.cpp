@@ -23,10 +23,7 @@ void Router::Impl::root(std::shared_ptr<Call> call, std::string_view body) {
   }
   const RootRequest request = parse_root(body);
   // The same model the chosen route will resolve: any kind, the first model by default.
-  Call probe;
-  probe.path_model = call->path_model;
-  const std::string name =
-      resolve_model(probe, request.model, {ModelKind::Embedding, ModelKind::Reranker, ModelKind::Classifier});
+  const std::string name = tasks.choose({call->path_model, request.model}, serving::tasks::kAnyKind).name;
   const std::optional<serving::ModelStatus> st = name.empty() ? std::nullopt : models.status(name);
   const ModelKind kind = st ? st->kind : ModelKind::Embedding;
   switch (kind) {

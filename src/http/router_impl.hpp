@@ -62,9 +62,6 @@ using utf8::code_points;
 struct RouterMetrics;
 using Input = serving::tasks::Input;
 
-// Input i's result cache key under a prefix (serving::Pipeline::cache_prefix): its text or ids.
-std::string input_key(const std::string& prefix, const Input& in);
-
 struct Router::Impl {
   Impl(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* m, RouterOptions o);
   ~Impl();
@@ -86,26 +83,6 @@ struct Router::Impl {
   };
   std::mutex admin_mutex;
   std::vector<AdminTask> admin_tasks;
-
-  // The model a request names: the path prefix, else `requested` when a model has that name
-  // (an unknown one is the first of `kinds` unless strict_model_names, as TEI and hosted APIs'
-  // clients send names such as text-embedding-3-small), else the first of `kinds`, else the
-  // first model. Sets call.substituted when an unknown name was replaced. Empty: none served.
-  [[nodiscard]] std::string resolve_model(Call& call, const std::string& requested,
-                                          std::initializer_list<ModelKind> kinds) const;
-  // Resolves the model (resolve_model), acquires it and runs `next` with call->lease set: at
-  // once when it is resident, else when its load finishes (on the loader thread). Errors
-  // (unknown model 404, load failure 500, load still running 503) answer the call; so does
-  // whatever `next` throws.
-  void with_model(const std::shared_ptr<Call>& call, const std::string& requested,
-                  std::initializer_list<ModelKind> kinds, std::function<void()> next);
-  // The call's embedder; ApiError 424 when its model is a reranker or classifier.
-  [[nodiscard]] static const Embedder& embedder(const Call& call);
-  // The same, for the routes that answer dense vectors: also 424 for an embedder without one
-  // (a SPLADE model's embedding is sparse).
-  [[nodiscard]] static const Embedder& dense_embedder(const Call& call);
-  // The call's classifier; ApiError 424 when its model is an embedder.
-  [[nodiscard]] static const SequenceClassifier& classifier(const Call& call);
 
   // A rerank's verdicts, by text index: set for the texts the answer returns when the request
   // asked for `guard`.
@@ -152,36 +129,8 @@ struct Router::Impl {
   void fail(Call& call, int status, std::string_view error_type, std::string_view message,
             std::string_view param = {}) const;
 
-  // Runs the request through the pipeline and answers: `format` builds the answer from the
-  // results (on a worker; what it throws is mapped), any other outcome is mapped to its
-  // error. The call's timing, token and cache fields are filled in from the inference.
-  using Format = std::function<Response(serving::Inference&)>;
-  void infer(std::shared_ptr<Call> call, serving::InferenceRequest request, Format format);
-  // The same, but `next` answers the call itself, now or through a job of its own (a rerank,
-  // then its passages' guard); what it throws is mapped to the call's error.
-  using Next = std::function<void(serving::Inference&)>;
-  void infer_then(std::shared_ptr<Call> call, serving::InferenceRequest request, Next next);
-  // Whether the result cache is on (routes then give their inputs keys); the prefix of the
-  // call's model's keys of one kind (serving::Pipeline::cache_prefix).
-  [[nodiscard]] bool caching() const noexcept { return pipeline.caching(); }
-  [[nodiscard]] static std::string cache_prefix(const Call& call, std::string_view kind,
-                                                const InputOptions& o);
   // Builds the answer on this thread, mapping what `make` throws.
   void respond_here(Call& call, const std::function<Response()>& make) const;
-
-  // Options shared by the routes that tokenize: truncation and the prompt by name.
-  [[nodiscard]] InputOptions input_options(const Embedder& e, std::optional<bool> truncate, bool left,
-                                           const std::optional<std::string>& prompt_name) const;
-  // Prepares one input (text or ids), naming its index in errors.
-  // The request's truncation for the classification routes (no prompts there).
-  [[nodiscard]] InputOptions classify_options(std::optional<bool> truncate, bool left) const;
-  [[nodiscard]] static PreparedInput prepare_one(const Embedder& e, std::string_view text,
-                                                 const std::vector<std::uint32_t>* ids,
-                                                 const InputOptions& options, std::size_t index,
-                                                 std::string_view param);
-  void check_batch_size(std::size_t n, std::string_view param) const;
-  // 413 when an answer of `floats` vector values would pass max_response_floats.
-  void check_response_floats(std::size_t floats, std::string_view param) const;
 
   // Routes.
   void embed(std::shared_ptr<Call> call, std::string_view body, bool all);
@@ -220,9 +169,9 @@ struct Router::Impl {
   void admin_remove(std::shared_ptr<Call> call, const std::string& name);
 };
 
-// The one map from an error to its answer: an ApiError's own status, a warden::Error by its
-// kind, a request the pipeline did not compute (serving::NotComputed) by its outcome, a model
-// load that outlasted its wait 503, anything else 500.
+// The one map from an error to its answer: an ApiError's own status, a task's refusal by its
+// fault (serving/tasks/task_error.hpp), a warden::Error by its kind, a request the pipeline did not compute
+// (serving::NotComputed) by its outcome, a model load that outlasted its wait 503, anything else 500.
 struct MappedError {
   int status;
   std::string error_type;

@@ -58,6 +58,24 @@ void Tasks::with_lease(const ModelChoice& choice, std::initializer_list<ModelKin
   });
 }
 
+void Tasks::lease(Context context, Then<LeasePtr> then) {
+  auto deliver = [then](std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen) {
+    Finished<LeasePtr> f;
+    f.lease = lease;
+    f.substituted = chosen.substituted;
+    if (error) {
+      f.error = std::move(error);
+    } else {
+      f.value = std::move(lease);
+    }
+    then(f);
+  };
+  with_lease(
+      context.model, kAnyKind,
+      [deliver](LeasePtr lease, const ChosenModel& chosen) { deliver(nullptr, std::move(lease), chosen); },
+      deliver);
+}
+
 const Embedder& Tasks::embedder_of(const ModelLease& lease, std::string_view asker, bool dense) {
   const LoadedModel& m = lease.model();
   if (m.embedder == nullptr) {

@@ -33,6 +33,10 @@
 
 namespace warden::serving::tasks {
 
+// Every kind of model, in the order a task of any kind prefers them.
+inline constexpr std::initializer_list<ModelKind> kAnyKind = {ModelKind::Embedding, ModelKind::Reranker,
+                                                              ModelKind::Classifier};
+
 // What a transport knows of the call a task runs for.
 struct Context {
   ModelChoice model;
@@ -84,6 +88,10 @@ class Tasks {
       std::function<void(std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen)>;
   void with_lease(const ModelChoice& choice, std::initializer_list<ModelKind> kinds, Leased next,
                   LeaseFailed failed);
+
+  // The model itself (TEI's /info describes it): the one a request of any kind would get,
+  // leased — at once when resident, else once loaded.
+  void lease(Context context, Then<LeasePtr> then);
 
   void embed(Context context, Embed task, Then<Embeddings> then);
   void embed_tokens(Context context, EmbedTokens task, Then<std::vector<Embeddings>> then);
