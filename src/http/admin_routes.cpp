@@ -12,8 +12,9 @@
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 #include "http/api_error.hpp"
+#include "http/app.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
@@ -45,76 +46,77 @@ constexpr std::size_t kMaxAdminLoads = 4;
 
 }  // namespace
 
-void Router::Impl::admin_list(std::shared_ptr<Call> call) {
+void admin_list(App& app, std::shared_ptr<Call> call) {
   JsonWriter w;
   w.begin_object().key("models").begin_array();
-  for (const serving::ModelStatus& st : models.list()) write_status(w, st);
+  for (const serving::ModelStatus& st : app.models.list()) write_status(w, st);
   w.end_array();
-  w.key("resident_bytes").value(static_cast<std::uint64_t>(models.resident_bytes()));
+  w.key("resident_bytes").value(static_cast<std::uint64_t>(app.models.resident_bytes()));
   w.end_object();
-  finish(*call, json_response(200, w.take()));
+  app.finish(*call, json_response(200, w.take()));
 }
 
-void Router::Impl::admin_remove(std::shared_ptr<Call> call, const std::string& n) {
-  if (n == options.guard_model && guard_ptr != nullptr) {
+void admin_remove(App& app, std::shared_ptr<Call> call, const std::string& n) {
+  if (n == app.options.guard_model && app.guard_ptr != nullptr) {
     throw ApiError(409, "Conflict", fmt::format("model {} is the guard's model and cannot be removed", n));
   }
-  if (!models.remove(n)) {
+  if (!app.models.remove(n)) {
     throw ApiError(404, "NotFound", fmt::format("model '{}' is not served", n), "name");
   }
   JsonWriter w;
   w.begin_object().key("removed").value(n).end_object();
-  finish(*call, json_response(200, w.take()));
+  app.finish(*call, json_response(200, w.take()));
 }
 
-void Router::Impl::admin_put(std::shared_ptr<Call> call, std::string_view body) {
+void admin_put(App& app, std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<AdminModelRequest>(parse_admin_model(body));
-  if (!options.make_spec) throw ApiError(501, "NotImplemented", "this server cannot load models at run time");
-  if (!request->name.empty() && request->name == options.guard_model && guard_ptr != nullptr) {
+  if (!app.options.make_spec)
+    throw ApiError(501, "NotImplemented", "this server cannot load models at run time");
+  if (!request->name.empty() && request->name == app.options.guard_model && app.guard_ptr != nullptr) {
     throw ApiError(409, "Conflict",
                    fmt::format("model {} is the guard's model and cannot be replaced", request->name));
   }
 
-  const std::lock_guard lock(admin_mutex);
+  const std::lock_guard lock(app.admin_mutex);
   // Forget the threads that are done (joined by their destructors).
-  std::erase_if(admin_tasks, [](const AdminTask& t) { return t.done->load(); });
-  if (admin_tasks.size() >= kMaxAdminLoads) {
+  std::erase_if(app.admin_tasks, [](const App::AdminTask& t) { return t.done->load(); });
+  if (app.admin_tasks.size() >= kMaxAdminLoads) {
     throw ApiError(429, "Overloaded", fmt::format("{} model loads are already in progress", kMaxAdminLoads));
   }
   auto done_flag = std::make_shared<std::atomic<bool>>(false);
   // Shutdown waits for the load (its answer uses the workers).
-  std::shared_ptr<void> open = pipeline.leases().hold_open();
+  std::shared_ptr<void> open = app.pipeline.leases().hold_open();
   // The spec factory may download (minutes, for a large model): never on an I/O thread.
-  admin_tasks.push_back(AdminTask{
-      done_flag, std::jthread([this, call, request, done_flag, open = std::move(open)]() mutable {
+  app.admin_tasks.push_back(App::AdminTask{
+      done_flag, std::jthread([&app, call, request, done_flag, open = std::move(open)]() mutable {
         auto settle = [done_flag, open = std::move(open)]() mutable {
           done_flag->store(true);
           open.reset();
         };
         serving::ModelSpec spec;
         try {
-          spec = options.make_spec(request->name, request->source, request->dtype);
+          spec = app.options.make_spec(request->name, request->source, request->dtype);
         } catch (...) {
           const MappedError e = map_exception(std::current_exception(), "model");
           // A source that does not exist (a folder, a hub id) is the client's mistake.
-          fail(*call, e.status == 500 ? 422 : e.status, e.error_type, e.message, "model");
+          app.fail(*call, e.status == 500 ? 422 : e.status, e.error_type, e.message, "model");
           return settle();
         }
         const std::string spec_name = spec.name;
-        models.put(std::move(spec), [this, call, spec_name, settle](std::exception_ptr error) mutable {
+        app.models.put(std::move(spec), [&app, call, spec_name, settle](std::exception_ptr error) mutable {
           if (error) {
             const MappedError e = map_exception(error, "model");
-            fail(*call, e.status == 500 ? 422 : e.status, e.error_type,
-                 fmt::format("model {} failed to load: {}", spec_name, e.message), "model");
+            app.fail(*call, e.status == 500 ? 422 : e.status, e.error_type,
+                     fmt::format("model {} failed to load: {}", spec_name, e.message), "model");
           } else {
             JsonWriter w;
-            const std::optional<serving::ModelStatus> st = models.status(spec_name);
+            const std::optional<serving::ModelStatus> st = app.models.status(spec_name);
             if (st) {
               write_status(w, *st);
             } else {
               w.begin_object().key("name").value(spec_name).end_object();
             }
-            finish(*call, json_response(200, w.take()));
+            app.finish(*call, json_response(200, w.take()));
           }
           settle();
         });

@@ -5,8 +5,9 @@
 // the texts it returns.
 
 #include "core/json_writer.hpp"
+#include "http/app.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 #include "serving/results.hpp"
 
 namespace warden::http {
@@ -35,7 +36,7 @@ namespace {
 // TEI's /rerank answer: [{"index", "score"[, "text"]}] by descending score.
 // With `guard`, each result also carries the guard's verdict on its text.
 Response tei_rerank_answer(const RerankRequest& request, const std::vector<float>& scores,
-                           const Router::Impl::PassageVerdicts* verdicts) {
+                           const PassageVerdicts* verdicts) {
   JsonWriter w;
   w.begin_array();
   for (const std::size_t i : serving::by_score(scores)) {
@@ -64,7 +65,7 @@ std::vector<std::size_t> returned_documents(const DocumentsRerankRequest& reques
 
 Response documents_rerank_answer(const DocumentsRerankRequest& request, const std::string& model_id,
                                  int version, const std::vector<float>& scores, std::size_t tokens,
-                                 const Router::Impl::PassageVerdicts* verdicts) {
+                                 const PassageVerdicts* verdicts) {
   const std::vector<std::size_t> order = returned_documents(request, scores);
   auto write_results = [&](JsonWriter& w) {
     w.begin_array();
@@ -110,9 +111,9 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
 
 }  // namespace
 
-void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
+void rerank(App& app, std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
-  if (request->guard) (void)tasks.require_guard();  // before any compute
+  if (request->guard) (void)app.tasks.require_guard();  // before any compute
   call->characters += pair_characters(request->query, request->texts);
   tasks::Rerank task;
   task.queries = {request->query};
@@ -122,19 +123,20 @@ void Router::Impl::rerank(std::shared_ptr<Call> call, std::string_view body) {
   task.raw_scores = request->raw_scores;
   task.weights = request->retrieval_weights;
   const std::shared_ptr<const std::vector<std::string>> texts(request, &request->texts);
-  tasks.rerank(task_context(*call, request->model), std::move(task),
-               then_call<std::vector<float>>(call, [this, call, request, texts](std::vector<float>& scores) {
-                 // TEI's answer returns every text: with `guard`, every one is judged.
-                 answer_rerank(call, request->guard, serving::by_score(scores), texts, "texts",
-                               [request, scores](const PassageVerdicts* verdicts) {
-                                 return tei_rerank_answer(*request, scores, verdicts);
-                               });
-               }));
+  app.tasks.rerank(
+      app.task_context(*call, request->model), std::move(task),
+      app.then_call<std::vector<float>>(call, [&app, call, request, texts](std::vector<float>& scores) {
+        // TEI's answer returns every text: with `guard`, every one is judged.
+        answer_rerank(app, call, request->guard, serving::by_score(scores), texts, "texts",
+                      [request, scores](const PassageVerdicts* verdicts) {
+                        return tei_rerank_answer(*request, scores, verdicts);
+                      });
+      }));
 }
 
-void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view body, int version) {
+void documents_rerank(App& app, std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
-  if (request->guard) (void)tasks.require_guard();  // before any compute
+  if (request->guard) (void)app.tasks.require_guard();  // before any compute
   call->characters += pair_characters(request->query, request->documents);
   tasks::Rerank task;
   task.queries = {request->query};
@@ -145,32 +147,31 @@ void Router::Impl::documents_rerank(std::shared_ptr<Call> call, std::string_view
   task.raw_scores = false;
   task.weights = request->retrieval_weights;
   const std::shared_ptr<const std::vector<std::string>> documents(request, &request->documents);
-  tasks.rerank(task_context(*call, request->model), std::move(task),
-               then_call<std::vector<float>>(
-                   call, [this, call, request, documents, version](std::vector<float>& scores) {
-                     // With `guard`, the top_n documents the answer returns are judged.
-                     answer_rerank(call, request->guard, returned_documents(*request, scores), documents,
-                                   request->documents_field,
-                                   [request, model_id = call->lease->spec().name, version, scores,
-                                    tokens = call->tokens](const PassageVerdicts* verdicts) {
-                                     return documents_rerank_answer(*request, model_id, version, scores,
-                                                                    tokens, verdicts);
-                                   });
-                   }));
+  app.tasks.rerank(app.task_context(*call, request->model), std::move(task),
+                   app.then_call<std::vector<float>>(
+                       call, [&app, call, request, documents, version](std::vector<float>& scores) {
+                         // With `guard`, the top_n documents the answer returns are judged.
+                         answer_rerank(app, call, request->guard, returned_documents(*request, scores),
+                                       documents, request->documents_field,
+                                       [request, model_id = call->lease->spec().name, version, scores,
+                                        tokens = call->tokens](const PassageVerdicts* verdicts) {
+                                         return documents_rerank_answer(*request, model_id, version, scores,
+                                                                        tokens, verdicts);
+                                       });
+                       }));
 }
 
-void Router::Impl::answer_rerank(const std::shared_ptr<Call>& call, bool guard,
-                                 std::vector<std::size_t> returned,
-                                 const std::shared_ptr<const std::vector<std::string>>& texts,
-                                 std::string param, std::function<Response(const PassageVerdicts*)> answer) {
-  if (!guard) return respond_here(*call, [&] { return answer(nullptr); });
+void answer_rerank(App& app, const std::shared_ptr<Call>& call, bool guard, std::vector<std::size_t> returned,
+                   const std::shared_ptr<const std::vector<std::string>>& texts, std::string param,
+                   std::function<Response(const PassageVerdicts*)> answer) {
+  if (!guard) return app.respond_here(*call, [&] { return answer(nullptr); });
   serving::tasks::GuardTexts judged;
   judged.texts.reserve(returned.size());
   for (const std::size_t i : returned) judged.texts.push_back((*texts)[i]);
   judged.field.name = std::move(param);
   judged.refuse_empty = false;  // a passage may be empty; the guard abstains on it
   guard_texts(
-      call, std::move(judged),
+      app, call, std::move(judged),
       [returned, n = texts->size(), answer = std::move(answer)](std::vector<guard::GuardResult> verdicts) {
         PassageVerdicts by_index(n);
         for (std::size_t k = 0; k < returned.size(); ++k) by_index[returned[k]] = std::move(verdicts[k]);
@@ -178,7 +179,7 @@ void Router::Impl::answer_rerank(const std::shared_ptr<Call>& call, bool guard,
       });
 }
 
-void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
+void predict(App& app, std::shared_ptr<Call> call, std::string_view body) {
   PredictRequest request = parse_predict(body);
   tasks::Classify task;
   for (PredictInput& in : request.inputs) {
@@ -187,9 +188,9 @@ void Router::Impl::predict(std::shared_ptr<Call> call, std::string_view body) {
   }
   task.tokenization = truncation(request.truncate, request.truncation_direction);
   task.raw_scores = request.raw_scores;
-  tasks.classify(
-      task_context(*call, std::move(request.model)), std::move(task),
-      answer<tasks::Classified>(call, [single = request.single](tasks::Classified& r) {
+  app.tasks.classify(
+      app.task_context(*call, std::move(request.model)), std::move(task),
+      app.answer<tasks::Classified>(call, [single = request.single](tasks::Classified& r) {
         JsonWriter w;
         if (!single) w.begin_array();
         for (const std::vector<float>& scores : r.scores) {

@@ -7,9 +7,10 @@
 #include <vector>
 
 #include "core/json_writer.hpp"
+#include "http/app.hpp"
 #include "http/embed_rows.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
@@ -26,7 +27,7 @@ std::vector<std::string> purposes_of(const std::string& input_type) {
 
 }  // namespace
 
-void Router::Impl::cohere_embed(std::shared_ptr<Call> call, std::string_view body, int version) {
+void cohere_embed(App& app, std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<CohereEmbedRequest>(parse_cohere_embed(body));
   // v1 without embedding_types answers a plain list of float vectors; otherwise by type.
   const bool by_type = version >= 2 || !request->embedding_types.empty();
@@ -47,9 +48,9 @@ void Router::Impl::cohere_embed(std::shared_ptr<Call> call, std::string_view bod
   task.normalize = true;  // Cohere's vectors are unit length
   task.refuse_empty = false;
   task.copies = request->embedding_types.size();
-  tasks.embed(
-      task_context(*call, request->model), std::move(task),
-      answer<Embeddings>(call, [call, request, version, by_type](Embeddings& rows) {
+  app.tasks.embed(
+      app.task_context(*call, request->model), std::move(task),
+      app.answer<Embeddings>(call, [call, request, version, by_type](Embeddings& rows) {
         JsonWriter w;
         w.begin_object();
         w.key("id").value(response_id());

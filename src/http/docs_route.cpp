@@ -6,7 +6,8 @@
 #include <string_view>
 
 #include "http/api_error.hpp"
-#include "http/router_impl.hpp"
+#include "http/app.hpp"
+#include "http/route_handlers.hpp"
 
 #ifdef WARDEN_SWAGGER_UI
 namespace warden::embedded {
@@ -44,7 +45,7 @@ const std::array<Asset, 0> kAssets{};
 
 }  // namespace
 
-void Router::Impl::docs(std::shared_ptr<Call> call, const std::string& file) {
+void docs(App& app, std::shared_ptr<Call> call, const std::string& file) {
   if (kAssets.empty()) {
     throw ApiError(404, "NotFound",
                    "this build has no Swagger UI: run scripts/fetch-swagger-ui, then build again "
@@ -55,7 +56,7 @@ void Router::Impl::docs(std::shared_ptr<Call> call, const std::string& file) {
     r.status = 308;
     r.content_type = "text/plain; charset=utf-8";
     r.headers.emplace_back("Location", "/docs/");
-    return finish(*call, std::move(r));
+    return app.finish(*call, std::move(r));
   }
   for (const Asset& a : kAssets) {
     if (a.file != file) continue;
@@ -63,7 +64,7 @@ void Router::Impl::docs(std::shared_ptr<Call> call, const std::string& file) {
     r.body = std::string(*a.text);
     r.content_type = std::string(a.type);
     r.headers.emplace_back("Cache-Control", "public, max-age=3600");
-    return finish(*call, std::move(r));
+    return app.finish(*call, std::move(r));
   }
   throw ApiError(404, "NotFound", "no such file under /docs/");
 }

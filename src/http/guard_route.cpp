@@ -8,16 +8,17 @@
 
 #include "core/json_writer.hpp"
 #include "guard/guard.hpp"
+#include "http/app.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
-void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
+void guard(App& app, std::shared_ptr<Call> call, std::string_view body) {
   GuardRequest request = parse_guard(body);
   serving::tasks::GuardTexts task;
   task.texts = std::move(request.inputs);
-  guard_texts(std::move(call), std::move(task), [](std::vector<guard::GuardResult> verdicts) {
+  guard_texts(app, std::move(call), std::move(task), [](std::vector<guard::GuardResult> verdicts) {
     JsonWriter w;
     w.begin_array();
     for (const guard::GuardResult& v : verdicts) w.raw(v.to_json());
@@ -26,14 +27,13 @@ void Router::Impl::guard(std::shared_ptr<Call> call, std::string_view body) {
   });
 }
 
-void Router::Impl::guard_texts(std::shared_ptr<Call> call, serving::tasks::GuardTexts task,
-                               GuardAnswer format) {
+void guard_texts(App& app, std::shared_ptr<Call> call, serving::tasks::GuardTexts task, GuardAnswer format) {
   for (const std::string& text : task.texts) call->characters += code_points(text);
-  tasks.guard(task_context(*call, {}), std::move(task),
-              answer<std::vector<guard::GuardResult>>(
-                  call, [format = std::move(format)](std::vector<guard::GuardResult>& verdicts) {
-                    return format(std::move(verdicts));
-                  }));
+  app.tasks.guard(app.task_context(*call, {}), std::move(task),
+                  app.answer<std::vector<guard::GuardResult>>(
+                      call, [format = std::move(format)](std::vector<guard::GuardResult>& verdicts) {
+                        return format(std::move(verdicts));
+                      }));
 }
 
 }  // namespace warden::http

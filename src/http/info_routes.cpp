@@ -4,7 +4,8 @@
 
 #include "core/json_writer.hpp"
 #include "http/api_error.hpp"
-#include "http/router_impl.hpp"
+#include "http/app.hpp"
+#include "http/route_handlers.hpp"
 #include "http/router_metrics.hpp"
 
 // WARDEN_VERSION: the project's version, defined by src/CMakeLists.txt.
@@ -32,15 +33,15 @@ void label_list(JsonWriter& w, const SequenceClassifier& c) {
 
 }  // namespace
 
-void Router::Impl::info(std::shared_ptr<Call> call) {
+void info(App& app, std::shared_ptr<Call> call) {
   // TEI's /info describes one model: the one a request without `model` would get on the
   // embedding routes (or the one named by a /models/{name}/ prefix). Describing it needs it
   // loaded, like any request for it.
-  tasks.lease(
-      task_context(*call, {}), answer<serving::LeasePtr>(call, [this](serving::LeasePtr& lease) {
+  app.tasks.lease(
+      app.task_context(*call, {}), app.answer<serving::LeasePtr>(call, [&app](serving::LeasePtr& lease) {
         const serving::LoadedModel& m = lease->model();
         const serving::ModelSpec& spec = lease->spec();
-        const serving::SchedulerOptions& s = scheduler.options();
+        const serving::SchedulerOptions& s = app.scheduler.options();
         JsonWriter w;
         w.begin_object();
         // TEI's fields first, in TEI's shapes (clients parse them), then Warden's own.
@@ -72,15 +73,15 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
         w.key("max_input_length")
             .value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->max_input_tokens()
                                                                     : m.classifier->max_input_tokens()));
-        w.key("auto_truncate").value(options.auto_truncate);
+        w.key("auto_truncate").value(app.options.auto_truncate);
         w.key("max_batch_tokens").value(static_cast<std::uint64_t>(s.max_batch_tokens));
         w.key("max_batch_requests").value(static_cast<std::uint64_t>(s.max_batch_inputs));
         w.key("max_concurrent_requests").value(static_cast<std::uint64_t>(s.max_concurrent));
         w.key("max_queue").value(static_cast<std::uint64_t>(s.max_queue));
         w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
-        w.key("max_client_batch_size").value(static_cast<std::uint64_t>(options.max_client_batch_size));
-        w.key("max_response_floats").value(static_cast<std::uint64_t>(options.max_response_floats));
-        w.key("tokenization_workers").value(static_cast<std::uint64_t>(pipeline.workers()));
+        w.key("max_client_batch_size").value(static_cast<std::uint64_t>(app.options.max_client_batch_size));
+        w.key("max_response_floats").value(static_cast<std::uint64_t>(app.options.max_response_floats));
+        w.key("tokenization_workers").value(static_cast<std::uint64_t>(app.pipeline.workers()));
         w.key("prompts").begin_array();
         if (m.embedder != nullptr) {
           for (const auto& [name, text] : m.embedder->prompts()) w.value(name);
@@ -88,9 +89,9 @@ void Router::Impl::info(std::shared_ptr<Call> call) {
         w.end_array();
         // Every model this server answers for, loaded or not (GET /admin/models has the details).
         w.key("models").begin_array();
-        for (const std::string& name : models.names()) w.value(name);
+        for (const std::string& name : app.models.names()) w.value(name);
         w.end_array();
-        w.key("auth").value(!options.api_key.empty());
+        w.key("auth").value(!app.options.api_key.empty());
         w.key("version").value(WARDEN_VERSION);
         w.key("sha").value(nullptr);
         w.key("docker_label").value(nullptr);
@@ -126,28 +127,28 @@ void write_model(JsonWriter& w, const serving::ModelStatus& st, std::int64_t cre
 
 }  // namespace
 
-Response Router::Impl::list_models() const {
+Response list_models(const App& app) {
   JsonWriter w;
   w.begin_object().key("object").value("list").key("data").begin_array();
-  for (const serving::ModelStatus& st : models.list()) write_model(w, st, created_unix);
+  for (const serving::ModelStatus& st : app.models.list()) write_model(w, st, app.created_unix);
   w.end_array().end_object();
   return json_response(200, w.take());
 }
 
-void Router::Impl::get_model(std::shared_ptr<Call> call, const std::string& id) {
-  const std::optional<serving::ModelStatus> st = models.status(id);
+void get_model(App& app, std::shared_ptr<Call> call, const std::string& id) {
+  const std::optional<serving::ModelStatus> st = app.models.status(id);
   if (!st) {
     throw ApiError(404, "NotFound", fmt::format("The model '{}' does not exist", id), "model");
   }
   JsonWriter w;
-  write_model(w, *st, created_unix);
-  finish(*call, json_response(200, w.take()));
+  write_model(w, *st, app.created_unix);
+  app.finish(*call, json_response(200, w.take()));
 }
 
-Response Router::Impl::metrics_text() const {
+Response metrics_text(const App& app) {
   Response r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-  r.body = metrics->render();
+  r.body = app.metrics->render();
   return r;
 }
 

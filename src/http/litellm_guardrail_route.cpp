@@ -14,8 +14,9 @@
 
 #include "core/json_writer.hpp"
 #include "guard/guard.hpp"
+#include "http/app.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
@@ -32,10 +33,10 @@ Response guardrail_answer(std::string_view action, std::string_view reason) {
 
 }  // namespace
 
-void Router::Impl::litellm_guardrail(std::shared_ptr<Call> call, std::string_view body) {
+void litellm_guardrail(App& app, std::shared_ptr<Call> call, std::string_view body) {
   const GuardrailRequest parsed = parse_litellm_guardrail(body);
-  (void)tasks.require_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
-  serving::tasks::check_batch(parsed.texts.size(), tasks.limits(), "texts");
+  (void)app.tasks.require_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
+  serving::tasks::check_batch(parsed.texts.size(), app.tasks.limits(), "texts");
   // Empty texts (a message with only an image) have nothing to judge; the others keep
   // their index for the reason.
   serving::tasks::GuardTexts task;
@@ -46,8 +47,8 @@ void Router::Impl::litellm_guardrail(std::shared_ptr<Call> call, std::string_vie
     task.texts.push_back(parsed.texts[i]);
     index.push_back(i);
   }
-  if (task.texts.empty()) return finish(*call, guardrail_answer("NONE", {}));
-  guard_texts(std::move(call), std::move(task),
+  if (task.texts.empty()) return app.finish(*call, guardrail_answer("NONE", {}));
+  guard_texts(app, std::move(call), std::move(task),
               [index, block_on_abstain = parsed.block_on_abstain,
                type = parsed.input_type](std::vector<guard::GuardResult> verdicts) {
                 for (std::size_t k = 0; k < verdicts.size(); ++k) {

@@ -4,9 +4,10 @@
 // (docs/api.md). Both are serving/tasks' EmbedRetrieval, formatted here.
 
 #include "core/json_writer.hpp"
+#include "http/app.hpp"
 #include "http/embed_rows.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
@@ -27,7 +28,7 @@ void write_sparse(JsonWriter& w, const SparseVector& v) {
 
 }  // namespace
 
-void Router::Impl::embed_retrieval(std::shared_ptr<Call> call, std::string_view body, bool sparse_only) {
+void embed_retrieval(App& app, std::shared_ptr<Call> call, std::string_view body, bool sparse_only) {
   HybridEmbedRequest request = sparse_only ? parse_sparse_embed(body) : parse_hybrid_embed(body);
   EmbedRequest& rq = request.embed;
   call->characters += serving::tasks::characters(rq.inputs);
@@ -43,34 +44,35 @@ void Router::Impl::embed_retrieval(std::shared_ptr<Call> call, std::string_view 
   task.top_k = request.top_k;
   task.threshold = request.threshold;
   task.query = request.query;
-  tasks.embed_retrieval(task_context(*call, std::move(rq.model)), std::move(task),
-                        answer<serving::tasks::Retrieved>(call, [sparse_only](serving::tasks::Retrieved& r) {
-                          JsonWriter w;
-                          w.begin_array();
-                          for (const RetrievalVectors& v : r.vectors) {
-                            if (sparse_only) {
-                              write_sparse(w, v.sparse);
-                              continue;
-                            }
-                            w.begin_object();
-                            if (r.outputs.dense) {
-                              w.key("dense");
-                              write_row(w, v.dense);
-                            }
-                            if (r.outputs.sparse) {
-                              w.key("sparse");
-                              write_sparse(w, v.sparse);
-                            }
-                            if (r.outputs.multi) {
-                              w.key("multi").begin_array();
-                              for (std::size_t t = 0; t < v.multi.rows(); ++t) write_row(w, v.multi.row(t));
-                              w.end_array();
-                            }
-                            w.end_object();
-                          }
-                          w.end_array();
-                          return json_response(200, w.take());
-                        }));
+  app.tasks.embed_retrieval(
+      app.task_context(*call, std::move(rq.model)), std::move(task),
+      app.answer<serving::tasks::Retrieved>(call, [sparse_only](serving::tasks::Retrieved& r) {
+        JsonWriter w;
+        w.begin_array();
+        for (const RetrievalVectors& v : r.vectors) {
+          if (sparse_only) {
+            write_sparse(w, v.sparse);
+            continue;
+          }
+          w.begin_object();
+          if (r.outputs.dense) {
+            w.key("dense");
+            write_row(w, v.dense);
+          }
+          if (r.outputs.sparse) {
+            w.key("sparse");
+            write_sparse(w, v.sparse);
+          }
+          if (r.outputs.multi) {
+            w.key("multi").begin_array();
+            for (std::size_t t = 0; t < v.multi.rows(); ++t) write_row(w, v.multi.row(t));
+            w.end_array();
+          }
+          w.end_object();
+        }
+        w.end_array();
+        return json_response(200, w.take());
+      }));
 }
 
 }  // namespace warden::http

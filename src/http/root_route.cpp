@@ -9,32 +9,33 @@
 #include <fmt/format.h>
 
 #include "http/api_error.hpp"
+#include "http/app.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
-void Router::Impl::root(std::shared_ptr<Call> call, std::string_view body) {
+void root(App& app, std::shared_ptr<Call> call, std::string_view body) {
   // The model decides which parser reads the body: a path naming no model is 404 first
   // (/models/x/nothing is a missing route, not a body to embed).
-  if (!call->path_model.empty() && !models.status(call->path_model)) {
+  if (!call->path_model.empty() && !app.models.status(call->path_model)) {
     throw ApiError(404, "NotFound",
                    fmt::format("no route {} and no model {}", call->target, call->path_model), "model");
   }
   const RootRequest request = parse_root(body);
   // The same model the chosen route will resolve: any kind, the first model by default.
-  const std::string name = tasks.choose({call->path_model, request.model}, serving::tasks::kAnyKind).name;
-  const std::optional<serving::ModelStatus> st = name.empty() ? std::nullopt : models.status(name);
+  const std::string name = app.tasks.choose({call->path_model, request.model}, serving::tasks::kAnyKind).name;
+  const std::optional<serving::ModelStatus> st = name.empty() ? std::nullopt : app.models.status(name);
   const ModelKind kind = st ? st->kind : ModelKind::Embedding;
   switch (kind) {
     case ModelKind::Embedding:
-      if (request.similarity) return similarity(std::move(call), body);
-      return embed(std::move(call), body, false);
+      if (request.similarity) return similarity(app, std::move(call), body);
+      return embed(app, std::move(call), body, false);
     case ModelKind::Reranker:
-      if (request.has_query) return rerank(std::move(call), body);
-      return predict(std::move(call), body);
+      if (request.has_query) return rerank(app, std::move(call), body);
+      return predict(app, std::move(call), body);
     case ModelKind::Classifier:
-      return predict(std::move(call), body);
+      return predict(app, std::move(call), body);
   }
 }
 

@@ -11,8 +11,8 @@
 #include "core/json_writer.hpp"
 #include "guard/guard.hpp"
 #include "http/api_error.hpp"
+#include "http/app.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
 #include "http/router_metrics.hpp"
 #include "http/routes.hpp"
 #include "serving/api_key.hpp"
@@ -216,8 +216,7 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
   }
 }
 
-Router::Impl::Impl(serving::Pipeline& p, const guard::Guard* g, serving::MetricsRegistry* reg,
-                   RouterOptions o)
+App::App(serving::Pipeline& p, const guard::Guard* g, serving::MetricsRegistry* reg, RouterOptions o)
     : pipeline(p),
       models(p.models()),
       scheduler(p.scheduler()),
@@ -232,13 +231,13 @@ Router::Impl::Impl(serving::Pipeline& p, const guard::Guard* g, serving::Metrics
                        std::chrono::system_clock::now().time_since_epoch())
                        .count()) {}
 
-Router::Impl::~Impl() {
+App::~App() {
   pipeline.leases().settle();
   const std::lock_guard lock(admin_mutex);
   admin_tasks.clear();  // joins
 }
 
-void Router::Impl::finish(Call& call, Response response) const {
+void App::finish(Call& call, Response response) const {
   const auto load = scheduler.load();
   response.headers.emplace_back("X-Current-Concurrency", std::to_string(load.admitted_inputs));
   response.headers.emplace_back("X-Waiting-Queue-Size", std::to_string(load.waiting_jobs));
@@ -275,14 +274,14 @@ void Router::Impl::finish(Call& call, Response response) const {
   call.respond(std::move(response));
 }
 
-void Router::Impl::fail(Call& call, int status, std::string_view error_type, std::string_view message,
-                        std::string_view param) const {
-  finish(call, error_response(call.target, status, error_type, message, param));
+void App::fail(Call& call, int status, std::string_view error_type, std::string_view message,
+               std::string_view param) const {
+  finish(call, Router::error_response(call.target, status, error_type, message, param));
 }
 
 Router::Router(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* metrics,
                RouterOptions options)
-    : impl_(std::make_unique<Impl>(pipeline, guard, metrics, std::move(options))) {}
+    : app_(std::make_unique<App>(pipeline, guard, metrics, std::move(options))) {}
 
 Router::~Router() = default;
 
@@ -360,7 +359,7 @@ Response Router::error(std::string_view target, int status, std::string_view err
   Response r = error_response(target, status, error_type, message);
   Call call;
   call.route = match_route(path_of(target), {}).label;
-  impl_->metrics->on_response(call, status, {});
+  app_->metrics->on_response(call, status, {});
   return r;
 }
 
@@ -375,7 +374,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
   // does not store what it computed.
   call->cache_lookup = !has_directive(request.cache_control, "no-cache");
   call->cache_store = !has_directive(request.cache_control, "no-store");
-  Impl& impl = *impl_;
+  App& app = *app_;
   try {
     std::string_view path = path_of(request.target);
     std::string_view scoped_route;
@@ -391,7 +390,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     if (route == nullptr) {
       throw ApiError(405, "MethodNotAllowed", fmt::format("{} accepts {} only", path, match.allowed));
     }
-    const std::string& key = impl.options.api_key;
+    const std::string& key = app.options.api_key;
     switch (route->access) {
       case Access::Open:
         break;
@@ -404,7 +403,7 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
         [[fallthrough]];
       case Access::Metrics:
       case Access::Key:
-        if (route->access == Access::Metrics && impl.options.public_metrics) break;
+        if (route->access == Access::Metrics && app.options.public_metrics) break;
         if (!key.empty() && !serving::bearer_authorized(request.authorization, key)) {
           throw ApiError(401, "Unauthorized", "missing or wrong API key (send Authorization: Bearer <key>)");
         }
@@ -414,13 +413,13 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
       throw ApiError(415, "UnsupportedMediaType", "Content-Type must be application/json (charset UTF-8)");
     }
     RouteArgs args{request.body, match.param.empty() ? std::string() : path_model_name(match.param)};
-    route->handler(impl, call, args);
+    route->handler(app, call, args);
   } catch (...) {
     const MappedError e = map_exception(std::current_exception(), {});
     Response response = error_response(call->target, e.status, e.error_type, e.message, e.param);
     // RFC 9110: a 401 names the scheme it wants.
     if (e.status == 401) response.headers.emplace_back("WWW-Authenticate", "Bearer");
-    impl.finish(*call, std::move(response));
+    app.finish(*call, std::move(response));
   }
 }
 

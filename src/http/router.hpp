@@ -33,6 +33,8 @@ class Guard;
 
 namespace warden::http {
 
+struct App;
+
 struct RouterOptions {
   std::string api_key;  // non-empty: every route but /health (and /metrics with public_metrics) needs it
   bool public_metrics = false;  // /metrics answers without the API key (it lists the served models)
@@ -76,11 +78,7 @@ class Router final : public Handler {
                                                std::string_view error_type, std::string_view message,
                                                std::string_view param = {});
 
-  // Implementation state, public only so that the route files can name it.
-  struct Impl;
-
- private:
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<App> app_;  // what the route handlers share (app.hpp)
 };
 
 }  // namespace warden::http

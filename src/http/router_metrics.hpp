@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "http/router_impl.hpp"
+#include "http/call.hpp"
 #include "serving/metrics.hpp"
 
 namespace warden::http {

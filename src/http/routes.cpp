@@ -3,90 +3,89 @@
 #include <array>
 
 #include "http/openapi.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
 namespace {
 
-using CallPtr = std::shared_ptr<Call>;
 using A = Access;
 using D = Dialect;
 
 // One line per route. The model-scoped ones compute with, or describe, one model.
 constexpr std::array kRoutes = {
     // Operations.
-    Route{
-        "/health", "GET", A::Open, D::Tei, false,
-        [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, json_response(200, "{}")); }},
+    Route{"/health", "GET", A::Open, D::Tei, false,
+          [](App& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, json_response(200, "{}")); }},
     Route{"/metrics", "GET", A::Metrics, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, i.metrics_text()); }},
+          [](App& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, metrics_text(i)); }},
     Route{"/info", "GET", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.info(c); }},
+          [](App& i, const CallPtr& c, const RouteArgs&) { info(i, c); }},
     Route{"/openapi.json", "GET", A::Key, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) {
+          [](App& i, const CallPtr& c, const RouteArgs&) {
             i.finish(*c, json_response(200, std::string(openapi_json())));
           }},
     Route{"/docs", "GET", A::Open, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.docs(c, a.param); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { docs(i, c, a.param); }},
     Route{"/docs/", "GET", A::Open, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.docs(c, a.param); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { docs(i, c, a.param); }},
     Route{"/docs/{file}", "GET", A::Open, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.docs(c, a.param); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { docs(i, c, a.param); }},
     // TEI.
     Route{"/", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.root(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { root(i, c, a.body); }},
     Route{"/invocations", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.root(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { root(i, c, a.body); }},
     Route{"/embed", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.embed(c, a.body, false); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { embed(i, c, a.body, false); }},
     Route{"/embed_all", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.embed(c, a.body, true); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { embed(i, c, a.body, true); }},
     Route{"/embed_sparse", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.embed_retrieval(c, a.body, true); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { embed_retrieval(i, c, a.body, true); }},
     Route{"/embed_hybrid", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.embed_retrieval(c, a.body, false); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { embed_retrieval(i, c, a.body, false); }},
     Route{"/similarity", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.similarity(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { similarity(i, c, a.body); }},
     Route{"/tokenize", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.tokenize(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { tokenize(i, c, a.body); }},
     Route{"/decode", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.decode(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { decode(i, c, a.body); }},
     Route{"/predict", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.predict(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { predict(i, c, a.body); }},
     Route{"/rerank", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.rerank(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { rerank(i, c, a.body); }},
     Route{"/guard", "POST", A::Key, D::Tei, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.guard(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { guard(i, c, a.body); }},
     // LiteLLM's Generic Guardrail API.
     Route{"/beta/litellm_basic_guardrail_api", "POST", A::Key, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.litellm_guardrail(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { litellm_guardrail(i, c, a.body); }},
     // OpenAI.
     Route{"/v1/embeddings", "POST", A::Key, D::OpenAi, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.openai_embed(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { openai_embed(i, c, a.body); }},
     Route{"/embeddings", "POST", A::Key, D::OpenAi, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.openai_embed(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { openai_embed(i, c, a.body); }},
     Route{"/v1/models", "GET", A::Key, D::OpenAi, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, i.list_models()); }},
+          [](App& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, list_models(i)); }},
     Route{"/v1/models/{id}", "GET", A::Key, D::OpenAi, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.get_model(c, a.param); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { get_model(i, c, a.param); }},
     // Cohere, Jina, vLLM and llama.cpp rerank and embed dialects.
     Route{"/v1/rerank", "POST", A::Key, D::OpenAi, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.documents_rerank(c, a.body, 1); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { documents_rerank(i, c, a.body, 1); }},
     Route{"/v2/rerank", "POST", A::Key, D::OpenAi, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.documents_rerank(c, a.body, 2); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { documents_rerank(i, c, a.body, 2); }},
     Route{"/v1/reranking", "POST", A::Key, D::OpenAi, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.documents_rerank(c, a.body, 1); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { documents_rerank(i, c, a.body, 1); }},
     Route{"/v1/embed", "POST", A::Key, D::OpenAi, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.cohere_embed(c, a.body, 1); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { cohere_embed(i, c, a.body, 1); }},
     Route{"/v2/embed", "POST", A::Key, D::OpenAi, true,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.cohere_embed(c, a.body, 2); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { cohere_embed(i, c, a.body, 2); }},
     // Warden's model management.
     Route{"/admin/models", "GET", A::Admin, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs&) { i.admin_list(c); }},
+          [](App& i, const CallPtr& c, const RouteArgs&) { admin_list(i, c); }},
     Route{"/admin/models", "POST", A::Admin, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.admin_put(c, a.body); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { admin_put(i, c, a.body); }},
     Route{"/admin/models/{name}", "DELETE", A::Admin, D::Tei, false,
-          [](Router::Impl& i, const CallPtr& c, const RouteArgs& a) { i.admin_remove(c, a.param); }},
+          [](App& i, const CallPtr& c, const RouteArgs& a) { admin_remove(i, c, a.param); }},
 };
 
 }  // namespace

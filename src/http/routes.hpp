@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/router_impl.hpp"
+#include "http/app.hpp"
 
 namespace warden::http {
 
@@ -26,7 +26,7 @@ struct RouteArgs {
   std::string_view body;
   std::string param;  // the {...} segment of a pattern, percent-decoded; empty otherwise
 };
-using RouteHandler = void (*)(Router::Impl&, const std::shared_ptr<Call>&, const RouteArgs&);
+using RouteHandler = void (*)(App&, const CallPtr&, const RouteArgs&);
 
 struct Route {
   std::string_view path;  // "/embed", or a pattern whose last segment is "{name}" (the rest of the path)

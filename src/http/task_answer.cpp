@@ -3,11 +3,11 @@
 
 #include <exception>
 
-#include "http/router_impl.hpp"
+#include "http/app.hpp"
 
 namespace warden::http {
 
-void Router::Impl::respond_here(Call& call, const std::function<Response()>& make) const {
+void App::respond_here(Call& call, const std::function<Response()>& make) const {
   try {
     finish(call, make());
   } catch (...) {
@@ -16,7 +16,7 @@ void Router::Impl::respond_here(Call& call, const std::function<Response()>& mak
   }
 }
 
-serving::tasks::Context Router::Impl::task_context(const Call& call, std::string requested) {
+serving::tasks::Context App::task_context(const Call& call, std::string requested) {
   serving::tasks::Context c;
   c.model.exact = call.path_model;  // a path names its model exactly
   c.model.requested = std::move(requested);
@@ -27,8 +27,8 @@ serving::tasks::Context Router::Impl::task_context(const Call& call, std::string
   return c;
 }
 
-void Router::Impl::adopt(Call& call, serving::LeasePtr lease, const std::string& substituted,
-                         const serving::Inference* run) {
+void App::adopt(Call& call, serving::LeasePtr lease, const std::string& substituted,
+                const serving::Inference* run) {
   if (lease != nullptr) call.lease = std::move(lease);
   call.substituted = substituted;
   if (run == nullptr) return;
@@ -40,7 +40,7 @@ void Router::Impl::adopt(Call& call, serving::LeasePtr lease, const std::string&
   call.cache_state = serving::cache_use_name(run->cache);
 }
 
-void Router::Impl::fail_with(Call& call, const std::exception_ptr& error) const {
+void App::fail_with(Call& call, const std::exception_ptr& error) const {
   const MappedError e = map_exception(error, {});
   fail(call, e.status, e.error_type, e.message, e.param);
 }

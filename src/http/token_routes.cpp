@@ -2,22 +2,23 @@
 // formatted here.
 
 #include "core/json_writer.hpp"
+#include "http/app.hpp"
 #include "http/requests.hpp"
-#include "http/router_impl.hpp"
+#include "http/route_handlers.hpp"
 
 namespace warden::http {
 
 namespace tasks = serving::tasks;
 
-void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
+void tokenize(App& app, std::shared_ptr<Call> call, std::string_view body) {
   TokenizeRequest request = parse_tokenize(body);
   tasks::Tokenize task;
   task.inputs = std::move(request.inputs);
   task.prompt_name = std::move(request.prompt_name);
   task.add_special_tokens = request.add_special_tokens;
-  tasks.tokenize(
-      task_context(*call, std::move(request.model)), std::move(task),
-      answer<std::vector<std::vector<TokenInfo>>>(call, [](std::vector<std::vector<TokenInfo>>& texts) {
+  app.tasks.tokenize(
+      app.task_context(*call, std::move(request.model)), std::move(task),
+      app.answer<std::vector<std::vector<TokenInfo>>>(call, [](std::vector<std::vector<TokenInfo>>& texts) {
         JsonWriter w;
         w.begin_array();
         for (const std::vector<TokenInfo>& tokens : texts) {
@@ -48,19 +49,19 @@ void Router::Impl::tokenize(std::shared_ptr<Call> call, std::string_view body) {
       }));
 }
 
-void Router::Impl::decode(std::shared_ptr<Call> call, std::string_view body) {
+void decode(App& app, std::shared_ptr<Call> call, std::string_view body) {
   DecodeRequest request = parse_decode(body);
   tasks::Decode task;
   task.ids = std::move(request.ids);
   task.skip_special_tokens = request.skip_special_tokens;
-  tasks.decode(task_context(*call, std::move(request.model)), std::move(task),
-               answer<std::vector<std::string>>(call, [](std::vector<std::string>& texts) {
-                 JsonWriter w;
-                 w.begin_array();
-                 for (const std::string& t : texts) w.value(t);
-                 w.end_array();
-                 return json_response(200, w.take());
-               }));
+  app.tasks.decode(app.task_context(*call, std::move(request.model)), std::move(task),
+                   app.answer<std::vector<std::string>>(call, [](std::vector<std::string>& texts) {
+                     JsonWriter w;
+                     w.begin_array();
+                     for (const std::string& t : texts) w.value(t);
+                     w.end_array();
+                     return json_response(200, w.take());
+                   }));
 }
 
 }  // namespace warden::http
