@@ -445,11 +445,9 @@ int run_serve(ServeOptions options) {
     g.hostname = options.server.hostname;
     g.port = *options.grpc_port;
     g.api_key = service.router.api_key;
-    g.auto_truncate = service.router.auto_truncate;
-    g.max_client_batch_size = service.router.max_client_batch_size;
     g.max_message_bytes = options.server.payload_limit;
     try {
-      grpc_server = std::make_unique<grpc::GrpcServer>(app.pipeline(), g, &metrics);
+      grpc_server = std::make_unique<grpc::GrpcServer>(app.runtime().tasks(), g, &metrics);
     } catch (const Error& e) {
       log_line("warden serve: error: {}\n", e.what());
       return kExitUsage;

@@ -111,14 +111,6 @@ namespace {
   return {::grpc::StatusCode::UNAUTHENTICATED, "missing or wrong API key (send authorization: Bearer <key>)"};
 }
 
-Backend::Backend(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics)
-    : pipeline_(pipeline),
-      options_(std::move(options)),
-      metrics_(metrics),
-      tasks_(pipeline,
-             serving::tasks::Limits{options_.max_client_batch_size,
-                                    serving::tasks::Limits{}.max_response_floats, options_.auto_truncate}) {}
-
 std::string Backend::model_for(const ::grpc::CallbackServerContext& context,
                                std::initializer_list<ModelKind> kinds) const {
   serving::tasks::ModelChoice choice;

@@ -70,10 +70,11 @@ using BidiReactor = ::grpc::ServerBidiReactor<Bytes, Bytes>;
 
 class Backend {
  public:
-  Backend(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics);
+  Backend(serving::tasks::Tasks& tasks, GrpcOptions options, serving::MetricsRegistry* metrics)
+      : tasks_(tasks), options_(std::move(options)), metrics_(metrics) {}
 
-  [[nodiscard]] serving::Pipeline& pipeline() noexcept { return pipeline_; }
-  // What the services ask of the models: one API with HTTP (serving/tasks/tasks.hpp).
+  [[nodiscard]] serving::Pipeline& pipeline() noexcept { return tasks_.pipeline(); }
+  // What the services ask of the models: the runtime's, shared with HTTP (serving/tasks/tasks.hpp).
   [[nodiscard]] serving::tasks::Tasks& tasks() noexcept { return tasks_; }
   [[nodiscard]] const GrpcOptions& options() const noexcept { return options_; }
 
@@ -87,10 +88,9 @@ class Backend {
   void record(std::string_view method, const ::grpc::Status& status, Clock::duration total) const;
 
  private:
-  serving::Pipeline& pipeline_;
+  serving::tasks::Tasks& tasks_;
   GrpcOptions options_;
   serving::MetricsRegistry* metrics_;
-  serving::tasks::Tasks tasks_;
 };
 
 // The task context of a call or stream message: the model it pinned, `method` for errors.

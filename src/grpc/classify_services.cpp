@@ -118,10 +118,10 @@ class RerankStreamCall final : public ::grpc::ServerReadReactor<Bytes> {
     if (ok) {
       RerankStreamRequest message;
       if (!parse_request(incoming_, message)) return end_->finish(unparsable(message));
-      if (pairs_->task.texts.size() >= backend_.options().max_client_batch_size) {
+      if (pairs_->task.texts.size() >= backend_.tasks().limits().max_batch) {
         return end_->finish(
-            {::grpc::StatusCode::INVALID_ARGUMENT, fmt::format("batch size > maximum allowed batch size {}",
-                                                               backend_.options().max_client_batch_size)});
+            {::grpc::StatusCode::INVALID_ARGUMENT,
+             fmt::format("batch size > maximum allowed batch size {}", backend_.tasks().limits().max_batch)});
       }
       if (pairs_->task.texts.empty()) {
         pairs_->task.tokenization = {message.truncate(), side_of(message.truncation_direction()),

@@ -14,8 +14,8 @@
 namespace warden::grpc {
 
 struct GrpcServer::Impl {
-  Impl(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics)
-      : backend(pipeline, std::move(options), metrics),
+  Impl(serving::tasks::Tasks& tasks, GrpcOptions options, serving::MetricsRegistry* metrics)
+      : backend(tasks, std::move(options), metrics),
         info(backend),
         embed(backend),
         predict(backend),
@@ -32,9 +32,9 @@ struct GrpcServer::Impl {
   bool stopped = false;
 };
 
-GrpcServer::GrpcServer(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics) {
+GrpcServer::GrpcServer(serving::tasks::Tasks& tasks, GrpcOptions options, serving::MetricsRegistry* metrics) {
   const int max_message = static_cast<int>(std::min<std::size_t>(options.max_message_bytes, INT32_MAX));
-  impl_ = std::make_unique<Impl>(pipeline, std::move(options), metrics);
+  impl_ = std::make_unique<Impl>(tasks, std::move(options), metrics);
   const GrpcOptions& o = impl_->backend.options();
   std::function<void()> on_refused;
   if (metrics != nullptr) {

@@ -13,8 +13,11 @@
 
 namespace warden::serving {
 class MetricsRegistry;
-class Pipeline;
 }  // namespace warden::serving
+
+namespace warden::serving::tasks {
+class Tasks;
+}  // namespace warden::serving::tasks
 
 namespace warden::grpc {
 
@@ -22,8 +25,6 @@ struct GrpcOptions {
   std::string hostname = "127.0.0.1";
   int port = 0;                              // 0: any free port (port() says which)
   std::string api_key;                       // non-empty: every service but health and reflection needs it
-  bool auto_truncate = true;                 // for Info only: TEI's gRPC requests say `truncate` themselves
-  std::size_t max_client_batch_size = 1024;  // texts in one Rerank (or RerankStream); more: INVALID_ARGUMENT
   std::size_t max_message_bytes = 2U << 20;  // largest request message; more: RESOURCE_EXHAUSTED
   std::size_t max_stream_in_flight =
       64;  // messages of one stream held at once: computing, or answered and unsent
@@ -40,9 +41,11 @@ struct GrpcOptions {
 
 class GrpcServer {
  public:
-  // Binds and starts serving; Error(Io) when the address cannot be bound. The pipeline
-  // (and metrics, which may be null) must outlive the server.
-  GrpcServer(serving::Pipeline& pipeline, GrpcOptions options, serving::MetricsRegistry* metrics);
+  // Binds and starts serving the runtime's tasks (serving/runtime.hpp), a peer of HTTP's
+  // router on them: the same limits (a Rerank's batch size, the truncation Info reports) and
+  // the same models. Error(Io) when the address cannot be bound. The tasks (and metrics,
+  // which may be null) must outlive the server.
+  GrpcServer(serving::tasks::Tasks& tasks, GrpcOptions options, serving::MetricsRegistry* metrics);
   GrpcServer(const GrpcServer&) = delete;
   GrpcServer& operator=(const GrpcServer&) = delete;
   // shutdown(0) unless it ran already.

@@ -36,7 +36,7 @@ void info(Backend& b, const Work& w, std::shared_ptr<const tei::v1::InfoRequest>
     out.set_max_concurrent_requests(static_cast<std::uint32_t>(s.max_concurrent));
     out.set_max_batch_tokens(static_cast<std::uint32_t>(s.max_batch_tokens));
     out.set_max_batch_requests(static_cast<std::uint32_t>(s.max_batch_inputs));
-    out.set_max_client_batch_size(static_cast<std::uint32_t>(b.options().max_client_batch_size));
+    out.set_max_client_batch_size(static_cast<std::uint32_t>(b.tasks().limits().max_batch));
     out.set_tokenization_workers(static_cast<std::uint32_t>(b.pipeline().workers()));
     reply(::grpc::Status::OK, out);
   });

@@ -35,7 +35,7 @@ struct RouterMetrics;
 using Input = serving::tasks::Input;
 
 struct App {
-  App(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* m, RouterOptions o);
+  App(serving::tasks::Tasks& tasks, const guard::Guard* guard, serving::MetricsRegistry* m, RouterOptions o);
   ~App();
   App(const App&) = delete;
   App& operator=(const App&) = delete;
@@ -45,8 +45,8 @@ struct App {
   serving::Scheduler& scheduler;
   const guard::Guard* guard_ptr;
   RouterOptions options;
-  // What the routes ask of the models: one API with gRPC (serving/tasks/tasks.hpp).
-  serving::tasks::Tasks tasks;
+  // What the routes ask of the models: the runtime's, shared with gRPC (serving/tasks/tasks.hpp).
+  serving::tasks::Tasks& tasks;
   std::unique_ptr<RouterMetrics> metrics;
   std::int64_t created_unix = 0;  // /v1/models' "created"
   // POST /admin/models runs the spec factory (which may download) on threads of its own;

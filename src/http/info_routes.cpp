@@ -73,14 +73,15 @@ void info(App& app, std::shared_ptr<Call> call) {
         w.key("max_input_length")
             .value(static_cast<std::uint64_t>(m.embedder != nullptr ? m.embedder->max_input_tokens()
                                                                     : m.classifier->max_input_tokens()));
-        w.key("auto_truncate").value(app.options.auto_truncate);
+        w.key("auto_truncate").value(app.tasks.limits().auto_truncate);
         w.key("max_batch_tokens").value(static_cast<std::uint64_t>(s.max_batch_tokens));
         w.key("max_batch_requests").value(static_cast<std::uint64_t>(s.max_batch_inputs));
         w.key("max_concurrent_requests").value(static_cast<std::uint64_t>(s.max_concurrent));
         w.key("max_queue").value(static_cast<std::uint64_t>(s.max_queue));
         w.key("queue_timeout_ms").value(static_cast<std::int64_t>(s.queue_timeout.count()));
-        w.key("max_client_batch_size").value(static_cast<std::uint64_t>(app.options.max_client_batch_size));
-        w.key("max_response_floats").value(static_cast<std::uint64_t>(app.options.max_response_floats));
+        w.key("max_client_batch_size").value(static_cast<std::uint64_t>(app.tasks.limits().max_batch));
+        w.key("max_response_floats")
+            .value(static_cast<std::uint64_t>(app.tasks.limits().max_response_floats));
         w.key("tokenization_workers").value(static_cast<std::uint64_t>(app.pipeline.workers()));
         w.key("prompts").begin_array();
         if (m.embedder != nullptr) {

@@ -216,16 +216,13 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
   }
 }
 
-App::App(serving::Pipeline& p, const guard::Guard* g, serving::MetricsRegistry* reg, RouterOptions o)
-    : pipeline(p),
-      models(p.models()),
-      scheduler(p.scheduler()),
+App::App(serving::tasks::Tasks& t, const guard::Guard* g, serving::MetricsRegistry* reg, RouterOptions o)
+    : pipeline(t.pipeline()),
+      models(pipeline.models()),
+      scheduler(pipeline.scheduler()),
       guard_ptr(g),
       options(std::move(o)),
-      tasks(p,
-            serving::tasks::Limits{options.max_client_batch_size, options.max_response_floats,
-                                   options.auto_truncate},
-            options.strict_model_names, serving::tasks::GuardSetup{g, options.guard_model}),
+      tasks(t),
       metrics(std::make_unique<RouterMetrics>(reg)),
       created_unix(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
@@ -279,9 +276,9 @@ void App::fail(Call& call, int status, std::string_view error_type, std::string_
   finish(call, Router::error_response(call.target, status, error_type, message, param));
 }
 
-Router::Router(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* metrics,
+Router::Router(serving::tasks::Tasks& tasks, const guard::Guard* guard, serving::MetricsRegistry* metrics,
                RouterOptions options)
-    : app_(std::make_unique<App>(pipeline, guard, metrics, std::move(options))) {}
+    : app_(std::make_unique<App>(tasks, guard, metrics, std::move(options))) {}
 
 Router::~Router() = default;
 

@@ -23,9 +23,12 @@
 #include "serving/model_manager.hpp"
 
 namespace warden::serving {
-class Pipeline;
 class MetricsRegistry;
 }  // namespace warden::serving
+
+namespace warden::serving::tasks {
+class Tasks;
+}  // namespace warden::serving::tasks
 
 namespace warden::guard {
 class Guard;
@@ -62,7 +65,7 @@ class Router final : public Handler {
   // names its model in the body's `model` field or with a /models/{name}/ path prefix;
   // without either, the first model of the kind the route needs answers. guard may be null.
   // Nothing is owned; all must outlive the router. metrics may be null.
-  Router(serving::Pipeline& pipeline, const guard::Guard* guard, serving::MetricsRegistry* metrics,
+  Router(serving::tasks::Tasks& tasks, const guard::Guard* guard, serving::MetricsRegistry* metrics,
          RouterOptions options);
   ~Router() override;
   Router(const Router&) = delete;

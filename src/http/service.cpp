@@ -1,11 +1,7 @@
 #include "http/service.hpp"
 
 #include "core/error.hpp"
-#include "serving/metrics.hpp"
 #include "serving/model_manager.hpp"
-#include "serving/pipeline.hpp"
-#include "serving/scheduler_metrics.hpp"
-#include "serving/worker_pool.hpp"
 
 namespace warden::http {
 
@@ -64,29 +60,35 @@ Service::Service(serving::ModelManager& models, const guard::Guard* guard, Servi
 
 void Service::start(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,
                     serving::MetricsRegistry* metrics) {
-  serving::SchedulerObserver observer;
-  if (metrics != nullptr) observer = serving::scheduler_observer(*metrics);
-  scheduler_ = std::make_unique<serving::Scheduler>(options.scheduler, std::move(observer));
-  if (metrics != nullptr) serving::register_scheduler_gauges(*metrics, *scheduler_);
-  workers_ = std::make_unique<serving::WorkerPool>(options.workers);
-  pipeline_ = std::make_unique<serving::Pipeline>(models, *scheduler_, *workers_, options.cache, metrics);
-  router_ = std::make_unique<Router>(*pipeline_, guard, metrics, std::move(options.router));
+  serving::RuntimeOptions r;
+  r.scheduler = options.scheduler;
+  r.workers = options.workers;
+  r.cache = options.cache;
+  r.limits = {options.router.max_client_batch_size, options.router.max_response_floats,
+              options.router.auto_truncate};
+  r.strict_model_names = options.router.strict_model_names;
+  r.guard = {guard, options.router.guard_model};
+  runtime_ = std::make_unique<serving::Runtime>(models, std::move(r), metrics);
+  router_ = std::make_unique<Router>(runtime_->tasks(), guard, metrics, std::move(options.router));
 }
 
 Service::~Service() {
-  if (workers_) shutdown(std::chrono::milliseconds(0));
+  if (!shut_down_) shutdown(std::chrono::milliseconds(0));
   router_.reset();
-  pipeline_.reset();
-  scheduler_.reset();
+  runtime_.reset();
 }
 
 void Service::shutdown(std::chrono::milliseconds grace) {
-  // Requests waiting for a model load go on to the scheduler first (or fail); then jobs
-  // still queued complete (Stopped) while the workers that format their answers are
-  // alive; then the workers run what is left. The router and scheduler go last.
-  pipeline_->leases().settle();
-  scheduler_->drain(grace);
-  workers_.reset();
+  shut_down_ = true;
+  runtime_->shutdown(grace);
+}
+
+serving::Pipeline& Service::pipeline() noexcept {
+  return runtime_->pipeline();
+}
+
+serving::Scheduler& Service::scheduler() noexcept {
+  return runtime_->scheduler();
 }
 
 }  // namespace warden::http

@@ -1,9 +1,8 @@
 #pragma once
-// The application behind the server, assembled in the one order that tears down safely:
-// models -> scheduler (compute thread) -> workers (tokenization, formatting) -> pipeline
-// (the result cache, the one inference path) -> router (routes). The CLI and the tests build
-// a Service and hand service.handler() to a Server; a second transport (gRPC) runs on the
-// same service.pipeline().
+// The HTTP application over a serving::Runtime (serving/runtime.hpp: scheduler, workers,
+// pipeline, tasks): models -> runtime -> router (routes). The CLI and the tests build a
+// Service and hand service.handler() to a Server; gRPC is a peer on the same
+// service.runtime().
 
 #include <chrono>
 #include <cstddef>
@@ -14,6 +13,7 @@
 #include "embed/sequence_classifier.hpp"
 #include "http/router.hpp"
 #include "serving/result_cache.hpp"
+#include "serving/runtime.hpp"
 #include "serving/scheduler.hpp"
 
 namespace warden::serving {
@@ -63,8 +63,9 @@ class Service {
   ~Service();
 
   [[nodiscard]] Handler& handler() noexcept { return *router_; }
-  [[nodiscard]] serving::Scheduler& scheduler() noexcept { return *scheduler_; }
-  [[nodiscard]] serving::Pipeline& pipeline() noexcept { return *pipeline_; }
+  [[nodiscard]] serving::Runtime& runtime() noexcept { return *runtime_; }
+  [[nodiscard]] serving::Scheduler& scheduler() noexcept;
+  [[nodiscard]] serving::Pipeline& pipeline() noexcept;
 
   // Waits for requests that wait for a model load, then lets queued work finish (at most `grace`; what is
   // left is answered 503), then joins the workers, so that every answer has been handed to its Respond
@@ -76,10 +77,9 @@ class Service {
   void start(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,
              serving::MetricsRegistry* metrics);
   std::unique_ptr<serving::ModelManager> owned_models_;  // single-model services
-  std::unique_ptr<serving::Scheduler> scheduler_;
-  std::unique_ptr<serving::WorkerPool> workers_;
-  std::unique_ptr<serving::Pipeline> pipeline_;
+  std::unique_ptr<serving::Runtime> runtime_;
   std::unique_ptr<Router> router_;
+  bool shut_down_ = false;
 };
 
 }  // namespace warden::http

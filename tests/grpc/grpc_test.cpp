@@ -90,7 +90,7 @@ class GrpcService : public ::testing::Test {
     service_ = std::make_unique<http::Service>(models_, nullptr, o, &metrics_);
     GrpcOptions g;
     g.api_key = api_key_;
-    server_ = std::make_unique<GrpcServer>(service_->pipeline(), g, &metrics_);
+    server_ = std::make_unique<GrpcServer>(service_->runtime().tasks(), g, &metrics_);
     channel_ = ::grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
                                      ::grpc::InsecureChannelCredentials());
   }
@@ -521,7 +521,7 @@ TEST(GrpcAdmission, AFullQueueIsResourceExhaustedAndTheServerStaysHealthy) {
   o.scheduler.max_concurrent = 1;
   o.scheduler.max_queue = 1;
   http::Service service(embedder, o, &metrics);
-  GrpcServer server(service.pipeline(), {}, &metrics);
+  GrpcServer server(service.runtime().tasks(), {}, &metrics);
   auto channel = ::grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()),
                                        ::grpc::InsecureChannelCredentials());
   auto stub = tei::v1::Embed::NewStub(channel);
@@ -564,7 +564,7 @@ TEST(GrpcColbert, RerankScoresByMaxSimAsHttpDoes) {
     http::ServiceOptions o;
     o.workers = 2;
     http::Service service(models, nullptr, o, &metrics);
-    GrpcServer server(service.pipeline(), GrpcOptions{}, &metrics);
+    GrpcServer server(service.runtime().tasks(), GrpcOptions{}, &metrics);
     auto channel = ::grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()),
                                          ::grpc::InsecureChannelCredentials());
     auto stub = tei::v1::Rerank::NewStub(channel);

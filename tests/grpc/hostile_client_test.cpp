@@ -78,7 +78,7 @@ TEST(GrpcHostileClient, AStreamThatIsNeverReadStopsBeingRead) {
   http::Service service(embedder, {}, &metrics);
   GrpcOptions g;
   g.max_stream_in_flight = 16;
-  GrpcServer server(service.pipeline(), g, &metrics);
+  GrpcServer server(service.runtime().tasks(), g, &metrics);
   auto channel = ::grpc::CreateChannel("127.0.0.1:" + std::to_string(server.port()),
                                        ::grpc::InsecureChannelCredentials());
   auto stub = tei::v1::Embed::NewStub(channel);
@@ -128,7 +128,7 @@ TEST(GrpcHostileClient, RapidResetIsCutOffWithGoaway) {
   http::Service service(embedder, {}, &metrics);
   GrpcOptions g;
   g.max_reset_burst = 500;
-  GrpcServer server(service.pipeline(), g, &metrics);
+  GrpcServer server(service.runtime().tasks(), g, &metrics);
   const std::string hello("\x0a\x05hello", 7);  // EmbedRequest{inputs: "hello"}
   constexpr int kFlood = 60000;
   for (const char* method : {"/tei.v1.Embed/Embed", "/no.Such/Method"}) {
@@ -203,7 +203,7 @@ class GrpcMalformed : public ::testing::Test {
  protected:
   GrpcMalformed() {
     service_ = std::make_unique<http::Service>(embedder_, http::ServiceOptions{}, &metrics_);
-    server_ = std::make_unique<GrpcServer>(service_->pipeline(), GrpcOptions{}, &metrics_);
+    server_ = std::make_unique<GrpcServer>(service_->runtime().tasks(), GrpcOptions{}, &metrics_);
     channel_ = ::grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
                                      ::grpc::InsecureChannelCredentials());
   }
