@@ -16,11 +16,6 @@ namespace {
 
 namespace tasks = serving::tasks;
 
-tasks::Tokenization truncation(std::optional<bool> truncate, TruncationDirection direction) {
-  return {truncate, direction == TruncationDirection::Left ? TruncationSide::Left : TruncationSide::Right,
-          std::nullopt};
-}
-
 // Every pair's code points (TEI's x-compute-characters): the query with each text.
 std::size_t pair_characters(const std::string& query, const std::vector<std::string>& texts) {
   const std::size_t query_chars = code_points(query);
@@ -118,7 +113,7 @@ void rerank(App& app, std::shared_ptr<Call> call, std::string_view body) {
   tasks::Rerank task;
   task.queries = {request->query};
   task.texts = request->texts;
-  task.tokenization = truncation(request->truncate, request->truncation_direction);
+  task.tokenization = tokenization(request->truncate, request->truncation_direction);
   task.instruction = request->instruction;
   task.raw_scores = request->raw_scores;
   task.weights = request->retrieval_weights;
@@ -186,7 +181,7 @@ void predict(App& app, std::shared_ptr<Call> call, std::string_view body) {
     call->characters += code_points(in.text) + (in.text_pair ? code_points(*in.text_pair) : 0);
     task.inputs.push_back({std::move(in.text), std::move(in.text_pair)});
   }
-  task.tokenization = truncation(request.truncate, request.truncation_direction);
+  task.tokenization = tokenization(request.truncate, request.truncation_direction);
   task.raw_scores = request.raw_scores;
   app.tasks.classify(
       app.task_context(*call, std::move(request.model)), std::move(task),

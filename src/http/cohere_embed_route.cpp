@@ -38,10 +38,7 @@ void cohere_embed(App& app, std::shared_ptr<Call> call, std::string_view body, i
     task.inputs.push_back(Input{t, {}, false});
     call->characters += code_points(t);
   }
-  task.tokenization = {request->truncate,
-                       request->truncation_direction == TruncationDirection::Left ? TruncationSide::Left
-                                                                                  : TruncationSide::Right,
-                       std::nullopt};
+  task.tokenization = tokenization(request->truncate, request->truncation_direction);
   if (request->input_type) task.purposes = purposes_of(*request->input_type);
   task.dimensions = request->output_dimension;
   task.dimensions_field = "output_dimension";

@@ -18,12 +18,6 @@ namespace tasks = serving::tasks;
 
 namespace {
 
-tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,
-                                 std::optional<std::string> prompt_name) {
-  return {truncate, direction == TruncationDirection::Left ? TruncationSide::Left : TruncationSide::Right,
-          std::move(prompt_name)};
-}
-
 Response rows_response(const Embeddings& rows) {
   JsonWriter w;
   w.begin_array();

@@ -696,4 +696,10 @@ AdminModelRequest parse_admin_model(std::string_view body) {
   return request;
 }
 
+serving::tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,
+                                          std::optional<std::string> prompt_name) {
+  return {truncate, direction == TruncationDirection::Left ? TruncationSide::Left : TruncationSide::Right,
+          std::move(prompt_name)};
+}
+
 }  // namespace warden::http

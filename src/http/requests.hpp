@@ -38,6 +38,10 @@ using Input = serving::tasks::Input;
 
 enum class TruncationDirection { Right, Left };  // TEI's "Right" / "Left" (accepted in any case)
 
+// A request's truncation (and prompt by name) as a task states them (serving/tasks/inputs.hpp).
+serving::tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,
+                                          std::optional<std::string> prompt_name = std::nullopt);
+
 // TEI POST /embed and /embed_all (embed_all ignores normalize/dimensions).
 struct EmbedRequest {
   // `inputs`: "text" | [ids...] (one sequence) | ["a","b"] | [[ids],[ids]] | mixed ["a",[ids]].

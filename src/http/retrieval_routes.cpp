@@ -34,10 +34,7 @@ void embed_retrieval(App& app, std::shared_ptr<Call> call, std::string_view body
   call->characters += serving::tasks::characters(rq.inputs);
   serving::tasks::EmbedRetrieval task;
   task.inputs = std::move(rq.inputs);
-  task.tokenization = {
-      rq.truncate,
-      rq.truncation_direction == TruncationDirection::Left ? TruncationSide::Left : TruncationSide::Right,
-      std::move(rq.prompt_name)};
+  task.tokenization = tokenization(rq.truncate, rq.truncation_direction, std::move(rq.prompt_name));
   task.outputs = request.outputs;
   task.dimensions = rq.dimensions;
   task.normalize = rq.normalize;

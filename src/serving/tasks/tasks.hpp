@@ -51,9 +51,11 @@ struct Context {
 template <class R>
 struct Finished {
   LeasePtr lease;
-  std::string substituted;         // ChosenModel::substituted
-  const Inference* run = nullptr;  // the pipeline's record (timings, tokens, cache use) once it ran
-  std::optional<R> value;          // the result, unless `error`
+  std::string substituted;  // ChosenModel::substituted
+  // The pipeline's record (timings, tokens, cache use) once it ran; valid only while `then`
+  // runs: copy what outlives it.
+  const Inference* run = nullptr;
+  std::optional<R> value;  // the result, unless `error`
   std::exception_ptr error;
 };
 template <class R>
