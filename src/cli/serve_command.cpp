@@ -185,30 +185,27 @@ std::vector<std::string> read_warmup_file(const std::string& path) {
   return texts;
 }
 
-// Embeds the warm-up texts through the router, as POST /embed requests with the default
-// embedding model and options would, so that the result cache holds them before the server
-// listens. Throws Error(InvalidArgument) when a request fails (no embedding model, a bad text).
-// --warmup-file: the texts go through the pipeline as /embed's would with default options,
+// --warmup-file: the texts go through the Embed task as /embed's would with default options,
 // on the default embedding model, so that their vectors wait in the result cache under the
-// keys /embed (and gRPC's Embed) look up.
-void warm_up(serving::Pipeline& pipeline, const std::vector<std::string>& texts, bool auto_truncate) {
-  const std::optional<std::string> name = pipeline.models().default_for({ModelKind::Embedding});
-  if (!name) throw Error(ErrorKind::InvalidArgument, "--warmup-file: no embedding model is served");
-  const serving::LeasePtr lease = pipeline.models().acquire_sync(*name);
-  const Embedder& e = *lease->model().embedder;
-  const InputOptions o = serving::input_options(e, auto_truncate, TruncationSide::Right, std::nullopt);
-  const std::string prefix = serving::Pipeline::cache_prefix(*lease, "pooled", o);
-  constexpr std::size_t kChunk = 32;  // texts per job: batches like a client's
-  for (std::size_t begin = 0; begin < texts.size(); begin += kChunk) {
-    const std::size_t end = std::min(texts.size(), begin + kChunk);
-    serving::InferenceRequest job = serving::InferenceRequest::on(lease->model(), serving::Output::Pooled);
-    job.inputs = end - begin;
-    job.prepare = [&](std::size_t i) { return e.prepare(texts[begin + i], o); };
-    job.key = [&](std::size_t i) { return serving::text_key(prefix, texts[begin + i]); };
+// keys /embed (and gRPC's Embed) look up. Throws Error(InvalidArgument) when a chunk fails (no
+// embedding model, a bad text).
+void warm_up(serving::tasks::Tasks& tasks, const std::vector<std::string>& texts) {
+  if (!tasks.pipeline().models().default_for({ModelKind::Embedding})) {
+    throw Error(ErrorKind::InvalidArgument, "--warmup-file: no embedding model is served");
+  }
+  // Texts per task: batches like a client's, within the server's batch limit.
+  const std::size_t chunk = std::min<std::size_t>(32, std::max<std::size_t>(1, tasks.limits().max_batch));
+  for (std::size_t begin = 0; begin < texts.size(); begin += chunk) {
+    const std::size_t end = std::min(texts.size(), begin + chunk);
+    serving::tasks::Embed task;
+    for (std::size_t i = begin; i < end; ++i) task.inputs.push_back({texts[i], {}, false});
     std::promise<std::exception_ptr> answer;
-    pipeline.run(std::move(job), [&answer](serving::Inference& r) {
-      answer.set_value(r.outcome == serving::Outcome::Done ? nullptr : r.error);
-    });
+    try {
+      tasks.embed({}, std::move(task),
+                  [&answer](serving::tasks::Finished<Embeddings>& f) { answer.set_value(f.error); });
+    } catch (...) {
+      answer.set_value(std::current_exception());
+    }
     if (const std::exception_ptr error = answer.get_future().get()) {
       std::string why = "unknown error";
       try {
@@ -428,7 +425,7 @@ int run_serve(ServeOptions options) {
     // Before the server listens: /health is not ready until the cache holds these.
     const auto start = std::chrono::steady_clock::now();
     try {
-      warm_up(app.pipeline(), warmup_texts, service.router.auto_truncate);
+      warm_up(app.runtime().tasks(), warmup_texts);
     } catch (const Error& e) {
       log_line("warden serve: error: {}\n", e.what());
       return kExitUsage;
