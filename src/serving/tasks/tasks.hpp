@@ -150,18 +150,26 @@ class Tasks {
 
 template <class R>
 void Tasks::run(const Context& context, std::initializer_list<ModelKind> kinds, Plan<R> plan, Then<R> then) {
-  auto failed = [then](std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen) {
+  // One allocation holds what both continuations need (a request's hot path: each copy of a
+  // std::function or a context is a heap allocation).
+  struct Pending {
+    Context context;
+    Plan<R> plan;
+    Then<R> then;
+  };
+  auto pending = std::make_shared<Pending>(Pending{context, std::move(plan), std::move(then)});
+  auto failed = [pending](std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen) {
     Finished<R> f;
     f.lease = std::move(lease);
     f.substituted = chosen.substituted;
     f.error = std::move(error);
-    then(f);
+    pending->then(f);
   };
-  auto next = [this, context, plan = std::move(plan), then](LeasePtr lease, const ChosenModel& chosen) {
-    Job<R> job = plan(*lease);
-    launch<R>(context, std::move(lease), chosen.substituted, std::move(job), then);
+  auto next = [this, pending](LeasePtr lease, const ChosenModel& chosen) {
+    Job<R> job = pending->plan(*lease);
+    launch<R>(pending->context, std::move(lease), chosen.substituted, std::move(job), pending->then);
   };
-  with_lease(context.model, kinds, std::move(next), std::move(failed));
+  with_lease(pending->context.model, kinds, std::move(next), std::move(failed));
 }
 
 template <class R>
