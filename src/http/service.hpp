@@ -5,23 +5,13 @@
 // service.runtime().
 
 #include <chrono>
-#include <cstddef>
 #include <memory>
 #include <string>
 
 #include "embed/embedder.hpp"
 #include "embed/sequence_classifier.hpp"
 #include "http/router.hpp"
-#include "serving/result_cache.hpp"
 #include "serving/runtime.hpp"
-#include "serving/scheduler.hpp"
-
-namespace warden::serving {
-class MetricsRegistry;
-class ModelManager;
-class Pipeline;
-class WorkerPool;
-}  // namespace warden::serving
 
 namespace warden::http {
 
