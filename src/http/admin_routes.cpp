@@ -11,12 +11,39 @@
 
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
+#include "core/precision.hpp"
+#include "http/admin_routes.hpp"
 #include "http/api_error.hpp"
-#include "http/app.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
+#include "serving/model_name.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+AdminModelRequest parse_admin_model(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  AdminModelRequest request;
+  request.source = required_string(obj, "model");
+  request.name = optional_string(obj, "name").value_or("");
+  if (request.source.size() > 200) throw validation("`model` is longer than 200 bytes", "model");
+  for (const char c : request.source) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      throw validation("`model` contains a control character", "model");
+    }
+  }
+  if (request.source.empty()) throw validation("`model` cannot be empty", "model");
+  if (!request.name.empty() && !serving::is_valid_alias(request.name)) {
+    throw validation(fmt::format("`name` must be {}", serving::kAliasRule), "name");
+  }
+  request.dtype = optional_string(obj, "dtype").value_or("");
+  if (!request.dtype.empty() && request.dtype != "auto" && !parse_precision(request.dtype)) {
+    throw validation("`dtype` must be one of float32, bfloat16, int8, auto", "dtype");
+  }
+  return request;
+}
 
 namespace {
 

@@ -1,5 +1,5 @@
 #pragma once
-// What every route handler may use (route_handlers.hpp): the tasks (serving/tasks, one API
+// What every route handler (`<family>_routes.hpp`) may use: the tasks (serving/tasks, one API
 // with gRPC), the server's options, models and metrics, and the answering of a call — a
 // task's end as its answer, the one error map, the headers every answer carries. Internal to
 // src/http/.

@@ -4,13 +4,167 @@
 // batches) and formats the result on a worker; a rerank with `guard` then has the guard judge
 // the texts it returns.
 
+#include "http/classify_routes.hpp"
 #include "core/json_writer.hpp"
-#include "http/app.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
+#include "http/guard_route.hpp"
 #include "serving/results.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+namespace {
+
+// [dense, sparse, multi]: three numbers >= 0, not all zero.
+std::optional<RetrievalWeights> retrieval_weights(object obj) {
+  const std::optional<element> field = optional_field(obj, "retrieval_weights");
+  if (!field) return std::nullopt;
+  const std::string what =
+      "`retrieval_weights` must be [dense, sparse, multi]: three numbers >= 0, not all 0";
+  array list;
+  if (field->get(list) != simdjson::SUCCESS || list.size() != 3) throw validation(what, "retrieval_weights");
+  float w[3] = {0, 0, 0};
+  std::size_t i = 0;
+  for (const element e : list) {
+    double x = 0;
+    if (e.get(x) != simdjson::SUCCESS || !(x >= 0) || x > 1e6) throw validation(what, "retrieval_weights");
+    w[i++] = static_cast<float>(x);
+  }
+  if (w[0] + w[1] + w[2] <= 0) throw validation(what, "retrieval_weights");
+  return RetrievalWeights{w[0], w[1], w[2]};
+}
+
+}  // namespace
+
+RerankRequest parse_tei_rerank(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  RerankRequest request;
+  request.query = non_empty_query(obj);
+  request.texts = string_list(required_field(obj, "texts"), "texts");
+  request.raw_scores = bool_or(obj, "raw_scores", false);
+  request.return_text = bool_or(obj, "return_text", false);
+  request.guard = bool_or(obj, "guard", false);
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.model = model_field(obj);
+  request.retrieval_weights = retrieval_weights(obj);
+  request.instruction = optional_string(obj, "instruction").value_or("");
+  return request;
+}
+
+DocumentsRerankRequest parse_documents_rerank(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  DocumentsRerankRequest request;
+  request.model = model_field(obj);
+  request.query = non_empty_query(obj);
+  // Cohere, Jina and vLLM send `documents`; llama.cpp's and Mixedbread's /v1/reranking send
+  // `input`.
+  std::string_view field = "documents";
+  if (!optional_field(obj, field) && optional_field(obj, "input")) field = "input";
+  array list;
+  if (required_field(obj, field).get(list) != simdjson::SUCCESS) {
+    throw validation(ticked(field) + " must be a list of strings or of {\"text\": str} objects",
+                     std::string(field));
+  }
+  if (list.size() == 0) throw empty(field);
+  request.documents.reserve(list.size());
+  request.return_input = bool_or(obj, "return_input", false);
+  std::size_t i = 0;
+  for (const element e : list) {
+    const std::string label = item(field, i++);
+    if (request.return_input) request.inputs_as_sent.push_back(simdjson::minify(e));
+    std::string_view s;
+    object doc;
+    if (e.get(s) == simdjson::SUCCESS) {
+      request.documents.emplace_back(s);
+    } else if (e.get(doc) == simdjson::SUCCESS) {
+      // Cohere's and Jina's document objects carry the text in "text".
+      const std::optional<element> text = optional_field(doc, "text");
+      if (!text) throw validation("missing field `" + label + ".text`", std::string(field));
+      request.documents.push_back(string_value(*text, label + ".text", field));
+    } else {
+      throw validation(ticked(label) + " must be a string or a {\"text\": str} object", std::string(field));
+    }
+  }
+  request.documents_field = std::string(field);
+  // Cohere's top_n; Jina's and llama.cpp's top_k. Both at once must agree.
+  request.top_n = optional_positive(obj, "top_n");
+  const std::optional<std::size_t> top_k = optional_positive(obj, "top_k");
+  if (request.top_n && top_k && *request.top_n != *top_k) {
+    throw validation("`top_n` and `top_k` are the same setting: give one", "top_k");
+  }
+  if (!request.top_n) request.top_n = top_k;
+  request.return_documents = bool_or(obj, "return_documents", false);
+  request.guard = bool_or(obj, "guard", false);
+  request.retrieval_weights = retrieval_weights(obj);
+  request.instruction = optional_string(obj, "instruction").value_or("");
+  return request;
+}
+
+namespace {
+
+// One /predict sequence given as a list: [text] or [text, text_pair].
+PredictInput predict_sequence(array list, std::string_view label) {
+  const std::size_t n = list.size();
+  if (n != 1 && n != 2) {
+    throw validation(
+        ticked(label) + " must be a text [str] or a pair [str, str], not " + std::to_string(n) + " elements",
+        "inputs");
+  }
+  PredictInput in;
+  in.text = string_value(first(list), item(label, 0), "inputs");
+  if (n == 2) in.text_pair = string_value(second(list), item(label, 1), "inputs");
+  return in;
+}
+
+}  // namespace
+
+PredictRequest parse_predict(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  PredictRequest request;
+  const element field = required_field(obj, "inputs");
+  const char* const shape =
+      "`inputs` must be a string, a pair [str, str] or a batch [[str], [str, str], ...]";
+  std::string_view s;
+  array list;
+  if (field.get(s) == simdjson::SUCCESS) {
+    request.inputs.push_back(PredictInput{std::string(s), std::nullopt});
+    request.single = true;
+  } else if (field.get(list) != simdjson::SUCCESS) {
+    throw validation(shape, "inputs");
+  } else if (list.size() == 0) {
+    // TEI's deserializer rejects [] (422); every other route answers an empty list with
+    // 400 Empty, and so does this one.
+    throw empty("inputs");
+  } else if (first(list).is_string()) {
+    // TEI: a first element that is a string makes the whole list ONE sequence, so ["a", "b"]
+    // is one (text, text_pair) pair, never a batch of two texts.
+    request.inputs.push_back(predict_sequence(list, "inputs"));
+    request.single = true;
+  } else if (first(list).is_array()) {
+    request.inputs.reserve(list.size());
+    std::size_t i = 0;
+    for (const element e : list) {
+      const std::string label = item("inputs", i++);
+      array seq;
+      if (e.get(seq) != simdjson::SUCCESS)
+        throw validation(ticked(label) + " must be [str] or [str, str]", "inputs");
+      request.inputs.push_back(predict_sequence(seq, label));
+    }
+  } else {
+    throw validation(shape, "inputs");
+  }
+  request.raw_scores = bool_or(obj, "raw_scores", false);
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.model = model_field(obj);
+  return request;
+}
 
 namespace {
 

@@ -7,12 +7,59 @@
 #include <vector>
 
 #include "core/json_writer.hpp"
-#include "http/app.hpp"
+#include "http/cohere_embed_route.hpp"
 #include "http/embed_rows.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+CohereEmbedRequest parse_cohere_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  CohereEmbedRequest request;
+  if (!optional_field(obj, "texts") && (optional_field(obj, "images") || optional_field(obj, "inputs"))) {
+    throw ApiError(422, "Validation", "only `texts` can be embedded here: images are not supported", "texts");
+  }
+  request.texts = string_list(required_field(obj, "texts"), "texts");
+  for (std::size_t i = 0; i < request.texts.size(); ++i) {
+    if (request.texts[i].empty())
+      throw ApiError(400, "Empty", ticked(item("texts", i)) + " cannot be empty", "texts");
+  }
+  request.model = model_field(obj);
+  request.input_type = optional_string(obj, "input_type");
+  if (const std::optional<element> types = optional_field(obj, "embedding_types")) {
+    const std::vector<std::string> names = string_list(*types, "embedding_types");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::optional<EmbeddingType> t = parse_embedding_type(names[i]);
+      if (!t) {
+        throw validation(ticked(item("embedding_types", i)) +
+                             " must be one of float, int8, uint8, binary, ubinary, base64",
+                         "embedding_types");
+      }
+      if (std::find(request.embedding_types.begin(), request.embedding_types.end(), *t) ==
+          request.embedding_types.end()) {
+        request.embedding_types.push_back(*t);
+      }
+    }
+  }
+  if (const std::optional<std::string> truncate = optional_string(obj, "truncate")) {
+    if (*truncate == "NONE") {
+      request.truncate = false;
+    } else if (*truncate == "END") {
+      request.truncate = true;
+    } else if (*truncate == "START") {
+      request.truncate = true;
+      request.truncation_direction = TruncationDirection::Left;
+    } else {
+      throw validation("`truncate` must be NONE, START or END", "truncate");
+    }
+  }
+  request.output_dimension = optional_positive(obj, "output_dimension");
+  return request;
+}
 
 namespace {
 

@@ -6,8 +6,7 @@
 #include <string_view>
 
 #include "http/api_error.hpp"
-#include "http/app.hpp"
-#include "http/route_handlers.hpp"
+#include "http/docs_route.hpp"
 
 #ifdef WARDEN_SWAGGER_UI
 namespace warden::embedded {

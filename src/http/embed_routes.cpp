@@ -5,14 +5,96 @@
 #include <fmt/format.h>
 
 #include "core/json_writer.hpp"
-#include "http/app.hpp"
 #include "http/base64.hpp"
+#include "http/embed_routes.hpp"
 #include "http/embed_rows.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
 #include "serving/tasks/task_error.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+EmbedRequest tei_embed_fields(object obj) {
+  EmbedRequest request;
+  request.inputs = embedding_inputs(obj, "inputs");
+  request.normalize = bool_or(obj, "normalize", true);
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.prompt_name = optional_string(obj, "prompt_name");
+  request.dimensions = optional_positive(obj, "dimensions");
+  // Empty strings pass: the parser checks shapes, not content. (TEI itself answers 400 Empty
+  // for an empty text, in its tokenization step; that is the router's call.)
+  request.model = model_field(obj);
+  return request;
+}
+
+EmbedRequest parse_tei_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  return tei_embed_fields(parse_object(parser, body));
+}
+
+OpenAiEmbedRequest parse_openai_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  OpenAiEmbedRequest request;
+  request.input = embedding_inputs(obj, "input");
+  // OpenAI refuses empty strings; the index tells a client which of its texts was empty.
+  for (std::size_t i = 0; i < request.input.size(); ++i) {
+    const Input& in = request.input[i];
+    if (!in.is_ids && in.text.empty()) {
+      const std::string label = required_field(obj, "input").is_string() ? "input" : item("input", i);
+      throw validation(ticked(label) + " cannot be an empty string", "input");
+    }
+  }
+  request.model = model_field(obj);
+  request.user = optional_string(obj, "user").value_or("");
+  const std::optional<std::string> format = optional_string(obj, "encoding_format");
+  if (format && *format == "base64") {
+    request.base64 = true;
+  } else if (format && *format != "float") {
+    throw validation("`encoding_format` must be \"float\" or \"base64\"", "encoding_format");
+  }
+  request.dimensions = optional_positive(obj, "dimensions");
+  return request;
+}
+
+SimilarityRequest parse_similarity(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  object inputs;
+  if (required_field(obj, "inputs").get(inputs) != simdjson::SUCCESS) {
+    throw validation("`inputs` must be an object {\"source_sentence\": str, \"sentences\": [str]}", "inputs");
+  }
+  SimilarityRequest request;
+  const std::optional<element> source = optional_field(inputs, "source_sentence");
+  if (!source) throw validation("missing field `inputs.source_sentence`", "inputs");
+  request.source_sentence = string_value(*source, "inputs.source_sentence", "inputs");
+  const std::optional<element> sentences = optional_field(inputs, "sentences");
+  if (!sentences) throw validation("missing field `inputs.sentences`", "inputs");
+  try {
+    request.sentences = string_list(*sentences, "inputs.sentences");
+  } catch (const ApiError& e) {
+    // The message names `inputs.sentences[i]`; the param is the top-level field.
+    throw ApiError(e.status(), e.error_type(), e.what(), "inputs");
+  }
+  // TEI takes these from "parameters"; the top level is accepted too, and "parameters" wins.
+  request.truncate = optional_bool(obj, "truncate");
+  request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
+  request.prompt_name = optional_string(obj, "prompt_name");
+  if (const std::optional<element> params_field = optional_field(obj, "parameters")) {
+    object params;
+    if (params_field->get(params) != simdjson::SUCCESS)
+      throw validation("`parameters` must be an object", "parameters");
+    if (const std::optional<bool> t = optional_bool(params, "truncate")) request.truncate = t;
+    request.truncation_direction = truncation_direction(params, request.truncation_direction);
+    if (std::optional<std::string> p = optional_string(params, "prompt_name"))
+      request.prompt_name = std::move(p);
+  }
+  request.model = model_field(obj);
+  return request;
+}
 
 namespace tasks = serving::tasks;
 

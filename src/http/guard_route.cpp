@@ -8,11 +8,22 @@
 
 #include "core/json_writer.hpp"
 #include "guard/guard.hpp"
-#include "http/app.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
+#include "http/guard_route.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+GuardRequest parse_guard(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  GuardRequest request;
+  request.inputs = string_or_list(obj, "inputs", request.single);
+  request.model = model_field(obj);
+  return request;
+}
 
 void guard(App& app, std::shared_ptr<Call> call, std::string_view body) {
   GuardRequest request = parse_guard(body);

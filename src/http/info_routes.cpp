@@ -4,8 +4,7 @@
 
 #include "core/json_writer.hpp"
 #include "http/api_error.hpp"
-#include "http/app.hpp"
-#include "http/route_handlers.hpp"
+#include "http/info_routes.hpp"
 #include "http/router_metrics.hpp"
 
 // WARDEN_VERSION: the project's version, defined by src/CMakeLists.txt.

@@ -14,11 +14,46 @@
 
 #include "core/json_writer.hpp"
 #include "guard/guard.hpp"
-#include "http/app.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
+#include "http/guard_route.hpp"
+#include "http/litellm_guardrail_route.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+GuardrailRequest parse_litellm_guardrail(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  GuardrailRequest request;
+  // LiteLLM sends an empty list when a call has no text (an image-only request): nothing to judge.
+  request.texts = string_items(required_field(obj, "texts"), "texts");
+  if (std::optional<std::string> type = optional_string(obj, "input_type")) {
+    if (*type != "request" && *type != "response") {
+      throw validation("`input_type` must be \"request\" or \"response\"", "input_type");
+    }
+    request.input_type = std::move(*type);
+  }
+  for (const std::string_view name : {"images", "tools", "structured_messages"}) {
+    if (const std::optional<element> f = optional_field(obj, name); f && !f->is_array()) {
+      throw validation(ticked(name) + " must be a list", std::string(name));
+    }
+  }
+  for (const std::string_view name : {"litellm_call_id", "litellm_trace_id"})
+    (void)optional_string(obj, name);
+  if (const std::optional<element> f = optional_field(obj, "request_data"); f && !f->is_object()) {
+    throw validation("`request_data` must be an object", "request_data");
+  }
+  constexpr std::string_view kParams = "additional_provider_specific_params";
+  if (const std::optional<element> f = optional_field(obj, kParams)) {
+    object params;
+    if (f->get(params) != simdjson::SUCCESS)
+      throw validation(ticked(kParams) + " must be an object", std::string(kParams));
+    request.block_on_abstain = bool_or(params, "block_on_abstain", false);
+  }
+  return request;
+}
 
 namespace {
 

@@ -3,13 +3,74 @@
 // model's dense, sparse and multi-vector (ColBERT) outputs for each input, from one forward pass
 // (docs/api.md). Both are serving/tasks' EmbedRetrieval, formatted here.
 
+#include "http/retrieval_routes.hpp"
+#include <fmt/format.h>
+
 #include "core/json_writer.hpp"
-#include "http/app.hpp"
 #include "http/embed_rows.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+namespace {
+
+HybridEmbedRequest sparse_fields(object obj) {
+  HybridEmbedRequest request;
+  request.embed = tei_embed_fields(obj);
+  request.top_k = optional_positive(obj, "top_k");
+  if (const std::optional<element> t = optional_field(obj, "threshold")) {
+    double x = 0;
+    if (t->get(x) != simdjson::SUCCESS || !(x >= 0) || x > 3.4e38) {
+      throw validation("`threshold` must be a number >= 0", "threshold");
+    }
+    request.threshold = static_cast<float>(x);
+  }
+  if (const std::optional<std::string> role = optional_string(obj, "input_type")) {
+    if (*role == "query" || *role == "search_query") {
+      request.query = true;
+    } else if (*role != "document" && *role != "search_document") {
+      throw validation(
+          "`input_type` must be \"query\" or \"document\" (or Cohere's search_query, search_document)",
+          "input_type");
+    }
+  }
+  return request;
+}
+
+}  // namespace
+
+HybridEmbedRequest parse_sparse_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  HybridEmbedRequest request = sparse_fields(parse_object(parser, body));
+  request.outputs = RetrievalOutputs{false, true, false};
+  return request;
+}
+
+HybridEmbedRequest parse_hybrid_embed(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  HybridEmbedRequest request = sparse_fields(obj);
+  const std::optional<element> field = optional_field(obj, "outputs");
+  if (!field) return request;
+  const std::vector<std::string> names = string_list(*field, "outputs");  // an empty list is 400 Empty
+  RetrievalOutputs o{false, false, false};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    bool* slot = names[i] == "dense"    ? &o.dense
+                 : names[i] == "sparse" ? &o.sparse
+                 : names[i] == "multi"  ? &o.multi
+                                        : nullptr;
+    if (slot == nullptr) {
+      throw validation(fmt::format("`outputs[{}]` must be \"dense\", \"sparse\" or \"multi\"", i), "outputs");
+    }
+    if (*slot) throw validation(fmt::format("`outputs[{}]` names \"{}\" twice", i, names[i]), "outputs");
+    *slot = true;
+  }
+  request.outputs = o;
+  return request;
+}
 
 namespace {
 

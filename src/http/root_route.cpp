@@ -9,11 +9,26 @@
 #include <fmt/format.h>
 
 #include "http/api_error.hpp"
-#include "http/app.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
+#include "http/classify_routes.hpp"
+#include "http/embed_routes.hpp"
+#include "http/root_route.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+RootRequest parse_root(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  RootRequest request;
+  request.model = model_field(obj);
+  request.has_query = optional_field(obj, "query").has_value();
+  const std::optional<element> inputs = optional_field(obj, "inputs");
+  request.similarity = inputs && inputs->is_object();
+  return request;
+}
 
 void root(App& app, std::shared_ptr<Call> call, std::string_view body) {
   // The model decides which parser reads the body: a path naming no model is 404 first

@@ -12,7 +12,6 @@
 #include "guard/guard.hpp"
 #include "http/api_error.hpp"
 #include "http/app.hpp"
-#include "http/requests.hpp"
 #include "http/router_metrics.hpp"
 #include "http/routes.hpp"
 #include "serving/api_key.hpp"

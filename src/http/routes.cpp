@@ -2,8 +2,18 @@
 
 #include <array>
 
+#include "http/admin_routes.hpp"
+#include "http/classify_routes.hpp"
+#include "http/cohere_embed_route.hpp"
+#include "http/docs_route.hpp"
+#include "http/embed_routes.hpp"
+#include "http/guard_route.hpp"
+#include "http/info_routes.hpp"
+#include "http/litellm_guardrail_route.hpp"
 #include "http/openapi.hpp"
-#include "http/route_handlers.hpp"
+#include "http/retrieval_routes.hpp"
+#include "http/root_route.hpp"
+#include "http/token_routes.hpp"
 
 namespace warden::http {
 

@@ -1,12 +1,54 @@
 // TEI's /tokenize and /decode: serving/tasks' tokenizer tasks (on a worker, no batches),
 // formatted here.
 
+#include "http/token_routes.hpp"
 #include "core/json_writer.hpp"
-#include "http/app.hpp"
-#include "http/requests.hpp"
-#include "http/route_handlers.hpp"
 
 namespace warden::http {
+
+// The body.
+
+using namespace body;
+
+TokenizeRequest parse_tokenize(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  TokenizeRequest request;
+  request.inputs = string_or_list(obj, "inputs", request.single);
+  request.add_special_tokens = bool_or(obj, "add_special_tokens", true);
+  request.prompt_name = optional_string(obj, "prompt_name");
+  request.model = model_field(obj);
+  return request;
+}
+
+DecodeRequest parse_decode(std::string_view body) {
+  simdjson::dom::parser parser;
+  const object obj = parse_object(parser, body);
+  DecodeRequest request;
+  array list;
+  if (required_field(obj, "ids").get(list) != simdjson::SUCCESS) {
+    throw validation("`ids` must be a list of token ids or a list of lists of token ids", "ids");
+  }
+  if (list.size() == 0) throw empty("ids");
+  // As for the embedding inputs: a first element that is a list makes a batch.
+  if (!first(list).is_array()) {
+    request.ids.push_back(id_list(list, "ids", "ids"));
+    request.single = true;
+  } else {
+    request.ids.reserve(list.size());
+    std::size_t i = 0;
+    for (const element e : list) {
+      const std::string label = item("ids", i++);
+      array ids;
+      if (e.get(ids) != simdjson::SUCCESS)
+        throw validation(ticked(label) + " must be a list of token ids", "ids");
+      request.ids.push_back(id_list(ids, label, "ids"));
+    }
+  }
+  request.skip_special_tokens = bool_or(obj, "skip_special_tokens", true);
+  request.model = model_field(obj);
+  return request;
+}
 
 namespace tasks = serving::tasks;
 

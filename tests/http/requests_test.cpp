@@ -1,7 +1,16 @@
-// The request-body parsers of every route (src/http/requests.hpp): each accepted shape, each
-// wrong type, empty lists, nulls, invalid UTF-8, depth bombs and out-of-range token ids.
+// The request-body parsers of every route (each route family's header, src/http/<family>_routes.hpp, over
+// src/http/body_fields.hpp): each accepted shape, each wrong type, empty lists, nulls, invalid UTF-8, depth
+// bombs and out-of-range token ids.
 
-#include "http/requests.hpp"
+#include "http/admin_routes.hpp"
+#include "http/classify_routes.hpp"
+#include "http/cohere_embed_route.hpp"
+#include "http/embed_routes.hpp"
+#include "http/guard_route.hpp"
+#include "http/litellm_guardrail_route.hpp"
+#include "http/retrieval_routes.hpp"
+#include "http/root_route.hpp"
+#include "http/token_routes.hpp"
 
 #include <gtest/gtest.h>
 
