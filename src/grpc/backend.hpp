@@ -1,9 +1,10 @@
 #pragma once
-// Internal to src/grpc/: what every service shares — the pipeline, the options, the key
-// check, the model a call runs on, the one map from an error to a gRPC status, the
-// per-call metrics — and the two reactors every method runs in: one for a unary call, one
-// for a stream of requests answered in order. A method is written once, as a function
-// that answers one request through `reply`; the reactors run it for unary and streaming calls.
+// Internal to src/grpc/: what every service shares — the runtime's tasks (serving/tasks,
+// shared with HTTP), the options, the key check, the model a call pins, the one map from an
+// error to a gRPC status, a task's end as an answer (`replying`), the per-call metrics — and
+// the two reactors every method runs in: one for a unary call, one for a stream of requests
+// answered in order. A method is written once, as a function that states its task and
+// answers one request through `reply`; the reactors run it for unary and streaming calls.
 //
 // Every method is registered raw (bytes in, bytes out) and the reactors parse the request
 // themselves: gRPC's own parsing answers a message that does not parse (malformed protobuf, a

@@ -10,7 +10,7 @@
 // A task checks what needs no model at once and throws (a malformed request is the client's
 // first problem: its error comes before an unknown model's); everything after that arrives
 // through `then`, exactly once: on a worker with a result, else on whichever thread learnt
-// the error.
+// the error. `then` must not throw: the transport answers (or maps its own errors) inside it.
 
 #include <exception>
 #include <functional>
@@ -104,12 +104,12 @@ class Tasks {
   // A score per text, in text order.
   void rerank(Context context, Rerank task, Then<std::vector<float>> then);
   void tokenize(Context context, Tokenize task, Then<std::vector<std::vector<TokenInfo>>> then);
+  void decode(Context context, Decode task, Then<std::vector<std::string>> then);
   // One verdict per text. The probe decides on the vectors of the model it was fitted on,
   // whatever the request names; the classifier method runs the guard's own model.
   void guard(Context context, GuardTexts task, Then<std::vector<guard::GuardResult>> then);
   // The configured guard; ModelCannot when there is none.
   [[nodiscard]] const guard::Guard& require_guard() const;
-  void decode(Context context, Decode task, Then<std::vector<std::string>> then);
 
   // The lease's model as an embedder (`dense`: one with dense vectors) or a classifier;
   // ModelCannot naming `asker` otherwise.
