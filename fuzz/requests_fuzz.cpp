@@ -7,8 +7,16 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "http/admin_routes.hpp"
 #include "http/api_error.hpp"
-#include "http/requests.hpp"
+#include "http/classify_routes.hpp"
+#include "http/cohere_embed_route.hpp"
+#include "http/embed_routes.hpp"
+#include "http/guard_route.hpp"
+#include "http/litellm_guardrail_route.hpp"
+#include "http/retrieval_routes.hpp"
+#include "http/root_route.hpp"
+#include "http/token_routes.hpp"
 
 namespace {
 
@@ -84,6 +92,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   });
   run(h::parse_root, body, [](const h::RootRequest&) {});
+  run(h::parse_guard, body, [](const h::GuardRequest& r) {
+    if (r.inputs.empty()) std::abort();
+  });
+  run(h::parse_litellm_guardrail, body, [](const h::GuardrailRequest& r) {
+    if (r.input_type != "request" && r.input_type != "response") std::abort();
+  });
   run(h::parse_predict, body, [](const h::PredictRequest& r) {
     if (r.inputs.empty() || (r.single && r.inputs.size() != 1)) std::abort();
   });
