@@ -41,7 +41,6 @@
 #include "serving/metrics.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
-#include "serving/results.hpp"
 #include "serving/system_resources.hpp"
 
 namespace warden::cli {

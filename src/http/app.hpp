@@ -32,7 +32,6 @@ std::string response_id();
 using utf8::code_points;
 
 struct RouterMetrics;
-using Input = serving::tasks::Input;
 
 struct App {
   App(serving::tasks::Tasks& tasks, const guard::Guard* guard, serving::MetricsRegistry* m, RouterOptions o);

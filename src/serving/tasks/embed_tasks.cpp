@@ -152,10 +152,7 @@ void Tasks::similarity(Context context, Similarity task, Then<std::vector<float>
   check_batch(task.sentences.size() + 1, limits_, "sentences");
   if (task.source.empty())
     throw TaskError(Fault::Empty, "`source_sentence` cannot be empty", "source_sentence");
-  for (std::size_t i = 0; i < task.sentences.size(); ++i) {
-    if (task.sentences[i].empty())
-      throw TaskError(Fault::Empty, fmt::format("`sentences[{}]` cannot be empty", i), "sentences");
-  }
+  refuse_empty(task.sentences, Field{"sentences"});
   auto t = std::make_shared<const Similarity>(std::move(task));
   const std::string asker = context.asker;
   run<std::vector<float>>(

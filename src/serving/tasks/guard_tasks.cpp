@@ -76,12 +76,7 @@ const guard::Guard& Tasks::require_guard() const {
 void Tasks::guard(Context context, GuardTexts task, Then<std::vector<guard::GuardResult>> then) {
   using Verdicts = std::vector<guard::GuardResult>;
   check_batch(task.texts.size(), limits_, task.field.name);
-  if (task.refuse_empty) {
-    for (std::size_t i = 0; i < task.texts.size(); ++i) {
-      if (task.texts[i].empty())
-        throw TaskError(Fault::Empty, fmt::format("`{}` cannot be empty", task.field.at(i)), task.field.name);
-    }
-  }
+  if (task.refuse_empty) refuse_empty(task.texts, task.field);
   const guard::Guard* g = &require_guard();
   auto t = std::make_shared<const GuardTexts>(std::move(task));
   if (g->classifier() != nullptr) {

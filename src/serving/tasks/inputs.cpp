@@ -33,6 +33,13 @@ void check_response_floats(std::size_t floats, const Limits& limits, std::string
   }
 }
 
+void refuse_empty(const std::vector<std::string>& texts, const Field& field) {
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (texts[i].empty())
+      throw TaskError(Fault::Empty, fmt::format("`{}` cannot be empty", field.at(i)), field.name);
+  }
+}
+
 void refuse_empty(const std::vector<Input>& inputs, const Field& field) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].is_ids && inputs[i].text.empty()) {

@@ -52,6 +52,7 @@ void check_batch(std::size_t n, const Limits& limits, std::string_view field);
 void check_response_floats(std::size_t floats, const Limits& limits, std::string_view field);
 // TEI's rule: an empty text is refused (Empty): there is nothing to embed.
 void refuse_empty(const std::vector<Input>& inputs, const Field& field);
+void refuse_empty(const std::vector<std::string>& texts, const Field& field);
 
 // The options an embedder tokenizes with: the request's, the server's default truncation,
 // the prompt by name (Invalid, naming prompt_name, when the model has none so named).

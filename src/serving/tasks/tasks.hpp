@@ -138,6 +138,17 @@ class Tasks {
                      std::function<R(const ModelLease&)> work, Then<R> then);
 
  private:
+  // A task's end without a result: `error`, with the lease when there is one.
+  template <class R>
+  static void fail_into(const Then<R>& then, std::exception_ptr error, LeasePtr lease,
+                        const ChosenModel& chosen) {
+    Finished<R> f;
+    f.lease = std::move(lease);
+    f.substituted = chosen.substituted;
+    f.error = std::move(error);
+    then(f);
+  }
+
   Pipeline& pipeline_;
   Limits limits_;
   bool strict_names_;
@@ -159,11 +170,7 @@ void Tasks::run(const Context& context, std::initializer_list<ModelKind> kinds, 
   };
   auto pending = std::make_shared<Pending>(Pending{context, std::move(plan), std::move(then)});
   auto failed = [pending](std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen) {
-    Finished<R> f;
-    f.lease = std::move(lease);
-    f.substituted = chosen.substituted;
-    f.error = std::move(error);
-    pending->then(f);
+    fail_into(pending->then, std::move(error), std::move(lease), chosen);
   };
   auto next = [this, pending](LeasePtr lease, const ChosenModel& chosen) {
     Job<R> job = pending->plan(*lease);
@@ -202,11 +209,7 @@ template <class R>
 void Tasks::run_on_worker(const Context& context, std::initializer_list<ModelKind> kinds,
                           std::function<R(const ModelLease&)> work, Then<R> then) {
   auto failed = [then](std::exception_ptr error, LeasePtr lease, const ChosenModel& chosen) {
-    Finished<R> f;
-    f.lease = std::move(lease);
-    f.substituted = chosen.substituted;
-    f.error = std::move(error);
-    then(f);
+    fail_into(then, std::move(error), std::move(lease), chosen);
   };
   auto next = [this, work = std::move(work), then](LeasePtr lease, const ChosenModel& chosen) {
     pipeline_.post([lease, substituted = chosen.substituted, work, then] {
