@@ -19,7 +19,7 @@ namespace {
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
   fixtures::FixtureOptions options;
-  options.arch = fixtures::Arch::DebertaV2;
+  options.arch = "deberta-v2";
   options.head = fixtures::Head::Classifier;
   const auto dir = tmp / "model";
   fixtures::write_fixture(options, dir);

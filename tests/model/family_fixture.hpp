@@ -12,7 +12,7 @@
 namespace warden::testing {
 
 // tmp/model: the tiny preset of `arch` with `head`, seed 0.
-inline std::filesystem::path write_family(const TempDir& tmp, fixtures::Arch arch, fixtures::Head head) {
+inline std::filesystem::path write_family(const TempDir& tmp, std::string_view arch, fixtures::Head head) {
   fixtures::FixtureOptions options;
   options.arch = arch;
   options.head = head;
@@ -22,8 +22,9 @@ inline std::filesystem::path write_family(const TempDir& tmp, fixtures::Arch arc
 }
 
 // write_family's folder with the first `from` in its config.json replaced by `to`.
-inline std::filesystem::path family_with_config(const TempDir& tmp, fixtures::Arch arch, fixtures::Head head,
-                                                const std::string& from, const std::string& to) {
+inline std::filesystem::path family_with_config(const TempDir& tmp, std::string_view arch,
+                                                fixtures::Head head, const std::string& from,
+                                                const std::string& to) {
   const auto dir = write_family(tmp, arch, head);
   edit_config(dir, from, to);
   return dir;

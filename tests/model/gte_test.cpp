@@ -20,12 +20,12 @@ namespace warden::model {
 namespace {
 
 std::filesystem::path write_gte(const testing::TempDir& tmp, fixtures::Head head = fixtures::Head::None) {
-  return testing::write_family(tmp, fixtures::Arch::Gte, head);
+  return testing::write_family(tmp, "gte", head);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  return testing::family_with_config(tmp, fixtures::Arch::Gte, fixtures::Head::None, from, to);
+  return testing::family_with_config(tmp, "gte", fixtures::Head::None, from, to);
 }
 
 using testing::expect_load_error;

@@ -23,12 +23,12 @@ namespace {
 
 std::filesystem::path write_jina(const testing::TempDir& tmp,
                                  fixtures::Head head = fixtures::Head::Reranker) {
-  return testing::write_family(tmp, fixtures::Arch::JinaBert, head);
+  return testing::write_family(tmp, "jina-bert", head);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  return testing::family_with_config(tmp, fixtures::Arch::JinaBert, fixtures::Head::Reranker, from, to);
+  return testing::family_with_config(tmp, "jina-bert", fixtures::Head::Reranker, from, to);
 }
 
 using testing::expect_load_error;

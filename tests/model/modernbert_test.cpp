@@ -23,12 +23,12 @@ namespace {
 
 std::filesystem::path write_modernbert(const testing::TempDir& tmp,
                                        fixtures::Head head = fixtures::Head::None) {
-  return testing::write_family(tmp, fixtures::Arch::ModernBert, head);
+  return testing::write_family(tmp, "modernbert", head);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  return testing::family_with_config(tmp, fixtures::Arch::ModernBert, fixtures::Head::None, from, to);
+  return testing::family_with_config(tmp, "modernbert", fixtures::Head::None, from, to);
 }
 
 using testing::expect_load_error;

@@ -18,12 +18,12 @@ namespace warden::model {
 namespace {
 
 std::filesystem::path write_mpnet(const testing::TempDir& tmp, fixtures::Head head = fixtures::Head::None) {
-  return testing::write_family(tmp, fixtures::Arch::MPNet, head);
+  return testing::write_family(tmp, "mpnet", head);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  return testing::family_with_config(tmp, fixtures::Arch::MPNet, fixtures::Head::None, from, to);
+  return testing::family_with_config(tmp, "mpnet", fixtures::Head::None, from, to);
 }
 
 using testing::expect_load_error;

@@ -19,12 +19,12 @@ namespace warden::model {
 namespace {
 
 std::filesystem::path write_nomic(const testing::TempDir& tmp) {
-  return testing::write_family(tmp, fixtures::Arch::NomicBert, fixtures::Head::None);
+  return testing::write_family(tmp, "nomic-bert", fixtures::Head::None);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  return testing::family_with_config(tmp, fixtures::Arch::NomicBert, fixtures::Head::None, from, to);
+  return testing::family_with_config(tmp, "nomic-bert", fixtures::Head::None, from, to);
 }
 
 using testing::expect_load_error;

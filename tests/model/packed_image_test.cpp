@@ -27,7 +27,6 @@ namespace warden::model {
 namespace {
 
 namespace fs = std::filesystem;
-using fixtures::Arch;
 using fixtures::Head;
 
 // Points WARDEN_PACK_CACHE at `dir` for the test's lifetime.
@@ -40,7 +39,7 @@ class CacheDir {
 };
 
 // A fixture whose weights were last modified a minute ago (older than the racy window).
-fs::path write_settled(const testing::TempDir& tmp, const std::string& name, Arch arch, Head head,
+fs::path write_settled(const testing::TempDir& tmp, const std::string& name, std::string_view arch, Head head,
                        std::uint64_t seed = 3) {
   fixtures::FixtureOptions options;
   options.arch = arch;
@@ -111,11 +110,11 @@ TEST(PackedImage, AMappedModelIsBitIdenticalInEveryPrecisionArchitectureAndIsa) 
   if (cpu_features().avx2_fma) isas.push_back(Isa::Avx2);
   if (cpu_features().avx512) isas.push_back(Isa::Avx512);
   if (cpu_features().amx_int8) isas.push_back(Isa::Amx);
-  const auto bert = write_settled(tmp, "bert", Arch::Bert, Head::None);
-  const auto xlmr = write_settled(tmp, "xlmr", Arch::XlmRoberta, Head::Reranker);
-  const auto distil = write_settled(tmp, "distil", Arch::DistilBert, Head::Classifier);
-  const auto deberta = write_settled(tmp, "deberta", Arch::DebertaV2, Head::Classifier);
-  const auto jina = write_settled(tmp, "jina", Arch::JinaBert, Head::Reranker);
+  const auto bert = write_settled(tmp, "bert", "bert", Head::None);
+  const auto xlmr = write_settled(tmp, "xlmr", "xlm-roberta", Head::Reranker);
+  const auto distil = write_settled(tmp, "distil", "distilbert", Head::Classifier);
+  const auto deberta = write_settled(tmp, "deberta", "deberta-v2", Head::Classifier);
+  const auto jina = write_settled(tmp, "jina", "jina-bert", Head::Reranker);
   std::size_t expected_images = 0;
   for (const Isa isa : isas) {
     for (const Precision precision : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
@@ -133,7 +132,7 @@ TEST(PackedImage, AMappedModelIsBitIdenticalInEveryPrecisionArchitectureAndIsa) 
 
 TEST(PackedImage, AnInt8CheckpointAndABfloat16OneAreMappedToo) {
   const testing::TempDir tmp;
-  const auto dir = write_settled(tmp, "bert", Arch::Bert, Head::Reranker);
+  const auto dir = write_settled(tmp, "bert", "bert", Head::Reranker);
   (void)quantize_model_folder(dir, tmp / "int8", Precision::Int8);
   (void)quantize_model_folder(dir, tmp / "bf16", Precision::BFloat16);
   for (const char* name : {"int8", "bf16"}) {
@@ -150,7 +149,7 @@ TEST(PackedImage, AnInt8CheckpointAndABfloat16OneAreMappedToo) {
 TEST(PackedImage, ChangedWeightsAreNeverServedFromTheOldImage) {
   const testing::TempDir tmp;
   const CacheDir cache_env(tmp / "cache");
-  const auto dir = write_settled(tmp, "bert", Arch::Bert, Head::None, 3);
+  const auto dir = write_settled(tmp, "bert", "bert", Head::None, 3);
   const auto first = load_encoder_model(dir, nullptr, active_isa(), Precision::Float32);
   ASSERT_EQ(first->encoder.packed_image(), PackedImageUse::Saved);
   const auto old_out = outputs(*first, nullptr);
@@ -158,7 +157,7 @@ TEST(PackedImage, ChangedWeightsAreNeverServedFromTheOldImage) {
   // Other weights in the same file, with the old modification time put back: the change
   // time (which no one can set) and the content sample still tell it apart.
   const auto mtime = fs::last_write_time(dir / "model.safetensors");
-  const auto other = write_settled(tmp, "other", Arch::Bert, Head::None, 4);
+  const auto other = write_settled(tmp, "other", "bert", Head::None, 4);
   fs::copy_file(other / "model.safetensors", dir / "model.safetensors", fs::copy_options::overwrite_existing);
   fs::last_write_time(dir / "model.safetensors", mtime);
   const auto reloaded = load_encoder_model(dir, nullptr, active_isa(), Precision::Float32);
@@ -183,7 +182,7 @@ TEST(PackedImage, WeightsModifiedMomentsAgoAreNotSaved) {
 TEST(PackedImage, ADamagedOrForeignImageIsIgnored) {
   const testing::TempDir tmp;
   const CacheDir cache_env(tmp / "cache");
-  const auto dir = write_settled(tmp, "bert", Arch::Bert, Head::None);
+  const auto dir = write_settled(tmp, "bert", "bert", Head::None);
   const auto want = outputs(*load_encoder_model(dir, nullptr, active_isa(), Precision::Int8), nullptr);
   const auto saved = images(tmp / "cache");
   ASSERT_EQ(saved.size(), 1U);
@@ -216,7 +215,7 @@ TEST(PackedImage, ADamagedOrForeignImageIsIgnored) {
 TEST(PackedImage, TheFolderIsTrimmedToItsLimitLeastRecentlyUsedFirst) {
   const testing::TempDir tmp;
   const CacheDir cache_env(tmp / "cache");
-  const auto dir = write_settled(tmp, "bert", Arch::Bert, Head::None);
+  const auto dir = write_settled(tmp, "bert", "bert", Head::None);
   (void)load_encoder_model(dir, nullptr, active_isa(), Precision::Float32);
   (void)load_encoder_model(dir, nullptr, active_isa(), Precision::Int8);
   ASSERT_EQ(images(tmp / "cache").size(), 2U);
@@ -240,7 +239,7 @@ TEST(PackedImage, TheFolderIsTrimmedToItsLimitLeastRecentlyUsedFirst) {
 
 TEST(PackedImage, OffMeansNothingIsWritten) {
   const testing::TempDir tmp;
-  const auto dir = write_settled(tmp, "bert", Arch::Bert, Head::None);
+  const auto dir = write_settled(tmp, "bert", "bert", Head::None);
   ::setenv("WARDEN_PACK_CACHE", "off", 1);
   ::setenv("XDG_CACHE_HOME", (tmp / "xdg").c_str(), 1);
   EXPECT_EQ(load_encoder_model(dir)->encoder.packed_image(), PackedImageUse::Off);

@@ -30,7 +30,6 @@
 namespace warden::model {
 namespace {
 
-using fixtures::Arch;
 using fixtures::Head;
 
 double cosine(std::span<const float> a, std::span<const float> b) {
@@ -49,17 +48,17 @@ bool same_bits(std::span<const float> a, std::span<const float> b) {
 
 // Token sequences of mixed lengths (2 to 64 tokens), framed by the architecture's special
 // tokens, with ids drawn from the fixture's vocabulary by a fixed LCG.
-std::vector<std::vector<std::uint32_t>> sequences(Arch arch) {
-  const bool roberta = arch == Arch::XlmRoberta || arch == Arch::DebertaV2;  // the SentencePiece vocabulary
+std::vector<std::vector<std::uint32_t>> sequences(std::string_view arch) {
+  const bool roberta = arch == "xlm-roberta" || arch == "deberta-v2";  // the SentencePiece vocabulary
   std::uint32_t first = roberta ? 0 : 101, last = roberta ? 2 : 102;
   std::uint32_t lo = roberta ? 5 : 1000, hi = roberta ? 8000 : 30000;
-  if (arch == Arch::Qwen3) {  // the fixture's byte-level BPE: 956 tokens, then <|endoftext|> (appended)
+  if (arch == "qwen3") {  // the fixture's byte-level BPE: 956 tokens, then <|endoftext|> (appended)
     first = 40;
     last = 956;
     lo = 2;
     hi = 956;
   }
-  if (arch == Arch::ModernBert) {  // the fixture's byte-level BPE: merges up to 984, [CLS] 985, [SEP] 986
+  if (arch == "modernbert") {  // the fixture's byte-level BPE: merges up to 984, [CLS] 985, [SEP] 986
     first = 985;
     last = 986;
     lo = 2;
@@ -104,12 +103,12 @@ Outputs run(const EncoderModel& m, const std::vector<std::vector<std::uint32_t>>
   return o;
 }
 
-std::filesystem::path write(const testing::TempDir& tmp, Arch arch, Head head) {
+std::filesystem::path write(const testing::TempDir& tmp, std::string_view arch, Head head) {
   fixtures::FixtureOptions options;
   options.arch = arch;
   options.head = head;
   options.seed = 9;
-  const auto dir = tmp / fmt::format("{}-{}", fixtures::arch_name(arch), fixtures::head_name(head));
+  const auto dir = tmp / fmt::format("{}-{}", arch, fixtures::head_name(head));
   fixtures::write_fixture(options, dir);
   return dir;
 }
@@ -139,20 +138,20 @@ constexpr Bars kGatedBf16Bars{0.9995, 0.9998, 0.9996, 0.07};
 TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert,
-                          Arch::MPNet, Arch::NomicBert, Arch::Gte, Arch::ModernBert, Arch::Qwen3}) {
+  for (const std::string_view arch : {"bert", "xlm-roberta", "distilbert", "deberta-v2", "jina-bert", "mpnet",
+                                      "nomic-bert", "gte", "modernbert", "qwen3"}) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
       // NomicBERT: an embedder only; Qwen3: its reranker is the LM head's yes/no, not a classifier.
-      if ((arch == Arch::NomicBert || arch == Arch::Qwen3) && head != Head::None) continue;
+      if ((arch == "nomic-bert" || arch == "qwen3") && head != Head::None) continue;
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
-        const bool gated = arch == Arch::JinaBert || arch == Arch::NomicBert || arch == Arch::Gte ||
-                           arch == Arch::ModernBert || arch == Arch::Qwen3;
+        const bool gated = arch == "jina-bert" || arch == "nomic-bert" || arch == "gte" ||
+                           arch == "modernbert" || arch == "qwen3";
         const Bars bars = precision == Precision::Int8 ? (gated ? kGatedInt8Bars : kInt8Bars)
                                                        : (gated ? kGatedBf16Bars : kBf16Bars);
-        const std::string label = fmt::format("{}-{} {}", fixtures::arch_name(arch),
-                                              fixtures::head_name(head), precision_name(precision));
+        const std::string label =
+            fmt::format("{}-{} {}", arch, fixtures::head_name(head), precision_name(precision));
         SCOPED_TRACE(label);
-        const auto dir = tmp / fmt::format("{}-{}", fixtures::arch_name(arch), fixtures::head_name(head));
+        const auto dir = tmp / fmt::format("{}-{}", arch, fixtures::head_name(head));
         if (!std::filesystem::exists(dir)) (void)write(tmp, arch, head);
         const auto f32 = load_encoder_model(dir, &pool, active_isa(), Precision::Float32);
         const auto int8 = load_encoder_model(dir, &pool, active_isa(), precision);
@@ -201,7 +200,7 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
 // hold a quarter of the bytes plus a scale per row. Measured 0.278x (2285416 of 8212992 bytes).
 TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
   const testing::TempDir tmp;
-  const auto dir = write(tmp, Arch::Bert, Head::None);
+  const auto dir = write(tmp, "bert", Head::None);
   const auto f32 = load_encoder_model(dir, nullptr, active_isa(), Precision::Float32);
   const auto int8 = load_encoder_model(dir, nullptr, active_isa(), Precision::Int8);
   EXPECT_EQ(f32->encoder.precision(), Precision::Float32);
@@ -214,7 +213,7 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
   // The default is float32, and the embedder and classifier pass the precision through.
   EXPECT_EQ(load_encoder_model(dir)->encoder.precision(), Precision::Float32);
   EXPECT_EQ(NeuralEmbedder(dir, nullptr, Precision::Int8).model().encoder.precision(), Precision::Int8);
-  const auto classifier_dir = write(tmp, Arch::DistilBert, Head::Classifier);
+  const auto classifier_dir = write(tmp, "distilbert", Head::Classifier);
   EXPECT_EQ(NeuralClassifier(classifier_dir, nullptr, Precision::Int8).model().encoder.precision(),
             Precision::Int8);
 }
@@ -224,9 +223,9 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
 TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
-  for (const Arch arch : {Arch::Bert, Arch::XlmRoberta, Arch::DistilBert, Arch::DebertaV2, Arch::JinaBert,
-                          Arch::MPNet, Arch::Gte}) {
-    SCOPED_TRACE(fixtures::arch_name(arch));
+  for (const std::string_view arch :
+       {"bert", "xlm-roberta", "distilbert", "deberta-v2", "jina-bert", "mpnet", "gte"}) {
+    SCOPED_TRACE(arch);
     const auto dir = write(tmp, arch, Head::Classifier);
     const auto m = load_encoder_model(dir, &pool, active_isa(), Precision::Int8);
     const std::size_t h = m->encoder.dims().hidden;

@@ -24,12 +24,12 @@ namespace warden::model {
 namespace {
 
 std::filesystem::path write_qwen3(const testing::TempDir& tmp, fixtures::Head head = fixtures::Head::None) {
-  return testing::write_family(tmp, fixtures::Arch::Qwen3, head);
+  return testing::write_family(tmp, "qwen3", head);
 }
 
 std::filesystem::path with_config(const testing::TempDir& tmp, const std::string& from,
                                   const std::string& to) {
-  return testing::family_with_config(tmp, fixtures::Arch::Qwen3, fixtures::Head::None, from, to);
+  return testing::family_with_config(tmp, "qwen3", fixtures::Head::None, from, to);
 }
 
 using testing::expect_load_error;
