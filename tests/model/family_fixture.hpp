@@ -1,11 +1,16 @@
 #pragma once
 // The model-family tests' fixtures: a warden-fixture folder of one architecture and head,
-// written in-process, and the same with one edit to its config.json (for the load errors).
+// written in-process, the same with one edit to its config.json (for the load errors), and
+// the generator's architecture of each model family.
 
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "fixtures/fixture.hpp"
+#include "model/families/family.hpp"
 #include "model/temp_dir.hpp"
 #include "support/model_load_errors.hpp"
 
@@ -28,6 +33,19 @@ inline std::filesystem::path family_with_config(const TempDir& tmp, std::string_
   const auto dir = write_family(tmp, arch, head);
   edit_config(dir, from, to);
   return dir;
+}
+
+// The model family each of the generator's transformer architectures loads as, with that
+// architecture, in the generator's order (a test failure for one that loads as no family).
+inline std::vector<std::pair<const model::families::Family*, std::string_view>> generator_families() {
+  std::vector<std::pair<const model::families::Family*, std::string_view>> out;
+  for (const std::string_view arch : fixtures::transformer_architectures()) {
+    const TempDir tmp;
+    const auto model = model::load_encoder_model(write_family(tmp, arch, fixtures::Head::None));
+    EXPECT_NE(model->family, nullptr) << arch;
+    if (model->family != nullptr) out.emplace_back(model->family, arch);
+  }
+  return out;
 }
 
 }  // namespace warden::testing
