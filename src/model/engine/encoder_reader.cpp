@@ -101,12 +101,13 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       weights,
       fmt::format(
           "encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
-          "isa={} relative={}/{}{}{}{} ffn={}{} biases={}{}{}{}",
+          "isa={} relative={}/{}{}{}{} ffn={}{} biases={}{}{}{}{}",
           prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
           precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
           d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : "",
           d.gated_ffn ? names.ffn_gated : names.ffn_in, names.ffn_gate, biases.attention ? 1 : 0,
-          biases.ffn_in ? 1 : 0, biases.ffn_out ? 1 : 0, biases.norms ? "" : "/no-norm-bias"),
+          biases.ffn_in ? 1 : 0, biases.ffn_out ? 1 : 0, biases.norms ? "" : "/no-norm-bias",
+          biases.attention_out_unbiased ? "/no-out-bias" : ""),
       total);
   Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
@@ -153,7 +154,8 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
       const std::array<WeightReader::DenseRows, 3> parts{{{q, q_rows}, {k, kv_rows}, {v, kv_rows}}};
       layer.qkv = reader.dense(parts, h, biases.attention);
     }
-    layer.attn_out = reader.dense({name(names.attn_out)}, h, q_rows, biases.attention);
+    layer.attn_out =
+        reader.dense({name(names.attn_out)}, h, q_rows, biases.attention && !biases.attention_out_unbiased);
     if (i > 0 || names.first_attn_norm) layer.attn_norm = read_norm(reader, name(names.attn_norm), h);
     if (d.qk_norm) {
       layer.q_norm = read_norm(reader, name(names.q_norm), d.head_size());

@@ -43,10 +43,11 @@ struct LayerNames {
 
 // Which of a layer's nn.Linear modules have biases (NomicBERT's are configurable).
 struct LayerBiases {
-  bool attention = true;  // the QKV projection and the attention output
+  bool attention = true;  // the QKV projection and (unless attention_out_unbiased) the attention output
   bool ffn_in = true;
   bool ffn_out = true;
-  bool norms = true;  // every LayerNorm's beta (ModernBERT's norm_bias)
+  bool norms = true;                    // every LayerNorm's beta (ModernBERT's norm_bias)
+  bool attention_out_unbiased = false;  // Qwen2: biases on q/k/v, none on o_proj
 };
 
 // DeBERTa's relative table, as read_encoder packs it for each layer: encoder.rel_embeddings
