@@ -123,6 +123,10 @@ FIXTURES = [
     # tokenizer without the <|endoftext|> template): the pairs in the model card's prompt, scored
     # by softmax over the "yes" and "no" logits at the last position (yes_no in each case).
     ("qwen3-reranker", "qwen3", "reranker", [], None, "tiny", "yes-no"),
+    # gte-Qwen2 (Alibaba-NLP/gte-Qwen2-1.5B-instruct's config keys at a tiny shape: 4 query heads
+    # of 16 over 2 key/value heads, biases on q/k/v but not on o_proj, no q/k norms, is_causal
+    # false: bidirectional attention), the same tokenizer and lengths as Qwen3-Embedding.
+    ("qwen2-none", "qwen2", "none", [], "last", "tiny", "lengths+long"),
     # bge-m3 (XLM-R with FlagEmbedding's sparse_linear.pt and colbert_linear.pt, float16 heads in
     # torch.save's format): the dense, sparse and ColBERT outputs of tools/golden/m3_reference.py.
     ("xlm-roberta-m3", "xlm-roberta", "none", ["--m3-heads"], "cls", "tiny", "m3+long"),
@@ -154,6 +158,7 @@ TOKEN_TYPES = {
     "gte": "none: type_vocab_size 0, so NewEmbeddings has no token-type table",
     "modernbert": "none: ModernBertEmbeddings has no token-type table",
     "qwen3": "none: Qwen3Model has no token types",
+    "qwen2": "none: Qwen2Model has no token types",
 }
 
 

@@ -152,6 +152,17 @@ attention path; Qwen3-Embedding's use: the bare Qwen3Model under the causal-LM c
     Qwen3RMSNorm: x in float32, variance = x.pow(2).mean(-1), x * rsqrt(variance + eps), cast back,
     weight * x. (The float64 reference keeps float64 where upstream says float32.)
 
+Qwen2 (HF transformers `models/qwen2/modeling_qwen2.py` and `configuration_qwen2.py`; gte-Qwen2's
+use: the bare Qwen2Model under the causal-LM class name) runs Qwen3's path above with three
+differences, each from the upstream file:
+    Qwen2Attention.__init__: head_dim = getattr(config, "head_dim", hidden // heads); q_proj,
+    k_proj, v_proj with bias=True, o_proj with bias=False; no q_norm / k_norm (the forward views
+    q_proj(x) and k_proj(x) into heads and transposes them directly).
+    The mask: `is_causal: false` in config.json (gte-Qwen2) makes transformers >= 5.2's
+    masking_utils.create_causal_mask build the bidirectional mask (finfo.min where key j is
+    padding only); without the key, the causal mask above. (transformers 4.x ignored the key;
+    TEI honours it.)
+
 Heads (*ForSequenceClassification, eval mode)
     BertForSequenceClassification: `bert.pooler.dense` + tanh on token 0 ([CLS]), then
     `classifier` (Linear hidden -> num_labels).
@@ -314,6 +325,9 @@ BASE_CLASSES = {
     # over the bare model's weights.
     "Qwen3ForCausalLM": ("qwen3", "model"),
     "Qwen3Model": ("qwen3", "model"),
+    # transformers' Qwen2 (base_model_prefix "model"); gte-Qwen2 names the causal-LM class.
+    "Qwen2ForCausalLM": ("qwen2", "model"),
+    "Qwen2Model": ("qwen2", "model"),
 }
 
 
@@ -386,7 +400,7 @@ class Reference:
                   for k, v in raw.items()}
         # base_model_prefix detection, as PreTrainedModel.from_pretrained does
         probe = ("embeddings.tok_embeddings.weight" if self.family == "modernbert"
-                 else "embed_tokens.weight" if self.family == "qwen3" else "embeddings.word_embeddings.weight")
+                 else "embed_tokens.weight" if self.family in ("qwen3", "qwen2") else "embeddings.word_embeddings.weight")
         if self.attr and (self.attr + "." + probe) in self.w:
             self.prefix = self.attr + "."
         elif probe in self.w:
@@ -496,8 +510,8 @@ class Reference:
             }
             self.layer_types = c.get("layer_types") or [
                 "sliding_attention" if i % self.global_every else "full_attention" for i in range(self.layers)]
-        elif self.family == "qwen3":
-            # Qwen3Config's defaults.
+        elif self.family in ("qwen3", "qwen2"):
+            # Qwen3Config's and Qwen2Config's defaults.
             self.hidden = c["hidden_size"]
             self.heads = c["num_attention_heads"]
             self.kv_heads = c.get("num_key_value_heads", self.heads)
@@ -506,7 +520,12 @@ class Reference:
             self.eps = c.get("rms_norm_eps", 1e-6)
             self.act = ACTIVATIONS[c.get("hidden_act", "silu")]
             self.rope_theta = c.get("rope_theta", 10000.0)
-            self.attention_bias = c.get("attention_bias", False)
+            if self.family == "qwen3":
+                self.qkv_bias = self.o_bias = c.get("attention_bias", False)
+                self.qk_norm, self.causal = True, True
+            else:
+                self.qkv_bias, self.o_bias, self.qk_norm = True, False, False
+                self.causal = c.get("is_causal", True)
             if c.get("rope_scaling") or c.get("use_sliding_window"):
                 raise ValueError("rope_scaling and sliding windows are not part of this reference")
         elif self.family == "distilbert":
@@ -525,8 +544,8 @@ class Reference:
             if pet != "absolute":
                 raise ValueError(f"position_embedding_type {pet} is not supported")
         self.pad_id = c.get("pad_token_id", 1 if self.family in ("roberta", "mpnet") else 0)
-        if self.family == "qwen3":
-            # Qwen3Config has no pad_token_id; padded positions are masked, any id serves.
+        if self.family in ("qwen3", "qwen2"):
+            # Qwen3Config / Qwen2Config have no pad_token_id; padded positions are masked, any id serves.
             self.pad_id = c.get("pad_token_id") or c.get("eos_token_id") or 0
             self.head_dim = c.get("head_dim") or self.hidden // self.heads
         else:
@@ -952,8 +971,11 @@ class Reference:
         B, L = ids.shape
         d = self.head_dim
         x = self.W("embed_tokens.weight")[ids]
-        # create_causal_mask, eager: additive, finfo.min where j > i or key j is padding.
-        allowed = torch.ones(L, L, dtype=torch.bool).tril()[None, None] & mask[:, None, None, :].bool()
+        # create_causal_mask, eager: additive, finfo.min where j > i or key j is padding (where key j
+        # is padding only when the config says is_causal: false).
+        allowed = mask[:, None, None, :].bool()
+        if self.causal:
+            allowed = torch.ones(L, L, dtype=torch.bool).tril()[None, None] & allowed
         add = torch.zeros(B, 1, L, L, dtype=self.dtype).masked_fill(~allowed, torch.finfo(self.dtype).min)
         # Qwen3RotaryEmbedding.forward with compute_default_rope_parameters.
         inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
@@ -974,18 +996,19 @@ class Reference:
             p = f"layers.{i}."
             residual = x
             h = self.qwen3_rms(x, p + "input_layernorm")
-            q = self.qwen3_rms(self.qwen3_linear(h, p + "self_attn.q_proj", self.attention_bias).view(B, L, -1, d),
-                               p + "self_attn.q_norm").transpose(1, 2)
-            k = self.qwen3_rms(self.qwen3_linear(h, p + "self_attn.k_proj", self.attention_bias).view(B, L, -1, d),
-                               p + "self_attn.k_norm").transpose(1, 2)
-            v = self.qwen3_linear(h, p + "self_attn.v_proj", self.attention_bias).view(B, L, -1, d).transpose(1, 2)
+            q = self.qwen3_linear(h, p + "self_attn.q_proj", self.qkv_bias).view(B, L, -1, d)
+            k = self.qwen3_linear(h, p + "self_attn.k_proj", self.qkv_bias).view(B, L, -1, d)
+            if self.qk_norm:
+                q, k = self.qwen3_rms(q, p + "self_attn.q_norm"), self.qwen3_rms(k, p + "self_attn.k_norm")
+            q, k = q.transpose(1, 2), k.transpose(1, 2)
+            v = self.qwen3_linear(h, p + "self_attn.v_proj", self.qkv_bias).view(B, L, -1, d).transpose(1, 2)
             q, k = (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
             k = repeat_kv(k, self.heads // self.kv_heads)
             v = repeat_kv(v, self.heads // self.kv_heads)
             scores = torch.matmul(q, k.transpose(2, 3)) * d ** -0.5 + add
             probs = torch.softmax(scores, dim=-1, dtype=softmax_dtype).to(q.dtype)
             ctx = torch.matmul(probs, v).transpose(1, 2).contiguous().reshape(B, L, -1)
-            x = residual + self.qwen3_linear(ctx, p + "self_attn.o_proj", self.attention_bias)
+            x = residual + self.qwen3_linear(ctx, p + "self_attn.o_proj", self.o_bias)
             residual = x
             h = self.qwen3_rms(x, p + "post_attention_layernorm")
             mlp = self.act(self.qwen3_linear(h, p + "mlp.gate_proj", False)) * self.qwen3_linear(h, p + "mlp.up_proj", False)
@@ -1070,11 +1093,11 @@ class Reference:
             x = self.gte_forward(ids, type_ids, mask)
         elif self.family == "modernbert":
             x = self.modernbert_forward(ids, mask)
-        elif self.family == "qwen3":
+        elif self.family in ("qwen3", "qwen2"):
             x = self.qwen3_forward(ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert", "qwen3"):
+        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert", "qwen3", "qwen2"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):

@@ -21,12 +21,13 @@ extern const Family kNomicBertFamily;
 extern const Family kGteFamily;
 extern const Family kModernBertFamily;
 extern const Family kQwen3Family;
+extern const Family kQwen2Family;
 
 namespace {
 
-const std::array<const Family*, 10> kFamilies{
-    &kBertFamily,  &kRobertaFamily,   &kDistilBertFamily, &kDebertaV2Family,  &kJinaBertFamily,
-    &kMpnetFamily, &kNomicBertFamily, &kGteFamily,        &kModernBertFamily, &kQwen3Family};
+const std::array kFamilies{&kBertFamily,       &kRobertaFamily, &kDistilBertFamily, &kDebertaV2Family,
+                           &kJinaBertFamily,   &kMpnetFamily,   &kNomicBertFamily,  &kGteFamily,
+                           &kModernBertFamily, &kQwen3Family,   &kQwen2Family};
 
 std::optional<ResolvedClass> find_class(std::string_view name) {
   for (const Family* f : kFamilies) {
