@@ -133,7 +133,7 @@ int run_use_lite(const std::string& dir, const std::string& texts_file, warden::
   std::vector<float> ref;
   std::size_t dim = 0;
   for (const Precision p : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
-    const warden::UseLiteEmbedder e(dir, &pool, p);
+    const warden::embed::UseLiteEmbedder e(dir, &pool, p);
     const warden::Embeddings v = e.embed(views);
     dim = e.dim();
     if (p == Precision::Float32) {

@@ -84,13 +84,13 @@ int main(int argc, char** argv) {
     if (texts.empty()) throw warden::Error(warden::ErrorKind::InvalidArgument, "no texts in " + texts_path);
     // The same choices as `warden serve`, so the two figures are of the same engine.
     std::unique_ptr<warden::ThreadPool> pool;
-    std::unique_ptr<warden::Embedder> embedder;
+    std::unique_ptr<warden::embed::Embedder> embedder;
     if (!model_dir.empty()) {
       pool = std::make_unique<warden::ThreadPool>(threads);
-      embedder = std::make_unique<warden::NeuralEmbedder>(model_dir, pool.get());
+      embedder = std::make_unique<warden::embed::NeuralEmbedder>(model_dir, pool.get());
     } else {
-      if (model != warden::HashingEmbedder::kId) pool = std::make_unique<warden::ThreadPool>(threads);
-      embedder = warden::make_builtin_embedder(model, pool.get());
+      if (model != warden::embed::HashingEmbedder::kId) pool = std::make_unique<warden::ThreadPool>(threads);
+      embedder = warden::embed::make_builtin_embedder(model, pool.get());
     }
     for (const std::size_t batch : parse_list(batches)) {
       if (batch == 0) continue;

@@ -80,8 +80,8 @@ int main(int argc, char** argv) {
   }
   try {
     warden::ThreadPool pool(threads);
-    const warden::NeuralEmbedder embedder(model_dir, &pool);
-    const warden::RetrievalOutputs has = embedder.retrieval_outputs();
+    const warden::embed::NeuralEmbedder embedder(model_dir, &pool);
+    const warden::embed::RetrievalOutputs has = embedder.retrieval_outputs();
     if (!has.sparse || !has.multi) {
       throw warden::Error(warden::ErrorKind::InvalidArgument,
                           model_dir + " has no sparse and multi-vector heads (warden-fixture --m3-heads)");
@@ -90,16 +90,16 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 200; ++i)
       text += "The committee reviewed the quarterly figures and agreed to publish. ";
     for (const Shape& shape : parse_shapes(shapes)) {
-      warden::InputOptions cut;
-      std::vector<warden::PreparedInput> prepared;
+      warden::embed::InputOptions cut;
+      std::vector<warden::embed::PreparedInput> prepared;
       for (std::size_t b = 0; b < shape.batch; ++b) {
-        warden::PreparedInput p = embedder.prepare(text, cut);
+        warden::embed::PreparedInput p = embedder.prepare(text, cut);
         p.ids.resize(std::min(p.ids.size(), shape.tokens));  // the same ids, T tokens
         p.type_ids.clear();
         p.tokens = p.ids.size();
         prepared.push_back(std::move(p));
       }
-      std::vector<const warden::PreparedInput*> inputs;
+      std::vector<const warden::embed::PreparedInput*> inputs;
       for (const auto& p : prepared) inputs.push_back(&p);
       std::vector<float> dense(shape.batch * embedder.dim());
       std::vector<double> dense_ms, all_ms;

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   }
   try {
     warden::ThreadPool pool(threads);
-    const warden::UseLiteEmbedder embedder(model_dir, &pool);
+    const warden::embed::UseLiteEmbedder embedder(model_dir, &pool);
     const std::vector<std::string> sentences = read_sentences(sentences_file);
     for (const std::size_t batch : {std::size_t{1}, std::size_t{32}}) {
       std::vector<std::string_view> views(batch);

@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   });
   // Parsed retrieval weights are usable as divisors: each >= 0, their sum > 0.
-  auto check_weights = [](const std::optional<warden::RetrievalWeights>& w) {
+  auto check_weights = [](const std::optional<warden::embed::RetrievalWeights>& w) {
     if (w &&
         (!(w->dense >= 0) || !(w->sparse >= 0) || !(w->multi >= 0) || !(w->dense + w->sparse + w->multi > 0)))
       std::abort();

@@ -86,7 +86,7 @@ class Runner {
                      [&](std::size_t a, std::size_t b) { return prepared_[a].tokens < prepared_[b].tokens; });
     const bool variable = scorer_.variable_outputs();
     if (variable) {
-      outputs_.assign(n, RetrievalVectors{});
+      outputs_.assign(n, embed::RetrievalVectors{});
     } else {
       raw_.assign(n * width_, 0.0F);
     }
@@ -98,7 +98,7 @@ class Runner {
       inputs_.clear();
       for (std::size_t k = begin; k < end; ++k) inputs_.push_back(&prepared_[order_[k]]);
       if (variable) {
-        std::vector<RetrievalVectors> outs = scorer_.compute_outputs(inputs_);
+        std::vector<embed::RetrievalVectors> outs = scorer_.compute_outputs(inputs_);
         for (std::size_t k = begin; k < end; ++k) {
           outputs_[order_[k]] = std::move(outs[k - begin]);
           --pending_[order_[k]];
@@ -136,7 +136,7 @@ class Runner {
   // order) is the error, named by file, line and record.
   void prepare_chunk() {
     const std::size_t n = chunk_.size();
-    prepared_.assign(n * units_, PreparedInput{});
+    prepared_.assign(n * units_, embed::PreparedInput{});
     failures_.assign(n, nullptr);
     auto one = [&](std::size_t i) {
       try {
@@ -217,20 +217,21 @@ class Runner {
   double last_checkpoint_ = 0;
 
   std::vector<Record> chunk_;
-  std::vector<PreparedInput> prepared_;
+  std::vector<embed::PreparedInput> prepared_;
   std::vector<std::exception_ptr> failures_;
   std::vector<std::size_t> order_;
   std::vector<float> raw_;
-  std::vector<RetrievalVectors> outputs_;  // a variable-output scorer's, per record of the chunk
+  std::vector<embed::RetrievalVectors> outputs_;  // a variable-output scorer's, per record of the chunk
   std::vector<std::size_t> pending_;
-  std::vector<const PreparedInput*> inputs_;
+  std::vector<const embed::PreparedInput*> inputs_;
   std::vector<float> batch_out_;
   std::size_t written_ = 0;
 };
 
 }  // namespace
 
-std::vector<RetrievalVectors> Scorer::compute_outputs(std::span<const PreparedInput* const>) const {
+std::vector<embed::RetrievalVectors> Scorer::compute_outputs(
+    std::span<const embed::PreparedInput* const>) const {
   throw Error(ErrorKind::Internal, "this scorer gives rows of floats, not retrieval outputs");
 }
 

@@ -34,17 +34,17 @@ class Scorer {
   [[nodiscard]] virtual std::size_t units_per_record() const noexcept = 0;
   [[nodiscard]] virtual std::size_t unit_width() const noexcept = 0;
   // Thread-safe. Throws Error(InvalidInput) for a record the model cannot take.
-  virtual void prepare(const Record& record, std::span<PreparedInput> out) const = 0;
+  virtual void prepare(const Record& record, std::span<embed::PreparedInput> out) const = 0;
   // inputs.size() x unit_width() raw floats; a row never depends on its batch-mates.
-  virtual void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const = 0;
+  virtual void compute(std::span<const embed::PreparedInput* const> inputs, std::span<float> out) const = 0;
   // In place, on units_per_record() x unit_width() floats.
   virtual void finish(std::span<float> row) const = 0;
   // A scorer whose outputs vary in size per record (sparse vectors, token vectors) says so and
   // gives them through compute_outputs (one model input per record; units_per_record() 1)
   // instead of compute and finish; its sink takes them through Sink::write_outputs.
   [[nodiscard]] virtual bool variable_outputs() const noexcept { return false; }
-  [[nodiscard]] virtual std::vector<RetrievalVectors> compute_outputs(
-      std::span<const PreparedInput* const> inputs) const;
+  [[nodiscard]] virtual std::vector<embed::RetrievalVectors> compute_outputs(
+      std::span<const embed::PreparedInput* const> inputs) const;
 };
 
 struct JobOptions {

@@ -18,7 +18,7 @@ class SparseSink final : public JsonLinesSink {
   void write(const Record&, std::span<const float>) override {
     throw Error(ErrorKind::Internal, "a sparse output takes sparse vectors, not rows");
   }
-  void write_outputs(const Record& record, const RetrievalVectors& outputs) override {
+  void write_outputs(const Record& record, const embed::RetrievalVectors& outputs) override {
     JsonWriter json;
     json.begin_object().key("id").raw(record.id).key("indices").begin_array();
     for (const std::uint32_t i : outputs.sparse.indices) json.value(std::uint64_t{i});
@@ -66,7 +66,7 @@ class MultiVectorSink final : public Sink {
   void write(const Record&, std::span<const float>) override {
     throw Error(ErrorKind::Internal, "a multi-vector output takes token vectors, not rows");
   }
-  void write_outputs(const Record& record, const RetrievalVectors& outputs) override {
+  void write_outputs(const Record& record, const embed::RetrievalVectors& outputs) override {
     const Embeddings& m = outputs.multi;
     if (m.rows() > 0 && m.dim() != dim_) {
       throw Error(ErrorKind::Internal, fmt::format("token vectors of width {}, not {}", m.dim(), dim_));

@@ -6,11 +6,11 @@
 
 namespace warden::bulk {
 
-void EmbedScorer::prepare(const Record& record, std::span<PreparedInput> out) const {
-  out[0] = embedder_.prepare(record.text, InputOptions{});
+void EmbedScorer::prepare(const Record& record, std::span<embed::PreparedInput> out) const {
+  out[0] = embedder_.prepare(record.text, embed::InputOptions{});
 }
 
-void EmbedScorer::compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const {
+void EmbedScorer::compute(std::span<const embed::PreparedInput* const> inputs, std::span<float> out) const {
   embedder_.embed_prepared(inputs, out);
 }
 
@@ -18,9 +18,9 @@ void EmbedScorer::finish(std::span<float> row) const {
   embedder_.normalize_rows(row);
 }
 
-RetrievalScorer::RetrievalScorer(const Embedder& embedder, RetrievalKind kind, bool query)
+RetrievalScorer::RetrievalScorer(const embed::Embedder& embedder, RetrievalKind kind, bool query)
     : embedder_(embedder), kind_(kind), query_(query) {
-  const RetrievalOutputs has = embedder_.retrieval_outputs();
+  const embed::RetrievalOutputs has = embedder_.retrieval_outputs();
   if ((kind_ == RetrievalKind::Sparse && !has.sparse) || (kind_ == RetrievalKind::Multi && !has.multi)) {
     throw Error(
         ErrorKind::Unsupported,
@@ -30,22 +30,22 @@ RetrievalScorer::RetrievalScorer(const Embedder& embedder, RetrievalKind kind, b
   }
 }
 
-void RetrievalScorer::prepare(const Record& record, std::span<PreparedInput> out) const {
-  InputOptions o;
+void RetrievalScorer::prepare(const Record& record, std::span<embed::PreparedInput> out) const {
+  embed::InputOptions o;
   o.query = query_;
   out[0] = embedder_.prepare(record.text, o);
 }
 
-void RetrievalScorer::compute(std::span<const PreparedInput* const>, std::span<float>) const {
+void RetrievalScorer::compute(std::span<const embed::PreparedInput* const>, std::span<float>) const {
   throw Error(ErrorKind::Internal, "RetrievalScorer gives its outputs through compute_outputs");
 }
 
 void RetrievalScorer::finish(std::span<float>) const {}
 
-std::vector<RetrievalVectors> RetrievalScorer::compute_outputs(
-    std::span<const PreparedInput* const> inputs) const {
-  std::vector<RetrievalVectors> out = embedder_.embed_retrieval(inputs);
-  for (RetrievalVectors& v : out) {  // keep what is written; a chunk holds its records' outputs
+std::vector<embed::RetrievalVectors> RetrievalScorer::compute_outputs(
+    std::span<const embed::PreparedInput* const> inputs) const {
+  std::vector<embed::RetrievalVectors> out = embedder_.embed_retrieval(inputs);
+  for (embed::RetrievalVectors& v : out) {  // keep what is written; a chunk holds its records' outputs
     v.dense = {};
     if (kind_ == RetrievalKind::Sparse) v.multi = {};
     if (kind_ == RetrievalKind::Multi) v.sparse = {};
@@ -53,8 +53,8 @@ std::vector<RetrievalVectors> RetrievalScorer::compute_outputs(
   return out;
 }
 
-RerankScorer::RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw,
-                           std::string instruction)
+RerankScorer::RerankScorer(const embed::SequenceClassifier& classifier, std::vector<std::string> queries,
+                           bool raw, std::string instruction)
     : classifier_(classifier), queries_(std::move(queries)), raw_(raw), instruction_(std::move(instruction)) {
   if (!instruction_.empty() && !classifier_.takes_instruction()) {
     throw Error(ErrorKind::InvalidArgument,
@@ -68,8 +68,8 @@ RerankScorer::RerankScorer(const SequenceClassifier& classifier, std::vector<std
   }
 }
 
-void RerankScorer::prepare(const Record& record, std::span<PreparedInput> out) const {
-  InputOptions options;
+void RerankScorer::prepare(const Record& record, std::span<embed::PreparedInput> out) const {
+  embed::InputOptions options;
   options.prompt = instruction_;
   if (queries_.empty()) {
     out[0] = classifier_.prepare(record.pair, record.text, options);
@@ -79,13 +79,13 @@ void RerankScorer::prepare(const Record& record, std::span<PreparedInput> out) c
     out[q] = classifier_.prepare(queries_[q], record.text, options);
 }
 
-void RerankScorer::compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const {
+void RerankScorer::compute(std::span<const embed::PreparedInput* const> inputs, std::span<float> out) const {
   classifier_.classify_prepared(inputs, out);
 }
 
 void RerankScorer::finish(std::span<float> row) const {
   if (raw_) return;
-  for (float& s : row) s = sigmoid(s);
+  for (float& s : row) s = embed::sigmoid(s);
 }
 
 }  // namespace warden::bulk

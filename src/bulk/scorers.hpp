@@ -15,15 +15,15 @@ namespace warden::bulk {
 // One unit vector per record (Embedder::embed's prepare, embed_prepared and normalisation).
 class EmbedScorer final : public Scorer {
  public:
-  explicit EmbedScorer(const Embedder& embedder) : embedder_(embedder) {}
+  explicit EmbedScorer(const embed::Embedder& embedder) : embedder_(embedder) {}
   [[nodiscard]] std::size_t units_per_record() const noexcept override { return 1; }
   [[nodiscard]] std::size_t unit_width() const noexcept override { return embedder_.dim(); }
-  void prepare(const Record& record, std::span<PreparedInput> out) const override;
-  void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  void prepare(const Record& record, std::span<embed::PreparedInput> out) const override;
+  void compute(std::span<const embed::PreparedInput* const> inputs, std::span<float> out) const override;
   void finish(std::span<float> row) const override;
 
  private:
-  const Embedder& embedder_;
+  const embed::Embedder& embedder_;
 };
 
 // What a retrieval job writes per record: a sparse vector or token vectors.
@@ -34,18 +34,18 @@ enum class RetrievalKind { Sparse, Multi };
 // Error(Unsupported) naming what the model gives when it has no such output.
 class RetrievalScorer final : public Scorer {
  public:
-  RetrievalScorer(const Embedder& embedder, RetrievalKind kind, bool query);
+  RetrievalScorer(const embed::Embedder& embedder, RetrievalKind kind, bool query);
   [[nodiscard]] std::size_t units_per_record() const noexcept override { return 1; }
   [[nodiscard]] std::size_t unit_width() const noexcept override { return 0; }
-  void prepare(const Record& record, std::span<PreparedInput> out) const override;
-  void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  void prepare(const Record& record, std::span<embed::PreparedInput> out) const override;
+  void compute(std::span<const embed::PreparedInput* const> inputs, std::span<float> out) const override;
   void finish(std::span<float> row) const override;
   [[nodiscard]] bool variable_outputs() const noexcept override { return true; }
-  [[nodiscard]] std::vector<RetrievalVectors> compute_outputs(
-      std::span<const PreparedInput* const> inputs) const override;
+  [[nodiscard]] std::vector<embed::RetrievalVectors> compute_outputs(
+      std::span<const embed::PreparedInput* const> inputs) const override;
 
  private:
-  const Embedder& embedder_;
+  const embed::Embedder& embedder_;
   RetrievalKind kind_;
   bool query_;
 };
@@ -57,18 +57,18 @@ class RerankScorer final : public Scorer {
  public:
   // Error(Unsupported) unless the classifier has exactly one label. `instruction`: a yes/no
   // reranker's task instruction (empty: its default); Error(InvalidArgument) for another model.
-  RerankScorer(const SequenceClassifier& classifier, std::vector<std::string> queries, bool raw,
+  RerankScorer(const embed::SequenceClassifier& classifier, std::vector<std::string> queries, bool raw,
                std::string instruction = {});
   [[nodiscard]] std::size_t units_per_record() const noexcept override {
     return queries_.empty() ? 1 : queries_.size();
   }
   [[nodiscard]] std::size_t unit_width() const noexcept override { return 1; }
-  void prepare(const Record& record, std::span<PreparedInput> out) const override;
-  void compute(std::span<const PreparedInput* const> inputs, std::span<float> out) const override;
+  void prepare(const Record& record, std::span<embed::PreparedInput> out) const override;
+  void compute(std::span<const embed::PreparedInput* const> inputs, std::span<float> out) const override;
   void finish(std::span<float> row) const override;
 
  private:
-  const SequenceClassifier& classifier_;
+  const embed::SequenceClassifier& classifier_;
   std::vector<std::string> queries_;
   bool raw_;
   std::string instruction_;

@@ -183,7 +183,7 @@ std::string npy_header_int64(std::uint64_t n) {
   return npy_header_of("<i8", fmt::format("({},)", n));
 }
 
-void Sink::write_outputs(const Record&, const RetrievalVectors&) {
+void Sink::write_outputs(const Record&, const embed::RetrievalVectors&) {
   throw Error(ErrorKind::Internal, "this output takes rows of floats, not retrieval outputs");
 }
 

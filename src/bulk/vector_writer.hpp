@@ -62,7 +62,7 @@ class Sink {
   virtual void write(const Record& record, std::span<const float> row) = 0;
   // One record's variable-size outputs (a scorer with variable_outputs()); the row sinks
   // throw Error(Internal).
-  virtual void write_outputs(const Record& record, const RetrievalVectors& outputs);
+  virtual void write_outputs(const Record& record, const embed::RetrievalVectors& outputs);
   // Makes everything written so far durable and self-describing (headers, sidecar).
   virtual void sync() = 0;
   // Syncs and closes; throws Error(Io) on failure.

@@ -73,7 +73,7 @@ bool onnx_file(const fs::path& p) {
          name.find(".onnx.") != std::string::npos;
 }
 
-std::size_t estimate_bytes(const fs::path& dir, const ModelFolder& folder, Precision precision) {
+std::size_t estimate_bytes(const fs::path& dir, const embed::ModelFolder& folder, Precision precision) {
   // The engine reads the safetensors when there are any, else pytorch_model.bin (ModelWeights::
   // open_dir): those are the weights; the other format's copy is never read.
   std::size_t safetensors = 0;
@@ -125,8 +125,8 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
     throw Error(ErrorKind::NotFound, fmt::format("folder {} does not exist", dir.string()));
   if (!fs::is_directory(dir, ec))
     throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
-  const ModelFolder folder = inspect_model_folder(dir);  // NotFound / CorruptFile, named
-  require_tokenizer_files(dir);
+  const embed::ModelFolder folder = embed::inspect_model_folder(dir);  // NotFound / CorruptFile, named
+  embed::require_tokenizer_files(dir);
   if (folder.static_layout) {
     // A static table is memory-mapped, whatever the dtype asked for: its file is its size.
     FolderCheck c;
@@ -184,18 +184,20 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
     m.spec.dtype = "float32";
     m.spec.load = [dir, layout = *c.static_layout, bytes] {
       return serving::make_loaded_model(
-          std::unique_ptr<Embedder>(std::make_unique<StaticEmbedder>(dir, layout)), bytes);
+          std::unique_ptr<embed::Embedder>(std::make_unique<embed::StaticEmbedder>(dir, layout)), bytes);
     };
   } else if (c.kind == ModelKind::Embedding) {
     m.spec.load = [dir, pool, bytes, precision, pooling] {
       return serving::make_loaded_model(
-          std::unique_ptr<Embedder>(std::make_unique<NeuralEmbedder>(dir, pool, precision, pooling)), bytes);
+          std::unique_ptr<embed::Embedder>(
+              std::make_unique<embed::NeuralEmbedder>(dir, pool, precision, pooling)),
+          bytes);
     };
   } else {
     m.spec.load = [dir, pool, bytes, precision] {
-      return serving::make_loaded_model(
-          std::unique_ptr<SequenceClassifier>(std::make_unique<NeuralClassifier>(dir, pool, precision)),
-          bytes);
+      return serving::make_loaded_model(std::unique_ptr<embed::SequenceClassifier>(
+                                            std::make_unique<embed::NeuralClassifier>(dir, pool, precision)),
+                                        bytes);
     };
   }
   return m;
@@ -208,18 +210,19 @@ CatalogModel builtin_model(const std::string& name, const std::string& builtin, 
   m.spec.source = builtin;
   m.spec.tier = std::move(tier);
   m.spec.architecture = builtin;  // the built-ins are their own architectures
-  if (builtin == HashingEmbedder::kId) {
+  if (builtin == embed::HashingEmbedder::kId) {
     m.spec.semantic = false;
-    m.width = HashingEmbedder::kDim;
+    m.width = embed::HashingEmbedder::kDim;
     m.spec.load = [] {
-      return serving::make_loaded_model(std::unique_ptr<Embedder>(std::make_unique<HashingEmbedder>()), 0);
+      return serving::make_loaded_model(
+          std::unique_ptr<embed::Embedder>(std::make_unique<embed::HashingEmbedder>()), 0);
     };
     return m;
   }
   // use-lite: its converted folder must be there (make_builtin_embedder says how to make it).
-  const fs::path dir = use_lite_model_dir();
-  if (!is_use_lite_model(dir)) {
-    (void)make_builtin_embedder(builtin, pool);  // throws the NotFound that says how to install it
+  const fs::path dir = embed::use_lite_model_dir();
+  if (!embed::is_use_lite_model(dir)) {
+    (void)embed::make_builtin_embedder(builtin, pool);  // throws the NotFound that says how to install it
   }
   m.dir = dir;
   m.width = 512;
@@ -228,14 +231,14 @@ CatalogModel builtin_model(const std::string& name, const std::string& builtin, 
   m.spec.dtype = std::string(precision_name(precision));
   const std::size_t bytes = m.spec.estimated_bytes;
   m.spec.load = [builtin, pool, bytes, precision] {
-    return serving::make_loaded_model(make_builtin_embedder(builtin, pool, precision), bytes);
+    return serving::make_loaded_model(embed::make_builtin_embedder(builtin, pool, precision), bytes);
   };
   return m;
 }
 
 CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
   const Precision precision = resolve_precision(arg.dtype.empty() ? options.dtype : arg.dtype);
-  const std::vector<std::string> builtins = builtin_embedder_names();
+  const std::vector<std::string> builtins = embed::builtin_embedder_names();
   if (std::find(builtins.begin(), builtins.end(), arg.source) != builtins.end()) {
     return builtin_model(arg.alias.empty() ? arg.source : arg.alias, arg.source, "builtin", options.pool,
                          precision);
@@ -324,8 +327,9 @@ CatalogModel make_model_spec(const ModelArg& arg, const CatalogOptions& options)
     if (options.on_error == OnModelError::Exit) throw Error(e.kind(), what);
     // --on-model-error fallback: the lexical embedder answers under the name asked for,
     // and says so (semantic = false, /info's fallback_reason, a response header).
-    CatalogModel m = builtin_model(arg.alias.empty() ? arg.source : arg.alias,
-                                   std::string(HashingEmbedder::kId), "lexical-fallback", options.pool);
+    CatalogModel m =
+        builtin_model(arg.alias.empty() ? arg.source : arg.alias, std::string(embed::HashingEmbedder::kId),
+                      "lexical-fallback", options.pool);
     m.spec.source = arg.source;
     m.spec.fallback_reason = what;
     m.spec.tier_reason = what;
@@ -334,7 +338,7 @@ CatalogModel make_model_spec(const ModelArg& arg, const CatalogOptions& options)
 }
 
 CatalogModel default_model(const CatalogOptions& options) {
-  const DefaultEmbedder d = default_embedder();
+  const embed::DefaultEmbedder d = embed::default_embedder();
   CatalogModel m =
       builtin_model(d.name, d.name, d.fallback_reason.empty() ? "semantic-default" : "lexical-fallback",
                     options.pool, resolve_precision(options.dtype));

@@ -50,7 +50,7 @@ std::vector<std::string> read_stdin_lines() {
 
 // `warden embed --input FILE --output-kind sparse|multi`: each record's sparse vector (JSON
 // lines) or token vectors (.npy + offsets), as /embed_hybrid gives them.
-int run_bulk_retrieval(const EmbedOptions& options, const Embedder& embedder, const std::string& model,
+int run_bulk_retrieval(const EmbedOptions& options, const embed::Embedder& embedder, const std::string& model,
                        ThreadPool* pool) {
   const bool sparse = options.output_kind == "sparse";
   const bulk::OutputFormat format = options.format.empty() ? bulk::detect_output_format(options.output)
@@ -91,7 +91,7 @@ int run_bulk_retrieval(const EmbedOptions& options, const Embedder& embedder, co
 }
 
 // `warden embed --input FILE --output FILE`: the corpus through the bulk runner.
-int run_bulk_embed(const EmbedOptions& options, const Embedder& embedder, const std::string& model,
+int run_bulk_embed(const EmbedOptions& options, const embed::Embedder& embedder, const std::string& model,
                    ThreadPool* pool) {
   if (!options.texts.empty()) throw Error(ErrorKind::InvalidArgument, "give texts or --input, not both");
   if (options.output_kind != "dense") return run_bulk_retrieval(options, embedder, model, pool);
@@ -142,7 +142,7 @@ int run_embed(const EmbedOptions& options) {
     fmt::print(stderr, "warden: warning: embedding with {} (lexical, semantic = false) because {}\n",
                opened.model.spec.name, opened.fallback_reason);
   }
-  const Embedder* embedder = opened.loaded->embedder.get();
+  const embed::Embedder* embedder = opened.loaded->embedder.get();
   if (!options.bulk.input.empty())
     return run_bulk_embed(options, *embedder, catalog::model_identity(opened), &pool);
   if (options.output_kind != "dense") {

@@ -111,7 +111,7 @@ int run_rerank(const RerankOptions& options) {
   const catalog::OpenModel opened =
       catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir,
                           command_catalog_options(&pool, options.dtype), ModelKind::Reranker, "rerank");
-  const SequenceClassifier& classifier = *opened.loaded->classifier;
+  const embed::SequenceClassifier& classifier = *opened.loaded->classifier;
   job.fingerprint[1].second = catalog::model_identity(opened);
   const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores, options.instruction);
 

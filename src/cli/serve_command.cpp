@@ -97,7 +97,7 @@ struct ServeOptions {
 // The guard over the served embedder (POST /guard). Fitting it embeds the bank's train
 // split once (milliseconds with use-lite; cached after the first start). A bank that
 // cannot be loaded leaves the server up without a guard, loudly: /guard then answers 424.
-std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embedder& embedder,
+std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const embed::Embedder& embedder,
                                          guard::Bank& bank) {
   if (options.no_guard) return nullptr;
   guard::GuardOptions guard_options;
@@ -134,7 +134,7 @@ std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const Embe
 // the served model is. Unlike the probe's bank, a model the user named must load: any
 // failure stops the server.
 std::unique_ptr<guard::Guard> make_classifier_guard(const ServeOptions& options,
-                                                    const SequenceClassifier& classifier) {
+                                                    const embed::SequenceClassifier& classifier) {
   guard::GuardOptions guard_options;
   guard_options.threshold = options.guard_threshold;
   guard_options.positive_label = options.guard_positive_label;
@@ -266,7 +266,7 @@ std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
     if (!m.spec.fallback_reason.empty()) {
       log_line(
           "warden serve: warning: {}; serving {} under the name {} instead (lexical, semantic = false)\n",
-          m.spec.fallback_reason, HashingEmbedder::kId, m.spec.name);
+          m.spec.fallback_reason, embed::HashingEmbedder::kId, m.spec.name);
     }
     for (const catalog::CatalogModel& other : models) {
       if (other.spec.name == m.spec.name) {
@@ -373,11 +373,11 @@ int run_serve(ServeOptions options) {
   }
 
   guard::Bank bank;
-  std::unique_ptr<NeuralClassifier> guard_classifier;
+  std::unique_ptr<embed::NeuralClassifier> guard_classifier;
   std::unique_ptr<guard::Guard> guard;
   serving::LeasePtr guard_lease;  // keeps the probe's model in memory while the server runs
   if (!options.guard_model.empty()) {
-    guard_classifier = std::make_unique<NeuralClassifier>(options.guard_model, pool.get());
+    guard_classifier = std::make_unique<embed::NeuralClassifier>(options.guard_model, pool.get());
     guard = make_classifier_guard(options, *guard_classifier);
     if (!options.guard_bank.empty()) {
       log_line("warden serve: warning: --guard-bank is not used: the classifier method needs no bank\n");

@@ -6,7 +6,7 @@
 #include "core/l2_normalize.hpp"
 #include "core/utf8.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 PreparedInput Embedder::prepare_ids(std::span<const std::uint32_t> /*ids*/,
                                     const InputOptions& /*options*/) const {
@@ -69,4 +69,4 @@ void Embedder::normalize_rows(std::span<float> rows) const {
   if (!unit_vectors()) l2_normalize(rows, dim());
 }
 
-}  // namespace warden
+}  // namespace warden::embed

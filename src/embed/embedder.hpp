@@ -22,7 +22,7 @@
 #include "core/embeddings.hpp"
 #include "core/sparse_vector.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 enum class TruncationSide { Right, Left };
 
@@ -156,4 +156,4 @@ class Embedder {
   [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const;
 };
 
-}  // namespace warden
+}  // namespace warden::embed

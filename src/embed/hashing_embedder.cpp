@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/utf8.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 namespace {
 
@@ -102,4 +102,4 @@ void HashingEmbedder::embed_prepared(std::span<const PreparedInput* const> input
   for (std::size_t i = 0; i < inputs.size(); ++i) embed_one(inputs[i]->text, out.subspan(i * kDim, kDim));
 }
 
-}  // namespace warden
+}  // namespace warden::embed

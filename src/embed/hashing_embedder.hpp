@@ -13,7 +13,7 @@
 
 #include "embed/embedder.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 class HashingEmbedder final : public Embedder {
  public:
@@ -41,4 +41,4 @@ class HashingEmbedder final : public Embedder {
   static void embed_one(std::string_view text, std::span<float> out);
 };
 
-}  // namespace warden
+}  // namespace warden::embed

@@ -10,7 +10,7 @@
 #include "model/onnx/onnx_encoder.hpp"
 #include "tokenizer/tokenizer.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
   if (auto layout = model::find_static_layout(dir)) {
@@ -65,4 +65,4 @@ void require_tokenizer_files(const std::filesystem::path& dir) {
   }
 }
 
-}  // namespace warden
+}  // namespace warden::embed

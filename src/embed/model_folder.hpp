@@ -10,7 +10,7 @@
 #include "core/model_kind.hpp"
 #include "model/static/static_model.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 struct ModelFolder {
   ModelKind kind = ModelKind::Embedding;  // a *ForSequenceClassification head: by its label count
@@ -36,4 +36,4 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir);
 // SentencePiece-only folder as such.
 void require_tokenizer_files(const std::filesystem::path& dir);
 
-}  // namespace warden
+}  // namespace warden::embed

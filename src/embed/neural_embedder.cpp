@@ -11,7 +11,7 @@
 #include "embed/token_rows.hpp"
 #include "tokenizer/special_tokens_map.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 namespace {
 
@@ -372,4 +372,4 @@ std::optional<std::string> NeuralEmbedder::default_prompt_name() const {
   return model_->st.default_prompt_name;
 }
 
-}  // namespace warden
+}  // namespace warden::embed

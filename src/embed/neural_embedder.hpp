@@ -30,8 +30,10 @@
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {
-
 class ThreadPool;
+}  // namespace warden
+
+namespace warden::embed {
 
 class NeuralEmbedder final : public Embedder {
  public:
@@ -114,4 +116,4 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] PreparedInput prepare_colbert(std::string_view input, const InputOptions& options) const;
 };
 
-}  // namespace warden
+}  // namespace warden::embed

@@ -10,7 +10,7 @@
 #include "embed/use_lite_embedder.hpp"
 #include "model/use_lite/use_lite_format.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 std::vector<std::string> builtin_embedder_names() {
   return {std::string(UseLiteEmbedder::kId), std::string(HashingEmbedder::kId)};
@@ -39,4 +39,4 @@ DefaultEmbedder default_embedder() {
               dir.string())};
 }
 
-}  // namespace warden
+}  // namespace warden::embed

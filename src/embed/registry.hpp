@@ -12,8 +12,10 @@
 #include "embed/embedder.hpp"
 
 namespace warden {
-
 class ThreadPool;
+}  // namespace warden
+
+namespace warden::embed {
 
 // Names accepted by make_builtin_embedder, in a stable order.
 std::vector<std::string> builtin_embedder_names();
@@ -34,4 +36,4 @@ struct DefaultEmbedder {
 };
 DefaultEmbedder default_embedder();
 
-}  // namespace warden
+}  // namespace warden::embed

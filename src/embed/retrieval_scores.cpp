@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace warden {
+namespace warden::embed {
 
 namespace {
 
@@ -62,4 +62,4 @@ float weighted_score(const RetrievalVectors& query, const RetrievalVectors& docu
   return score / (weights.dense + weights.sparse + weights.multi);
 }
 
-}  // namespace warden
+}  // namespace warden::embed

@@ -11,7 +11,7 @@
 #include "core/sparse_vector.hpp"
 #include "embed/embedder.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 [[nodiscard]] float max_sim(const Embeddings& query, const Embeddings& document) noexcept;
 // Both vectors' ids ascending.
@@ -26,4 +26,4 @@ struct RetrievalWeights {
 [[nodiscard]] float weighted_score(const RetrievalVectors& query, const RetrievalVectors& document,
                                    const RetrievalWeights& weights);
 
-}  // namespace warden
+}  // namespace warden::embed

@@ -12,7 +12,7 @@
 #include "model/families/registry.hpp"
 #include "model/yes_no_head.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 std::string_view classifier_kind_name(ClassifierKind kind) noexcept {
   return kind == ClassifierKind::Reranker ? "reranker" : "classifier";
@@ -190,4 +190,4 @@ std::vector<TokenInfo> NeuralClassifier::tokenize(std::string_view text) const {
   return token_infos(tokenizer_->encode(text, eo, std::nullopt));
 }
 
-}  // namespace warden
+}  // namespace warden::embed

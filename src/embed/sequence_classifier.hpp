@@ -21,11 +21,14 @@
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden {
-
 class ThreadPool;
 namespace model {
 struct EncoderModel;
 }
+}  // namespace warden
+
+namespace warden::embed {
+
 class YesNoPrompt;
 
 enum class ClassifierKind {
@@ -119,4 +122,4 @@ class NeuralClassifier final : public SequenceClassifier {
 // the folder holds a reranker or classifier rather than an embedder (no weights are read).
 bool has_classification_head(const std::filesystem::path& dir);
 
-}  // namespace warden
+}  // namespace warden::embed

@@ -8,7 +8,7 @@
 #include "core/utf8.hpp"
 #include "embed/text_input.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 namespace {
 
@@ -195,4 +195,4 @@ std::string StaticEmbedder::decode(std::span<const std::uint32_t> ids, bool skip
   return tokenizer_->decode(ids, skip_special_tokens);
 }
 
-}  // namespace warden
+}  // namespace warden::embed

@@ -23,7 +23,7 @@
 #include "model/static/static_model.hpp"
 #include "tokenizer/tokenizer.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 class StaticEmbedder final : public Embedder {
  public:
@@ -77,4 +77,4 @@ class StaticEmbedder final : public Embedder {
   std::size_t max_tokens_ = 0;
 };
 
-}  // namespace warden
+}  // namespace warden::embed

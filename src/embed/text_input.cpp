@@ -2,7 +2,7 @@
 
 #include "core/utf8.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage) {
   utf8::require_valid(prompt, "prompt");
@@ -28,4 +28,4 @@ std::vector<TokenInfo> token_infos(Encoding&& e) {
   return out;
 }
 
-}  // namespace warden
+}  // namespace warden::embed

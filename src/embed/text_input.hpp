@@ -10,7 +10,7 @@
 #include "embed/embedder.hpp"
 #include "tokenizer/tokenizer.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 // prompt + text (in `storage`), or a view of text when there is no prompt. Error(InvalidInput)
 // naming the prompt or the text when either is not valid UTF-8.
@@ -19,4 +19,4 @@ std::string_view with_prompt(std::string_view text, std::string_view prompt, std
 // One TokenInfo per token of `e` (encoded with_tokens): offsets only for tokens of the text.
 std::vector<TokenInfo> token_infos(Encoding&& e);
 
-}  // namespace warden
+}  // namespace warden::embed

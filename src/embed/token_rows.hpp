@@ -9,7 +9,7 @@
 #include "embed/embedder.hpp"
 #include "model/engine/token_batch.hpp"
 
-namespace warden::detail {
+namespace warden::embed::detail {
 
 inline std::vector<Embeddings> split_token_rows(std::span<const float> states, const model::TokenBatch& batch,
                                                 std::size_t dim) {
@@ -22,4 +22,4 @@ inline std::vector<Embeddings> split_token_rows(std::span<const float> states, c
   return result;
 }
 
-}  // namespace warden::detail
+}  // namespace warden::embed::detail

@@ -11,7 +11,7 @@
 #include "embed/token_rows.hpp"
 #include "model/use_lite/use_lite_format.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 namespace fs = std::filesystem;
 
@@ -204,4 +204,4 @@ std::string UseLiteEmbedder::decode(std::span<const std::uint32_t> ids, bool ski
   return text;
 }
 
-}  // namespace warden
+}  // namespace warden::embed

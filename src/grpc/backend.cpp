@@ -148,8 +148,9 @@ void Backend::record(std::string_view method, const ::grpc::Status& status, Cloc
       .observe(std::chrono::duration<double>(total).count());
 }
 
-TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept {
-  return direction == tei::v1::TRUNCATION_DIRECTION_LEFT ? TruncationSide::Left : TruncationSide::Right;
+embed::TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept {
+  return direction == tei::v1::TRUNCATION_DIRECTION_LEFT ? embed::TruncationSide::Left
+                                                         : embed::TruncationSide::Right;
 }
 
 void fill_metadata(tei::v1::Metadata& m, const serving::Inference& inference, std::size_t characters,

@@ -98,7 +98,7 @@ class Backend {
 [[nodiscard]] serving::tasks::Context task_context(const Work& work, std::string_view method);
 
 // The request's truncation side.
-[[nodiscard]] TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept;
+[[nodiscard]] embed::TruncationSide side_of(tei::v1::TruncationDirection direction) noexcept;
 // TEI's per-answer metadata: characters, tokens and where the time went.
 void fill_metadata(tei::v1::Metadata& m, const serving::Inference& inference, std::size_t characters,
                    Clock::time_point received);

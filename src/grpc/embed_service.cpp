@@ -73,7 +73,7 @@ void embed_sparse(Backend& b, const Work& w, std::shared_ptr<const EmbedSparseRe
   task.tokenization = tokenization_of(*rq);
   // Sparse vectors come from a lexical head (bge-m3's sparse_linear.pt); a dense vector is no
   // stand-in for one.
-  task.outputs = RetrievalOutputs{.dense = false, .sparse = true, .multi = false};
+  task.outputs = embed::RetrievalOutputs{.dense = false, .sparse = true, .multi = false};
   b.tasks().embed_retrieval(
       task_context(w, "EmbedSparse"), std::move(task),
       replying<tasks::Retrieved, EmbedSparseResponse>(w, utf8::code_points(rq->inputs()), std::move(reply),

@@ -29,8 +29,9 @@ void info(Backend& b, const Work& w, std::shared_ptr<const tei::v1::InfoRequest>
       out.set_model_type(tei::v1::MODEL_TYPE_EMBEDDING);
       out.set_max_input_length(static_cast<std::uint32_t>(m.embedder->max_input_tokens()));
     } else {
-      out.set_model_type(m.classifier->kind() == ClassifierKind::Reranker ? tei::v1::MODEL_TYPE_RERANKER
-                                                                          : tei::v1::MODEL_TYPE_CLASSIFIER);
+      out.set_model_type(m.classifier->kind() == embed::ClassifierKind::Reranker
+                             ? tei::v1::MODEL_TYPE_RERANKER
+                             : tei::v1::MODEL_TYPE_CLASSIFIER);
       out.set_max_input_length(static_cast<std::uint32_t>(m.classifier->max_input_tokens()));
     }
     out.set_max_concurrent_requests(static_cast<std::uint32_t>(s.max_concurrent));

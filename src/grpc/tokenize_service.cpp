@@ -21,10 +21,10 @@ void tokenize(Backend& b, const Work& w, std::shared_ptr<const EncodeRequest> rq
   task.add_special_tokens = rq->add_special_tokens();
   b.tasks().tokenize(
       task_context(w, "Tokenize"), std::move(task),
-      [reply = std::move(reply)](serving::tasks::Finished<std::vector<std::vector<TokenInfo>>>& f) {
+      [reply = std::move(reply)](serving::tasks::Finished<std::vector<std::vector<embed::TokenInfo>>>& f) {
         EncodeResponse out;
         if (f.error) return reply(to_status(f.error), out);
-        for (const TokenInfo& t : (*f.value)[0]) {
+        for (const embed::TokenInfo& t : (*f.value)[0]) {
           tei::v1::SimpleToken* token = out.add_tokens();
           token->set_id(t.id);
           token->set_text(t.text);

@@ -45,7 +45,7 @@ constexpr std::uintmax_t kMaxCacheBytes = std::uintmax_t{256} << 20;
 // changes). The embedder's weights are not in the key: two different models that share an
 // id (two folders of the same name) are told apart when a cached fit is loaded, by
 // embedding its first exemplars again (same_vectors).
-std::uint64_t bank_key(const Embedder& embedder, std::span<const BankEntry> train,
+std::uint64_t bank_key(const embed::Embedder& embedder, std::span<const BankEntry> train,
                        std::span<const std::string> languages, std::optional<double> target_fpr) {
   std::uint64_t h = fnv1a(kFitVersion);
   h = fnv1a(embedder.id(), h);
@@ -68,7 +68,7 @@ std::string file_safe(std::string_view id) {
 }
 
 // Unit rows of `texts`, embedded in chunks.
-std::vector<float> embed_units(const Embedder& embedder, std::span<const std::string> texts) {
+std::vector<float> embed_units(const embed::Embedder& embedder, std::span<const std::string> texts) {
   const std::size_t dim = embedder.dim();
   std::vector<float> out(texts.size() * dim);
   for (std::size_t begin = 0; begin < texts.size(); begin += kEmbedChunk) {
@@ -231,7 +231,7 @@ void fit_probe(FittedProbe& probe, std::span<const std::size_t> owner, std::opti
 // Whether `embedder` is the one `probe` was fitted with: its first exemplars, embedded
 // again, point where the stored vectors do (to within the noise of another thread count or
 // batch shape). Cheap: a handful of texts.
-bool same_vectors(const Embedder& embedder, const FittedProbe& probe, std::string& why) {
+bool same_vectors(const embed::Embedder& embedder, const FittedProbe& probe, std::string& why) {
   if (probe.dim != embedder.dim()) {
     why = fmt::format("it was fitted on {}-d vectors, this embedder makes {}-d", probe.dim, embedder.dim());
     return false;
@@ -323,7 +323,7 @@ bool Guard::names_attack(std::string_view label) {
   return false;
 }
 
-Guard::Guard(const SequenceClassifier& classifier, GuardOptions options) : classifier_(&classifier) {
+Guard::Guard(const embed::SequenceClassifier& classifier, GuardOptions options) : classifier_(&classifier) {
   check_threshold(options);
   info_.cache = "off";
   // A classifier's probabilities are calibrated by its own training: 0.5 unless told otherwise.
@@ -382,7 +382,7 @@ std::string Guard::positive_label_names() const {
   return fmt::format("{}", fmt::join(names, ","));
 }
 
-Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) : embedder_(&embedder) {
+Guard::Guard(const embed::Embedder& embedder, const Bank& bank, GuardOptions options) : embedder_(&embedder) {
   check_threshold(options);
   languages_ = options.languages.value_or(embedder.languages());
   info_.cache = "off";
@@ -490,7 +490,8 @@ Guard::Guard(const Embedder& embedder, const Bank& bank, GuardOptions options) :
   adopt(std::move(probe), options);
 }
 
-Guard::Guard(const Embedder& embedder, FittedProbe probe, GuardOptions options) : embedder_(&embedder) {
+Guard::Guard(const embed::Embedder& embedder, FittedProbe probe, GuardOptions options)
+    : embedder_(&embedder) {
   check_threshold(options);
   languages_ = options.languages.value_or(embedder.languages());
   info_.cache = "off";
@@ -526,7 +527,7 @@ namespace {
 // as `tokenize` (the embedder's or the classifier's) reports them; false without a tokenizer.
 template <typename Tokenize>
 bool mostly_unknown_text(Tokenize tokenize, std::uint32_t unk, std::string_view text) {
-  std::vector<TokenInfo> tokens;
+  std::vector<embed::TokenInfo> tokens;
   try {
     tokens = tokenize(text);
   } catch (const Error& e) {
@@ -534,7 +535,7 @@ bool mostly_unknown_text(Tokenize tokenize, std::uint32_t unk, std::string_view 
     throw;
   }
   std::vector<bool> unknown(text.size(), false);
-  for (const TokenInfo& t : tokens) {
+  for (const embed::TokenInfo& t : tokens) {
     if (t.id != unk || !t.start || !t.stop) continue;
     for (std::size_t b = *t.start; b < *t.stop && b < text.size(); ++b) unknown[b] = true;
   }
@@ -551,8 +552,8 @@ bool mostly_unknown_text(Tokenize tokenize, std::uint32_t unk, std::string_view 
 // The unknown-token rule shared by both methods: more than half of the ids, or (with the
 // text) of its non-space characters, are the unknown token.
 template <typename Tokenize>
-bool mostly_unknown(std::optional<std::uint32_t> unk, const PreparedInput& input, std::string_view text,
-                    Tokenize tokenize) {
+bool mostly_unknown(std::optional<std::uint32_t> unk, const embed::PreparedInput& input,
+                    std::string_view text, Tokenize tokenize) {
   if (!unk || input.ids.empty()) return false;
   const auto unknown = static_cast<std::size_t>(std::count(input.ids.begin(), input.ids.end(), *unk));
   return 2 * unknown > input.ids.size() ||
@@ -561,12 +562,12 @@ bool mostly_unknown(std::optional<std::uint32_t> unk, const PreparedInput& input
 
 }  // namespace
 
-GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input,
+GuardResult Guard::decide(std::span<const float> row, const embed::PreparedInput& input,
                           std::optional<std::string_view> given_text) const {
   if (embedder_ == nullptr) {
     throw Error(ErrorKind::Internal, "guard: decide() on a classifier guard (use decide_logits)");
   }
-  const Embedder& embedder = *embedder_;
+  const embed::Embedder& embedder = *embedder_;
   GuardResult r;
   r.embedder = std::string(embedder.id());
   r.semantic = embedder.semantic();
@@ -592,7 +593,7 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
   }
   r.language.clear();
   if (mostly_unknown(embedder.unknown_token_id(), input, text,
-                     [&](std::string_view t) { return embedder.tokenize(t, InputOptions{}); })) {
+                     [&](std::string_view t) { return embedder.tokenize(t, embed::InputOptions{}); })) {
     r.method = "abstained";
     r.reason = std::string(kUnknownReason);
     return r;
@@ -621,12 +622,12 @@ GuardResult Guard::decide(std::span<const float> row, const PreparedInput& input
   return r;
 }
 
-GuardResult Guard::decide_logits(std::span<const float> logits, const PreparedInput& input,
+GuardResult Guard::decide_logits(std::span<const float> logits, const embed::PreparedInput& input,
                                  std::optional<std::string_view> given_text) const {
   if (classifier_ == nullptr) {
     throw Error(ErrorKind::Internal, "guard: decide_logits() on a probe guard (use decide)");
   }
-  const SequenceClassifier& c = *classifier_;
+  const embed::SequenceClassifier& c = *classifier_;
   const std::size_t n = c.labels().size();
   if (logits.size() != n) {
     throw Error(ErrorKind::InvalidArgument,
@@ -692,13 +693,13 @@ std::vector<TextWindow> Guard::probe_windows(std::string_view text) const {
   // the first max_tokens tokens of what it is given), so a text of any length is read in
   // linear time: a token longer than 32 bytes on average only shortens a window.
   const std::size_t slice_bytes = max_tokens * 32;
-  InputOptions first;
+  embed::InputOptions first;
   first.truncate = true;
-  first.side = TruncationSide::Right;
+  first.side = embed::TruncationSide::Right;
   std::vector<TextWindow> out;
   for (std::size_t start = 0;;) {
     const std::size_t slice_end = code_point_start(text, std::min(text.size(), start + slice_bytes));
-    std::vector<TokenInfo> tokens;
+    std::vector<embed::TokenInfo> tokens;
     try {
       tokens = embedder_->tokenize(text.substr(start, slice_end - start), first);
     } catch (const Error& e) {
@@ -707,7 +708,7 @@ std::vector<TextWindow> Guard::probe_windows(std::string_view text) const {
     }
     std::size_t specials = 0;
     std::vector<TextWindow> pieces;
-    for (const TokenInfo& t : tokens) {
+    for (const embed::TokenInfo& t : tokens) {
       if (t.special || !t.start || !t.stop) {
         specials += t.special ? 1 : 0;
         continue;
@@ -736,7 +737,7 @@ std::vector<TextWindow> Guard::probe_windows(std::string_view text) const {
 std::vector<TextWindow> Guard::windows(std::string_view text) const {
   if (classifier_ == nullptr) return probe_windows(text);
   if (text.empty()) return {TextWindow{0, text.size()}};
-  std::vector<TokenInfo> tokens;
+  std::vector<embed::TokenInfo> tokens;
   try {
     tokens = classifier_->tokenize(text);
   } catch (const Error& e) {
@@ -745,7 +746,7 @@ std::vector<TextWindow> Guard::windows(std::string_view text) const {
   }
   std::size_t specials = 0;
   std::vector<TextWindow> pieces;  // the content tokens' byte spans
-  for (const TokenInfo& t : tokens) {
+  for (const embed::TokenInfo& t : tokens) {
     if (t.special || !t.start || !t.stop) {
       specials += t.special ? 1 : 0;
       continue;
@@ -823,13 +824,13 @@ std::vector<GuardResult> Guard::decide_texts(std::span<const std::string_view> t
   out.reserve(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     const GuardPlan p = plan(texts[i]);
-    std::vector<PreparedInput> prepared;
+    std::vector<embed::PreparedInput> prepared;
     prepared.reserve(p.windows.size());
     for (std::size_t j = 0; j < p.windows.size(); ++j) {
       try {
         prepared.push_back(classifier_ != nullptr
-                               ? classifier_->prepare(p.part(j), std::nullopt, InputOptions{})
-                               : embedder_->prepare(p.part(j), InputOptions{}));
+                               ? classifier_->prepare(p.part(j), std::nullopt, embed::InputOptions{})
+                               : embedder_->prepare(p.part(j), embed::InputOptions{}));
       } catch (const Error& e) {
         throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
       }
@@ -838,14 +839,14 @@ std::vector<GuardResult> Guard::decide_texts(std::span<const std::string_view> t
     results.reserve(prepared.size());
     if (classifier_ == nullptr &&
         abstains_always()) {  // nothing to embed: the answer does not depend on the vector
-      for (const PreparedInput& x : prepared) results.push_back(decide({}, x));
+      for (const embed::PreparedInput& x : prepared) results.push_back(decide({}, x));
       out.push_back(combine(results, p, texts[i]));
       continue;
     }
     const std::size_t width = classifier_ != nullptr ? classifier_->labels().size() : embedder_->dim();
     for (std::size_t begin = 0; begin < prepared.size(); begin += kEmbedChunk) {
       const std::size_t end = std::min(prepared.size(), begin + kEmbedChunk);
-      std::vector<const PreparedInput*> batch;
+      std::vector<const embed::PreparedInput*> batch;
       for (std::size_t j = begin; j < end; ++j) batch.push_back(&prepared[j]);
       std::vector<float> rows(batch.size() * width);
       if (classifier_ != nullptr) {

@@ -118,17 +118,17 @@ class Guard {
   // are embedded to check it is the same embedder). On a lexical embedder nothing is
   // fitted: every decision abstains. Error(InvalidInput) when the train split lacks
   // attacks or benign texts.
-  Guard(const Embedder& embedder, const Bank& bank, GuardOptions options = {});
+  Guard(const embed::Embedder& embedder, const Bank& bank, GuardOptions options = {});
   // A probe fitted before (`warden guard fit`; parse_probe). Error(InvalidArgument) when
   // `embedder` is lexical or is not the embedder it was fitted with (its first exemplars,
   // embedded again, do not match). options.threshold overrides the fitted threshold;
   // target_fpr and the cache do not apply.
-  Guard(const Embedder& embedder, FittedProbe probe, GuardOptions options = {});
+  Guard(const embed::Embedder& embedder, FittedProbe probe, GuardOptions options = {});
   // The classifier method over `classifier` (not owned; must outlive the Guard). The caller
   // loads it, so that the server can also hand it to its scheduler. Error(InvalidArgument)
   // when options.positive_label names a label it does not have, or is empty and no label
   // names an attack (the message lists the labels). options.cache_dir and use_cache do not apply.
-  explicit Guard(const SequenceClassifier& classifier, GuardOptions options = {});
+  explicit Guard(const embed::SequenceClassifier& classifier, GuardOptions options = {});
 
   // `row` is the embedder's pooled vector for `input` (normalised here when it is not a unit
   // vector); `input` is what prepare() made of it. The unknown-token rule counts its ids;
@@ -137,11 +137,11 @@ class Guard {
   // could not read: with the text, the rule also weighs the characters each unknown token
   // covers against the text's non-space characters, and a blank text abstains.
   // Error(Internal) on a classifier guard.
-  [[nodiscard]] GuardResult decide(std::span<const float> row, const PreparedInput& input,
+  [[nodiscard]] GuardResult decide(std::span<const float> row, const embed::PreparedInput& input,
                                    std::optional<std::string_view> text = std::nullopt) const;
   // The classifier method: `logits` is the classifier's raw row (labels().size() values) for
   // `input`, what classifier()->prepare(text) made of `text`. Error(Internal) on a probe guard.
-  [[nodiscard]] GuardResult decide_logits(std::span<const float> logits, const PreparedInput& input,
+  [[nodiscard]] GuardResult decide_logits(std::span<const float> logits, const embed::PreparedInput& input,
                                           std::optional<std::string_view> text = std::nullopt) const;
   // A text longer than the model's input is read in overlapping windows, as Prompt-Guard's
   // model card advises: the whole text when it fits (special tokens included), else windows
@@ -171,8 +171,8 @@ class Guard {
   [[nodiscard]] bool nearest_is_attack(std::span<const float> unit_row) const;
 
   // Exactly one is set: the probe's embedder or the classifier method's model.
-  [[nodiscard]] const Embedder* embedder() const noexcept { return embedder_; }
-  [[nodiscard]] const SequenceClassifier* classifier() const noexcept { return classifier_; }
+  [[nodiscard]] const embed::Embedder* embedder() const noexcept { return embedder_; }
+  [[nodiscard]] const embed::SequenceClassifier* classifier() const noexcept { return classifier_; }
   // The label indices whose probabilities, summed, are the score (classifier method; {0}
   // otherwise), ascending.
   [[nodiscard]] const std::vector<std::size_t>& positive_labels() const noexcept { return positives_; }
@@ -206,8 +206,8 @@ class Guard {
   [[nodiscard]] std::vector<TextWindow> probe_windows(std::string_view text) const;
   void adopt(FittedProbe probe, const GuardOptions& options);
 
-  const Embedder* embedder_ = nullptr;
-  const SequenceClassifier* classifier_ = nullptr;
+  const embed::Embedder* embedder_ = nullptr;
+  const embed::SequenceClassifier* classifier_ = nullptr;
   std::vector<std::size_t> positives_{0};
   FittedProbe probe_;                     // the model, its threshold and the exemplars
   std::unique_ptr<ExemplarIndex> index_;  // the exemplars packed for the similarity product

@@ -224,7 +224,8 @@ std::vector<std::string> string_or_list(object obj, std::string_view name, bool&
 
 serving::tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,
                                           std::optional<std::string> prompt_name) {
-  return {truncate, direction == TruncationDirection::Left ? TruncationSide::Left : TruncationSide::Right,
+  return {truncate,
+          direction == TruncationDirection::Left ? embed::TruncationSide::Left : embed::TruncationSide::Right,
           std::move(prompt_name)};
 }
 

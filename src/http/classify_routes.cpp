@@ -18,7 +18,7 @@ using namespace body;
 namespace {
 
 // [dense, sparse, multi]: three numbers >= 0, not all zero.
-std::optional<RetrievalWeights> retrieval_weights(object obj) {
+std::optional<embed::RetrievalWeights> retrieval_weights(object obj) {
   const std::optional<element> field = optional_field(obj, "retrieval_weights");
   if (!field) return std::nullopt;
   const std::string what =
@@ -33,7 +33,7 @@ std::optional<RetrievalWeights> retrieval_weights(object obj) {
     w[i++] = static_cast<float>(x);
   }
   if (w[0] + w[1] + w[2] <= 0) throw validation(what, "retrieval_weights");
-  return RetrievalWeights{w[0], w[1], w[2]};
+  return embed::RetrievalWeights{w[0], w[1], w[2]};
 }
 
 }  // namespace

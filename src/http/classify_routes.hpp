@@ -28,7 +28,7 @@ struct RerankRequest {
   std::string model;  // empty when absent
   // `retrieval_weights`: [dense, sparse, multi], numbers >= 0 with a positive sum: how a model
   // with several retrieval outputs (bge-m3) weighs their scores (422 otherwise).
-  std::optional<RetrievalWeights> retrieval_weights;
+  std::optional<embed::RetrievalWeights> retrieval_weights;
   // A yes/no reranker's task instruction (Qwen3-Reranker's <Instruct>); empty: the model card's
   // default. Other rerankers take none (422).
   std::string instruction;
@@ -53,9 +53,9 @@ struct DocumentsRerankRequest {
   // echo as `data[i].input`; filled only when asked for.
   bool return_input = false;
   std::vector<std::string> inputs_as_sent;
-  std::optional<RetrievalWeights> retrieval_weights;  // as RerankRequest's
-  std::string instruction;                            // as RerankRequest's
-  bool guard = false;                                 // as RerankRequest's: the top_n are judged
+  std::optional<embed::RetrievalWeights> retrieval_weights;  // as RerankRequest's
+  std::string instruction;                                   // as RerankRequest's
+  bool guard = false;                                        // as RerankRequest's: the top_n are judged
 };
 DocumentsRerankRequest parse_documents_rerank(std::string_view body);
 

@@ -45,7 +45,7 @@ HybridEmbedRequest sparse_fields(object obj) {
 HybridEmbedRequest parse_sparse_embed(std::string_view body) {
   simdjson::dom::parser parser;
   HybridEmbedRequest request = sparse_fields(parse_object(parser, body));
-  request.outputs = RetrievalOutputs{false, true, false};
+  request.outputs = embed::RetrievalOutputs{false, true, false};
   return request;
 }
 
@@ -56,7 +56,7 @@ HybridEmbedRequest parse_hybrid_embed(std::string_view body) {
   const std::optional<element> field = optional_field(obj, "outputs");
   if (!field) return request;
   const std::vector<std::string> names = string_list(*field, "outputs");  // an empty list is 400 Empty
-  RetrievalOutputs o{false, false, false};
+  embed::RetrievalOutputs o{false, false, false};
   for (std::size_t i = 0; i < names.size(); ++i) {
     bool* slot = names[i] == "dense"    ? &o.dense
                  : names[i] == "sparse" ? &o.sparse
@@ -107,7 +107,7 @@ void embed_retrieval(App& app, std::shared_ptr<Call> call, std::string_view body
       app.answer<serving::tasks::Retrieved>(call, [sparse_only](serving::tasks::Retrieved& r) {
         JsonWriter w;
         w.begin_array();
-        for (const RetrievalVectors& v : r.vectors) {
+        for (const embed::RetrievalVectors& v : r.vectors) {
           if (sparse_only) {
             write_sparse(w, v.sparse);
             continue;

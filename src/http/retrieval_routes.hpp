@@ -25,7 +25,7 @@ namespace warden::http {
 // two differently; the other models ignore it.
 struct HybridEmbedRequest {
   EmbedRequest embed;
-  std::optional<RetrievalOutputs> outputs;
+  std::optional<embed::RetrievalOutputs> outputs;
   std::optional<std::size_t> top_k;
   std::optional<float> threshold;
   bool query = false;

@@ -23,14 +23,14 @@ std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& m
     spec.name = std::string(model.embedder->id());
     spec.semantic = model.embedder->semantic();
     // Not owned: an aliasing pointer with no owner.
-    std::shared_ptr<const Embedder> e(std::shared_ptr<const Embedder>{}, model.embedder);
+    std::shared_ptr<const embed::Embedder> e(std::shared_ptr<const embed::Embedder>{}, model.embedder);
     spec.load = [e] { return serving::make_loaded_model(e, 0); };
   } else {
     spec.name = std::string(model.classifier->id());
-    spec.kind =
-        model.classifier->kind() == ClassifierKind::Reranker ? ModelKind::Reranker : ModelKind::Classifier;
-    std::shared_ptr<const SequenceClassifier> c(std::shared_ptr<const SequenceClassifier>{},
-                                                model.classifier);
+    spec.kind = model.classifier->kind() == embed::ClassifierKind::Reranker ? ModelKind::Reranker
+                                                                            : ModelKind::Classifier;
+    std::shared_ptr<const embed::SequenceClassifier> c(std::shared_ptr<const embed::SequenceClassifier>{},
+                                                       model.classifier);
     spec.load = [c] { return serving::make_loaded_model(c, 0); };
   }
   spec.source = spec.name;
@@ -42,7 +42,7 @@ std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& m
 
 }  // namespace
 
-Service::Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics)
+Service::Service(const embed::Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics)
     : Service(ServedModel{&embedder, nullptr}, std::move(options), metrics) {}
 
 Service::Service(ServedModel model, ServiceOptions options, serving::MetricsRegistry* metrics) {

@@ -30,8 +30,8 @@ struct ServiceOptions {
 // embedder answers the embedding routes, a sequence classifier /rerank, /v1/rerank and
 // /predict; every other compute route answers 424 (the model is the wrong kind), as TEI does.
 struct ServedModel {
-  const Embedder* embedder = nullptr;
-  const SequenceClassifier* classifier = nullptr;
+  const embed::Embedder* embedder = nullptr;
+  const embed::SequenceClassifier* classifier = nullptr;
   // The prompt-injection guard (POST /guard): a probe over `embedder`, or the classifier
   // method over its own model (Guard::classifier(), any served kind); null: /guard answers 424.
   const guard::Guard* guard = nullptr;
@@ -42,7 +42,7 @@ class Service {
   // One model the service does not own (tests, tools), as a manager of one pinned model.
   // The model (and metrics, which may be null) must outlive the service.
   // Error(InvalidArgument) unless exactly one of model's pointers is set.
-  Service(const Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics);
+  Service(const embed::Embedder& embedder, ServiceOptions options, serving::MetricsRegistry* metrics);
   Service(ServedModel model, ServiceOptions options, serving::MetricsRegistry* metrics);
   // Many models (the manager and guard, which may be null, must outlive the service).
   Service(serving::ModelManager& models, const guard::Guard* guard, ServiceOptions options,

@@ -6,15 +6,15 @@ namespace warden::serving {
 
 namespace {
 
-std::vector<std::size_t> token_counts(const std::vector<PreparedInput>& inputs) {
+std::vector<std::size_t> token_counts(const std::vector<embed::PreparedInput>& inputs) {
   std::vector<std::size_t> tokens;
   tokens.reserve(inputs.size());
-  for (const PreparedInput& in : inputs) tokens.push_back(in.tokens);
+  for (const embed::PreparedInput& in : inputs) tokens.push_back(in.tokens);
   return tokens;
 }
 
 // The batch's inputs, slice after slice, into `out`.
-void gather(std::span<const Slice> batch, std::vector<const PreparedInput*>& out) {
+void gather(std::span<const Slice> batch, std::vector<const embed::PreparedInput*>& out) {
   out.clear();
   for (const Slice& s : batch) {
     const auto& prepared = static_cast<const InferenceJob*>(s.job)->prepared();
@@ -37,7 +37,7 @@ void scatter_rows(std::span<const Slice> batch, const std::vector<float>& values
 }  // namespace
 
 InferenceJob::InferenceJob(BatchRunner& runner, Output output, std::size_t width,
-                           std::vector<PreparedInput> inputs,
+                           std::vector<embed::PreparedInput> inputs,
                            std::shared_ptr<const Cancellation> cancellation, Done done)
     : Job(runner, token_counts(inputs), std::move(cancellation)),
       output_(output),
@@ -72,7 +72,7 @@ void TokenEmbedRunner::run(std::span<const Slice> batch) {
 
 void RetrievalRunner::run(std::span<const Slice> batch) {
   gather(batch, inputs_);
-  std::vector<RetrievalVectors> outputs = embedder_.embed_retrieval(inputs_);
+  std::vector<embed::RetrievalVectors> outputs = embedder_.embed_retrieval(inputs_);
   std::size_t k = 0;
   for (const Slice& s : batch) {
     auto& job = *static_cast<InferenceJob*>(s.job);

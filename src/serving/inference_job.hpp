@@ -27,22 +27,23 @@ enum class Output {
 
 // What a job leaves behind, in input order.
 struct InferenceRows {
-  Embeddings rows;                          // Pooled and Logits: inputs x width
-  std::vector<Embeddings> per_token;        // PerToken: one matrix per input
-  std::vector<RetrievalVectors> retrieval;  // Retrieval: one per input
+  Embeddings rows;                                 // Pooled and Logits: inputs x width
+  std::vector<Embeddings> per_token;               // PerToken: one matrix per input
+  std::vector<embed::RetrievalVectors> retrieval;  // Retrieval: one per input
 };
 
 class InferenceJob final : public Job {
  public:
   using Done = std::function<void(InferenceJob&, Outcome)>;
   // width: the model's dim (Pooled, PerToken) or its label count (Logits).
-  InferenceJob(BatchRunner& runner, Output output, std::size_t width, std::vector<PreparedInput> inputs,
-               std::shared_ptr<const Cancellation> cancellation, Done done);
+  InferenceJob(BatchRunner& runner, Output output, std::size_t width,
+               std::vector<embed::PreparedInput> inputs, std::shared_ptr<const Cancellation> cancellation,
+               Done done);
 
   [[nodiscard]] Output output() const noexcept { return output_; }
-  [[nodiscard]] const std::vector<PreparedInput>& prepared() const noexcept { return inputs_; }
+  [[nodiscard]] const std::vector<embed::PreparedInput>& prepared() const noexcept { return inputs_; }
   // Hands the inputs over once the job is complete (no runner reads them any more).
-  [[nodiscard]] std::vector<PreparedInput> take_prepared() noexcept { return std::move(inputs_); }
+  [[nodiscard]] std::vector<embed::PreparedInput> take_prepared() noexcept { return std::move(inputs_); }
   // Filled by the runners as batches complete.
   InferenceRows out;
 
@@ -50,53 +51,53 @@ class InferenceJob final : public Job {
 
  private:
   Output output_;
-  std::vector<PreparedInput> inputs_;
+  std::vector<embed::PreparedInput> inputs_;
   Done done_;
 };
 
 // Pooled vectors, not normalised (the caller normalises and truncates per request).
 class EmbedRunner final : public BatchRunner {
  public:
-  explicit EmbedRunner(const Embedder& embedder) : embedder_(embedder) {}
+  explicit EmbedRunner(const embed::Embedder& embedder) : embedder_(embedder) {}
   void run(std::span<const Slice> batch) override;
 
  private:
-  const Embedder& embedder_;
-  std::vector<const PreparedInput*> inputs_;
+  const embed::Embedder& embedder_;
+  std::vector<const embed::PreparedInput*> inputs_;
   std::vector<float> scratch_;
 };
 
 // Per-token vectors.
 class TokenEmbedRunner final : public BatchRunner {
  public:
-  explicit TokenEmbedRunner(const Embedder& embedder) : embedder_(embedder) {}
+  explicit TokenEmbedRunner(const embed::Embedder& embedder) : embedder_(embedder) {}
   void run(std::span<const Slice> batch) override;
 
  private:
-  const Embedder& embedder_;
-  std::vector<const PreparedInput*> inputs_;
+  const embed::Embedder& embedder_;
+  std::vector<const embed::PreparedInput*> inputs_;
 };
 
 // Every retrieval output the embedder has.
 class RetrievalRunner final : public BatchRunner {
  public:
-  explicit RetrievalRunner(const Embedder& embedder) : embedder_(embedder) {}
+  explicit RetrievalRunner(const embed::Embedder& embedder) : embedder_(embedder) {}
   void run(std::span<const Slice> batch) override;
 
  private:
-  const Embedder& embedder_;
-  std::vector<const PreparedInput*> inputs_;
+  const embed::Embedder& embedder_;
+  std::vector<const embed::PreparedInput*> inputs_;
 };
 
 // A classifier's raw logits (rerankers: one per pair).
 class ClassifyRunner final : public BatchRunner {
  public:
-  explicit ClassifyRunner(const SequenceClassifier& classifier) : classifier_(classifier) {}
+  explicit ClassifyRunner(const embed::SequenceClassifier& classifier) : classifier_(classifier) {}
   void run(std::span<const Slice> batch) override;
 
  private:
-  const SequenceClassifier& classifier_;
-  std::vector<const PreparedInput*> inputs_;
+  const embed::SequenceClassifier& classifier_;
+  std::vector<const embed::PreparedInput*> inputs_;
   std::vector<float> scratch_;
 };
 

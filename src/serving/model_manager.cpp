@@ -15,7 +15,7 @@
 
 namespace warden::serving {
 
-std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const Embedder> embedder,
+std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const embed::Embedder> embedder,
                                                std::size_t resident_bytes) {
   if (!embedder) throw Error(ErrorKind::InvalidArgument, "make_loaded_model: no embedder");
   auto loaded = std::make_shared<LoadedModel>();
@@ -27,7 +27,7 @@ std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const Embedder> e
   return loaded;
 }
 
-std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const SequenceClassifier> classifier,
+std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const embed::SequenceClassifier> classifier,
                                                std::size_t resident_bytes) {
   if (!classifier) throw Error(ErrorKind::InvalidArgument, "make_loaded_model: no classifier");
   auto loaded = std::make_shared<LoadedModel>();

@@ -77,10 +77,10 @@ const char* cache_use_name(CacheUse use) noexcept {
 struct Pipeline::Run {
   InferenceRequest request;
   Done done;
-  std::vector<std::string> keys;     // per input, when the request uses the cache
-  std::vector<Value> found;          // per input: the cache's value or null
-  std::vector<std::size_t> missing;  // the inputs to compute, in order
-  std::vector<PreparedInput> kept;   // keep_prepared: the found inputs, by input index
+  std::vector<std::string> keys;           // per input, when the request uses the cache
+  std::vector<Value> found;                // per input: the cache's value or null
+  std::vector<std::size_t> missing;        // the inputs to compute, in order
+  std::vector<embed::PreparedInput> kept;  // keep_prepared: the found inputs, by input index
   Inference inference;
 };
 
@@ -108,11 +108,13 @@ std::size_t Pipeline::workers() const noexcept {
   return workers_.size();
 }
 
-std::string Pipeline::cache_prefix(const ModelLease& lease, std::string_view kind, const InputOptions& o) {
+std::string Pipeline::cache_prefix(const ModelLease& lease, std::string_view kind,
+                                   const embed::InputOptions& o) {
   const ModelSpec& spec = lease.spec();
   CacheKey k;
   k.add(lease.model().instance).add(spec.name).add(spec.dtype).add(kind);
-  k.add(std::uint64_t{o.truncate ? 1U : 0U}).add(std::uint64_t{o.side == TruncationSide::Left ? 1U : 0U});
+  k.add(std::uint64_t{o.truncate ? 1U : 0U})
+      .add(std::uint64_t{o.side == embed::TruncationSide::Left ? 1U : 0U});
   k.add(o.prompt).add(std::uint64_t{o.add_special_tokens ? 1U : 0U}).add(std::uint64_t{o.query ? 1U : 0U});
   return k.take();
 }
@@ -147,7 +149,7 @@ void Pipeline::run(InferenceRequest request, Done done) {
       return run->done(inf);
     }
     // Prepared: every input with keep_prepared, else only those to compute.
-    std::vector<PreparedInput> prepared;
+    std::vector<embed::PreparedInput> prepared;
     const auto start = Clock::now();
     try {
       prepared.reserve(rq.keep_prepared ? n : run->missing.size());
@@ -160,12 +162,12 @@ void Pipeline::run(InferenceRequest request, Done done) {
       return run->done(inf);
     }
     inf.tokenization = Clock::now() - start;
-    for (const PreparedInput& in : prepared) inf.total_tokens += in.tokens;
+    for (const embed::PreparedInput& in : prepared) inf.total_tokens += in.tokens;
     if (!rq.keep_prepared) {
       for (const Value& v : run->found) inf.total_tokens += v ? v->tokens : 0;
     }
     // With keep_prepared the found inputs stay here; the job gets the missing ones.
-    std::vector<PreparedInput> job_inputs;
+    std::vector<embed::PreparedInput> job_inputs;
     if (rq.keep_prepared) {
       run->kept.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
@@ -194,7 +196,7 @@ void Pipeline::run(InferenceRequest request, Done done) {
             return run->done(result);
           }
           auto rows = std::make_shared<InferenceRows>(std::move(finished.out));
-          auto inputs = std::make_shared<std::vector<PreparedInput>>(finished.take_prepared());
+          auto inputs = std::make_shared<std::vector<embed::PreparedInput>>(finished.take_prepared());
           workers_.post([this, run, rows, inputs] { finish(*run, std::move(*rows), std::move(*inputs)); });
         });
     scheduler_.submit(std::move(job));
@@ -222,7 +224,7 @@ std::exception_ptr Pipeline::not_computed(Outcome outcome) const {
   return std::make_exception_ptr(Error(ErrorKind::Internal, "a job ended without results or an error"));
 }
 
-void Pipeline::finish(Run& run, InferenceRows computed, std::vector<PreparedInput> computed_inputs) {
+void Pipeline::finish(Run& run, InferenceRows computed, std::vector<embed::PreparedInput> computed_inputs) {
   const InferenceRequest& rq = run.request;
   Inference& inf = run.inference;
   const std::size_t n = rq.inputs;

@@ -45,7 +45,7 @@ struct InferenceRequest {
   std::size_t width = 0;  // the model's dim (Pooled, PerToken) or label count (Logits)
   std::size_t inputs = 0;
   // Prepares input i (on a worker). What it throws comes back as Outcome::Failed.
-  std::function<PreparedInput(std::size_t)> prepare;
+  std::function<embed::PreparedInput(std::size_t)> prepare;
   // Input i's result cache key (cache_key()); empty: this request does not use the cache.
   std::function<std::string(std::size_t)> key;
   // Prepare every input, also those the cache holds, and hand them back (the guard reads them).
@@ -83,8 +83,8 @@ struct Inference {
   std::exception_ptr error;
   // Done: every input's rows, in input order, as the model gave them (cache hits included).
   InferenceRows result;
-  std::vector<std::size_t> tokens;      // Done: per input
-  std::vector<PreparedInput> prepared;  // Done with keep_prepared: every input
+  std::vector<std::size_t> tokens;             // Done: per input
+  std::vector<embed::PreparedInput> prepared;  // Done with keep_prepared: every input
   // For timing headers and metadata. computed: the request got its results (from the model
   // or the cache); a refused one carries no timings.
   bool computed = false;
@@ -121,7 +121,7 @@ class Pipeline {
   // the options that change tokenization: the model's load instance (a reload or swap
   // invalidates), served name and dtype. Requests of every transport share entries.
   [[nodiscard]] static std::string cache_prefix(const ModelLease& lease, std::string_view kind,
-                                                const InputOptions& options);
+                                                const embed::InputOptions& options);
 
   [[nodiscard]] ModelManager& models() noexcept { return leases_.models(); }
   [[nodiscard]] Scheduler& scheduler() noexcept { return scheduler_; }
@@ -130,7 +130,7 @@ class Pipeline {
  private:
   struct Run;
   void compute(std::shared_ptr<Run> run);
-  void finish(Run& run, InferenceRows computed, std::vector<PreparedInput> computed_inputs);
+  void finish(Run& run, InferenceRows computed, std::vector<embed::PreparedInput> computed_inputs);
   [[nodiscard]] std::exception_ptr not_computed(Outcome outcome) const;
 
   Leases leases_;

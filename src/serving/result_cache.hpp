@@ -47,7 +47,7 @@ class CacheKey {
 // on a hit too.
 struct CachedResult {
   std::vector<float> values;
-  RetrievalVectors retrieval;
+  embed::RetrievalVectors retrieval;
   std::size_t tokens = 0;
 
   // What the entry holds, in 4-byte units (a sparse entry is an id and a weight).

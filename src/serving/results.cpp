@@ -28,9 +28,9 @@ std::vector<float> softmax(std::span<const float> logits) {
 
 }  // namespace
 
-InputOptions input_options(const Embedder& e, bool truncate, TruncationSide side,
-                           const std::optional<std::string>& prompt_name) {
-  InputOptions o;
+embed::InputOptions input_options(const embed::Embedder& e, bool truncate, embed::TruncationSide side,
+                                  const std::optional<std::string>& prompt_name) {
+  embed::InputOptions o;
   o.truncate = truncate;
   o.side = side;
   std::optional<std::string> name = prompt_name;
@@ -99,7 +99,7 @@ std::vector<float> class_scores(std::span<const float> logits, bool raw) {
   std::vector<float> scores(logits.begin(), logits.end());
   if (raw || scores.empty()) return scores;
   if (scores.size() == 1) {
-    scores[0] = sigmoid(scores[0]);
+    scores[0] = embed::sigmoid(scores[0]);
     return scores;
   }
   return softmax(logits);
@@ -113,10 +113,11 @@ std::vector<std::size_t> by_score(std::span<const float> scores) {
   return order;
 }
 
-std::vector<TokenInfo> tei_tokens(const Embedder& e, const std::string& text, const InputOptions& options) {
-  std::vector<TokenInfo> tokens = e.tokenize(text, options);
+std::vector<embed::TokenInfo> tei_tokens(const embed::Embedder& e, const std::string& text,
+                                         const embed::InputOptions& options) {
+  std::vector<embed::TokenInfo> tokens = e.tokenize(text, options);
   const std::string full = std::string(options.prompt) + text;
-  for (TokenInfo& t : tokens) {
+  for (embed::TokenInfo& t : tokens) {
     if (!t.special && t.start && t.stop && *t.start <= *t.stop && *t.stop <= full.size()) {
       t.text = full.substr(*t.start, *t.stop - *t.start);
     }

@@ -18,8 +18,8 @@ namespace warden::serving {
 
 // A request's tokenization options: truncation and the prompt by name (absent: the model's
 // default prompt, if it has one). The prompt must be one of the model's.
-InputOptions input_options(const Embedder& e, bool truncate, TruncationSide side,
-                           const std::optional<std::string>& prompt_name);
+embed::InputOptions input_options(const embed::Embedder& e, bool truncate, embed::TruncationSide side,
+                                  const std::optional<std::string>& prompt_name);
 
 // Matryoshka truncation then (optionally) normalisation, per row: the order
 // sentence-transformers uses (truncate_dim, then normalize). Rows that are unit vectors
@@ -43,6 +43,7 @@ std::vector<std::size_t> by_score(std::span<const float> scores);
 // The tokens of a text as TEI's /tokenize shows them: a normal token as the slice of the
 // input it covers ("hello", not "##llo" or "▁hello"), a special token as its vocabulary
 // string; offsets into the prompt + the text.
-std::vector<TokenInfo> tei_tokens(const Embedder& e, const std::string& text, const InputOptions& options);
+std::vector<embed::TokenInfo> tei_tokens(const embed::Embedder& e, const std::string& text,
+                                         const embed::InputOptions& options);
 
 }  // namespace warden::serving

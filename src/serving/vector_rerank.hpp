@@ -23,13 +23,14 @@ class VectorRerank {
   // `weights`: [dense, sparse, multi] as a request gives them; absent, 1 for each output the
   // model has. Error(Unsupported) naming what the model gives when it has no multi-vector
   // output or a weight falls on an output it lacks.
-  VectorRerank(const Embedder& embedder, std::string_view model_name,
-               std::optional<RetrievalWeights> weights);
+  VectorRerank(const embed::Embedder& embedder, std::string_view model_name,
+               std::optional<embed::RetrievalWeights> weights);
   // The relevance of a document's outputs to a query's.
-  [[nodiscard]] float score(const RetrievalVectors& query, const RetrievalVectors& document) const;
+  [[nodiscard]] float score(const embed::RetrievalVectors& query,
+                            const embed::RetrievalVectors& document) const;
 
  private:
-  RetrievalWeights weights_;
+  embed::RetrievalWeights weights_;
   bool maxsim_ = false;  // a ColBERT without weights: PyLate's MaxSim, not normalised
 };
 

@@ -21,14 +21,14 @@ namespace fs = std::filesystem;
 // The embed scorer, with hooks that stop the job or crash it on the n-th batch.
 class HookedScorer final : public Scorer {
  public:
-  explicit HookedScorer(const Embedder& e) : inner_(e) {}
+  explicit HookedScorer(const embed::Embedder& e) : inner_(e) {}
   [[nodiscard]] std::size_t units_per_record() const noexcept override { return inner_.units_per_record(); }
   [[nodiscard]] std::size_t unit_width() const noexcept override { return inner_.unit_width(); }
-  void prepare(const Record& r, std::span<PreparedInput> out) const override {
+  void prepare(const Record& r, std::span<embed::PreparedInput> out) const override {
     if (r.text == "poison") throw Error(ErrorKind::InvalidInput, "poisoned");
     inner_.prepare(r, out);
   }
-  void compute(std::span<const PreparedInput* const> in, std::span<float> out) const override {
+  void compute(std::span<const embed::PreparedInput* const> in, std::span<float> out) const override {
     ++batches;
     if (batches == crash_at) throw std::runtime_error("simulated crash");
     inner_.compute(in, out);
@@ -96,7 +96,7 @@ class BulkJob : public ::testing::Test {
     return read_file(output) + "|" + read_file(ids_path(output));
   }
 
-  HashingEmbedder embedder_;
+  embed::HashingEmbedder embedder_;
   ThreadPool* pool_ = nullptr;
   Progress* progress_ = nullptr;
   double checkpoint_seconds_ = 1e9;

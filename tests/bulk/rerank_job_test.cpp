@@ -19,23 +19,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class FakeReranker final : public SequenceClassifier {
+class FakeReranker final : public embed::SequenceClassifier {
  public:
   explicit FakeReranker(std::size_t labels = 1) {
     for (std::size_t i = 0; i < labels; ++i) labels_.push_back("LABEL_" + std::to_string(i));
   }
   [[nodiscard]] std::string_view id() const noexcept override { return "fake"; }
-  [[nodiscard]] ClassifierKind kind() const noexcept override { return ClassifierKind::Reranker; }
+  [[nodiscard]] embed::ClassifierKind kind() const noexcept override {
+    return embed::ClassifierKind::Reranker;
+  }
   [[nodiscard]] const std::vector<std::string>& labels() const noexcept override { return labels_; }
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 512; }
-  [[nodiscard]] PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
-                                      const InputOptions& /*options*/) const override {
-    PreparedInput p;
+  [[nodiscard]] embed::PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
+                                             const embed::InputOptions& /*options*/) const override {
+    embed::PreparedInput p;
     p.text = std::string(text) + "|" + std::string(pair.value_or(""));
     p.tokens = p.text.size();
     return p;
   }
-  void classify_prepared(std::span<const PreparedInput* const> inputs,
+  void classify_prepared(std::span<const embed::PreparedInput* const> inputs,
                          std::span<float> logits) const override {
     ++batches;
     if (batches == crash_at) throw std::runtime_error("simulated crash");
@@ -96,7 +98,7 @@ TEST_F(RerankJob, ScoresAreTheSigmoidOfTheLogitPerQuery) {
   // The first passage ("passage "), against each query in order.
   JsonWriter expected;
   expected.begin_object().key("id").raw("0").key("query_id").raw("\"q2\"").key("score");
-  expected.value(sigmoid(FakeReranker::logit("second query|passage "))).end_object();
+  expected.value(embed::sigmoid(FakeReranker::logit("second query|passage "))).end_object();
   const std::size_t second_line = out.find('\n') + 1;
   EXPECT_EQ(out.substr(second_line, out.find('\n', second_line) - second_line), expected.str());
 }
@@ -108,7 +110,7 @@ TEST_F(RerankJob, RawScoresAreLogitsAndPairsUseTheRecordsQuery) {
   Record r;
   r.text = "passage";
   r.pair = "query";
-  PreparedInput p[1];
+  embed::PreparedInput p[1];
   raw.prepare(r, p);
   EXPECT_EQ(p[0].text, "query|passage");
   float row[1] = {2.5F};
@@ -116,8 +118,8 @@ TEST_F(RerankJob, RawScoresAreLogitsAndPairsUseTheRecordsQuery) {
   EXPECT_EQ(row[0], 2.5F);
   const RerankScorer scored(model, {}, false);
   scored.finish(row);
-  EXPECT_EQ(row[0], sigmoid(2.5F));
-  EXPECT_FLOAT_EQ(sigmoid(0.0F), 0.5F);
+  EXPECT_EQ(row[0], embed::sigmoid(2.5F));
+  EXPECT_FLOAT_EQ(embed::sigmoid(0.0F), 0.5F);
 }
 
 TEST_F(RerankJob, ClassifiersWithSeveralLabelsAreRefused) {

@@ -38,8 +38,8 @@ Record record(std::string id) {
   return r;
 }
 
-RetrievalVectors tokens(std::size_t rows, float base) {
-  RetrievalVectors v;
+embed::RetrievalVectors tokens(std::size_t rows, float base) {
+  embed::RetrievalVectors v;
   v.multi = Embeddings(rows, 3);
   for (std::size_t i = 0; i < v.multi.values().size(); ++i)
     v.multi.values()[i] = base + static_cast<float>(i);
@@ -56,10 +56,10 @@ TEST_F(RetrievalWriter, SparseVectorsAreJsonLinesOfIndicesAndValues) {
   SinkOptions o;
   o.path = dir_ / "out.jsonl";
   auto sink = make_sparse_sink(o);
-  RetrievalVectors a;
+  embed::RetrievalVectors a;
   a.sparse = {{3, 17}, {0.5F, 2.0F}};
   sink->write_outputs(record("\"a\""), a);
-  sink->write_outputs(record("7"), RetrievalVectors{});
+  sink->write_outputs(record("7"), embed::RetrievalVectors{});
   sink->finish();
   EXPECT_EQ(
       read_file(o.path),

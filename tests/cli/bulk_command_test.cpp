@@ -256,18 +256,18 @@ TEST_F(BulkCommand, RetrievalOutputKindsWriteWhatTheEmbedderGives) {
   std::string corpus;
   for (const auto& t : texts) corpus += t + "\n";
   write_file_atomic(path("in.txt"), corpus);
-  const NeuralEmbedder embedder(colbert, nullptr);
+  const embed::NeuralEmbedder embedder(colbert, nullptr);
   for (const bool query : {false, true}) {
     const std::string out = path(query ? "q.npy" : "d.npy");
     const auto r = run_warden("embed --model-dir " + colbert + " --input " + path("in.txt") +
                               " --output-kind multi --output " + out + " --progress none" +
                               (query ? " --input-type query" : ""));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::vector<PreparedInput> prepared;
-    InputOptions o;
+    std::vector<embed::PreparedInput> prepared;
+    embed::InputOptions o;
     o.query = query;
     for (const auto& t : texts) prepared.push_back(embedder.prepare(t, o));
-    std::vector<const PreparedInput*> ptrs;
+    std::vector<const embed::PreparedInput*> ptrs;
     for (const auto& p : prepared) ptrs.push_back(&p);
     const auto want = embedder.embed_retrieval(ptrs);
     std::vector<float> rows;
@@ -294,12 +294,12 @@ TEST_F(BulkCommand, RetrievalOutputKindsWriteWhatTheEmbedderGives) {
   const auto s = run_warden("embed --model-dir " + m3 + " --input " + path("in.txt") +
                             " --output-kind sparse --progress none");
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  const NeuralEmbedder m3_embedder(m3, nullptr);
+  const embed::NeuralEmbedder m3_embedder(m3, nullptr);
   simdjson::dom::parser parser;
   std::size_t start = 0;
   for (const auto& t : texts) {
-    const PreparedInput p = m3_embedder.prepare(t, {});
-    const PreparedInput* one = &p;
+    const embed::PreparedInput p = m3_embedder.prepare(t, {});
+    const embed::PreparedInput* one = &p;
     const SparseVector want = m3_embedder.embed_retrieval({&one, 1})[0].sparse;
     const std::size_t end = s.out.find('\n', start);
     const simdjson::dom::element line = parser.parse(s.out.substr(start, end - start));

@@ -33,7 +33,7 @@ class GuardCommand : public ::testing::Test {
     // The ctest fixture's conversion by the warden under test, else the user's cache
     // (read before XDG_CACHE_HOME moves the default).
     use_lite_ = std::filesystem::path(WARDEN_BINARY_DIR) / "use-lite-model";
-    if (!std::filesystem::exists(use_lite_ / "config.json")) use_lite_ = use_lite_model_dir();
+    if (!std::filesystem::exists(use_lite_ / "config.json")) use_lite_ = embed::use_lite_model_dir();
     cache_ =
         std::filesystem::temp_directory_path() / ("warden-guard-cli-cache-" + std::to_string(::getpid()));
     ::setenv("XDG_CACHE_HOME", cache_.c_str(), 1);

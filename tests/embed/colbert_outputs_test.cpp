@@ -40,19 +40,19 @@ class ColbertOutputs : public ::testing::Test {
  protected:
   // Every case as a query and as a document, interleaved, in one batch.
   struct Run {
-    std::vector<PreparedInput> prepared;
-    std::vector<RetrievalVectors> out;
+    std::vector<embed::PreparedInput> prepared;
+    std::vector<embed::RetrievalVectors> out;
   };
-  Run run_all(const NeuralEmbedder& embedder) const {
+  Run run_all(const embed::NeuralEmbedder& embedder) const {
     Run r;
     for (const auto c : golden_["cases"].get_array()) {
       for (const bool query : {true, false}) {
-        InputOptions o;
+        embed::InputOptions o;
         o.query = query;
         r.prepared.push_back(embedder.prepare(std::string_view(c["input"]), o));
       }
     }
-    std::vector<const PreparedInput*> ptrs;
+    std::vector<const embed::PreparedInput*> ptrs;
     for (const auto& p : r.prepared) ptrs.push_back(&p);
     r.out = embedder.embed_retrieval(ptrs);
     return r;
@@ -65,8 +65,8 @@ class ColbertOutputs : public ::testing::Test {
 
 TEST_F(ColbertOutputs, QueriesAndDocumentsMatchPyLateFromOneMixedBatch) {
   ThreadPool pool(2);
-  const NeuralEmbedder embedder(dir_, &pool);
-  ASSERT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{false, false, true}));
+  const embed::NeuralEmbedder embedder(dir_, &pool);
+  ASSERT_EQ(embedder.retrieval_outputs(), (warden::embed::RetrievalOutputs{false, false, true}));
   ASSERT_EQ(embedder.multi_vector_dim(), 24U);
   EXPECT_EQ(embedder.pooling(), "colbert");  // what /info reports
   const Run r = run_all(embedder);
@@ -78,7 +78,7 @@ TEST_F(ColbertOutputs, QueriesAndDocumentsMatchPyLateFromOneMixedBatch) {
     for (const char* role : {"query", "document"}) {
       SCOPED_TRACE(std::string(role) + ": " + std::string(std::string_view(c["input"])).substr(0, 40));
       const auto want = c["colbert"][role];
-      const PreparedInput& p = r.prepared[i];
+      const embed::PreparedInput& p = r.prepared[i];
       EXPECT_EQ(p.ids, ids_of(want["ids"]));
       // The [MASK] expansion is hidden from attention after the real tokens.
       std::size_t attended = 0;
@@ -108,10 +108,10 @@ TEST_F(ColbertOutputs, QueriesAndDocumentsMatchPyLateFromOneMixedBatch) {
 }
 
 TEST_F(ColbertOutputs, EachInputAloneIsItsBatchedSelf) {
-  const NeuralEmbedder embedder(dir_, nullptr);
+  const embed::NeuralEmbedder embedder(dir_, nullptr);
   const Run r = run_all(embedder);
   for (std::size_t i = 0; i < r.prepared.size(); ++i) {
-    const PreparedInput* one = &r.prepared[i];
+    const embed::PreparedInput* one = &r.prepared[i];
     const auto alone = embedder.embed_retrieval({&one, 1});
     ASSERT_EQ(alone[0].multi.values().size(), r.out[i].multi.values().size());
     for (std::size_t k = 0; k < alone[0].multi.values().size(); ++k)
@@ -120,7 +120,7 @@ TEST_F(ColbertOutputs, EachInputAloneIsItsBatchedSelf) {
 }
 
 TEST_F(ColbertOutputs, StanfordLayoutOfTheSameWeightsGivesTheSameVectors) {
-  const NeuralEmbedder pylate(dir_, nullptr);
+  const embed::NeuralEmbedder pylate(dir_, nullptr);
   const Run want = run_all(pylate);
 
   // colbert-ir/colbertv2.0's layout: HF_ColBERT's state dict (bert.* and linear.weight) and
@@ -146,7 +146,7 @@ TEST_F(ColbertOutputs, StanfordLayoutOfTheSameWeightsGivesTheSameVectors) {
   write_file_atomic(stanford / "artifact.metadata",
                     R"({"query_token_id": "[unused0]", "doc_token_id": "[unused1]", "query_maxlen": 32,)"
                     R"( "doc_maxlen": 180, "attend_to_mask_tokens": false, "dim": 24})");
-  const NeuralEmbedder embedder(stanford, nullptr);
+  const embed::NeuralEmbedder embedder(stanford, nullptr);
   const Run got = run_all(embedder);
   fs::remove_all(stanford);
   ASSERT_EQ(got.out.size(), want.out.size());
@@ -159,9 +159,9 @@ TEST_F(ColbertOutputs, StanfordLayoutOfTheSameWeightsGivesTheSameVectors) {
 }
 
 TEST_F(ColbertOutputs, ThereIsNoDenseVectorAndALongInputIsAClearErrorWithoutTruncation) {
-  const NeuralEmbedder embedder(dir_, nullptr);
-  const PreparedInput p = embedder.prepare("hello", {});
-  const PreparedInput* one = &p;
+  const embed::NeuralEmbedder embedder(dir_, nullptr);
+  const embed::PreparedInput p = embedder.prepare("hello", {});
+  const embed::PreparedInput* one = &p;
   std::vector<float> out(embedder.dim());
   try {
     embedder.embed_prepared({&one, 1}, out);
@@ -170,7 +170,7 @@ TEST_F(ColbertOutputs, ThereIsNoDenseVectorAndALongInputIsAClearErrorWithoutTrun
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
     EXPECT_NE(std::string(e.what()).find("ColBERT"), std::string::npos) << e.what();
   }
-  InputOptions o;
+  embed::InputOptions o;
   o.query = true;
   o.truncate = false;
   std::string words;
@@ -191,7 +191,7 @@ TEST_F(ColbertOutputs, ADenseModuleWardenCannotRunIsRefusedByName) {
   tanh.replace(tanh.find(identity), identity.size(), "torch.nn.modules.activation.Tanh");
   write_file_atomic(dir_ / "1_Dense" / "config.json", tanh);
   try {
-    const NeuralEmbedder embedder(dir_, nullptr);
+    const embed::NeuralEmbedder embedder(dir_, nullptr);
     FAIL() << "a Tanh projection loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
@@ -201,7 +201,7 @@ TEST_F(ColbertOutputs, ADenseModuleWardenCannotRunIsRefusedByName) {
   wide.replace(wide.find("\"in_features\": 64"), 17, "\"in_features\": 65");
   write_file_atomic(dir_ / "1_Dense" / "config.json", wide);
   try {
-    const NeuralEmbedder embedder(dir_, nullptr);
+    const embed::NeuralEmbedder embedder(dir_, nullptr);
     FAIL() << "a projection of the wrong width loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);

@@ -43,7 +43,7 @@ std::vector<Reference> load_references() {
 }
 
 std::vector<float> embed_one(std::string_view text) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   const std::string_view texts[] = {text};
   const Embeddings e = embedder.embed(texts);
   return {e.row(0).begin(), e.row(0).end()};
@@ -52,21 +52,21 @@ std::vector<float> embed_one(std::string_view text) {
 TEST(HashingEmbedder, MatchesEverySharedTestVector) {
   const auto refs = load_references();
   ASSERT_GE(refs.size(), 20U);
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   std::vector<std::string_view> texts;
   for (const auto& r : refs) texts.push_back(r.text);
   const Embeddings got = embedder.embed(texts);  // all at once: batching changes nothing
   ASSERT_EQ(got.rows(), refs.size());
   for (std::size_t i = 0; i < refs.size(); ++i) {
-    ASSERT_EQ(refs[i].embedding.size(), HashingEmbedder::kDim) << refs[i].text;
-    for (std::size_t d = 0; d < HashingEmbedder::kDim; ++d) {
+    ASSERT_EQ(refs[i].embedding.size(), embed::HashingEmbedder::kDim) << refs[i].text;
+    for (std::size_t d = 0; d < embed::HashingEmbedder::kDim; ++d) {
       ASSERT_NEAR(got.row(i)[d], refs[i].embedding[d], 1e-6) << "text " << i << " dim " << d;
     }
   }
 }
 
 TEST(HashingEmbedder, DeclaresItself) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   EXPECT_EQ(embedder.id(), "hashing-ngram-256");
   EXPECT_EQ(embedder.dim(), 256U);
   EXPECT_FALSE(embedder.semantic());
@@ -109,7 +109,7 @@ TEST(HashingEmbedder, IsDeterministicAcrossInstances) {
 }
 
 TEST(HashingEmbedder, InvalidUtf8IsAClearErrorNamingTheInput) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   const std::string_view texts[] = {"fine", "bad \xED\xA0\x80 surrogate"};
   try {
     (void)embedder.embed(texts);
@@ -122,46 +122,46 @@ TEST(HashingEmbedder, InvalidUtf8IsAClearErrorNamingTheInput) {
 
 // The two-stage interface: prepare() keeps prompt + text and counts code points.
 TEST(HashingEmbedder, PrepareKeepsPromptAndTextAndCountsCodePoints) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   EXPECT_EQ(embedder.max_input_tokens(), 0U);
-  const PreparedInput plain = embedder.prepare("h\xC3\xA9llo \xF0\x9F\x99\x82", InputOptions{});
+  const embed::PreparedInput plain = embedder.prepare("h\xC3\xA9llo \xF0\x9F\x99\x82", embed::InputOptions{});
   EXPECT_EQ(plain.text, "h\xC3\xA9llo \xF0\x9F\x99\x82");
   EXPECT_EQ(plain.tokens, 7U);  // h é l l o space 🙂
   EXPECT_EQ(plain.prompt_tokens, 0U);
   EXPECT_TRUE(plain.ids.empty());
-  InputOptions with_prompt;
+  embed::InputOptions with_prompt;
   with_prompt.prompt = "q\xC3\xA9: ";
-  const PreparedInput prompted = embedder.prepare("abc", with_prompt);
+  const embed::PreparedInput prompted = embedder.prepare("abc", with_prompt);
   EXPECT_EQ(prompted.text, "q\xC3\xA9: abc");
   EXPECT_EQ(prompted.tokens, 7U);
   EXPECT_EQ(prompted.prompt_tokens, 4U);
-  EXPECT_EQ(embedder.prepare("", InputOptions{}).tokens, 0U);
-  EXPECT_THROW((void)embedder.prepare("bad \xFF", InputOptions{}), Error);
+  EXPECT_EQ(embedder.prepare("", embed::InputOptions{}).tokens, 0U);
+  EXPECT_THROW((void)embedder.prepare("bad \xFF", embed::InputOptions{}), Error);
 }
 
 TEST(HashingEmbedder, TruncateHasNoEffectWithoutALimit) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   const std::string long_text(10000, 'a');
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   EXPECT_EQ(embedder.prepare(long_text, strict).tokens, 10000U);
-  strict.side = TruncationSide::Left;
+  strict.side = embed::TruncationSide::Left;
   EXPECT_EQ(embedder.prepare(long_text, strict).text, long_text);
 }
 
 TEST(HashingEmbedder, EmbedPreparedOverAMixedBatchEqualsOneByOneAndEmbed) {
-  const HashingEmbedder embedder;
-  InputOptions prompted;
+  const embed::HashingEmbedder embedder;
+  embed::InputOptions prompted;
   prompted.prompt = "query: ";
-  const std::vector<PreparedInput> prepared{embedder.prepare("first text", InputOptions{}),
-                                            embedder.prepare("second", prompted),
-                                            embedder.prepare("", InputOptions{})};
-  std::vector<const PreparedInput*> ptrs;
+  const std::vector<embed::PreparedInput> prepared{embedder.prepare("first text", embed::InputOptions{}),
+                                                   embedder.prepare("second", prompted),
+                                                   embedder.prepare("", embed::InputOptions{})};
+  std::vector<const embed::PreparedInput*> ptrs;
   for (const auto& p : prepared) ptrs.push_back(&p);
-  std::vector<float> batch(ptrs.size() * HashingEmbedder::kDim);
+  std::vector<float> batch(ptrs.size() * embed::HashingEmbedder::kDim);
   embedder.embed_prepared(ptrs, batch);
   for (std::size_t i = 0; i < ptrs.size(); ++i) {
-    std::vector<float> alone(HashingEmbedder::kDim);
+    std::vector<float> alone(embed::HashingEmbedder::kDim);
     embedder.embed_prepared(std::span(&ptrs[i], 1), alone);
     EXPECT_TRUE(std::equal(alone.begin(), alone.end(), batch.begin() + static_cast<std::ptrdiff_t>(i * 256)))
         << i;
@@ -172,7 +172,7 @@ TEST(HashingEmbedder, EmbedPreparedOverAMixedBatchEqualsOneByOneAndEmbed) {
 }
 
 TEST(HashingEmbedder, HasNoTokenizerNorVocabulary) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   const std::uint32_t ids[] = {1, 2};
   const auto unsupported = [](auto&& call) {
     try {
@@ -183,11 +183,11 @@ TEST(HashingEmbedder, HasNoTokenizerNorVocabulary) {
       EXPECT_NE(std::string(e.what()).find("hashing-ngram-256"), std::string::npos) << e.what();
     }
   };
-  unsupported([&] { (void)embedder.prepare_ids(ids, InputOptions{}); });
-  unsupported([&] { (void)embedder.tokenize("text", InputOptions{}); });
+  unsupported([&] { (void)embedder.prepare_ids(ids, embed::InputOptions{}); });
+  unsupported([&] { (void)embedder.tokenize("text", embed::InputOptions{}); });
   unsupported([&] { (void)embedder.decode(ids, true); });
-  const PreparedInput p = embedder.prepare("x", InputOptions{});
-  const PreparedInput* ptr = &p;
+  const embed::PreparedInput p = embedder.prepare("x", embed::InputOptions{});
+  const embed::PreparedInput* ptr = &p;
   unsupported([&] { (void)embedder.embed_tokens(std::span(&ptr, 1)); });
   EXPECT_TRUE(embedder.prompts().empty());
   EXPECT_FALSE(embedder.default_prompt_name().has_value());
@@ -195,13 +195,13 @@ TEST(HashingEmbedder, HasNoTokenizerNorVocabulary) {
 
 TEST(Registry, UnknownNameListsTheAvailableOnes) {
   try {
-    (void)make_builtin_embedder("no-such-model");
+    (void)embed::make_builtin_embedder("no-such-model");
     FAIL() << "no exception";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::NotFound);
     EXPECT_NE(std::string(e.what()).find("hashing-ngram-256"), std::string::npos);
   }
-  EXPECT_EQ(make_builtin_embedder("hashing-ngram-256")->dim(), 256U);
+  EXPECT_EQ(embed::make_builtin_embedder("hashing-ngram-256")->dim(), 256U);
 }
 
 }  // namespace

@@ -44,14 +44,14 @@ class Folder {
   fs::path dir_;
 };
 
-InputOptions prompt(std::string_view text) {
-  InputOptions o;
+embed::InputOptions prompt(std::string_view text) {
+  embed::InputOptions o;
   o.prompt = text;
   return o;
 }
 
-std::vector<float> embed_prepared(const Embedder& e, const std::vector<PreparedInput>& inputs) {
-  std::vector<const PreparedInput*> ptrs;
+std::vector<float> embed_prepared(const embed::Embedder& e, const std::vector<embed::PreparedInput>& inputs) {
+  std::vector<const embed::PreparedInput*> ptrs;
   for (const auto& p : inputs) ptrs.push_back(&p);
   std::vector<float> out(inputs.size() * e.dim());
   e.embed_prepared(ptrs, out);
@@ -69,7 +69,7 @@ std::string long_text(std::size_t words) {
   return s;
 }
 
-std::vector<std::uint32_t> untruncated_ids(const NeuralEmbedder& e, std::string_view text) {
+std::vector<std::uint32_t> untruncated_ids(const embed::NeuralEmbedder& e, std::string_view text) {
   return e.tokenizer().encode(text, EncodeOptions{}, std::nullopt).ids;
 }
 
@@ -85,7 +85,7 @@ std::string error_of(auto&& call) {
 TEST(NeuralEmbedderApi, EmbedIsEmbedPreparedNormalised) {
   ThreadPool pool(2);
   const Folder f(kPrompted, "norm");
-  const NeuralEmbedder e(f.dir(), &pool);
+  const embed::NeuralEmbedder e(f.dir(), &pool);
   const std::string_view texts[] = {"hello world", "a second, longer text to embed"};
   const Embeddings got = e.embed(texts);
   std::vector<float> raw = embed_prepared(e, {e.prepare(texts[0], {}), e.prepare(texts[1], {})});
@@ -99,13 +99,13 @@ TEST(NeuralEmbedderApi, EmbedIsEmbedPreparedNormalised) {
 TEST(NeuralEmbedderApi, MixedBatchEqualsOneByOne) {
   ThreadPool pool(2);
   const Folder f(kPrompted, "mixed");
-  const NeuralEmbedder e(f.dir(), &pool);
-  InputOptions left;
-  left.side = TruncationSide::Left;
+  const embed::NeuralEmbedder e(f.dir(), &pool);
+  embed::InputOptions left;
+  left.side = embed::TruncationSide::Left;
   const std::vector<std::uint32_t> ids = e.prepare("hello", {}).ids;
-  const std::vector<PreparedInput> inputs{e.prepare("short", {}), e.prepare(long_text(400), left),
-                                          e.prepare("with a prompt", prompt("query: ")),
-                                          e.prepare_ids(ids, {}), e.prepare(long_text(300), {})};
+  const std::vector<embed::PreparedInput> inputs{e.prepare("short", {}), e.prepare(long_text(400), left),
+                                                 e.prepare("with a prompt", prompt("query: ")),
+                                                 e.prepare_ids(ids, {}), e.prepare(long_text(300), {})};
   const std::vector<float> batch = embed_prepared(e, inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::vector<float> alone = embed_prepared(e, {inputs[i]});
@@ -116,16 +116,16 @@ TEST(NeuralEmbedderApi, MixedBatchEqualsOneByOne) {
 TEST(NeuralEmbedderApi, TruncationSidesAndTheTooLongError) {
   ThreadPool pool(1);
   const Folder f(kPrompted, "trunc");
-  const NeuralEmbedder e(f.dir(), &pool);
+  const embed::NeuralEmbedder e(f.dir(), &pool);
   EXPECT_EQ(e.max_input_tokens(), 512U);
   const std::string text = long_text(400);
   const std::vector<std::uint32_t> full = untruncated_ids(e, text);
   ASSERT_GT(full.size(), 600U);
 
-  const PreparedInput right = e.prepare(text, {});
-  InputOptions left_options;
-  left_options.side = TruncationSide::Left;
-  const PreparedInput left = e.prepare(text, left_options);
+  const embed::PreparedInput right = e.prepare(text, {});
+  embed::InputOptions left_options;
+  left_options.side = embed::TruncationSide::Left;
+  const embed::PreparedInput left = e.prepare(text, left_options);
   ASSERT_EQ(right.ids.size(), 512U);
   ASSERT_EQ(left.ids.size(), 512U);
   EXPECT_EQ(right.tokens, 512U);
@@ -139,7 +139,7 @@ TEST(NeuralEmbedderApi, TruncationSidesAndTheTooLongError) {
   const std::vector<float> both = embed_prepared(e, {left, right});
   EXPECT_FALSE(std::equal(both.begin(), both.begin() + 64, both.begin() + 64));
 
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   const std::string message = error_of([&] { (void)e.prepare(text, strict); });
   EXPECT_EQ(message, "invalid_input: input has " + std::to_string(full.size()) +
@@ -150,19 +150,19 @@ TEST(NeuralEmbedderApi, TruncationSidesAndTheTooLongError) {
 TEST(NeuralEmbedderApi, PromptsArePrependedAndCounted) {
   ThreadPool pool(1);
   const Folder f(kPrompted, "prompt");
-  const NeuralEmbedder e(f.dir(), &pool);
+  const embed::NeuralEmbedder e(f.dir(), &pool);
   ASSERT_EQ(e.prompts().size(), 2U);
   EXPECT_EQ(e.prompts().at("query"), "query: ");
   EXPECT_EQ(e.default_prompt_name(), "query");
 
-  const PreparedInput p = e.prepare("hello world", prompt("query: "));
+  const embed::PreparedInput p = e.prepare("hello world", prompt("query: "));
   EXPECT_EQ(p.ids, e.prepare("query: hello world", {}).ids);
   EXPECT_EQ(p.tokens, p.ids.size());
   EXPECT_EQ(p.prompt_tokens, 3U);  // [CLS] query :
   EXPECT_EQ(e.prepare("hello world", {}).prompt_tokens, 0U);
   // Left truncation eats the prompt first: what is left of it is counted.
-  InputOptions left = prompt("query: ");
-  left.side = TruncationSide::Left;
+  embed::InputOptions left = prompt("query: ");
+  left.side = embed::TruncationSide::Left;
   EXPECT_EQ(e.prepare(long_text(400), left).prompt_tokens, 1U);  // [CLS] only
   EXPECT_EQ(e.prepare(long_text(400), prompt("query: ")).prompt_tokens, 3U);
 }
@@ -170,7 +170,7 @@ TEST(NeuralEmbedderApi, PromptsArePrependedAndCounted) {
 TEST(NeuralEmbedderApi, IncludePromptFalseLeavesThePromptOutOfMeanPooling) {
   ThreadPool pool(1);
   const Folder f(kPrompted, "include");
-  const NeuralEmbedder with(f.dir(), &pool);
+  const embed::NeuralEmbedder with(f.dir(), &pool);
   const fs::path pooling = f.dir() / "1_Pooling" / "config.json";
   const std::string config = read_file(pooling);
   const std::string_view key = "\"include_prompt\": true";
@@ -178,13 +178,13 @@ TEST(NeuralEmbedderApi, IncludePromptFalseLeavesThePromptOutOfMeanPooling) {
   ASSERT_NE(at, std::string::npos) << config;
   write_file_atomic(pooling,
                     config.substr(0, at) + "\"include_prompt\": false" + config.substr(at + key.size()));
-  const NeuralEmbedder without(f.dir(), &pool);
+  const embed::NeuralEmbedder without(f.dir(), &pool);
   ASSERT_FALSE(without.model().pooling.include_prompt);
 
-  const PreparedInput p = without.prepare("hello world", prompt("query: "));
+  const embed::PreparedInput p = without.prepare("hello world", prompt("query: "));
   ASSERT_EQ(p.prompt_tokens, 3U);
   const std::vector<float> got = embed_prepared(without, {p});
-  const PreparedInput* ptr = &p;
+  const embed::PreparedInput* ptr = &p;
   const Embeddings states = without.embed_tokens(std::span(&ptr, 1)).at(0);
   ASSERT_EQ(states.rows(), p.ids.size());
   for (std::size_t j = 0; j < without.dim(); ++j) {
@@ -197,18 +197,18 @@ TEST(NeuralEmbedderApi, IncludePromptFalseLeavesThePromptOutOfMeanPooling) {
       embed_prepared(with, {with.prepare("hello world", prompt("query: "))});
   EXPECT_GT(std::abs(pooled_all[0] - got[0]) + std::abs(pooled_all[1] - got[1]), 1e-6);
   // No prompt: nothing is left out.
-  const PreparedInput plain = without.prepare("hello world", {});
+  const embed::PreparedInput plain = without.prepare("hello world", {});
   EXPECT_EQ(embed_prepared(without, {plain}), embed_prepared(with, {with.prepare("hello world", {})}));
 }
 
 TEST(NeuralEmbedderApi, EmbedTokensMeanIsTheMeanPooledVector) {
   ThreadPool pool(2);
   const Folder f(kPrompted, "tokens");
-  const NeuralEmbedder e(f.dir(), &pool);
+  const embed::NeuralEmbedder e(f.dir(), &pool);
   ASSERT_EQ(e.model().pooling.mode, PoolingMode::Mean);
-  const std::vector<PreparedInput> inputs{e.prepare("one", {}), e.prepare("two words here", {})};
+  const std::vector<embed::PreparedInput> inputs{e.prepare("one", {}), e.prepare("two words here", {})};
   const std::vector<float> pooled = embed_prepared(e, inputs);
-  const std::vector<const PreparedInput*> ptrs{&inputs[0], &inputs[1]};
+  const std::vector<const embed::PreparedInput*> ptrs{&inputs[0], &inputs[1]};
   const std::vector<Embeddings> states = e.embed_tokens(ptrs);
   ASSERT_EQ(states.size(), 2U);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -225,9 +225,9 @@ TEST(NeuralEmbedderApi, EmbedTokensMeanIsTheMeanPooledVector) {
 TEST(NeuralEmbedderApi, PrepareIdsChecksTheVocabularyAndTruncates) {
   ThreadPool pool(1);
   const Folder f(kPrompted, "ids");
-  const NeuralEmbedder e(f.dir(), &pool);
-  const PreparedInput from_text = e.prepare("hello world", {});
-  const PreparedInput from_ids = e.prepare_ids(from_text.ids, {});
+  const embed::NeuralEmbedder e(f.dir(), &pool);
+  const embed::PreparedInput from_text = e.prepare("hello world", {});
+  const embed::PreparedInput from_ids = e.prepare_ids(from_text.ids, {});
   EXPECT_EQ(from_ids.ids, from_text.ids);
   EXPECT_EQ(from_ids.tokens, from_text.ids.size());
   EXPECT_EQ(embed_prepared(e, {from_ids}), embed_prepared(e, {from_text}));
@@ -243,10 +243,10 @@ TEST(NeuralEmbedderApi, PrepareIdsChecksTheVocabularyAndTruncates) {
   std::vector<std::uint32_t> many(600);
   for (std::size_t i = 0; i < many.size(); ++i) many[i] = static_cast<std::uint32_t>(1000 + i);
   EXPECT_EQ(e.prepare_ids(many, {}).ids, std::vector<std::uint32_t>(many.begin(), many.begin() + 512));
-  InputOptions left;
-  left.side = TruncationSide::Left;
+  embed::InputOptions left;
+  left.side = embed::TruncationSide::Left;
   EXPECT_EQ(e.prepare_ids(many, left).ids, std::vector<std::uint32_t>(many.end() - 512, many.end()));
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   EXPECT_EQ(error_of([&] { (void)e.prepare_ids(many, strict); }),
             "invalid_input: input has 600 tokens, more than the model's maximum of 512");
@@ -255,9 +255,9 @@ TEST(NeuralEmbedderApi, PrepareIdsChecksTheVocabularyAndTruncates) {
 TEST(NeuralEmbedderApi, TokenizeGivesVocabularyTokensWithByteOffsets) {
   ThreadPool pool(1);
   const Folder f(kPrompted, "tokenize");
-  const NeuralEmbedder e(f.dir(), &pool);
+  const embed::NeuralEmbedder e(f.dir(), &pool);
   const std::string text = "unbelievable caf\xC3\xA9 tokens, ok";
-  const std::vector<TokenInfo> tokens = e.tokenize(text, {});
+  const std::vector<embed::TokenInfo> tokens = e.tokenize(text, {});
   ASSERT_GE(tokens.size(), 4U);
   EXPECT_EQ(tokens.front().text, "[CLS]");
   EXPECT_TRUE(tokens.front().special);
@@ -266,7 +266,7 @@ TEST(NeuralEmbedderApi, TokenizeGivesVocabularyTokensWithByteOffsets) {
   EXPECT_EQ(e.prepare(text, {}).ids.size(), tokens.size());
   bool saw_continuation = false;
   for (std::size_t i = 1; i + 1 < tokens.size(); ++i) {
-    const TokenInfo& t = tokens[i];
+    const embed::TokenInfo& t = tokens[i];
     EXPECT_FALSE(t.special);
     EXPECT_EQ(e.prepare(text, {}).ids[i], t.id);
     ASSERT_TRUE(t.start && t.stop);
@@ -282,20 +282,20 @@ TEST(NeuralEmbedderApi, TokenizeGivesVocabularyTokensWithByteOffsets) {
   }
   EXPECT_TRUE(saw_continuation);
 
-  InputOptions bare;
+  embed::InputOptions bare;
   bare.add_special_tokens = false;
-  const std::vector<TokenInfo> no_specials = e.tokenize(text, bare);
+  const std::vector<embed::TokenInfo> no_specials = e.tokenize(text, bare);
   EXPECT_EQ(no_specials.size(), tokens.size() - 2);
   EXPECT_FALSE(no_specials.front().special);
 
   // With a prompt the offsets index prompt + text.
-  const std::vector<TokenInfo> prompted = e.tokenize("hello", prompt("query: "));
+  const std::vector<embed::TokenInfo> prompted = e.tokenize("hello", prompt("query: "));
   ASSERT_EQ(prompted.size(), 5U);  // [CLS] query : hello [SEP]
   EXPECT_EQ(prompted[3].text, "hello");
   EXPECT_EQ(prompted[3].start, 7U);
   EXPECT_EQ(prompted[3].stop, 12U);
 
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   EXPECT_THROW((void)e.tokenize(long_text(400), strict), Error);
   EXPECT_EQ(e.tokenize(long_text(400), {}).size(), 512U);
@@ -304,8 +304,8 @@ TEST(NeuralEmbedderApi, TokenizeGivesVocabularyTokensWithByteOffsets) {
 TEST(NeuralEmbedderApi, DecodeRoundTrips) {
   ThreadPool pool(1);
   const Folder f(kPrompted, "decode");
-  const NeuralEmbedder e(f.dir(), &pool);
-  const PreparedInput p = e.prepare("hello world, unbelievable tokens", {});
+  const embed::NeuralEmbedder e(f.dir(), &pool);
+  const embed::PreparedInput p = e.prepare("hello world, unbelievable tokens", {});
   EXPECT_EQ(e.decode(p.ids, true), "hello world, unbelievable tokens");
   EXPECT_EQ(e.decode(p.ids, false), "[CLS] hello world, unbelievable tokens [SEP]");
   const std::uint32_t bad[] = {static_cast<std::uint32_t>(e.tokenizer().vocab_size()) + 5};
@@ -317,10 +317,10 @@ TEST(NeuralEmbedderApi, DecodeRoundTrips) {
 TEST(NeuralEmbedderApi, PrepareIsThreadSafe) {
   ThreadPool pool(1);
   const Folder f(kPrompted, "threads");
-  const NeuralEmbedder e(f.dir(), &pool);
+  const embed::NeuralEmbedder e(f.dir(), &pool);
   const std::string text = long_text(300);
-  std::vector<InputOptions> options(4);
-  options[1].side = TruncationSide::Left;
+  std::vector<embed::InputOptions> options(4);
+  options[1].side = embed::TruncationSide::Left;
   options[2].prompt = "query: ";
   options[3].truncate = false;
   const std::vector<std::string> texts{text, "short text", "another one, with punctuation!"};
@@ -356,7 +356,7 @@ TEST(NeuralEmbedderApi, FoldersWithoutPromptsHaveNone) {
   const Folder f(
       "warden-fixture --arch distilbert --head none --preset tiny --seed 1 --pooling mean --out DIR",
       "noprompt");
-  const NeuralEmbedder e(f.dir(), &pool);
+  const embed::NeuralEmbedder e(f.dir(), &pool);
   EXPECT_TRUE(e.prompts().empty());
   EXPECT_FALSE(e.default_prompt_name().has_value());
 }
@@ -371,10 +371,10 @@ namespace {
 // [UNK], and text made of characters outside the vocabulary must tokenize to it.
 TEST(NeuralEmbedderApi, UnknownTokenIdIsTheVocabularysUnk) {
   const Folder folder(kPrompted, "unk");
-  const NeuralEmbedder e(folder.dir(), nullptr);
+  const embed::NeuralEmbedder e(folder.dir(), nullptr);
   ASSERT_TRUE(e.unknown_token_id().has_value());
   EXPECT_EQ(e.unknown_token_id(), e.tokenizer().token_to_id("[UNK]"));
-  const PreparedInput p = e.prepare("\xe2\x98\x83", InputOptions{});  // U+2603 SNOWMAN
+  const embed::PreparedInput p = e.prepare("\xe2\x98\x83", embed::InputOptions{});  // U+2603 SNOWMAN
   EXPECT_NE(std::find(p.ids.begin(), p.ids.end(), *e.unknown_token_id()), p.ids.end());
 }
 

@@ -38,7 +38,7 @@ TEST(NeuralEmbedder, EmbedsLikeTheReferenceForEveryEmbeddingFixture) {
     SCOPED_TRACE(name);
     const fs::path dir = fs::temp_directory_path() / ("warden-embedder-" + std::to_string(::getpid()) + name);
     make_fixture(name, dir);
-    const NeuralEmbedder embedder(dir, &pool);
+    const embed::NeuralEmbedder embedder(dir, &pool);
     EXPECT_TRUE(embedder.semantic());
 
     simdjson::dom::parser parser;
@@ -74,26 +74,26 @@ TEST(NeuralEmbedder, InputsAreCutWhereSentenceTransformersCutsThem) {
   const fs::path dir = fs::temp_directory_path() / ("warden-embedder-maxlen-" + std::to_string(::getpid()));
   make_fixture("bert-none", dir);
   write_file_atomic(dir / "sentence_bert_config.json", R"({"max_seq_length": 16, "do_lower_case": false})");
-  EXPECT_EQ(NeuralEmbedder(dir, &pool).max_input_tokens(), 16U);
+  EXPECT_EQ(embed::NeuralEmbedder(dir, &pool).max_input_tokens(), 16U);
   write_file_atomic(dir / "sentence_bert_config.json",
                     R"({"max_seq_length": 100000})");  // past the positions
-  EXPECT_EQ(NeuralEmbedder(dir, &pool).max_input_tokens(), 512U);
+  EXPECT_EQ(embed::NeuralEmbedder(dir, &pool).max_input_tokens(), 512U);
   fs::remove(dir / "sentence_bert_config.json");
-  EXPECT_EQ(NeuralEmbedder(dir, &pool).max_input_tokens(), 512U);
+  EXPECT_EQ(embed::NeuralEmbedder(dir, &pool).max_input_tokens(), 512U);
   fs::remove_all(dir);
 }
 
 TEST(NeuralEmbedder, MissingFolderAndInvalidUtf8AreClearErrors) {
   ThreadPool pool(1);
   try {
-    const NeuralEmbedder e("/nonexistent/model", &pool);
+    const embed::NeuralEmbedder e("/nonexistent/model", &pool);
     FAIL() << "no exception";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::NotFound);
   }
   const fs::path dir = fs::temp_directory_path() / ("warden-embedder-utf8-" + std::to_string(::getpid()));
   make_fixture("bert-none", dir);
-  const NeuralEmbedder embedder(dir, &pool);
+  const embed::NeuralEmbedder embedder(dir, &pool);
   const std::string_view bad[] = {"fine", "bad \xFF"};
   EXPECT_THROW((void)embedder.embed(bad), Error);
   const std::string_view none[] = {""};

@@ -37,13 +37,13 @@ TEST(OnnxFolder, EmbedsAsTheSafetensorsFolderItWasExportedFrom) {
   fs::copy_file(data / "config.json", onnx / "config.json");
   fs::copy_file(data / "model_opset14.onnx", onnx / "onnx" / "model.onnx");  // transformers.js's layout
 
-  const ModelFolder folder = inspect_model_folder(onnx);
+  const embed::ModelFolder folder = embed::inspect_model_folder(onnx);
   ASSERT_TRUE(folder.weights.has_value());
   EXPECT_EQ(folder.weights->filename(), "model.onnx");
 
   ThreadPool pool(2);
-  const NeuralEmbedder from_st(st, &pool);
-  const NeuralEmbedder from_onnx(onnx, &pool);
+  const embed::NeuralEmbedder from_st(st, &pool);
+  const embed::NeuralEmbedder from_onnx(onnx, &pool);
   const std::vector<std::string_view> texts{"☃", "☃ ☄ ☃", "☃☃ ☄☄☄ ☃ ☄ ☃☃☃☃"};
   const Embeddings a = from_st.embed(texts);
   const Embeddings b = from_onnx.embed(texts);

@@ -39,19 +39,19 @@ class M3Outputs : public ::testing::Test {
 
 TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
   ThreadPool pool(2);
-  const NeuralEmbedder embedder(dir_, &pool);
-  ASSERT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{true, true, true}));
+  const embed::NeuralEmbedder embedder(dir_, &pool);
+  ASSERT_EQ(embedder.retrieval_outputs(), (warden::embed::RetrievalOutputs{true, true, true}));
   ASSERT_EQ(embedder.multi_vector_dim(), embedder.dim());
 
-  std::vector<PreparedInput> prepared;
+  std::vector<embed::PreparedInput> prepared;
   std::vector<simdjson::dom::element> cases;
   for (const auto c : golden_["cases"].get_array()) {
     prepared.push_back(embedder.prepare(std::string_view(c["input"]), {}));
     cases.push_back(c);
   }
-  std::vector<const PreparedInput*> ptrs;
+  std::vector<const embed::PreparedInput*> ptrs;
   for (const auto& p : prepared) ptrs.push_back(&p);
-  const std::vector<RetrievalVectors> got = embedder.embed_retrieval(ptrs);
+  const std::vector<embed::RetrievalVectors> got = embedder.embed_retrieval(ptrs);
   ASSERT_EQ(got.size(), cases.size());
 
   std::size_t sparse_entries = 0;
@@ -106,15 +106,15 @@ TEST_F(M3Outputs, Bge3OutputsMatchFlagEmbeddingFromOneMixedBatch) {
 
 TEST_F(M3Outputs, EachInputAloneIsItsBatchedSelf) {
   ThreadPool pool(2);
-  const NeuralEmbedder embedder(dir_, &pool);
-  std::vector<PreparedInput> prepared;
+  const embed::NeuralEmbedder embedder(dir_, &pool);
+  std::vector<embed::PreparedInput> prepared;
   for (const auto c : golden_["cases"].get_array())
     prepared.push_back(embedder.prepare(std::string_view(c["input"]), {}));
-  std::vector<const PreparedInput*> ptrs;
+  std::vector<const embed::PreparedInput*> ptrs;
   for (const auto& p : prepared) ptrs.push_back(&p);
   const auto batched = embedder.embed_retrieval(ptrs);
   for (std::size_t i = 0; i < prepared.size(); ++i) {
-    const PreparedInput* one = &prepared[i];
+    const embed::PreparedInput* one = &prepared[i];
     const auto alone = embedder.embed_retrieval({&one, 1});
     EXPECT_EQ(alone[0].sparse.indices, batched[i].sparse.indices);
     ASSERT_EQ(alone[0].sparse.values.size(), batched[i].sparse.values.size());
@@ -129,11 +129,11 @@ TEST_F(M3Outputs, EachInputAloneIsItsBatchedSelf) {
 TEST_F(M3Outputs, AModelWithoutHeadsGivesItsDenseVectorAlone) {
   fs::remove(dir_ / "sparse_linear.pt");
   fs::remove(dir_ / "colbert_linear.pt");
-  const NeuralEmbedder embedder(dir_, nullptr);
-  EXPECT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{true, false, false}));
+  const embed::NeuralEmbedder embedder(dir_, nullptr);
+  EXPECT_EQ(embedder.retrieval_outputs(), (warden::embed::RetrievalOutputs{true, false, false}));
   EXPECT_EQ(embedder.multi_vector_dim(), 0U);
-  const PreparedInput p = embedder.prepare("hello", {});
-  const PreparedInput* one = &p;
+  const embed::PreparedInput p = embedder.prepare("hello", {});
+  const embed::PreparedInput* one = &p;
   const auto out = embedder.embed_retrieval({&one, 1});
   EXPECT_EQ(out[0].dense.size(), embedder.dim());
   EXPECT_EQ(out[0].sparse.size(), 0U);
@@ -144,7 +144,7 @@ TEST_F(M3Outputs, AHeadOfTheWrongShapeOrNotACheckpointIsRefusedByName) {
   // A Linear(hidden, hidden) where the lexical head's Linear(hidden, 1) belongs.
   fs::copy_file(dir_ / "colbert_linear.pt", dir_ / "sparse_linear.pt", fs::copy_options::overwrite_existing);
   try {
-    const NeuralEmbedder embedder(dir_, nullptr);
+    const embed::NeuralEmbedder embedder(dir_, nullptr);
     FAIL() << "a Linear(hidden, hidden) as sparse_linear.pt loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);
@@ -153,7 +153,7 @@ TEST_F(M3Outputs, AHeadOfTheWrongShapeOrNotACheckpointIsRefusedByName) {
 
   write_file_atomic(dir_ / "sparse_linear.pt", "not a zip archive");
   try {
-    const NeuralEmbedder embedder(dir_, nullptr);
+    const embed::NeuralEmbedder embedder(dir_, nullptr);
     FAIL() << "a broken sparse_linear.pt loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("sparse_linear.pt"), std::string::npos) << e.what();
@@ -185,16 +185,16 @@ TEST_P(SpladeOutputs, SparseVectorsMatchTheReferenceAndThereIsNoDenseOne) {
   const simdjson::dom::element golden = parser.parse(text);
   testing::run_fixture_command(std::string_view(golden["fixture"]["command"]), dir);
   ThreadPool pool(2);
-  const NeuralEmbedder embedder(dir, &pool);
-  EXPECT_EQ(embedder.retrieval_outputs(), (warden::RetrievalOutputs{false, true, false}));
+  const embed::NeuralEmbedder embedder(dir, &pool);
+  EXPECT_EQ(embedder.retrieval_outputs(), (warden::embed::RetrievalOutputs{false, true, false}));
 
-  std::vector<PreparedInput> prepared;
+  std::vector<embed::PreparedInput> prepared;
   std::vector<simdjson::dom::element> cases;
   for (const auto c : golden["cases"].get_array()) {
     prepared.push_back(embedder.prepare(std::string_view(c["input"]), {}));
     cases.push_back(c);
   }
-  std::vector<const PreparedInput*> ptrs;
+  std::vector<const embed::PreparedInput*> ptrs;
   for (const auto& p : prepared) ptrs.push_back(&p);
   const auto got = embedder.embed_retrieval(ptrs);
   ASSERT_EQ(got.size(), cases.size());
@@ -254,32 +254,32 @@ TEST(PoolingOverride, SpladeWithoutModulesJsonIsTheSameModel) {
   testing::run_fixture_command(
       "warden-fixture --arch bert --head none --preset tiny --seed 1 --splade --out DIR", dir);
   const std::vector<std::string> texts = {"the quick brown fox", "a"};
-  auto sparse_of = [&](const NeuralEmbedder& e) {
-    std::vector<PreparedInput> prepared;
+  auto sparse_of = [&](const embed::NeuralEmbedder& e) {
+    std::vector<embed::PreparedInput> prepared;
     for (const auto& t : texts) prepared.push_back(e.prepare(t, {}));
-    std::vector<const PreparedInput*> ptrs;
+    std::vector<const embed::PreparedInput*> ptrs;
     for (const auto& p : prepared) ptrs.push_back(&p);
     std::vector<SparseVector> out;
     for (auto& v : e.embed_retrieval(ptrs)) out.push_back(std::move(v.sparse));
     return out;
   };
-  const auto want = sparse_of(NeuralEmbedder(dir, nullptr));
+  const auto want = sparse_of(embed::NeuralEmbedder(dir, nullptr));
   fs::remove(dir / "modules.json");
   {
-    const NeuralEmbedder plain(dir, nullptr);  // a dense encoder without the modules
+    const embed::NeuralEmbedder plain(dir, nullptr);  // a dense encoder without the modules
     EXPECT_TRUE(plain.retrieval_outputs().dense);
-    const NeuralEmbedder splade(dir, nullptr, Precision::Float32, "splade");
-    EXPECT_EQ(splade.retrieval_outputs(), (warden::RetrievalOutputs{false, true, false}));
+    const embed::NeuralEmbedder splade(dir, nullptr, Precision::Float32, "splade");
+    EXPECT_EQ(splade.retrieval_outputs(), (warden::embed::RetrievalOutputs{false, true, false}));
     EXPECT_EQ(splade.pooling(), "splade");  // TEI's name in /info
     EXPECT_EQ(sparse_of(splade), want);
-    EXPECT_EQ(NeuralEmbedder(dir, nullptr, Precision::Float32, "cls").pooling(), "cls");
-    EXPECT_THROW(NeuralEmbedder(dir, nullptr, Precision::Float32, "weighted"), Error);
+    EXPECT_EQ(embed::NeuralEmbedder(dir, nullptr, Precision::Float32, "cls").pooling(), "cls");
+    EXPECT_THROW(embed::NeuralEmbedder(dir, nullptr, Precision::Float32, "weighted"), Error);
   }
   fs::remove_all(dir);
   testing::run_fixture_command("warden-fixture --arch bert --head none --preset tiny --seed 1 --out DIR",
                                dir);
   try {
-    const NeuralEmbedder e(dir, nullptr, Precision::Float32, "splade");
+    const embed::NeuralEmbedder e(dir, nullptr, Precision::Float32, "splade");
     FAIL() << "a BertModel became a SPLADE model";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);

@@ -27,23 +27,24 @@ constexpr double kTolerance = 1e-4;  // the issue's bar for fp32 against PyTorch
 
 struct Expect {
   const char* name;
-  ClassifierKind kind;
+  embed::ClassifierKind kind;
   std::size_t labels;
 };
 constexpr Expect kModels[] = {
-    {"bert-reranker", ClassifierKind::Reranker, 1},
-    {"xlm-roberta-reranker", ClassifierKind::Reranker, 1},
-    {"distilbert-classifier", ClassifierKind::Classifier, 3},
-    {"deberta-v2-classifier", ClassifierKind::Classifier, 3},
-    {"jina-bert-reranker", ClassifierKind::Reranker, 1},
-    {"mpnet-reranker", ClassifierKind::Reranker, 1},
-    {"gte-reranker", ClassifierKind::Reranker, 1},
-    {"modernbert-reranker", ClassifierKind::Reranker, 1},
-    {"modernbert-classifier", ClassifierKind::Classifier, 3},
-    {"qwen3-reranker", ClassifierKind::Reranker, 1},  // yes/no: the pair in the model card's prompt
+    {"bert-reranker", embed::ClassifierKind::Reranker, 1},
+    {"xlm-roberta-reranker", embed::ClassifierKind::Reranker, 1},
+    {"distilbert-classifier", embed::ClassifierKind::Classifier, 3},
+    {"deberta-v2-classifier", embed::ClassifierKind::Classifier, 3},
+    {"jina-bert-reranker", embed::ClassifierKind::Reranker, 1},
+    {"mpnet-reranker", embed::ClassifierKind::Reranker, 1},
+    {"gte-reranker", embed::ClassifierKind::Reranker, 1},
+    {"modernbert-reranker", embed::ClassifierKind::Reranker, 1},
+    {"modernbert-classifier", embed::ClassifierKind::Classifier, 3},
+    {"qwen3-reranker", embed::ClassifierKind::Reranker, 1},  // yes/no: the pair in the model card's prompt
 };
 
-PreparedInput prepare(const SequenceClassifier& c, const ClassifierCase& k, InputOptions o = {}) {
+embed::PreparedInput prepare(const embed::SequenceClassifier& c, const ClassifierCase& k,
+                             embed::InputOptions o = {}) {
   return c.prepare(k.text, k.pair ? std::optional<std::string_view>(*k.pair) : std::nullopt, o);
 }
 
@@ -53,13 +54,13 @@ TEST(NeuralClassifier, MatchesTheReferenceAloneAndInAMixedBatch) {
     SCOPED_TRACE(m.name);
     const auto golden = testing::read_classifier_golden(m.name);
     const fs::path dir = testing::make_classifier_fixture(m.name);
-    ASSERT_TRUE(has_classification_head(dir));
-    const NeuralClassifier c(dir, &pool);
+    ASSERT_TRUE(embed::has_classification_head(dir));
+    const embed::NeuralClassifier c(dir, &pool);
     EXPECT_EQ(c.kind(), m.kind);
     ASSERT_EQ(c.labels().size(), m.labels);
     EXPECT_GT(c.max_input_tokens(), 0U);
 
-    std::vector<PreparedInput> prepared;
+    std::vector<embed::PreparedInput> prepared;
     bool any_pair = false;
     for (const ClassifierCase& k : golden.cases) {
       prepared.push_back(prepare(c, k));
@@ -68,15 +69,15 @@ TEST(NeuralClassifier, MatchesTheReferenceAloneAndInAMixedBatch) {
     }
     EXPECT_TRUE(any_pair);
     // One batch of every case, singles and pairs of mixed lengths.
-    std::vector<const PreparedInput*> all;
-    for (const PreparedInput& p : prepared) all.push_back(&p);
+    std::vector<const embed::PreparedInput*> all;
+    for (const embed::PreparedInput& p : prepared) all.push_back(&p);
     std::vector<float> batch(all.size() * m.labels);
     c.classify_prepared(all, batch);
     double worst = 0;
     for (std::size_t i = 0; i < golden.cases.size(); ++i) {
       const ClassifierCase& k = golden.cases[i];
       std::vector<float> alone(m.labels);
-      const PreparedInput* one[] = {&prepared[i]};
+      const embed::PreparedInput* one[] = {&prepared[i]};
       c.classify_prepared(one, alone);
       for (std::size_t l = 0; l < m.labels; ++l) {
         worst = std::max(worst, std::fabs(double(batch[i * m.labels + l]) - k.logits[l]));
@@ -97,16 +98,16 @@ TEST(NeuralClassifier, MatchesTheReferenceAloneAndInAMixedBatch) {
 TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
   ThreadPool pool(1);
   const fs::path dir = testing::make_classifier_fixture("qwen3-reranker");
-  ASSERT_TRUE(has_classification_head(dir));
-  const NeuralClassifier c(dir, &pool);
+  ASSERT_TRUE(embed::has_classification_head(dir));
+  const embed::NeuralClassifier c(dir, &pool);
   EXPECT_TRUE(c.takes_instruction());
-  EXPECT_EQ(c.kind(), ClassifierKind::Reranker);
+  EXPECT_EQ(c.kind(), embed::ClassifierKind::Reranker);
   const std::string query = "what is the capital of France?";
   const std::string doc = "Paris is the capital and largest city of France.";
-  const PreparedInput plain = c.prepare(query, doc, {});
-  InputOptions told;
+  const embed::PreparedInput plain = c.prepare(query, doc, {});
+  embed::InputOptions told;
   told.prompt = "Given a question, find the sentence that answers it";
-  const PreparedInput instructed = c.prepare(query, doc, told);
+  const embed::PreparedInput instructed = c.prepare(query, doc, told);
   EXPECT_NE(instructed.ids, plain.ids);
   // The same frame: the card's prefix and suffix around the body.
   const Tokenizer tokenizer = Tokenizer::from_directory(dir);
@@ -125,18 +126,18 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
   EXPECT_TRUE(std::equal(plain.ids.begin(), plain.ids.begin() + prefix, instructed.ids.begin()));
   EXPECT_TRUE(std::equal(plain.ids.end() - suffix, plain.ids.end(), instructed.ids.end() - suffix));
   std::vector<float> logits(2);
-  const PreparedInput* both[] = {&plain, &instructed};
+  const embed::PreparedInput* both[] = {&plain, &instructed};
   c.classify_prepared(both, logits);
   EXPECT_NE(logits[0], logits[1]);
   EXPECT_THROW((void)c.prepare(query, std::nullopt, {}), Error);  // a single text
   // A body longer than the model takes: cut to the maximum, the frame whole.
   std::string long_doc;
   for (int i = 0; i < 40000; ++i) long_doc += "word ";
-  const PreparedInput cut = c.prepare(query, long_doc, {});
+  const embed::PreparedInput cut = c.prepare(query, long_doc, {});
   ASSERT_EQ(cut.ids.size(), c.max_input_tokens());
   EXPECT_TRUE(std::equal(plain.ids.begin(), plain.ids.begin() + prefix, cut.ids.begin()));
   EXPECT_TRUE(std::equal(plain.ids.end() - suffix, plain.ids.end(), cut.ids.end() - suffix));
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   try {
     (void)c.prepare(query, long_doc, strict);
@@ -146,7 +147,7 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
     EXPECT_NE(std::string(e.what()).find("more than the model's maximum"), std::string::npos) << e.what();
   }
   // Cross-encoders take no instruction.
-  const NeuralClassifier bert(testing::make_classifier_fixture("bert-reranker"), &pool);
+  const embed::NeuralClassifier bert(testing::make_classifier_fixture("bert-reranker"), &pool);
   EXPECT_FALSE(bert.takes_instruction());
   EXPECT_THROW((void)bert.prepare(query, doc, told), Error);
 }
@@ -154,14 +155,14 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
 TEST(NeuralClassifier, PairTruncationKeepsAShortQuery) {
   ThreadPool pool(1);
   const fs::path dir = testing::make_classifier_fixture("bert-reranker");
-  const NeuralClassifier c(dir, &pool);
+  const embed::NeuralClassifier c(dir, &pool);
   std::string passage;
   for (int i = 0; i < 2000; ++i) passage += "word ";
   const std::string query = "what is the capital of France?";
-  const PreparedInput p = c.prepare(query, passage, {});
+  const embed::PreparedInput p = c.prepare(query, passage, {});
   ASSERT_EQ(p.ids.size(), c.max_input_tokens());
   // BERT: [CLS] query [SEP] passage [SEP], type ids 0 then 1; the query is whole.
-  const PreparedInput q = c.prepare(query, std::string_view("x"), {});
+  const embed::PreparedInput q = c.prepare(query, std::string_view("x"), {});
   const std::size_t query_part = q.ids.size() - 2;  // less "x" and the final [SEP]
   EXPECT_TRUE(
       std::equal(q.ids.begin(), q.ids.begin() + static_cast<std::ptrdiff_t>(query_part), p.ids.begin()));
@@ -169,17 +170,17 @@ TEST(NeuralClassifier, PairTruncationKeepsAShortQuery) {
   EXPECT_EQ(p.type_ids.front(), 0U);
   EXPECT_EQ(p.type_ids.back(), 1U);
   // Left truncation keeps the query too and cuts the passage's start.
-  InputOptions left;
-  left.side = TruncationSide::Left;
-  const PreparedInput l = c.prepare(query, passage, left);
+  embed::InputOptions left;
+  left.side = embed::TruncationSide::Left;
+  const embed::PreparedInput l = c.prepare(query, passage, left);
   EXPECT_EQ(l.ids.size(), c.max_input_tokens());
   EXPECT_TRUE(
       std::equal(q.ids.begin(), q.ids.begin() + static_cast<std::ptrdiff_t>(query_part), l.ids.begin()));
   // Two long texts: both are cut.
-  const PreparedInput both = c.prepare(passage, passage, {});
+  const embed::PreparedInput both = c.prepare(passage, passage, {});
   EXPECT_EQ(both.ids.size(), c.max_input_tokens());
   // truncate = false refuses, saying how long.
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   try {
     (void)c.prepare(query, passage, strict);
@@ -201,7 +202,7 @@ TEST(NeuralClassifier, PairTruncationIsLongestFirstAsHuggingFaceDoes) {
   for (const char* name : {"bert-reranker", "deberta-v2-classifier", "xlm-roberta-reranker"}) {
     SCOPED_TRACE(name);
     const fs::path dir = testing::make_classifier_fixture(name);
-    const NeuralClassifier c(dir, &pool);
+    const embed::NeuralClassifier c(dir, &pool);
     const std::size_t m = c.max_input_tokens();
     // A first text of about 3/4 of the model's length and a second of about 1/3: together
     // too long, each short enough alone (only_second would keep the first whole).
@@ -209,25 +210,25 @@ TEST(NeuralClassifier, PairTruncationIsLongestFirstAsHuggingFaceDoes) {
     std::string first;
     for (std::size_t i = 0; i < m / 3; ++i) second += "b ";
     for (std::size_t i = 0; i < 3 * m / 4; ++i) first += "a ";
-    InputOptions whole;
+    embed::InputOptions whole;
     whole.truncate = false;
     whole.add_special_tokens = false;
     const std::size_t second_len = c.prepare(second, std::nullopt, whole).ids.size();
     ASSERT_LT(second_len, m / 2);
     ASSERT_LT(c.prepare(first, std::nullopt, whole).ids.size(), m - 3);
-    const PreparedInput p = c.prepare(first, std::string_view(second), {});
+    const embed::PreparedInput p = c.prepare(first, std::string_view(second), {});
     ASSERT_EQ(p.ids.size(), m);
     // The tail is the whole second text and the template's closing tokens: the same as the
     // tail of a short pair with that second text.
-    const PreparedInput short_pair = c.prepare("a", std::string_view(second), {});
+    const embed::PreparedInput short_pair = c.prepare("a", std::string_view(second), {});
     const std::size_t tail = second_len + 1;  // ... B [SEP] (XLM-R: ... B </s>)
     ASSERT_GT(short_pair.ids.size(), tail);
     EXPECT_TRUE(std::equal(short_pair.ids.end() - static_cast<std::ptrdiff_t>(tail), short_pair.ids.end(),
                            p.ids.end() - static_cast<std::ptrdiff_t>(tail)));
     // And the mirror image: a long second text is cut, a short first kept.
-    const PreparedInput mirror = c.prepare(second, std::string_view(first), {});
+    const embed::PreparedInput mirror = c.prepare(second, std::string_view(first), {});
     ASSERT_EQ(mirror.ids.size(), m);
-    const PreparedInput short_mirror = c.prepare(second, std::string_view("a"), {});
+    const embed::PreparedInput short_mirror = c.prepare(second, std::string_view("a"), {});
     const std::size_t head = second_len + 1;  // [CLS] A (XLM-R: <s> A)
     EXPECT_TRUE(std::equal(short_mirror.ids.begin(),
                            short_mirror.ids.begin() + static_cast<std::ptrdiff_t>(head), mirror.ids.begin()));
@@ -238,9 +239,9 @@ TEST(NeuralClassifier, PairTruncationIsLongestFirstAsHuggingFaceDoes) {
 TEST(NeuralClassifier, AnEmbeddingFolderIsNotAClassifier) {
   ThreadPool pool(1);
   const fs::path dir = testing::make_classifier_fixture("bert-none");
-  EXPECT_FALSE(has_classification_head(dir));
+  EXPECT_FALSE(embed::has_classification_head(dir));
   try {
-    const NeuralClassifier c(dir, &pool);
+    const embed::NeuralClassifier c(dir, &pool);
     FAIL() << "expected InvalidArgument";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);

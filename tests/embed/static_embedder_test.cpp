@@ -37,10 +37,10 @@ fs::path golden_path(const std::string& name) {
   return fs::path(WARDEN_TEST_DATA) / "static-goldens" / (name + ".json");
 }
 
-std::unique_ptr<StaticEmbedder> open(const fs::path& dir) {
+std::unique_ptr<embed::StaticEmbedder> open(const fs::path& dir) {
   const auto layout = model::find_static_layout(dir);
   if (!layout) throw Error(ErrorKind::NotFound, "not a static model folder");
-  return std::make_unique<StaticEmbedder>(dir, *layout);
+  return std::make_unique<embed::StaticEmbedder>(dir, *layout);
 }
 
 TEST(StaticEmbedder, MatchesModel2VecAndSentenceTransformersForEveryLayout) {
@@ -58,7 +58,7 @@ TEST(StaticEmbedder, MatchesModel2VecAndSentenceTransformersForEveryLayout) {
       ASSERT_EQ(got.substr(0, 64), std::string_view(sha)) << "fixture file " << file << " changed";
     }
     const auto embedder = open(tmp.path);
-    const ModelFolder folder = inspect_model_folder(tmp.path);
+    const embed::ModelFolder folder = embed::inspect_model_folder(tmp.path);
     ASSERT_TRUE(folder.static_layout.has_value());
     EXPECT_EQ(folder.hidden_size, embedder->dim());
     EXPECT_TRUE(embedder->semantic());
@@ -68,12 +68,12 @@ TEST(StaticEmbedder, MatchesModel2VecAndSentenceTransformersForEveryLayout) {
     for (const auto c : golden["cases"].get_array()) {
       const std::string_view input = c["input"];
       SCOPED_TRACE(std::string(input.substr(0, 40)));
-      const PreparedInput p = embedder->prepare(input, {});
+      const embed::PreparedInput p = embedder->prepare(input, {});
       std::vector<std::uint32_t> want_ids;
       for (const auto x : c["ids"].get_array()) want_ids.push_back(static_cast<std::uint32_t>(int64_t(x)));
       EXPECT_EQ(p.ids, want_ids);
       std::vector<float> got(embedder->dim());
-      const PreparedInput* one[] = {&p};
+      const embed::PreparedInput* one[] = {&p};
       embedder->embed_prepared(one, got);
       std::size_t j = 0;
       for (const auto x : c["embedding"].get_array()) {
@@ -99,7 +99,7 @@ TEST(StaticEmbedder, Model2VecCutsAt512TokensOrRefusesWithoutTruncation) {
   std::string long_text;
   for (int i = 0; i < 700; ++i) long_text += "word ";
   EXPECT_EQ(e->prepare(long_text, {}).ids.size(), 512U);
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   EXPECT_THROW((void)e->prepare(long_text, strict), Error);
   const std::uint32_t too_big[] = {0, 1U << 30};

@@ -115,9 +115,9 @@ class GrpcService : public ::testing::Test {
   static fs::path embedder_dir_, reranker_dir_, classifier_dir_;
   std::string api_key_;
   ThreadPool pool_{2};
-  NeuralEmbedder embedder_{embedder_dir_, &pool_};
-  NeuralClassifier reranker_{reranker_dir_, &pool_};
-  NeuralClassifier classifier_{classifier_dir_, &pool_};
+  embed::NeuralEmbedder embedder_{embedder_dir_, &pool_};
+  embed::NeuralClassifier reranker_{reranker_dir_, &pool_};
+  embed::NeuralClassifier classifier_{classifier_dir_, &pool_};
   serving::MetricsRegistry metrics_;
   serving::ModelManager models_{serving::ModelManagerOptions{}, &metrics_};
   std::unique_ptr<http::Service> service_;
@@ -557,7 +557,7 @@ TEST(GrpcColbert, RerankScoresByMaxSimAsHttpDoes) {
       "warden-fixture --arch bert --head none --preset tiny --seed 1 --colbert --out DIR", dir);
   {
     ThreadPool pool(2);
-    const NeuralEmbedder colbert(dir, &pool);
+    const embed::NeuralEmbedder colbert(dir, &pool);
     serving::MetricsRegistry metrics;
     serving::ModelManager models{serving::ModelManagerOptions{}, &metrics};
     models.add(spec_of("colbert", colbert, ModelKind::Embedding));

@@ -29,24 +29,26 @@ namespace {
 using namespace std::chrono_literals;
 
 // The hashing embedder, counting the inputs it embeds.
-class CountingEmbedder final : public Embedder {
+class CountingEmbedder final : public embed::Embedder {
  public:
   [[nodiscard]] std::string_view id() const noexcept override { return "counting"; }
-  [[nodiscard]] std::size_t dim() const noexcept override { return HashingEmbedder::kDim; }
+  [[nodiscard]] std::size_t dim() const noexcept override { return embed::HashingEmbedder::kDim; }
   [[nodiscard]] bool semantic() const noexcept override { return false; }
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 0; }
   [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
-  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override {
+  [[nodiscard]] embed::PreparedInput prepare(std::string_view text,
+                                             const embed::InputOptions& options) const override {
     return inner_.prepare(text, options);
   }
-  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override {
+  void embed_prepared(std::span<const embed::PreparedInput* const> inputs,
+                      std::span<float> out) const override {
     embedded_ += inputs.size();
     inner_.embed_prepared(inputs, out);
   }
   [[nodiscard]] std::size_t embedded() const noexcept { return embedded_.load(); }
 
  private:
-  HashingEmbedder inner_;
+  embed::HashingEmbedder inner_;
   mutable std::atomic<std::size_t> embedded_{0};
 };
 

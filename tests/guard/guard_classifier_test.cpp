@@ -39,7 +39,7 @@ class GuardClassifier : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::filesystem::path(testing::make_classifier_fixture("distilbert-classifier"));
     pool_ = new ThreadPool(2);
-    model_ = new NeuralClassifier(*dir_, pool_);
+    model_ = new embed::NeuralClassifier(*dir_, pool_);
   }
   static void TearDownTestSuite() {
     delete model_;
@@ -49,11 +49,11 @@ class GuardClassifier : public ::testing::Test {
   }
   static std::filesystem::path* dir_;
   static ThreadPool* pool_;
-  static NeuralClassifier* model_;
+  static embed::NeuralClassifier* model_;
 };
 std::filesystem::path* GuardClassifier::dir_ = nullptr;
 ThreadPool* GuardClassifier::pool_ = nullptr;
-NeuralClassifier* GuardClassifier::model_ = nullptr;
+embed::NeuralClassifier* GuardClassifier::model_ = nullptr;
 
 TEST_F(GuardClassifier, ScoreIsTheSoftmaxOfTheAttackLabelsTogether) {
   ASSERT_EQ(model_->labels(), (std::vector<std::string>{"BENIGN", "INJECTION", "JAILBREAK"}));
@@ -68,8 +68,8 @@ TEST_F(GuardClassifier, ScoreIsTheSoftmaxOfTheAttackLabelsTogether) {
   ASSERT_EQ(results.size(), kTexts.size());
   for (std::size_t i = 0; i < kTexts.size(); ++i) {
     SCOPED_TRACE(kTexts[i]);
-    const PreparedInput in = model_->prepare(kTexts[i], std::nullopt, InputOptions{});
-    const PreparedInput* batch[] = {&in};
+    const embed::PreparedInput in = model_->prepare(kTexts[i], std::nullopt, embed::InputOptions{});
+    const embed::PreparedInput* batch[] = {&in};
     std::vector<float> logits(3);
     model_->classify_prepared(batch, logits);
     const std::vector<double> p = softmax(logits);
@@ -104,8 +104,8 @@ TEST_F(GuardClassifier, FlaggedFollowsTheThreshold) {
 TEST_F(GuardClassifier, PositiveLabelIsConfigurableAndChecked) {
   const Guard jailbreak(*model_, {.positive_label = "JAILBREAK"});
   EXPECT_EQ(jailbreak.positive_labels(), std::vector<std::size_t>{2});
-  const PreparedInput in = model_->prepare(kTexts[0], std::nullopt, InputOptions{});
-  const PreparedInput* batch[] = {&in};
+  const embed::PreparedInput in = model_->prepare(kTexts[0], std::nullopt, embed::InputOptions{});
+  const embed::PreparedInput* batch[] = {&in};
   std::vector<float> logits(3);
   model_->classify_prepared(batch, logits);
   EXPECT_NEAR(*jailbreak.decide_logits(logits, in).score, softmax(logits)[2], 1e-5);
@@ -133,7 +133,7 @@ TEST_F(GuardClassifier, LongTextsAreReadInOverlappingWindowsThatCoverThemWhole) 
                        : "The quarterly report covers revenue, costs and the outlook for next year. ";
   }
   const Guard g(*model_);
-  const std::vector<TokenInfo> tokens = model_->tokenize(text);
+  const std::vector<embed::TokenInfo> tokens = model_->tokenize(text);
   ASSERT_GT(tokens.size(), 4000U);
   const std::vector<TextWindow> parts = g.windows(text);
   ASSERT_GT(parts.size(), 10U);
@@ -143,7 +143,7 @@ TEST_F(GuardClassifier, LongTextsAreReadInOverlappingWindowsThatCoverThemWhole) 
     SCOPED_TRACE(i);
     const std::string_view part =
         std::string_view(text).substr(parts[i].begin, parts[i].end - parts[i].begin);
-    InputOptions strict;
+    embed::InputOptions strict;
     strict.truncate = false;  // the window fits the model as it is: nothing is cut
     EXPECT_NO_THROW((void)model_->prepare(part, std::nullopt, strict));
     if (i > 0) {
@@ -152,7 +152,7 @@ TEST_F(GuardClassifier, LongTextsAreReadInOverlappingWindowsThatCoverThemWhole) 
     }
   }
   // Every content token lies inside some window.
-  for (const TokenInfo& t : tokens) {
+  for (const embed::TokenInfo& t : tokens) {
     if (t.special || !t.start) continue;
     EXPECT_TRUE(std::any_of(parts.begin(), parts.end(),
                             [&](const TextWindow& w) { return w.begin <= *t.start && *t.stop <= w.end; }))
@@ -207,7 +207,7 @@ TEST_F(GuardClassifier, MostlyUnknownTokensAbstain) {
   const auto unk = model_->unknown_token_id();
   ASSERT_TRUE(unk.has_value()) << "the fixture's WordPiece vocabulary has [UNK]";
   const Guard g(*model_);
-  PreparedInput in;
+  embed::PreparedInput in;
   in.ids = {101, *unk, *unk, *unk, 102};  // 3 of 5
   const GuardResult r = g.decide_logits(std::vector<float>{0.0F, 5.0F, 0.0F}, in);
   EXPECT_EQ(r.method, "abstained");
@@ -218,23 +218,24 @@ TEST_F(GuardClassifier, MostlyUnknownTokensAbstain) {
 }
 
 // A classifier with fixed labels and no model: what the guard does with the labels alone.
-class FakeClassifier final : public SequenceClassifier {
+class FakeClassifier final : public embed::SequenceClassifier {
  public:
   explicit FakeClassifier(std::vector<std::string> labels) : labels_(std::move(labels)) {}
   std::string_view id() const noexcept override { return "fake"; }
-  ClassifierKind kind() const noexcept override {
-    return labels_.size() == 1 ? ClassifierKind::Reranker : ClassifierKind::Classifier;
+  embed::ClassifierKind kind() const noexcept override {
+    return labels_.size() == 1 ? embed::ClassifierKind::Reranker : embed::ClassifierKind::Classifier;
   }
   const std::vector<std::string>& labels() const noexcept override { return labels_; }
   std::size_t max_input_tokens() const noexcept override { return 16; }
-  PreparedInput prepare(std::string_view, std::optional<std::string_view>,
-                        const InputOptions&) const override {
-    PreparedInput p;
+  embed::PreparedInput prepare(std::string_view, std::optional<std::string_view>,
+                               const embed::InputOptions&) const override {
+    embed::PreparedInput p;
     p.ids = {1, 2};
     p.tokens = 2;
     return p;
   }
-  void classify_prepared(std::span<const PreparedInput* const>, std::span<float> logits) const override {
+  void classify_prepared(std::span<const embed::PreparedInput* const>,
+                         std::span<float> logits) const override {
     for (float& l : logits) l = 1.0F;
   }
 

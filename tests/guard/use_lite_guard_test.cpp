@@ -22,7 +22,7 @@ namespace {
 
 std::filesystem::path find_use_lite() {
   for (const std::filesystem::path& dir :
-       {use_lite_model_dir(), std::filesystem::path(WARDEN_BINARY_DIR) / "use-lite-model"}) {
+       {embed::use_lite_model_dir(), std::filesystem::path(WARDEN_BINARY_DIR) / "use-lite-model"}) {
     if (std::filesystem::exists(dir / "config.json")) return dir;
   }
   return {};
@@ -34,7 +34,7 @@ class UseLiteGuard : public ::testing::Test {
     const auto dir = find_use_lite();
     if (dir.empty()) return;
     pool_ = std::make_unique<ThreadPool>(0);
-    embedder_ = std::make_unique<UseLiteEmbedder>(dir, pool_.get());
+    embedder_ = std::make_unique<embed::UseLiteEmbedder>(dir, pool_.get());
     guard_ = std::make_unique<Guard>(*embedder_, testing::shared_fit_bank(),
                                      GuardOptions{.cache_dir = testing::shared_fit_cache()});
   }
@@ -45,12 +45,13 @@ class UseLiteGuard : public ::testing::Test {
   }
   void SetUp() override {
     if (!guard_) {
-      GTEST_SKIP() << "no converted use-lite model in " << use_lite_model_dir() << " or " << WARDEN_BINARY_DIR
+      GTEST_SKIP() << "no converted use-lite model in " << embed::use_lite_model_dir() << " or "
+                   << WARDEN_BINARY_DIR
                    << "/use-lite-model: run scripts/setup (scripts/fetch-use-lite, then warden convert-use)";
     }
   }
   static inline std::unique_ptr<ThreadPool> pool_;
-  static inline std::unique_ptr<Embedder> embedder_;
+  static inline std::unique_ptr<embed::Embedder> embedder_;
   static inline std::unique_ptr<Guard> guard_;
 };
 

@@ -45,7 +45,7 @@ class EmbeddingDialects : public ::testing::Test {
     return {e.row(0).begin(), e.row(0).end()};
   }
 
-  HashingEmbedder embedder_;
+  embed::HashingEmbedder embedder_;
   Service service_{embedder_, {}, nullptr};
 };
 
@@ -169,7 +169,7 @@ class RerankDialects : public ::testing::Test {
 
   static std::filesystem::path dir_;
   ThreadPool pool_{2};
-  NeuralClassifier classifier_{dir_, &pool_};
+  embed::NeuralClassifier classifier_{dir_, &pool_};
   Service service_{ServedModel{nullptr, &classifier_}, {}, nullptr};
 };
 

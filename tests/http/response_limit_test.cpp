@@ -61,7 +61,7 @@ fs::path ResponseLimit::dir_;
 // 1,000 texts of 60 words to /embed_all on a 384-wide model would be some 23 million values
 // (the bug this guards against turned 417 KB into a 705 MB answer): 413 at once.
 TEST_F(ResponseLimit, EmbedAllOverTheLimitIs413BeforeComputingOverARealSocket) {
-  const NeuralEmbedder embedder(dir_, &pool_);
+  const embed::NeuralEmbedder embedder(dir_, &pool_);
   Service service(embedder, {}, nullptr);
   ServerOptions options;
   options.port = 0;
@@ -89,7 +89,7 @@ TEST_F(ResponseLimit, EmbedAllOverTheLimitIs413BeforeComputingOverARealSocket) {
 }
 
 TEST_F(ResponseLimit, CachedInputsAndPooledAnswersCountToo) {
-  const NeuralEmbedder embedder(dir_, &pool_);
+  const embed::NeuralEmbedder embedder(dir_, &pool_);
   ServiceOptions o;
   o.router.max_response_floats = 384 * 20;  // 20 pooled vectors, or 20 token vectors
   o.cache.max_bytes = 16U << 20;

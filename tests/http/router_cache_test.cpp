@@ -131,7 +131,7 @@ class CachedNeuralRouter : public ::testing::Test {
 
   static fs::path dir_;
   ThreadPool pool_{2};
-  NeuralEmbedder embedder_;
+  embed::NeuralEmbedder embedder_;
   serving::MetricsRegistry metrics_;
   Service off_;
   Service on_;
@@ -257,7 +257,7 @@ fs::path CachedClassifierRouter::reranker_dir_;
 fs::path CachedClassifierRouter::classifier_dir_;
 
 TEST_F(CachedClassifierRouter, RerankAndPredictAreBitIdenticalWithAndWithoutTheCache) {
-  const NeuralClassifier reranker(reranker_dir_, &pool_);
+  const embed::NeuralClassifier reranker(reranker_dir_, &pool_);
   Service off(ServedModel{nullptr, &reranker}, service_options(0), nullptr);
   Service on(ServedModel{nullptr, &reranker}, service_options(1 << 20), nullptr);
   expect_identical(off.handler(), on.handler(), "/rerank",
@@ -274,7 +274,7 @@ TEST_F(CachedClassifierRouter, RerankAndPredictAreBitIdenticalWithAndWithoutTheC
   expect_identical(off.handler(), on.handler(), "/predict",
                    R"({"inputs": [["what is a cat", "x"], ["y", "z"]]})", "partial");
 
-  const NeuralClassifier classifier(classifier_dir_, &pool_);
+  const embed::NeuralClassifier classifier(classifier_dir_, &pool_);
   Service coff(ServedModel{nullptr, &classifier}, service_options(0), nullptr);
   Service con(ServedModel{nullptr, &classifier}, service_options(1 << 20), nullptr);
   expect_identical(coff.handler(), con.handler(), "/predict", R"({"inputs": ["i love it", "i hate it"]})");
@@ -289,9 +289,9 @@ TEST_F(CachedClassifierRouter, RerankAndPredictAreBitIdenticalWithAndWithoutTheC
 
 TEST_F(CachedClassifierRouter, GuardIsBitIdenticalWithAndWithoutTheCache) {
   // The classifier method (its own model), and the probe over the embedding model.
-  const NeuralClassifier classifier(classifier_dir_, &pool_);
+  const embed::NeuralClassifier classifier(classifier_dir_, &pool_);
   const guard::Guard by_classifier(classifier);
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   Service off(ServedModel{&embedder, nullptr, &by_classifier}, service_options(0), nullptr);
   Service on(ServedModel{&embedder, nullptr, &by_classifier}, service_options(1 << 20), nullptr);
   expect_identical(off.handler(), on.handler(), "/guard",
@@ -321,7 +321,8 @@ serving::ModelSpec hashing_spec(const std::string& name, std::shared_ptr<std::at
   s.estimated_bytes = 1000;
   s.load = [loads] {
     loads->fetch_add(1);
-    return serving::make_loaded_model(std::unique_ptr<Embedder>(std::make_unique<HashingEmbedder>()), 1000);
+    return serving::make_loaded_model(
+        std::unique_ptr<embed::Embedder>(std::make_unique<embed::HashingEmbedder>()), 1000);
   };
   return s;
 }
@@ -394,7 +395,7 @@ TEST(RouterCacheModels, AnEvictedThenReloadedModelStartsCold) {
 }
 
 TEST(RouterCache, StaysWithinItsBoundUnderAStreamOfUniqueInputs) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   serving::MetricsRegistry metrics;
   constexpr std::size_t kBound = 64 * 1024;
   Service on(embedder, service_options(kBound), &metrics);
@@ -416,7 +417,7 @@ TEST(RouterCache, StaysWithinItsBoundUnderAStreamOfUniqueInputs) {
 }
 
 TEST(RouterCache, EntriesExpireAfterTheTtl) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   ServiceOptions o = service_options(1 << 20);
   o.cache.ttl = 300ms;
   Service on(embedder, o, nullptr);
@@ -430,7 +431,7 @@ TEST(RouterCache, EntriesExpireAfterTheTtl) {
 TEST(RouterCache, ConcurrentClientsGetTheirOwnAnswers) {
   // 8 clients over overlapping texts, a cache small enough to evict all the while: every
   // answer equals the one computed without the cache. ThreadSanitizer checks the sharing.
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   Service off(embedder, service_options(0), nullptr);
   serving::MetricsRegistry metrics;
   constexpr std::size_t kBound = 48 * 1024;  // 16 shards of 3 KiB: two 1 KiB vectors each

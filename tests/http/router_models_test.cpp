@@ -62,7 +62,8 @@ struct CountingSpec {
       loads->fetch_add(1);
       if (open.valid()) open.wait_for(10s);
       if (fail) throw Error(ErrorKind::CorruptFile, "model.safetensors: tensor x is missing");
-      return serving::make_loaded_model(std::unique_ptr<Embedder>(std::make_unique<HashingEmbedder>()), 1000);
+      return serving::make_loaded_model(
+          std::unique_ptr<embed::Embedder>(std::make_unique<embed::HashingEmbedder>()), 1000);
     };
     return s;
   }
@@ -333,7 +334,8 @@ TEST(RouterModels, WrongKindIs424AndTheRouteDefaultPicksTheRightKind) {
     rr.kind = ModelKind::Reranker;
     rr.load = [dir, &pool] {
       return serving::make_loaded_model(
-          std::unique_ptr<SequenceClassifier>(std::make_unique<NeuralClassifier>(dir, &pool)), 0);
+          std::unique_ptr<embed::SequenceClassifier>(std::make_unique<embed::NeuralClassifier>(dir, &pool)),
+          0);
     };
     f.models.add(std::move(rr));
     f.start();
@@ -441,7 +443,7 @@ TEST(RouterModels, HotSwapLetsARequestInFlightFinishOnTheOldModel) {
   s.name = "swap";
   s.source = "gated";
   s.semantic = false;
-  s.load = [gated] { return serving::make_loaded_model(std::shared_ptr<const Embedder>(gated), 0); };
+  s.load = [gated] { return serving::make_loaded_model(std::shared_ptr<const embed::Embedder>(gated), 0); };
   f.models.add(std::move(s));
   f.start();
   auto in_flight = send_to(f.service->handler(), "POST", "/embed", R"({"inputs": "hello"})", kKey);

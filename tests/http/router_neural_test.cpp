@@ -88,7 +88,7 @@ class NeuralRouter : public ::testing::Test {
 
   static fs::path dir_;
   ThreadPool pool_{2};
-  NeuralEmbedder embedder_;
+  embed::NeuralEmbedder embedder_;
   Service service_;
 };
 

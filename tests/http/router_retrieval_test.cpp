@@ -87,15 +87,15 @@ std::vector<std::pair<std::uint64_t, double>> sparse_of(simdjson::dom::element l
 const char* kTexts = R"(["what is BGE M3?", "Definition of BM25, a bag-of-words retrieval function", "a"])";
 
 TEST_F(RetrievalRoutes, EmbedSparseAnswersTeisShapeWithTheModelsWeights) {
-  const NeuralEmbedder embedder(dir_, &pool_);
+  const embed::NeuralEmbedder embedder(dir_, &pool_);
   Service service(embedder, options(), nullptr);
   const Answer a = post(service.handler(), "/embed_sparse", std::string(R"({"inputs": )") + kTexts + "}");
   ASSERT_EQ(a.status, 200) << a.body;
 
-  std::vector<PreparedInput> prepared;
+  std::vector<embed::PreparedInput> prepared;
   for (const char* t : {"what is BGE M3?", "Definition of BM25, a bag-of-words retrieval function", "a"})
     prepared.push_back(embedder.prepare(t, {}));
-  std::vector<const PreparedInput*> ptrs;
+  std::vector<const embed::PreparedInput*> ptrs;
   for (const auto& p : prepared) ptrs.push_back(&p);
   const auto want = embedder.embed_retrieval(ptrs);
 
@@ -122,7 +122,7 @@ TEST_F(RetrievalRoutes, EmbedSparseAnswersTeisShapeWithTheModelsWeights) {
 }
 
 TEST_F(RetrievalRoutes, EmbedHybridGivesEachSubsetAsTheModelComputesIt) {
-  const NeuralEmbedder embedder(dir_, &pool_);
+  const embed::NeuralEmbedder embedder(dir_, &pool_);
   Service service(embedder, options(), nullptr);
   const std::string inputs = std::string(R"("inputs": )") + kTexts;
   const Answer all = post(service.handler(), "/embed_hybrid", "{" + inputs + "}");
@@ -173,7 +173,7 @@ TEST_F(RetrievalRoutes, EmbedHybridGivesEachSubsetAsTheModelComputesIt) {
 }
 
 TEST_F(RetrievalRoutes, BadOutputListsAreValidationErrors) {
-  const NeuralEmbedder embedder(dir_, &pool_);
+  const embed::NeuralEmbedder embedder(dir_, &pool_);
   Service service(embedder, options(), nullptr);
   EXPECT_EQ(post(service.handler(), "/embed_hybrid", R"({"inputs": "a", "outputs": ["colour"]})").status,
             422);
@@ -187,7 +187,7 @@ TEST_F(RetrievalRoutes, BadOutputListsAreValidationErrors) {
 }
 
 TEST_F(RetrievalRoutes, AModelWithoutTheHeadsIs424NamingWhatItGives) {
-  const NeuralEmbedder embedder(plain_, &pool_);
+  const embed::NeuralEmbedder embedder(plain_, &pool_);
   Service service(embedder, options(), nullptr);
   for (const auto& [route, body] :
        {std::pair{"/embed_sparse", R"({"inputs": "a"})"},
@@ -201,7 +201,7 @@ TEST_F(RetrievalRoutes, AModelWithoutTheHeadsIs424NamingWhatItGives) {
 }
 
 TEST_F(RetrievalRoutes, OneCacheEntryServesEverySubset) {
-  const NeuralEmbedder embedder(dir_, &pool_);
+  const embed::NeuralEmbedder embedder(dir_, &pool_);
   Service service(embedder, options(64 << 20), nullptr);
   const Answer first = post(service.handler(), "/embed_hybrid", R"({"inputs": "cached text"})");
   ASSERT_EQ(first.status, 200);
@@ -218,7 +218,7 @@ TEST_F(RetrievalRoutes, OneCacheEntryServesEverySubset) {
 }
 
 TEST_F(RetrievalRoutes, ASpladeModelAnswersSparseAndRefusesDenseRoutes) {
-  const NeuralEmbedder embedder(splade_, &pool_);
+  const embed::NeuralEmbedder embedder(splade_, &pool_);
   Service service(embedder, options(), nullptr);
   const Answer sparse = post(service.handler(), "/embed_sparse", R"({"inputs": ["the quick brown fox"]})");
   ASSERT_EQ(sparse.status, 200) << sparse.body;
@@ -242,7 +242,7 @@ TEST_F(RetrievalRoutes, ASpladeModelAnswersSparseAndRefusesDenseRoutes) {
 }
 
 TEST_F(RetrievalRoutes, TopKAndThresholdPruneTheSparseVector) {
-  const NeuralEmbedder embedder(splade_, &pool_);
+  const embed::NeuralEmbedder embedder(splade_, &pool_);
   Service service(embedder, options(), nullptr);
   const std::string text = R"("inputs": ["the quick brown fox jumps over the lazy dog"])";
   simdjson::dom::parser p0, p1, p2;

@@ -83,7 +83,7 @@ class RouterTest : public ::testing::Test {
   explicit RouterTest(ServiceOptions options = {}) : service_(embedder_, options, &metrics_) {}
   Handler& handler() { return service_.handler(); }
 
-  HashingEmbedder embedder_;
+  embed::HashingEmbedder embedder_;
   serving::MetricsRegistry metrics_;
   Service service_;
 };
@@ -264,7 +264,7 @@ TEST_F(AuthRouter, KeyIsRequiredExceptOnHealth) {
 }
 
 TEST(PublicMetrics, MetricsAnswerWithoutTheKeyAndNothingElseDoes) {
-  const HashingEmbedder embedder;
+  const embed::HashingEmbedder embedder;
   ServiceOptions o;
   o.router.api_key = "s3cret";
   o.router.public_metrics = true;

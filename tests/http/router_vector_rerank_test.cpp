@@ -56,13 +56,13 @@ class VectorRerank : public ::testing::Test {
     return o;
   }
   // The embedder's outputs for the query (as a query) and kDocs (as documents).
-  static std::vector<RetrievalVectors> outputs(const NeuralEmbedder& e) {
-    std::vector<PreparedInput> prepared;
-    InputOptions q;
+  static std::vector<embed::RetrievalVectors> outputs(const embed::NeuralEmbedder& e) {
+    std::vector<embed::PreparedInput> prepared;
+    embed::InputOptions q;
     q.query = true;
     prepared.push_back(e.prepare(kQuery, q));
     for (const auto& d : kDocs) prepared.push_back(e.prepare(d, {}));
-    std::vector<const PreparedInput*> ptrs;
+    std::vector<const embed::PreparedInput*> ptrs;
     for (const auto& p : prepared) ptrs.push_back(&p);
     return e.embed_retrieval(ptrs);
   }
@@ -112,7 +112,7 @@ fs::path VectorRerank::colbert_;
 fs::path VectorRerank::m3_;
 
 TEST_F(VectorRerank, AColbertRerankScoresByMaxSimOfQueryAndDocumentVectors) {
-  const NeuralEmbedder embedder(colbert_, &pool_);
+  const embed::NeuralEmbedder embedder(colbert_, &pool_);
   Service service(embedder, options(), nullptr);
   const auto a = post(service.handler(), "/rerank", std::string("{") + kBody + "}");
   ASSERT_EQ(a.status, 200) << a.body;
@@ -140,7 +140,7 @@ TEST_F(VectorRerank, AColbertRerankScoresByMaxSimOfQueryAndDocumentVectors) {
 }
 
 TEST_F(VectorRerank, EmbedHybridEncodesQueriesAndDocumentsAsTheInputTypeSays) {
-  const NeuralEmbedder embedder(colbert_, &pool_);
+  const embed::NeuralEmbedder embedder(colbert_, &pool_);
   Service service(embedder, options(), nullptr);
   const auto out = outputs(embedder);
   for (const bool query : {true, false}) {
@@ -172,7 +172,7 @@ TEST_F(VectorRerank, EmbedHybridEncodesQueriesAndDocumentsAsTheInputTypeSays) {
 }
 
 TEST_F(VectorRerank, Bge3RerankIsFlagEmbeddingsWeightedSumOfItsThreeScores) {
-  const NeuralEmbedder embedder(m3_, &pool_);
+  const embed::NeuralEmbedder embedder(m3_, &pool_);
   Service service(embedder, options(), nullptr);
   const auto out = outputs(embedder);
   auto dense = [&](std::size_t i) {
@@ -203,7 +203,7 @@ TEST_F(VectorRerank, Bge3RerankIsFlagEmbeddingsWeightedSumOfItsThreeScores) {
 }
 
 TEST_F(VectorRerank, WeightsForAnOutputTheModelLacksAre424) {
-  const NeuralEmbedder embedder(colbert_, &pool_);
+  const embed::NeuralEmbedder embedder(colbert_, &pool_);
   Service service(embedder, options(), nullptr);
   const auto a =
       post(service.handler(), "/rerank", std::string("{") + kBody + R"(, "retrieval_weights": [1, 0, 1]})");

@@ -55,7 +55,7 @@ class ServerTest : public ::testing::Test {
     EXPECT_EQ(std::string_view(doc["error_type"].get_string()), type);
   }
 
-  HashingEmbedder embedder_;
+  embed::HashingEmbedder embedder_;
   http::Service service_{embedder_, {}, nullptr};
   std::unique_ptr<http::Server> server_;
   std::thread thread_;

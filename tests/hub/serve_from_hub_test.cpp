@@ -78,7 +78,7 @@ TEST_F(CatalogHubTest, AnHfIdIsFetchedAndEmbedsAsTheFolderDoes) {
 
   const auto loaded = m.spec.load();
   ASSERT_NE(loaded->embedder, nullptr);
-  const NeuralEmbedder local(fixture_, &pool_);
+  const embed::NeuralEmbedder local(fixture_, &pool_);
   const std::string_view text[] = {"how do I ignore whitespace in git diff?"};
   const Embeddings a = loaded->embedder->embed(text);
   const Embeddings b = local.embed(text);

@@ -212,9 +212,10 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
   EXPECT_LE(ratio, 0.3);
   // The default is float32, and the embedder and classifier pass the precision through.
   EXPECT_EQ(load_encoder_model(dir)->encoder.precision(), Precision::Float32);
-  EXPECT_EQ(NeuralEmbedder(dir, nullptr, Precision::Int8).model().encoder.precision(), Precision::Int8);
+  EXPECT_EQ(embed::NeuralEmbedder(dir, nullptr, Precision::Int8).model().encoder.precision(),
+            Precision::Int8);
   const auto classifier_dir = write(tmp, "distilbert", Head::Classifier);
-  EXPECT_EQ(NeuralClassifier(classifier_dir, nullptr, Precision::Int8).model().encoder.precision(),
+  EXPECT_EQ(embed::NeuralClassifier(classifier_dir, nullptr, Precision::Int8).model().encoder.precision(),
             Precision::Int8);
 }
 

@@ -73,7 +73,7 @@ ModelSpec fake_spec(const std::string& name, const std::shared_ptr<FakeLoader>& 
     loader->pass_gate();
     ++loader->loads;
     if (loader->fail) throw Error(ErrorKind::Io, "disk on fire");
-    return make_loaded_model(std::make_unique<HashingEmbedder>(), bytes);
+    return make_loaded_model(std::make_unique<embed::HashingEmbedder>(), bytes);
   };
   return spec;
 }
@@ -86,7 +86,7 @@ void expect_works(const LeasePtr& lease) {
   const std::vector<std::string_view> texts{"hello world"};
   const Embeddings e = lease->model().embedder->embed(texts);
   EXPECT_EQ(e.rows(), 1U);
-  EXPECT_EQ(e.dim(), HashingEmbedder::kDim);
+  EXPECT_EQ(e.dim(), embed::HashingEmbedder::kDim);
 }
 
 ModelState state_of(const ModelManager& m, std::string_view name) {
@@ -552,7 +552,7 @@ TEST(ModelManager, DestroyingTheManagerFailsPendingWaiters) {
       if (answered_at_once->load() > before) break;
       std::this_thread::yield();
     }
-    return make_loaded_model(std::make_unique<HashingEmbedder>(), 100);
+    return make_loaded_model(std::make_unique<embed::HashingEmbedder>(), 100);
   };
   m->add(std::move(a));
   m->add(fake_spec("b", lb));

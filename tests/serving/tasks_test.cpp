@@ -26,7 +26,7 @@ ModelSpec hashing_spec(const std::string& name) {
   ModelSpec spec;
   spec.name = name;
   spec.source = "builtin";
-  spec.load = [] { return make_loaded_model(std::make_unique<HashingEmbedder>(), 100); };
+  spec.load = [] { return make_loaded_model(std::make_unique<embed::HashingEmbedder>(), 100); };
   return spec;
 }
 
@@ -73,7 +73,7 @@ class TasksTest : public ::testing::Test {
     models_.add(hashing_spec("hash"));
     RuntimeOptions o;
     o.limits.max_batch = 4;
-    o.limits.max_response_floats = 3 * HashingEmbedder::kDim;
+    o.limits.max_response_floats = 3 * embed::HashingEmbedder::kDim;
     runtime_ = std::make_unique<Runtime>(models_, o, nullptr);
   }
 
@@ -158,7 +158,7 @@ TEST_F(TasksTest, WhatNeedsTheModelArrivesThroughThen) {
   Tasks& t = runtime_->tasks();
   // `dimensions` past the model's.
   Embed wide = texts({"a"});
-  wide.dimensions = HashingEmbedder::kDim + 1;
+  wide.dimensions = embed::HashingEmbedder::kDim + 1;
   auto f = finish<Embeddings>([&](Then<Embeddings> then) { t.embed({}, wide, then); });
   EXPECT_EQ(fault_of(f.error), Fault::Invalid);
   EXPECT_NE(f.lease, nullptr);  // the model that refused is named

@@ -10,18 +10,20 @@
 
 namespace warden::testing {
 
-class GatedEmbedder final : public Embedder {
+class GatedEmbedder final : public embed::Embedder {
  public:
   [[nodiscard]] std::string_view id() const noexcept override { return "gated"; }
-  [[nodiscard]] std::size_t dim() const noexcept override { return HashingEmbedder::kDim; }
+  [[nodiscard]] std::size_t dim() const noexcept override { return embed::HashingEmbedder::kDim; }
   [[nodiscard]] bool semantic() const noexcept override { return false; }
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 0; }
   [[nodiscard]] bool unit_vectors() const noexcept override { return true; }
-  [[nodiscard]] PreparedInput prepare(std::string_view text, const InputOptions& options) const override {
+  [[nodiscard]] embed::PreparedInput prepare(std::string_view text,
+                                             const embed::InputOptions& options) const override {
     return inner_.prepare(text, options);
   }
   // The compute stage is the one that blocks.
-  void embed_prepared(std::span<const PreparedInput* const> inputs, std::span<float> out) const override {
+  void embed_prepared(std::span<const embed::PreparedInput* const> inputs,
+                      std::span<float> out) const override {
     std::unique_lock lock(mutex_);
     ++entered_;
     changed_.notify_all();
@@ -40,7 +42,7 @@ class GatedEmbedder final : public Embedder {
   }
 
  private:
-  HashingEmbedder inner_;
+  embed::HashingEmbedder inner_;
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   mutable int entered_ = 0;

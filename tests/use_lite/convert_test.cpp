@@ -24,7 +24,7 @@ const std::string kEmbeddingsShape =
 class UseLiteConvert : public ::testing::Test {
  protected:
   void SetUp() override {
-    package_ = use_lite_cache_dir() / "npm" / "package" / "dist";
+    package_ = embed::use_lite_cache_dir() / "npm" / "package" / "dist";
     ASSERT_TRUE(fs::exists(package_ / "model.json"))
         << "the USE-lite npm package is not in " << package_ << " (scripts/fetch-use-lite fetches it)";
     dir_ = fs::temp_directory_path() / ("warden-use-convert-" + std::to_string(::getpid()));

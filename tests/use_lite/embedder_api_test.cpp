@@ -19,7 +19,7 @@ namespace {
 
 struct Shared {
   ThreadPool pool{2};
-  UseLiteEmbedder embedder{test::use_lite_test_model(), &pool};
+  embed::UseLiteEmbedder embedder{test::use_lite_test_model(), &pool};
 };
 
 Shared& shared() {
@@ -27,8 +27,8 @@ Shared& shared() {
   return s;
 }
 
-std::vector<float> embed_prepared(const Embedder& e, const std::vector<PreparedInput>& inputs) {
-  std::vector<const PreparedInput*> ptrs;
+std::vector<float> embed_prepared(const embed::Embedder& e, const std::vector<embed::PreparedInput>& inputs) {
+  std::vector<const embed::PreparedInput*> ptrs;
   for (const auto& p : inputs) ptrs.push_back(&p);
   std::vector<float> out(inputs.size() * e.dim());
   e.embed_prepared(ptrs, out);
@@ -64,14 +64,14 @@ TEST(UseLiteEmbedderApi, EmbedIsEmbedPreparedUnchanged) {
 
 TEST(UseLiteEmbedderApi, MixedBatchEqualsOneByOne) {
   const auto& e = shared().embedder;
-  InputOptions left;
-  left.side = TruncationSide::Left;
-  InputOptions prompted;
+  embed::InputOptions left;
+  left.side = embed::TruncationSide::Left;
+  embed::InputOptions prompted;
   prompted.prompt = "query: ";
   const std::vector<std::uint32_t> ids = e.prepare("hello there", {}).ids;
-  const std::vector<PreparedInput> inputs{e.prepare("short", {}), e.prepare(long_text(), left),
-                                          e.prepare("", {}),      e.prepare("with a prompt", prompted),
-                                          e.prepare_ids(ids, {}), e.prepare(long_text(), {})};
+  const std::vector<embed::PreparedInput> inputs{e.prepare("short", {}), e.prepare(long_text(), left),
+                                                 e.prepare("", {}),      e.prepare("with a prompt", prompted),
+                                                 e.prepare_ids(ids, {}), e.prepare(long_text(), {})};
   const std::vector<float> batch = embed_prepared(e, inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::vector<float> alone = embed_prepared(e, {inputs[i]});
@@ -84,10 +84,10 @@ TEST(UseLiteEmbedderApi, TruncationSidesAndTheTooLongError) {
   const std::string text = long_text();
   const std::vector<std::uint32_t> full = e.tokenizer().encode(text);
   ASSERT_GT(full.size(), 300U);
-  const PreparedInput right = e.prepare(text, {});
-  InputOptions left_options;
-  left_options.side = TruncationSide::Left;
-  const PreparedInput left = e.prepare(text, left_options);
+  const embed::PreparedInput right = e.prepare(text, {});
+  embed::InputOptions left_options;
+  left_options.side = embed::TruncationSide::Left;
+  const embed::PreparedInput left = e.prepare(text, left_options);
   EXPECT_EQ(right.ids, std::vector<std::uint32_t>(full.begin(), full.begin() + 128));
   EXPECT_EQ(left.ids, std::vector<std::uint32_t>(full.end() - 128, full.end()));
   EXPECT_EQ(right.tokens, 128U);
@@ -98,7 +98,7 @@ TEST(UseLiteEmbedderApi, TruncationSidesAndTheTooLongError) {
   const Embeddings graph = e.embed(std::span(&view, 1));
   EXPECT_TRUE(std::equal(both.begin() + 512, both.end(), graph.values().begin()));
 
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   EXPECT_EQ(error_of([&] { (void)e.prepare(text, strict); }),
             "invalid_input: input has " + std::to_string(full.size()) +
@@ -109,9 +109,9 @@ TEST(UseLiteEmbedderApi, TruncationSidesAndTheTooLongError) {
 TEST(UseLiteEmbedderApi, PromptsArePrepended) {
   const auto& e = shared().embedder;
   EXPECT_TRUE(e.prompts().empty());
-  InputOptions prompted;
+  embed::InputOptions prompted;
   prompted.prompt = "query: ";
-  const PreparedInput p = e.prepare("how old are you", prompted);
+  const embed::PreparedInput p = e.prepare("how old are you", prompted);
   EXPECT_EQ(p.ids, e.tokenizer().encode("query: how old are you"));
   EXPECT_EQ(p.prompt_tokens, e.tokenizer().encode("query: ").size());
 }
@@ -125,11 +125,11 @@ TEST(UseLiteEmbedderApi, PrepareIdsChecksTheVocabulary) {
                 " (position 1) is outside the vocabulary of " + std::to_string(vocab) + " tokens");
   std::vector<std::uint32_t> many(200, 30);
   many.back() = 57;
-  InputOptions left;
-  left.side = TruncationSide::Left;
+  embed::InputOptions left;
+  left.side = embed::TruncationSide::Left;
   EXPECT_EQ(e.prepare_ids(many, left).ids.back(), 57U);
   EXPECT_EQ(e.prepare_ids(many, {}).ids.size(), 128U);
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   EXPECT_NE(error_of([&] { (void)e.prepare_ids(many, strict); }), "no error");
 }
@@ -137,11 +137,11 @@ TEST(UseLiteEmbedderApi, PrepareIdsChecksTheVocabulary) {
 TEST(UseLiteEmbedderApi, TokenizeOffsetsSliceTheText) {
   const auto& e = shared().embedder;
   const std::string text = "Hello there, how old are you?";
-  const std::vector<TokenInfo> tokens = e.tokenize(text, {});
+  const std::vector<embed::TokenInfo> tokens = e.tokenize(text, {});
   ASSERT_EQ(tokens.size(), e.prepare(text, {}).ids.size());
   std::string joined;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const TokenInfo& t = tokens[i];
+    const embed::TokenInfo& t = tokens[i];
     EXPECT_FALSE(t.special);
     EXPECT_EQ(t.id, e.prepare(text, {}).ids[i]);
     EXPECT_EQ(t.text, e.tokenizer().piece(t.id));
@@ -154,11 +154,11 @@ TEST(UseLiteEmbedderApi, TokenizeOffsetsSliceTheText) {
   }
   EXPECT_EQ(joined, text);
   // The prompt is part of the text the offsets index.
-  InputOptions prompted;
+  embed::InputOptions prompted;
   prompted.prompt = "q: ";
-  const std::vector<TokenInfo> with_prompt = e.tokenize("hello", prompted);
+  const std::vector<embed::TokenInfo> with_prompt = e.tokenize("hello", prompted);
   EXPECT_EQ(with_prompt.back().stop, 8U);
-  InputOptions strict;
+  embed::InputOptions strict;
   strict.truncate = false;
   EXPECT_THROW((void)e.tokenize(long_text(), strict), Error);
   EXPECT_EQ(e.tokenize(long_text(), {}).size(), 128U);
@@ -176,9 +176,9 @@ TEST(UseLiteEmbedderApi, DecodeRoundTrips) {
 
 TEST(UseLiteEmbedderApi, EmbedTokensAreTheLastLayerPerToken) {
   const auto& e = shared().embedder;
-  const std::vector<PreparedInput> inputs{e.prepare("one two three", {}), e.prepare("", {}),
-                                          e.prepare("How old are you?", {})};
-  const std::vector<const PreparedInput*> ptrs{&inputs[0], &inputs[1], &inputs[2]};
+  const std::vector<embed::PreparedInput> inputs{e.prepare("one two three", {}), e.prepare("", {}),
+                                                 e.prepare("How old are you?", {})};
+  const std::vector<const embed::PreparedInput*> ptrs{&inputs[0], &inputs[1], &inputs[2]};
   const std::vector<Embeddings> states = e.embed_tokens(ptrs);
   ASSERT_EQ(states.size(), 3U);
   for (std::size_t i = 0; i < 3; ++i) {

@@ -19,7 +19,7 @@ namespace {
 
 TEST(UseLiteGuardRoute, ProbeDecidesAndUnknownTextAbstains) {
   ThreadPool pool(2);
-  const UseLiteEmbedder embedder(test::use_lite_test_model(), &pool);
+  const embed::UseLiteEmbedder embedder(test::use_lite_test_model(), &pool);
   const guard::Bank bank = testing::shared_fit_bank();
   const guard::Guard g(embedder, bank, {.cache_dir = testing::shared_fit_cache()});
   http::Service service(http::ServedModel{&embedder, nullptr, &g}, {}, nullptr);

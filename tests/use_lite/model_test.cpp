@@ -16,7 +16,7 @@ namespace {
 
 struct Shared {
   ThreadPool pool{2};
-  UseLiteEmbedder embedder{test::use_lite_test_model(), &pool};
+  embed::UseLiteEmbedder embedder{test::use_lite_test_model(), &pool};
   std::vector<test::UseLiteCase> cases = test::load_use_lite_cases("use-lite-reference.jsonl");
 };
 

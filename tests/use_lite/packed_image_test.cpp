@@ -42,12 +42,12 @@ TEST(UseLitePackedImage, AMappedModelIsBitIdenticalInEveryPrecision) {
   for (const Precision precision : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
     SCOPED_TRACE(precision_name(precision));
     ::setenv("WARDEN_PACK_CACHE", "off", 1);
-    const UseLiteEmbedder plain(tmp / "model", &pool, precision);
+    const embed::UseLiteEmbedder plain(tmp / "model", &pool, precision);
     EXPECT_EQ(plain.model().packed_image(), model::PackedImageUse::Off);
     ::setenv("WARDEN_PACK_CACHE", (tmp / "cache").c_str(), 1);
-    const UseLiteEmbedder saving(tmp / "model", &pool, precision);
+    const embed::UseLiteEmbedder saving(tmp / "model", &pool, precision);
     EXPECT_EQ(saving.model().packed_image(), model::PackedImageUse::Saved);
-    const UseLiteEmbedder mapped(tmp / "model", &pool, precision);
+    const embed::UseLiteEmbedder mapped(tmp / "model", &pool, precision);
     EXPECT_EQ(mapped.model().packed_image(), model::PackedImageUse::Mapped);
     const auto want = flat(plain.embed(texts));
     EXPECT_EQ(flat(saving.embed(texts)), want);

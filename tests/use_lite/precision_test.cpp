@@ -23,9 +23,9 @@ namespace {
 
 struct Shared {
   ThreadPool pool{2};
-  UseLiteEmbedder f32{test::use_lite_test_model(), &pool, Precision::Float32};
-  UseLiteEmbedder int8{test::use_lite_test_model(), &pool, Precision::Int8};
-  UseLiteEmbedder bf16{test::use_lite_test_model(), &pool, Precision::BFloat16};
+  embed::UseLiteEmbedder f32{test::use_lite_test_model(), &pool, Precision::Float32};
+  embed::UseLiteEmbedder int8{test::use_lite_test_model(), &pool, Precision::Int8};
+  embed::UseLiteEmbedder bf16{test::use_lite_test_model(), &pool, Precision::BFloat16};
   std::vector<test::UseLiteCase> cases = test::load_use_lite_cases("use-lite-reference.jsonl");
   std::vector<std::string_view> texts;
   Embeddings f32_vectors;

@@ -40,7 +40,7 @@ class UseLiteQuality : public ::testing::TestWithParam<Precision> {
  protected:
   // One model and the reference sentences' vectors per precision, made on first use.
   struct Loaded {
-    std::unique_ptr<UseLiteEmbedder> embedder;
+    std::unique_ptr<embed::UseLiteEmbedder> embedder;
     Embeddings vectors;
   };
 
@@ -56,7 +56,8 @@ class UseLiteQuality : public ::testing::TestWithParam<Precision> {
   void SetUp() override {
     Loaded& l = loaded_[GetParam()];
     if (!l.embedder) {
-      l.embedder = std::make_unique<UseLiteEmbedder>(test::use_lite_test_model(), pool_.get(), GetParam());
+      l.embedder =
+          std::make_unique<embed::UseLiteEmbedder>(test::use_lite_test_model(), pool_.get(), GetParam());
       std::vector<std::string_view> views(texts_.begin(), texts_.end());
       l.vectors = l.embedder->embed(views);
     }

@@ -17,8 +17,8 @@ namespace {
 
 // The reranking tasks need one relevance logit per pair; a classifier with several labels has
 // no single relevance (TEI refuses it the same way).
-void require_reranker(const SequenceClassifier& c, std::string_view asker) {
-  if (c.kind() != ClassifierKind::Reranker) {
+void require_reranker(const embed::SequenceClassifier& c, std::string_view asker) {
+  if (c.kind() != embed::ClassifierKind::Reranker) {
     throw TaskError(Fault::ModelCannot,
                     fmt::format("model {} is a classifier with {} labels: {} needs a reranker (one label)",
                                 c.id(), c.labels().size(), asker));
@@ -27,8 +27,8 @@ void require_reranker(const SequenceClassifier& c, std::string_view asker) {
 
 // `o` with a rerank's instruction: the prompt of a yes/no reranker (Qwen3-Reranker); any other
 // model (c null: a reranking by vectors) takes none.
-InputOptions with_instruction(InputOptions o, const SequenceClassifier* c, const std::string& instruction,
-                              std::string_view model) {
+embed::InputOptions with_instruction(embed::InputOptions o, const embed::SequenceClassifier* c,
+                                     const std::string& instruction, std::string_view model) {
   if (instruction.empty()) return o;
   if (c == nullptr || !c->takes_instruction()) {
     throw TaskError(
@@ -62,9 +62,9 @@ Queries distinct_queries(const Rerank& task) {
 // result cache keeps each one's outputs, shared with EmbedRetrieval); the similarity is the
 // score as it is.
 Tasks::Job<std::vector<float>> vector_rerank_job(Pipeline& pipeline, const ModelLease& lease,
-                                                 std::shared_ptr<const Rerank> t, const InputOptions& options,
-                                                 std::string_view asker) {
-  const Embedder& e = Tasks::embedder_of(lease, asker);
+                                                 std::shared_ptr<const Rerank> t,
+                                                 const embed::InputOptions& options, std::string_view asker) {
+  const embed::Embedder& e = Tasks::embedder_of(lease, asker);
   (void)with_instruction(options, nullptr, t->instruction, lease.spec().name);
   std::shared_ptr<const VectorRerank> scorer;
   try {
@@ -74,9 +74,9 @@ Tasks::Job<std::vector<float>> vector_rerank_job(Pipeline& pipeline, const Model
   }
   auto queries = std::make_shared<const Queries>(distinct_queries(*t));
   const std::size_t nq = queries->distinct.size();
-  InputOptions q = options;
+  embed::InputOptions q = options;
   q.query = true;
-  InputOptions o = options;
+  embed::InputOptions o = options;
   o.query = false;
   Tasks::Job<std::vector<float>> job;
   job.request = InferenceRequest::on(lease.model(), Output::Retrieval);
@@ -93,7 +93,7 @@ Tasks::Job<std::vector<float>> vector_rerank_job(Pipeline& pipeline, const Model
     };
   }
   job.finish = [scorer, queries, nq](Inference& r) {
-    const std::vector<RetrievalVectors>& outs = r.result.retrieval;
+    const std::vector<embed::RetrievalVectors>& outs = r.result.retrieval;
     std::vector<float> scores(outs.size() - nq);
     for (std::size_t i = 0; i < scores.size(); ++i) {
       scores[i] = scorer->score(outs[queries->of_text[i]], outs[nq + i]);
@@ -112,8 +112,8 @@ void Tasks::classify(Context context, Classify task, Then<Classified> then) {
   run<Classified>(
       context, {ModelKind::Classifier, ModelKind::Reranker},
       [this, t, asker](const ModelLease& lease) {
-        const SequenceClassifier& c = classifier_of(lease, asker);
-        const InputOptions o = classify_options(t->tokenization, limits_);
+        const embed::SequenceClassifier& c = classifier_of(lease, asker);
+        const embed::InputOptions o = classify_options(t->tokenization, limits_);
         Job<Classified> job;
         job.request = InferenceRequest::on(lease.model(), Output::Logits);
         job.request.inputs = t->inputs.size();
@@ -151,11 +151,11 @@ void Tasks::rerank(Context context, Rerank task, Then<std::vector<float>> then) 
   run<std::vector<float>>(
       context, {ModelKind::Reranker},
       [this, t, asker](const ModelLease& lease) {
-        const InputOptions options = classify_options(t->tokenization, limits_);
+        const embed::InputOptions options = classify_options(t->tokenization, limits_);
         if (reranks_by_vectors(lease.model())) return vector_rerank_job(pipeline_, lease, t, options, asker);
-        const SequenceClassifier& c = classifier_of(lease, asker);
+        const embed::SequenceClassifier& c = classifier_of(lease, asker);
         require_reranker(c, asker);
-        const InputOptions o = with_instruction(options, &c, t->instruction, lease.spec().name);
+        const embed::InputOptions o = with_instruction(options, &c, t->instruction, lease.spec().name);
         Job<std::vector<float>> job;
         job.request = InferenceRequest::on(lease.model(), Output::Logits);
         job.request.inputs = t->texts.size();
@@ -172,7 +172,7 @@ void Tasks::rerank(Context context, Rerank task, Then<std::vector<float>> then) 
           const std::span<const float> logits = r.result.rows.values();
           std::vector<float> scores(logits.begin(), logits.end());
           if (!t->raw_scores) {
-            for (float& s : scores) s = sigmoid(s);
+            for (float& s : scores) s = embed::sigmoid(s);
           }
           return scores;
         };

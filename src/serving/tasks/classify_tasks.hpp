@@ -42,7 +42,7 @@ struct Rerank {
   std::string instruction;
   // A cross-encoder's logit as it is; else its sigmoid. Vector similarities are always as they are.
   bool raw_scores = false;
-  std::optional<RetrievalWeights> weights;  // vector reranking's [dense, sparse, multi]
+  std::optional<embed::RetrievalWeights> weights;  // vector reranking's [dense, sparse, multi]
   [[nodiscard]] const std::string& query(std::size_t i) const {
     return queries.size() == 1 ? queries[0] : queries[i];
   }

@@ -25,8 +25,8 @@ void check_dims(std::optional<std::size_t> dimensions, std::size_t dim, const st
 }
 
 // The request's options, with a prompt by purpose when the model has one.
-InputOptions options_for(const Embedder& e, const Embed& task, const Limits& limits) {
-  InputOptions o = embed_options(e, task.tokenization, limits);
+embed::InputOptions options_for(const embed::Embedder& e, const Embed& task, const Limits& limits) {
+  embed::InputOptions o = embed_options(e, task.tokenization, limits);
   for (const std::string& purpose : task.purposes) {
     if (const auto it = e.prompts().find(purpose); it != e.prompts().end()) {
       o.prompt = it->second;
@@ -40,7 +40,7 @@ InputOptions options_for(const Embedder& e, const Embed& task, const Limits& lim
 // under `kind` when the cache is on.
 template <class Prepare>
 InferenceRequest inputs_job(Pipeline& pipeline, const ModelLease& lease, Output output, std::string_view kind,
-                            const InputOptions& o, std::shared_ptr<const std::vector<Input>> inputs,
+                            const embed::InputOptions& o, std::shared_ptr<const std::vector<Input>> inputs,
                             Prepare prepare) {
   InferenceRequest job = InferenceRequest::on(lease.model(), output);
   job.inputs = inputs->size();
@@ -53,7 +53,7 @@ InferenceRequest inputs_job(Pipeline& pipeline, const ModelLease& lease, Output 
   return job;
 }
 
-std::string output_list(const RetrievalOutputs& o) {
+std::string output_list(const embed::RetrievalOutputs& o) {
   std::vector<std::string_view> names;
   if (o.dense) names.emplace_back("dense");
   if (o.sparse) names.emplace_back("sparse");
@@ -67,8 +67,9 @@ std::string output_list(const RetrievalOutputs& o) {
 }
 
 // ModelCannot naming what the model can give when it cannot give everything asked for.
-void require_outputs(const ModelLease& lease, const Embedder& e, const RetrievalOutputs& wanted) {
-  const RetrievalOutputs has = e.retrieval_outputs();
+void require_outputs(const ModelLease& lease, const embed::Embedder& e,
+                     const embed::RetrievalOutputs& wanted) {
+  const embed::RetrievalOutputs has = e.retrieval_outputs();
   std::string lacking;
   for (const auto& [asked, given, name] :
        {std::tuple{wanted.dense, has.dense, "dense"}, std::tuple{wanted.sparse, has.sparse, "sparse"},
@@ -95,9 +96,9 @@ void Tasks::embed(Context context, Embed task, Then<Embeddings> then) {
   run<Embeddings>(
       context, {ModelKind::Embedding},
       [this, t, asker](const ModelLease& lease) {
-        const Embedder& e = embedder_of(lease, asker, /*dense=*/true);
+        const embed::Embedder& e = embedder_of(lease, asker, /*dense=*/true);
         check_dims(t->dimensions, e.dim(), t->dimensions_field);
-        const InputOptions o = options_for(e, *t, limits_);
+        const embed::InputOptions o = options_for(e, *t, limits_);
         check_response_floats(t->inputs.size() * t->dimensions.value_or(e.dim()) * t->copies, limits_,
                               t->field.name);
         auto inputs = std::shared_ptr<const std::vector<Input>>(t, &t->inputs);
@@ -121,8 +122,8 @@ void Tasks::embed_tokens(Context context, EmbedTokens task, Then<std::vector<Emb
   run<std::vector<Embeddings>>(
       context, {ModelKind::Embedding},
       [this, t, asker](const ModelLease& lease) {
-        const Embedder& e = embedder_of(lease, asker);
-        const InputOptions o = embed_options(e, t->tokenization, limits_);
+        const embed::Embedder& e = embedder_of(lease, asker);
+        const embed::InputOptions o = embed_options(e, t->tokenization, limits_);
         // tokens x dim values: counted as the inputs are tokenized, so that an answer over
         // the limit is refused before anything is computed.
         auto counted = std::make_shared<std::atomic<std::size_t>>(0);
@@ -131,7 +132,7 @@ void Tasks::embed_tokens(Context context, EmbedTokens task, Then<std::vector<Emb
         job.request =
             inputs_job(pipeline_, lease, Output::PerToken, "tokens", o, inputs,
                        [limits = limits_, &e, t, o, counted](std::size_t i) {
-                         PreparedInput p = prepare_input(e, t->inputs[i], o, t->field, i);
+                         embed::PreparedInput p = prepare_input(e, t->inputs[i], o, t->field, i);
                          const std::size_t floats = p.tokens * e.dim();
                          check_response_floats(counted->fetch_add(floats) + floats, limits, t->field.name);
                          return p;
@@ -158,8 +159,8 @@ void Tasks::similarity(Context context, Similarity task, Then<std::vector<float>
   run<std::vector<float>>(
       context, {ModelKind::Embedding},
       [this, t, asker](const ModelLease& lease) {
-        const Embedder& e = embedder_of(lease, asker, /*dense=*/true);
-        const InputOptions o = embed_options(e, t->tokenization, limits_);
+        const embed::Embedder& e = embedder_of(lease, asker, /*dense=*/true);
+        const embed::InputOptions o = embed_options(e, t->tokenization, limits_);
         // Input 0 is the source, input i the sentence i - 1.
         auto text = [t](std::size_t i) -> const std::string& {
           return i == 0 ? t->source : t->sentences[i - 1];
@@ -203,11 +204,11 @@ void Tasks::embed_retrieval(Context context, EmbedRetrieval task, Then<Retrieved
   run<Retrieved>(
       context, {ModelKind::Embedding},
       [this, t, asker](const ModelLease& lease) {
-        const Embedder& e = embedder_of(lease, asker);
-        const RetrievalOutputs wanted = t->outputs.value_or(e.retrieval_outputs());
+        const embed::Embedder& e = embedder_of(lease, asker);
+        const embed::RetrievalOutputs wanted = t->outputs.value_or(e.retrieval_outputs());
         require_outputs(lease, e, wanted);
         if (wanted.dense) check_dims(t->dimensions, e.dim(), "dimensions");
-        InputOptions o = embed_options(e, t->tokenization, limits_);
+        embed::InputOptions o = embed_options(e, t->tokenization, limits_);
         o.query = t->query;
         const std::size_t n = t->inputs.size();
         const std::size_t dense_floats = wanted.dense ? t->dimensions.value_or(e.dim()) : 0;
@@ -220,7 +221,7 @@ void Tasks::embed_retrieval(Context context, EmbedRetrieval task, Then<Retrieved
         job.request =
             inputs_job(pipeline_, lease, Output::Retrieval, "retrieval", o, inputs,
                        [limits = limits_, &e, t, o, per_token, counted](std::size_t i) {
-                         PreparedInput p = prepare_input(e, t->inputs[i], o, t->field, i);
+                         embed::PreparedInput p = prepare_input(e, t->inputs[i], o, t->field, i);
                          const std::size_t floats = p.tokens * per_token;
                          check_response_floats(counted->fetch_add(floats) + floats, limits, t->field.name);
                          return p;
@@ -229,13 +230,13 @@ void Tasks::embed_retrieval(Context context, EmbedRetrieval task, Then<Retrieved
           Retrieved out{wanted, std::move(r.result.retrieval)};
           // Inputs found in the result cache were not counted as they were tokenized.
           std::size_t floats = 0;
-          for (const RetrievalVectors& v : out.vectors) {
+          for (const embed::RetrievalVectors& v : out.vectors) {
             floats += (wanted.dense ? t->dimensions.value_or(v.dense.size()) : 0) +
                       (wanted.sparse ? 2 * v.sparse.size() : 0) +
                       (wanted.multi ? v.multi.values().size() : 0);
           }
           check_response_floats(floats, limits, t->field.name);
-          for (RetrievalVectors& v : out.vectors) {
+          for (embed::RetrievalVectors& v : out.vectors) {
             if (wanted.dense) {
               Embeddings row(1, v.dense.size());
               std::copy(v.dense.begin(), v.dense.end(), row.values().begin());

@@ -48,8 +48,8 @@ struct EmbedRetrieval {
   std::vector<Input> inputs;
   Field field;
   Tokenization tokenization;
-  std::optional<RetrievalOutputs> outputs;  // absent: every output the model has
-  std::optional<std::size_t> dimensions;    // the dense vector's, as Embed's
+  std::optional<embed::RetrievalOutputs> outputs;  // absent: every output the model has
+  std::optional<std::size_t> dimensions;           // the dense vector's, as Embed's
   bool normalize = true;
   std::optional<std::size_t> top_k;  // the sparse vector's pruning (prune_sparse)
   std::optional<float> threshold;
@@ -59,8 +59,8 @@ struct EmbedRetrieval {
 // What EmbedRetrieval gives: the outputs asked for, each input's vectors with only those
 // filled in — dense finished as Embed's, sparse pruned.
 struct Retrieved {
-  RetrievalOutputs outputs;
-  std::vector<RetrievalVectors> vectors;
+  embed::RetrievalOutputs outputs;
+  std::vector<embed::RetrievalVectors> vectors;
 };
 
 }  // namespace warden::serving::tasks

@@ -80,9 +80,9 @@ void Tasks::guard(Context context, GuardTexts task, Then<std::vector<guard::Guar
   const guard::Guard* g = &require_guard();
   auto t = std::make_shared<const GuardTexts>(std::move(task));
   if (g->classifier() != nullptr) {
-    const SequenceClassifier& c = *g->classifier();
+    const embed::SequenceClassifier& c = *g->classifier();
     // The server's truncation default applies as on every task; the guard takes no options.
-    const InputOptions o = classify_options({}, limits_);
+    const embed::InputOptions o = classify_options({}, limits_);
     const auto plans = plan_guard(*g, t->texts, t->field);
     Job<Verdicts> job;
     job.request.runner = guard_runner_.get();
@@ -99,7 +99,7 @@ void Tasks::guard(Context context, GuardTexts task, Then<std::vector<guard::Guar
       // carry their own tag and its id.
       CacheKey k;
       k.add("guard-classifier").add(c.id()).add(std::uint64_t{o.truncate ? 1U : 0U});
-      k.add(std::uint64_t{o.side == TruncationSide::Left ? 1U : 0U});
+      k.add(std::uint64_t{o.side == embed::TruncationSide::Left ? 1U : 0U});
       job.request.key = [prefix = k.take(), plans](std::size_t i) {
         return pair_key(prefix, plans->part(i), nullptr);
       };
@@ -118,9 +118,9 @@ void Tasks::guard(Context context, GuardTexts task, Then<std::vector<guard::Guar
   run<Verdicts>(
       context, {ModelKind::Embedding},
       [this, t, g, asker](const ModelLease& lease) {
-        const Embedder& e = embedder_of(lease, asker, /*dense=*/true);
+        const embed::Embedder& e = embedder_of(lease, asker, /*dense=*/true);
         const auto plans = plan_guard(*g, t->texts, t->field);
-        const InputOptions o = embed_options(e, {}, limits_);
+        const embed::InputOptions o = embed_options(e, {}, limits_);
         Job<Verdicts> job;
         job.request = InferenceRequest::on(lease.model(), Output::Pooled);
         job.request.inputs = plans->parts.size();

@@ -48,7 +48,7 @@ void refuse_empty(const std::vector<Input>& inputs, const Field& field) {
   }
 }
 
-InputOptions embed_options(const Embedder& e, const Tokenization& t, const Limits& limits) {
+embed::InputOptions embed_options(const embed::Embedder& e, const Tokenization& t, const Limits& limits) {
   try {
     return serving::input_options(e, t.truncate.value_or(limits.auto_truncate), t.side, t.prompt_name);
   } catch (const Error& err) {
@@ -56,8 +56,8 @@ InputOptions embed_options(const Embedder& e, const Tokenization& t, const Limit
   }
 }
 
-InputOptions classify_options(const Tokenization& t, const Limits& limits) {
-  InputOptions o;
+embed::InputOptions classify_options(const Tokenization& t, const Limits& limits) {
+  embed::InputOptions o;
   o.truncate = t.truncate.value_or(limits.auto_truncate);
   o.side = t.side;
   return o;
@@ -66,7 +66,7 @@ InputOptions classify_options(const Tokenization& t, const Limits& limits) {
 namespace {
 
 template <class Prepare>
-PreparedInput named(const Field& field, std::size_t index, Prepare&& prepare) {
+embed::PreparedInput named(const Field& field, std::size_t index, Prepare&& prepare) {
   try {
     return prepare();
   } catch (const TaskError&) {
@@ -82,24 +82,25 @@ PreparedInput named(const Field& field, std::size_t index, Prepare&& prepare) {
 
 }  // namespace
 
-PreparedInput prepare_input(const Embedder& e, const Input& in, const InputOptions& options,
-                            const Field& field, std::size_t index) {
+embed::PreparedInput prepare_input(const embed::Embedder& e, const Input& in,
+                                   const embed::InputOptions& options, const Field& field,
+                                   std::size_t index) {
   if (!in.is_ids) return prepare_text(e, in.text, options, field, index);
   return named(field, index, [&] {
-    InputOptions no_prompt = options;
+    embed::InputOptions no_prompt = options;
     no_prompt.prompt = {};
     return e.prepare_ids(in.ids, no_prompt);
   });
 }
 
-PreparedInput prepare_text(const Embedder& e, std::string_view text, const InputOptions& options,
-                           const Field& field, std::size_t index) {
+embed::PreparedInput prepare_text(const embed::Embedder& e, std::string_view text,
+                                  const embed::InputOptions& options, const Field& field, std::size_t index) {
   return named(field, index, [&] { return e.prepare(text, options); });
 }
 
-PreparedInput prepare_pair(const SequenceClassifier& c, std::string_view text,
-                           std::optional<std::string_view> pair, const InputOptions& options,
-                           const Field& field, std::size_t index) {
+embed::PreparedInput prepare_pair(const embed::SequenceClassifier& c, std::string_view text,
+                                  std::optional<std::string_view> pair, const embed::InputOptions& options,
+                                  const Field& field, std::size_t index) {
   return named(field, index, [&] { return c.prepare(text, pair, options); });
 }
 

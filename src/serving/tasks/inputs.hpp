@@ -34,7 +34,7 @@ struct Limits {
 // A request's tokenization options as it states them.
 struct Tokenization {
   std::optional<bool> truncate;  // absent: Limits::auto_truncate
-  TruncationSide side = TruncationSide::Right;
+  embed::TruncationSide side = embed::TruncationSide::Right;
   std::optional<std::string> prompt_name;  // absent: the model's default prompt, if any
 };
 
@@ -56,21 +56,25 @@ void refuse_empty(const std::vector<std::string>& texts, const Field& field);
 
 // The options an embedder tokenizes with: the request's, the server's default truncation,
 // the prompt by name (Invalid, naming prompt_name, when the model has none so named).
-[[nodiscard]] InputOptions embed_options(const Embedder& e, const Tokenization& t, const Limits& limits);
+[[nodiscard]] embed::InputOptions embed_options(const embed::Embedder& e, const Tokenization& t,
+                                                const Limits& limits);
 // The same for a classifier (no prompts).
-[[nodiscard]] InputOptions classify_options(const Tokenization& t, const Limits& limits);
+[[nodiscard]] embed::InputOptions classify_options(const Tokenization& t, const Limits& limits);
 
 // Prepares input `index`: its text, or its ids (no prompt applies to ids the client
 // tokenized, not even the model's default). Invalid naming the input, or ModelCannot.
-[[nodiscard]] PreparedInput prepare_input(const Embedder& e, const Input& in, const InputOptions& options,
-                                          const Field& field, std::size_t index);
-[[nodiscard]] PreparedInput prepare_text(const Embedder& e, std::string_view text,
-                                         const InputOptions& options, const Field& field, std::size_t index);
+[[nodiscard]] embed::PreparedInput prepare_input(const embed::Embedder& e, const Input& in,
+                                                 const embed::InputOptions& options, const Field& field,
+                                                 std::size_t index);
+[[nodiscard]] embed::PreparedInput prepare_text(const embed::Embedder& e, std::string_view text,
+                                                const embed::InputOptions& options, const Field& field,
+                                                std::size_t index);
 
 // Prepares a classifier's text and its optional pair, naming input `index` when it is invalid.
-[[nodiscard]] PreparedInput prepare_pair(const SequenceClassifier& c, std::string_view text,
-                                         std::optional<std::string_view> pair, const InputOptions& options,
-                                         const Field& field, std::size_t index);
+[[nodiscard]] embed::PreparedInput prepare_pair(const embed::SequenceClassifier& c, std::string_view text,
+                                                std::optional<std::string_view> pair,
+                                                const embed::InputOptions& options, const Field& field,
+                                                std::size_t index);
 
 // The input's result cache key under a prefix (Pipeline::cache_prefix): its text or its ids.
 [[nodiscard]] std::string input_key(const std::string& prefix, const Input& in);

@@ -76,12 +76,12 @@ void Tasks::lease(Context context, Then<LeasePtr> then) {
       deliver);
 }
 
-const Embedder& Tasks::embedder_of(const ModelLease& lease, std::string_view asker, bool dense) {
+const embed::Embedder& Tasks::embedder_of(const ModelLease& lease, std::string_view asker, bool dense) {
   const LoadedModel& m = lease.model();
   if (m.embedder == nullptr) {
     throw TaskError(Fault::ModelCannot,
                     fmt::format("model {} is a {} model: {} needs an embedding model", lease.spec().name,
-                                classifier_kind_name(m.classifier->kind()), asker));
+                                embed::classifier_kind_name(m.classifier->kind()), asker));
   }
   if (dense && !m.embedder->retrieval_outputs().dense) {
     const bool multi = m.embedder->retrieval_outputs().multi;
@@ -96,7 +96,7 @@ const Embedder& Tasks::embedder_of(const ModelLease& lease, std::string_view ask
   return *m.embedder;
 }
 
-const SequenceClassifier& Tasks::classifier_of(const ModelLease& lease, std::string_view asker) {
+const embed::SequenceClassifier& Tasks::classifier_of(const ModelLease& lease, std::string_view asker) {
   const LoadedModel& m = lease.model();
   if (m.classifier == nullptr) {
     throw TaskError(Fault::ModelCannot,

@@ -103,7 +103,7 @@ class Tasks {
   void classify(Context context, Classify task, Then<Classified> then);
   // A score per text, in text order.
   void rerank(Context context, Rerank task, Then<std::vector<float>> then);
-  void tokenize(Context context, Tokenize task, Then<std::vector<std::vector<TokenInfo>>> then);
+  void tokenize(Context context, Tokenize task, Then<std::vector<std::vector<embed::TokenInfo>>> then);
   void decode(Context context, Decode task, Then<std::vector<std::string>> then);
   // One verdict per text. The probe decides on the vectors of the model it was fitted on,
   // whatever the request names; the classifier method runs the guard's own model.
@@ -113,10 +113,10 @@ class Tasks {
 
   // The lease's model as an embedder (`dense`: one with dense vectors) or a classifier;
   // ModelCannot naming `asker` otherwise.
-  [[nodiscard]] static const Embedder& embedder_of(const ModelLease& lease, std::string_view asker,
-                                                   bool dense = false);
-  [[nodiscard]] static const SequenceClassifier& classifier_of(const ModelLease& lease,
-                                                               std::string_view asker);
+  [[nodiscard]] static const embed::Embedder& embedder_of(const ModelLease& lease, std::string_view asker,
+                                                          bool dense = false);
+  [[nodiscard]] static const embed::SequenceClassifier& classifier_of(const ModelLease& lease,
+                                                                      std::string_view asker);
 
   // A pipeline run a task plans once its model is leased, and how its rows become R (on a worker).
   template <class R>
