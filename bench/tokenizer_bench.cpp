@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
                 pairs ? " (as consecutive pairs)" : "");
     for (const auto& file : files) {
       const auto l0 = std::chrono::steady_clock::now();
-      warden::Tokenizer tok = warden::Tokenizer::from_file(file);
+      warden::tokenizer::Tokenizer tok = warden::tokenizer::Tokenizer::from_file(file);
       const double load_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - l0).count();
       tok.set_truncation(std::nullopt);  // HF side runs without truncation too

@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       R"({"normalizer":{"type":"Precompiled","precompiled_charsmap":")" + base64(all.substr(0, cut)) +
       R"("},"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["a",-1.0],["▁",-2.0]]}})";
   try {
-    const auto tok = warden::Tokenizer::from_json(json);
+    const auto tok = warden::tokenizer::Tokenizer::from_json(json);
     (void)tok.encode(all.substr(cut + 1));
   } catch (const warden::Error&) {
   }

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text = all.substr(nl + 1);
   if (warden::utf8::find_invalid(pattern) || warden::utf8::find_invalid(text)) return 0;
   try {
-    const auto re = warden::tokenizer_detail::make_regex_pattern(pattern);
+    const auto re = warden::tokenizer::detail::make_regex_pattern(pattern);
     std::vector<std::uint32_t> m;
     re->find_all(text, m);
     std::uint32_t last = 0;

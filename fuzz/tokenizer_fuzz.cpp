@@ -15,24 +15,24 @@
 
 namespace {
 
-std::vector<std::unique_ptr<warden::Tokenizer>>& tokenizers() {
-  static std::vector<std::unique_ptr<warden::Tokenizer>> all = [] {
-    std::vector<std::unique_ptr<warden::Tokenizer>> v;
+std::vector<std::unique_ptr<warden::tokenizer::Tokenizer>>& tokenizers() {
+  static std::vector<std::unique_ptr<warden::tokenizer::Tokenizer>> all = [] {
+    std::vector<std::unique_ptr<warden::tokenizer::Tokenizer>> v;
     for (const char* f : {"bert-base-uncased-tokenizer.json", "unigram-use-vocab-tokenizer.json",
                           "tokref/bpe-roberta.json", "tokref/bpe-llama.json", "tokref/bpe-prefix.json",
                           "tokref/bpe-suffix.json", "tokref/unigram-xlmr.json",
                           "tokref/unigram-bytefallback.json", "tokref/wordpiece-split-behaviors.json",
                           "tokref/wordpiece-whitespace.json", "tokref/bpe-bytelevel-template.json",
                           "tokref/wordlevel-nmt.json", "tokref/bpe-bytelevel-normalizer.json"}) {
-      v.push_back(std::make_unique<warden::Tokenizer>(
-          warden::Tokenizer::from_file(std::string(WARDEN_TEST_DATA) + "/" + f)));
+      v.push_back(std::make_unique<warden::tokenizer::Tokenizer>(
+          warden::tokenizer::Tokenizer::from_file(std::string(WARDEN_TEST_DATA) + "/" + f)));
     }
     return v;
   }();
   return all;
 }
 
-void check(const warden::Encoding& e, std::size_t len_a, std::size_t len_b) {
+void check(const warden::tokenizer::Encoding& e, std::size_t len_a, std::size_t len_b) {
   if (e.offsets.size() != e.ids.size() || e.char_offsets.size() != e.ids.size()) __builtin_trap();
   for (std::size_t i = 0; i < e.ids.size(); ++i) {
     const std::size_t limit = e.sequence_ids[i] == 1 ? len_b : len_a;
@@ -46,12 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   auto& all = tokenizers();
   const std::uint8_t sel = data[0];
-  warden::Tokenizer& tok = *all[sel % all.size()];
+  warden::tokenizer::Tokenizer& tok = *all[sel % all.size()];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  const warden::EncodeOptions opts{(sel & 0x80U) != 0, (sel & 0x40U) != 0};
+  const warden::tokenizer::EncodeOptions opts{(sel & 0x80U) != 0, (sel & 0x40U) != 0};
   try {
     const std::size_t cut = text.find('\x01');
-    warden::Encoding e;
+    warden::tokenizer::Encoding e;
     if (cut != std::string_view::npos && (sel & 0x20U) != 0) {
       e = tok.encode_pair(text.substr(0, cut), text.substr(cut + 1), opts);
       check(e, cut, text.size() - cut - 1);

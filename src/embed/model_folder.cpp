@@ -61,7 +61,7 @@ void require_tokenizer_files(const std::filesystem::path& dir) {
   }
   if (!std::filesystem::exists(dir / "tokenizer.json", ec) &&
       !std::filesystem::exists(dir / "vocab.txt", ec)) {
-    throw Error(ErrorKind::NotFound, Tokenizer::missing_tokenizer_message(dir));
+    throw Error(ErrorKind::NotFound, tokenizer::Tokenizer::missing_tokenizer_message(dir));
   }
 }
 

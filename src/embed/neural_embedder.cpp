@@ -17,19 +17,21 @@ namespace {
 
 // The tokenizer is parsed on its own thread while the weights are packed: both take
 // milliseconds, and start-up is the sum of them otherwise.
-std::future<std::unique_ptr<Tokenizer>> load_tokenizer_async(const std::filesystem::path& dir) {
+std::future<std::unique_ptr<tokenizer::Tokenizer>> load_tokenizer_async(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) {  // let the model loader report the folder
-    return std::async(std::launch::deferred, [] { return std::unique_ptr<Tokenizer>(); });
+    return std::async(std::launch::deferred, [] { return std::unique_ptr<tokenizer::Tokenizer>(); });
   }
-  return std::async(std::launch::async,
-                    [dir] { return std::make_unique<Tokenizer>(Tokenizer::from_directory(dir)); });
+  return std::async(std::launch::async, [dir] {
+    return std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_directory(dir));
+  });
 }
 
 // The ids FlagEmbedding leaves out of a sparse vector: the tokenizer's cls, eos, pad and unk
 // tokens (its special_tokens_map). A folder without the files that name them falls back to
 // the spellings BERT's and XLM-R's vocabularies use.
-std::vector<std::uint32_t> sparse_skip_ids(const std::filesystem::path& dir, const Tokenizer& tokenizer) {
-  const SpecialTokensMap map = read_special_tokens_map(dir);
+std::vector<std::uint32_t> sparse_skip_ids(const std::filesystem::path& dir,
+                                           const tokenizer::Tokenizer& tokenizer) {
+  const tokenizer::SpecialTokensMap map = tokenizer::read_special_tokens_map(dir);
   std::vector<std::string> names;
   for (const auto* t : {&map.cls, &map.eos, &map.pad, &map.unk}) {
     if (*t) names.push_back(**t);
@@ -46,7 +48,7 @@ std::vector<std::uint32_t> sparse_skip_ids(const std::filesystem::path& dir, con
 
 // HF's convert_tokens_to_ids, which PyLate uses for its markers and skiplist: a token outside the
 // vocabulary is the unknown token.
-std::optional<std::uint32_t> token_or_unknown(const Tokenizer& tokenizer, std::string_view token,
+std::optional<std::uint32_t> token_or_unknown(const tokenizer::Tokenizer& tokenizer, std::string_view token,
                                               std::optional<std::uint32_t> unknown) {
   if (auto id = tokenizer.token_to_id(token)) return id;
   return unknown;
@@ -59,7 +61,8 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
     : NeuralEmbedder(dir, pool, precision, pooling, load_tokenizer_async(dir)) {}
 
 NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
-                               std::string_view pooling, std::future<std::unique_ptr<Tokenizer>> tokenizer)
+                               std::string_view pooling,
+                               std::future<std::unique_ptr<tokenizer::Tokenizer>> tokenizer)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       tokenizer_(tokenizer.get()),
@@ -68,7 +71,7 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
   if (!pooling.empty()) model::override_pooling(*model_, pooling, active_isa(), precision);
   // Never let the tokenizer emit more tokens than the model takes.
   const auto& own = tokenizer_->truncation();
-  truncation_ = own.value_or(TruncationParams{});
+  truncation_ = own.value_or(tokenizer::TruncationParams{});
   truncation_.max_length = model_->max_input_tokens(own ? std::optional(own->max_length) : std::nullopt);
   max_input_tokens_ = truncation_.max_length;
   tokenizer_->set_truncation(truncation_);
@@ -78,7 +81,7 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
   if (model_->lexical) vocabulary.sparse_skip_ids = sparse_skip_ids(dir, *tokenizer_);
   if (model_->colbert) {
     const ColbertConfig& config = *model_->colbert;
-    const SpecialTokensMap map = read_special_tokens_map(dir);
+    const tokenizer::SpecialTokensMap map = tokenizer::read_special_tokens_map(dir);
     const std::optional<std::uint32_t> unknown = unknown_token_id();
     ColbertTokens t;
     auto marker = [&](const std::string& token, std::string_view role) -> std::optional<std::uint32_t> {
@@ -140,16 +143,18 @@ std::size_t NeuralEmbedder::dim() const noexcept {
   return model_->encoder.dims().hidden;
 }
 
-Encoding NeuralEmbedder::encode(std::string_view input, const InputOptions& options, bool with_tokens) const {
-  EncodeOptions eo;
+tokenizer::Encoding NeuralEmbedder::encode(std::string_view input, const InputOptions& options,
+                                           bool with_tokens) const {
+  tokenizer::EncodeOptions eo;
   eo.add_special_tokens = options.add_special_tokens;
   eo.with_tokens = with_tokens;
-  std::optional<TruncationParams> truncation;  // none without truncate: count them all
+  std::optional<tokenizer::TruncationParams> truncation;  // none without truncate: count them all
   if (options.truncate) {
     truncation = truncation_;
-    truncation->direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+    truncation->direction =
+        options.side == TruncationSide::Left ? tokenizer::Direction::Left : tokenizer::Direction::Right;
   }
-  Encoding e = tokenizer_->encode(input, eo, truncation);
+  tokenizer::Encoding e = tokenizer_->encode(input, eo, truncation);
   if (!options.truncate && e.size() > max_input_tokens_) {
     throw Error(
         ErrorKind::InvalidInput,
@@ -161,7 +166,7 @@ Encoding NeuralEmbedder::encode(std::string_view input, const InputOptions& opti
 namespace {
 
 // The leading special tokens, then the tokens that start inside the prompt's bytes.
-std::size_t count_prompt_tokens(const Encoding& e, std::size_t prompt_bytes) {
+std::size_t count_prompt_tokens(const tokenizer::Encoding& e, std::size_t prompt_bytes) {
   if (prompt_bytes == 0) return 0;
   std::size_t n = 0;
   while (n < e.size() && e.special_tokens_mask[n] != 0) ++n;
@@ -183,15 +188,16 @@ PreparedInput NeuralEmbedder::prepare_colbert(std::string_view input, const Inpu
   // less the marker; never past the model's positions.
   const std::size_t limit =
       std::max<std::size_t>(1, std::min(length, positions) - std::min(length, reserved));
-  EncodeOptions eo;
+  tokenizer::EncodeOptions eo;
   eo.add_special_tokens = options.add_special_tokens;
-  std::optional<TruncationParams> truncation;
+  std::optional<tokenizer::TruncationParams> truncation;
   if (options.truncate) {
     truncation = truncation_;
     truncation->max_length = limit;
-    truncation->direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+    truncation->direction =
+        options.side == TruncationSide::Left ? tokenizer::Direction::Left : tokenizer::Direction::Right;
   }
-  Encoding e = tokenizer_->encode(input, eo, truncation);
+  tokenizer::Encoding e = tokenizer_->encode(input, eo, truncation);
   if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
   if (e.size() > limit) {
     throw Error(ErrorKind::InvalidInput,
@@ -222,7 +228,7 @@ PreparedInput NeuralEmbedder::prepare(std::string_view text, const InputOptions&
   std::string joined;
   const std::string_view input = with_prompt(text, options.prompt, joined);
   if (colbert_) return prepare_colbert(input, options);
-  Encoding e = encode(input, options, false);
+  tokenizer::Encoding e = encode(input, options, false);
   if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
   PreparedInput p;
   p.prompt_tokens = count_prompt_tokens(e, options.prompt.size());

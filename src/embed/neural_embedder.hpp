@@ -81,15 +81,16 @@ class NeuralEmbedder final : public Embedder {
   [[nodiscard]] std::optional<std::string> default_prompt_name() const override;
 
   [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
-  [[nodiscard]] const Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
+  [[nodiscard]] const tokenizer::Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
 
  private:
   NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
-                 std::string_view pooling, std::future<std::unique_ptr<Tokenizer>> tokenizer);
+                 std::string_view pooling, std::future<std::unique_ptr<tokenizer::Tokenizer>> tokenizer);
 
   // Tokenizes `input` (prompt + text) with the options' special tokens and truncation;
   // Error(InvalidInput) when it is too long and truncate is false.
-  [[nodiscard]] Encoding encode(std::string_view input, const InputOptions& options, bool with_tokens) const;
+  [[nodiscard]] tokenizer::Encoding encode(std::string_view input, const InputOptions& options,
+                                           bool with_tokens) const;
   // Packs inputs into `batch`, runs the encoder and describes the pass for the heads (`prompts` and
   // `queries` hold its per-input spans).
   [[nodiscard]] model::HeadPass forward(std::span<const PreparedInput* const> inputs,
@@ -98,11 +99,11 @@ class NeuralEmbedder final : public Embedder {
 
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
   ThreadPool* pool_;
   std::size_t max_input_tokens_ = 0;
-  TruncationParams truncation_;  // the tokenizer's own, with max_length = max_input_tokens_
-  model::Heads heads_;           // what each pass gives (model/embedder_heads.hpp); views model_
+  tokenizer::TruncationParams truncation_;  // the tokenizer's own, with max_length = max_input_tokens_
+  model::Heads heads_;                      // what each pass gives (model/embedder_heads.hpp); views model_
 
   // A ColBERT's marker and expansion tokens (PyLate's preprocess), when the model is one.
   struct ColbertTokens {

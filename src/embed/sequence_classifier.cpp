@@ -43,7 +43,7 @@ NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool*
       model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
-  tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::from_directory(dir));
+  tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_directory(dir));
   if (model_->scores_with_lm_head) {
     // The model card looks the answer tokens up in the tokenizer (convert_tokens_to_ids).
     const auto yes = tokenizer_->token_to_id("yes");
@@ -93,21 +93,22 @@ PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std
   if (!options.prompt.empty()) {
     throw Error(ErrorKind::InvalidArgument, "sequence classifiers take no prompt");
   }
-  EncodeOptions eo;
+  tokenizer::EncodeOptions eo;
   eo.add_special_tokens = options.add_special_tokens;
-  std::optional<TruncationParams> truncation;  // none without truncate: count them all
+  std::optional<tokenizer::TruncationParams> truncation;  // none without truncate: count them all
   if (options.truncate) {
-    TruncationParams t;
+    tokenizer::TruncationParams t;
     t.max_length = max_input_tokens_;
     // A pair is cut as HF tokenizers' longest_first cuts it (the longer text first, until
     // both are as long, then both): what transformers' truncation=True, sentence-transformers'
     // CrossEncoder and TEI do, whatever the folder's tokenizer.json says, so the scores match
     // theirs. A long query is cut before a short passage.
-    t.strategy = TruncationStrategy::LongestFirst;
-    t.direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+    t.strategy = tokenizer::TruncationStrategy::LongestFirst;
+    t.direction =
+        options.side == TruncationSide::Left ? tokenizer::Direction::Left : tokenizer::Direction::Right;
     truncation = t;
   }
-  Encoding e =
+  tokenizer::Encoding e =
       pair ? tokenizer_->encode_pair(text, *pair, eo, truncation) : tokenizer_->encode(text, eo, truncation);
   if (!options.truncate && e.size() > max_input_tokens_) {
     throw Error(
@@ -131,14 +132,16 @@ PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("{} is a yes/no reranker: it scores a query with a document, not one text", id_));
   }
-  EncodeOptions eo;
+  tokenizer::EncodeOptions eo;
   eo.add_special_tokens = options.add_special_tokens;
-  std::optional<TruncationParams> truncation;
+  std::optional<tokenizer::TruncationParams> truncation;
   if (options.truncate) {
-    TruncationParams t;
+    tokenizer::TruncationParams t;
     t.max_length = max_input_tokens_;
-    t.strategy = TruncationStrategy::LongestFirst;  // the card's truncation='longest_first' on one text
-    t.direction = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+    t.strategy =
+        tokenizer::TruncationStrategy::LongestFirst;  // the card's truncation='longest_first' on one text
+    t.direction =
+        options.side == TruncationSide::Left ? tokenizer::Direction::Left : tokenizer::Direction::Right;
     truncation = t;
   }
   PreparedInput p;
@@ -184,7 +187,7 @@ std::optional<std::uint32_t> NeuralClassifier::unknown_token_id() const noexcept
 }
 
 std::vector<TokenInfo> NeuralClassifier::tokenize(std::string_view text) const {
-  EncodeOptions eo;
+  tokenizer::EncodeOptions eo;
   eo.with_tokens = true;
   // Untruncated: the guard weighs the whole text, not what fits the model.
   return token_infos(tokenizer_->encode(text, eo, std::nullopt));

@@ -111,7 +111,7 @@ class NeuralClassifier final : public SequenceClassifier {
 
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
   std::unique_ptr<YesNoPrompt> yes_no_;  // a yes/no reranker's prompt; null for the others
   ThreadPool* pool_;
   std::size_t max_input_tokens_ = 0;

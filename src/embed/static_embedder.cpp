@@ -35,7 +35,7 @@ std::string_view cut_code_points(std::string_view text, std::size_t n, Truncatio
 
 // Keeps the tokens where keep(i) holds, in every parallel vector of `e`.
 template <typename Keep>
-void filter_tokens(Encoding& e, Keep keep) {
+void filter_tokens(tokenizer::Encoding& e, Keep keep) {
   std::size_t out = 0;
   for (std::size_t i = 0; i < e.size(); ++i) {
     if (!keep(i)) continue;
@@ -79,7 +79,8 @@ std::size_t median_length(const std::vector<std::string>& vocabulary) {
 StaticEmbedder::StaticEmbedder(const std::filesystem::path& dir, const model::StaticLayout& layout)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::StaticModel::load(layout)),
-      tokenizer_(std::make_unique<Tokenizer>(Tokenizer::from_file(layout.files / "tokenizer.json"))) {
+      tokenizer_(std::make_unique<tokenizer::Tokenizer>(
+          tokenizer::Tokenizer::from_file(layout.files / "tokenizer.json"))) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
   tokenizer_->set_padding(std::nullopt);  // one text at a time: padding would be averaged in
   if (tokenizer_->vocab_size() > model_->vocab()) {
@@ -101,8 +102,9 @@ StaticEmbedder::StaticEmbedder(const std::filesystem::path& dir, const model::St
 
 StaticEmbedder::~StaticEmbedder() = default;
 
-Encoding StaticEmbedder::encode(std::string_view input, const InputOptions& options, bool with_tokens) const {
-  EncodeOptions eo;
+tokenizer::Encoding StaticEmbedder::encode(std::string_view input, const InputOptions& options,
+                                           bool with_tokens) const {
+  tokenizer::EncodeOptions eo;
   eo.add_special_tokens = false;  // both libraries encode without special tokens
   eo.with_tokens = with_tokens;
   const bool model2vec = model_->layout().rules == model::StaticRules::Model2Vec;
@@ -111,7 +113,8 @@ Encoding StaticEmbedder::encode(std::string_view input, const InputOptions& opti
   }
   // The tokenizer file's own truncation applies as it does upstream; without truncation every
   // token is counted, so that a long text is refused rather than cut.
-  Encoding e = tokenizer_->encode(input, eo, options.truncate ? tokenizer_->truncation() : std::nullopt);
+  tokenizer::Encoding e =
+      tokenizer_->encode(input, eo, options.truncate ? tokenizer_->truncation() : std::nullopt);
   if (!model2vec) return e;
   if (unk_) filter_tokens(e, [&](std::size_t i) { return e.ids[i] != *unk_; });
   if (e.size() > kModel2VecMaxTokens) {
@@ -130,7 +133,7 @@ Encoding StaticEmbedder::encode(std::string_view input, const InputOptions& opti
 PreparedInput StaticEmbedder::prepare(std::string_view text, const InputOptions& options) const {
   std::string joined;
   const std::string_view input = with_prompt(text, options.prompt, joined);
-  Encoding e = encode(input, options, false);
+  tokenizer::Encoding e = encode(input, options, false);
   PreparedInput p;
   p.ids = std::move(e.ids);
   p.tokens = p.ids.size();

@@ -66,11 +66,12 @@ class StaticEmbedder final : public Embedder {
 
  private:
   // The model's tokens of `input` (prompt + text), with or without token strings.
-  [[nodiscard]] Encoding encode(std::string_view input, const InputOptions& options, bool with_tokens) const;
+  [[nodiscard]] tokenizer::Encoding encode(std::string_view input, const InputOptions& options,
+                                           bool with_tokens) const;
 
   std::string id_;
   std::unique_ptr<model::StaticModel> model_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
   StConfig st_;
   std::optional<std::uint32_t> unk_;  // dropped by the model2vec rules
   std::size_t median_token_length_ = 0;

@@ -13,7 +13,7 @@ std::string_view with_prompt(std::string_view text, std::string_view prompt, std
   return storage;
 }
 
-std::vector<TokenInfo> token_infos(Encoding&& e) {
+std::vector<TokenInfo> token_infos(tokenizer::Encoding&& e) {
   std::vector<TokenInfo> out(e.size());
   for (std::size_t i = 0; i < e.size(); ++i) {
     TokenInfo& t = out[i];

@@ -17,6 +17,6 @@ namespace warden::embed {
 std::string_view with_prompt(std::string_view text, std::string_view prompt, std::string& storage);
 
 // One TokenInfo per token of `e` (encoded with_tokens): offsets only for tokens of the text.
-std::vector<TokenInfo> token_infos(Encoding&& e);
+std::vector<TokenInfo> token_infos(tokenizer::Encoding&& e);
 
 }  // namespace warden::embed

@@ -22,14 +22,14 @@ fs::path env_path(const char* name) {
   return v != nullptr && *v != '\0' ? fs::path(v) : fs::path();
 }
 
-UseLiteTokenizer load_tokenizer(const fs::path& dir) {
+tokenizer::UseLiteTokenizer load_tokenizer(const fs::path& dir) {
   if (!fs::exists(dir / model::use_lite::kConfigFile)) {
     throw Error(ErrorKind::NotFound,
                 fmt::format("no converted USE-lite model in {} (run scripts/fetch-use-lite --convert "
                             "build/release/bin/warden, or set WARDEN_USE_LITE_DIR)",
                             dir.string()));
   }
-  return UseLiteTokenizer::from_file(dir / model::use_lite::kVocabFile);
+  return tokenizer::UseLiteTokenizer::from_file(dir / model::use_lite::kVocabFile);
 }
 
 }  // namespace
@@ -83,7 +83,8 @@ PreparedInput UseLiteEmbedder::prepare(std::string_view text, const InputOptions
   const std::string_view input = with_prompt(text, options.prompt, joined);
   PreparedInput p;
   // Truncating, only what can be kept is tokenized (a long text in a window).
-  const Direction side = options.side == TruncationSide::Left ? Direction::Left : Direction::Right;
+  const tokenizer::Direction side =
+      options.side == TruncationSide::Left ? tokenizer::Direction::Left : tokenizer::Direction::Right;
   bool windowed = false;
   std::vector<std::uint32_t> ids = options.truncate
                                        ? tokenizer_.encode_kept(input, max_input_tokens(), side, &windowed)
@@ -152,7 +153,7 @@ std::vector<Embeddings> UseLiteEmbedder::embed_tokens(std::span<const PreparedIn
 std::vector<TokenInfo> UseLiteEmbedder::tokenize(std::string_view text, const InputOptions& options) const {
   std::string joined;
   const std::string_view input = with_prompt(text, options.prompt, joined);
-  std::vector<UseLiteTokenizer::Token> tokens = tokenizer_.encode_with_offsets(input);
+  std::vector<tokenizer::UseLiteTokenizer::Token> tokens = tokenizer_.encode_with_offsets(input);
   const std::size_t max = max_input_tokens();
   if (tokens.size() > max) {
     if (!options.truncate) {
@@ -182,8 +183,8 @@ std::string UseLiteEmbedder::decode(std::span<const std::uint32_t> ids, bool ski
                                                        id, tokenizer_.vocab_size()));
     }
     // <s>, </s> and the extra ids are control pieces the tokenizer never produces.
-    if (skip_special_tokens && id != UseLiteTokenizer::kUnknownId &&
-        id < UseLiteTokenizer::kFirstSearchableId) {
+    if (skip_special_tokens && id != tokenizer::UseLiteTokenizer::kUnknownId &&
+        id < tokenizer::UseLiteTokenizer::kFirstSearchableId) {
       continue;
     }
     out += tokenizer_.piece(id);

@@ -57,7 +57,7 @@ class UseLiteEmbedder final : public Embedder {
   // USE-lite was trained on English text: its vocabulary and its vectors are English.
   [[nodiscard]] std::vector<std::string> languages() const override { return {"en"}; }
   [[nodiscard]] std::optional<std::uint32_t> unknown_token_id() const noexcept override {
-    return UseLiteTokenizer::kUnknownId;
+    return tokenizer::UseLiteTokenizer::kUnknownId;
   }
   // The last layer's states, before the mean pooling and the head (tokens x 512).
   [[nodiscard]] std::vector<Embeddings> embed_tokens(
@@ -74,7 +74,7 @@ class UseLiteEmbedder final : public Embedder {
   [[nodiscard]] std::string decode(std::span<const std::uint32_t> ids,
                                    bool skip_special_tokens) const override;
 
-  [[nodiscard]] const UseLiteTokenizer& tokenizer() const noexcept { return tokenizer_; }
+  [[nodiscard]] const tokenizer::UseLiteTokenizer& tokenizer() const noexcept { return tokenizer_; }
   [[nodiscard]] const model::UseLiteModel& model() const noexcept { return *model_; }
 
  private:
@@ -82,7 +82,7 @@ class UseLiteEmbedder final : public Embedder {
                                                      const InputOptions& options) const;
 
   std::unique_ptr<model::UseLiteModel> model_;
-  UseLiteTokenizer tokenizer_;
+  tokenizer::UseLiteTokenizer tokenizer_;
   ThreadPool* pool_;
 };
 

@@ -15,21 +15,23 @@ constexpr std::string_view kPrefix =
     "Instruct provided. Note that the answer can only be \"yes\" or \"no\".<|im_end|>\n<|im_start|>user\n";
 constexpr std::string_view kSuffix = "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n";
 
-std::vector<std::uint32_t> ids_without_specials(const Tokenizer& tokenizer, std::string_view text) {
-  EncodeOptions options;
+std::vector<std::uint32_t> ids_without_specials(const tokenizer::Tokenizer& tokenizer,
+                                                std::string_view text) {
+  tokenizer::EncodeOptions options;
   options.add_special_tokens = false;
   return tokenizer.encode(text, options, std::nullopt).ids;
 }
 
 }  // namespace
 
-YesNoPrompt::YesNoPrompt(const Tokenizer& tokenizer)
+YesNoPrompt::YesNoPrompt(const tokenizer::Tokenizer& tokenizer)
     : prefix_(ids_without_specials(tokenizer, kPrefix)), suffix_(ids_without_specials(tokenizer, kSuffix)) {}
 
-std::vector<std::uint32_t> YesNoPrompt::encode(const Tokenizer& tokenizer, std::string_view instruction,
-                                               std::string_view query, std::string_view document,
-                                               const EncodeOptions& options,
-                                               std::optional<TruncationParams> truncation) const {
+std::vector<std::uint32_t> YesNoPrompt::encode(const tokenizer::Tokenizer& tokenizer,
+                                               std::string_view instruction, std::string_view query,
+                                               std::string_view document,
+                                               const tokenizer::EncodeOptions& options,
+                                               std::optional<tokenizer::TruncationParams> truncation) const {
   const std::string body =
       fmt::format("<Instruct>: {}\n<Query>: {}\n<Document>: {}",
                   instruction.empty() ? kDefaultRerankInstruction : instruction, query, document);
@@ -42,7 +44,7 @@ std::vector<std::uint32_t> YesNoPrompt::encode(const Tokenizer& tokenizer, std::
     }
     truncation->max_length -= frame;
   }
-  const Encoding e = tokenizer.encode(body, options, truncation);
+  const tokenizer::Encoding e = tokenizer.encode(body, options, truncation);
   std::vector<std::uint32_t> ids;
   ids.reserve(frame + e.ids.size());
   ids.insert(ids.end(), prefix_.begin(), prefix_.end());

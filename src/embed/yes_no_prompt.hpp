@@ -23,15 +23,15 @@ inline constexpr std::string_view kDefaultRerankInstruction =
 class YesNoPrompt {
  public:
   // The prefix's and suffix's ids under `tokenizer`.
-  explicit YesNoPrompt(const Tokenizer& tokenizer);
+  explicit YesNoPrompt(const tokenizer::Tokenizer& tokenizer);
 
   // The ids of one query/document pair, at most `max_tokens` of them when `truncation` is set
   // (its strategy and direction are used for the body; Error(InvalidInput) when not even the
   // prefix and suffix fit). Empty `instruction`: kDefaultRerankInstruction.
-  [[nodiscard]] std::vector<std::uint32_t> encode(const Tokenizer& tokenizer, std::string_view instruction,
-                                                  std::string_view query, std::string_view document,
-                                                  const EncodeOptions& options,
-                                                  std::optional<TruncationParams> truncation) const;
+  [[nodiscard]] std::vector<std::uint32_t> encode(
+      const tokenizer::Tokenizer& tokenizer, std::string_view instruction, std::string_view query,
+      std::string_view document, const tokenizer::EncodeOptions& options,
+      std::optional<tokenizer::TruncationParams> truncation) const;
 
  private:
   std::vector<std::uint32_t> prefix_, suffix_;

@@ -8,7 +8,7 @@
 #include "tokenizer/internal.hpp"
 #include "tokenizer/unicode.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -122,4 +122,4 @@ void AddedMatcher::split(std::string_view s, std::vector<Piece>& out) const {
   }
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -13,7 +13,7 @@
 #include "core/utf8.hpp"
 #include "tokenizer/components.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -283,4 +283,4 @@ std::unique_ptr<Model> make_bpe_model(const json::Value& v) {
                                v.get_bool("byte_fallback", false), v.get_bool("ignore_merges", false));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

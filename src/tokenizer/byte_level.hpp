@@ -5,7 +5,7 @@
 #include <array>
 #include <cstdint>
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 struct ByteLevelTable {
   std::array<char32_t, 256> to_char{};
@@ -31,4 +31,4 @@ inline int char_to_byte(char32_t c) noexcept {
   return c < kByteLevel.to_byte.size() ? kByteLevel.to_byte[c] : -1;
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -8,7 +8,7 @@
 #include "tokenizer/json.hpp"
 #include "tokenizer/regex.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 // normalizers.cpp / precompiled.cpp
 std::unique_ptr<Normalizer> make_normalizer(const json::Value& v);
@@ -44,4 +44,4 @@ std::unique_ptr<Decoder> make_wordpiece_decoder(std::string prefix, bool cleanup
 // string or a regex.
 std::unique_ptr<Pattern> make_pattern(const json::Value& v, std::string_view what);
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -8,7 +8,7 @@
 #include "tokenizer/byte_level.hpp"
 #include "tokenizer/components.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -309,4 +309,4 @@ std::unique_ptr<Decoder> make_decoder(const json::Value& v) {
   throw Error(ErrorKind::Unsupported, fmt::format("tokenizer.json: unsupported decoder type '{}'", type));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -16,7 +16,7 @@
 #include "tokenizer/tokenizer.hpp"
 #include "tokenizer/vocab.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 struct Align {
   std::uint32_t start = 0;
@@ -214,4 +214,4 @@ struct Pipeline {
   void encode_one(std::string_view text, std::int8_t seq, Enc& out, Workspace& ws) const;
 };
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

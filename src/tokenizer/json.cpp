@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::tokenizer_detail::json {
+namespace warden::tokenizer::detail::json {
 
 namespace {
 [[noreturn]] void fail(std::string_view what, std::string_view problem) {
@@ -142,4 +142,4 @@ Value parse(simdjson::dom::parser& parser, std::string_view json, std::string_vi
   return Value(root);
 }
 
-}  // namespace warden::tokenizer_detail::json
+}  // namespace warden::tokenizer::detail::json

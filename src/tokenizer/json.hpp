@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace warden::tokenizer_detail::json {
+namespace warden::tokenizer::detail::json {
 
 class Value {
  public:
@@ -53,4 +53,4 @@ class Value {
 // Parses a whole document; the parser must outlive the returned Value.
 Value parse(simdjson::dom::parser& parser, std::string_view json, std::string_view what);
 
-}  // namespace warden::tokenizer_detail::json
+}  // namespace warden::tokenizer::detail::json

@@ -11,7 +11,7 @@
 #include "tokenizer/byte_level.hpp"
 #include "tokenizer/unicode.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -302,4 +302,4 @@ std::unique_ptr<Normalizer> make_normalizer(const json::Value& v) {
   throw Error(ErrorKind::Unsupported, fmt::format("tokenizer.json: unsupported normalizer type '{}'", type));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -13,7 +13,7 @@
 #include "tokenizer/components.hpp"
 #include "tokenizer/unicode.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 void Enc::append(const Enc& o) {
   ids.insert(ids.end(), o.ids.begin(), o.ids.end());
@@ -321,4 +321,4 @@ std::unique_ptr<PostProcessor> make_post_processor(const json::Value& v) {
               fmt::format("tokenizer.json: unsupported post_processor type '{}'", type));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

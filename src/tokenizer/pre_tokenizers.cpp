@@ -13,7 +13,7 @@
 #include "tokenizer/components.hpp"
 #include "tokenizer/unicode.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -462,4 +462,4 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const json::Value& v) {
               fmt::format("tokenizer.json: unsupported pre_tokenizer type '{}'", type));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

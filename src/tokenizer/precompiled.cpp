@@ -16,7 +16,7 @@
 #include "core/utf8.hpp"
 #include "tokenizer/components.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -216,4 +216,4 @@ std::unique_ptr<Normalizer> make_precompiled(const json::Value& v) {
   return std::make_unique<Precompiled>(v.at("precompiled_charsmap").as_string("precompiled_charsmap"));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

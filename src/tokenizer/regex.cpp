@@ -21,7 +21,7 @@
 #include "core/utf8.hpp"
 #include "tokenizer/unicode.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -785,4 +785,4 @@ std::unique_ptr<Pattern> make_regex_pattern(std::string_view regex) {
   return std::make_unique<Regex>(regex);
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 class Pattern {
  public:
@@ -23,4 +23,4 @@ std::unique_ptr<Pattern> make_string_pattern(std::string literal);
 // Throws Error(Unsupported) naming the construct it does not support.
 std::unique_ptr<Pattern> make_regex_pattern(std::string_view regex);
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -9,18 +9,18 @@
 #include "core/file.hpp"
 #include "tokenizer/json.hpp"
 
-namespace warden {
+namespace warden::tokenizer {
 
 namespace {
 
-using tokenizer_detail::json::Value;
+using detail::json::Value;
 
 // Reads the seven names from one file into `map`, overriding what is there.
 void read_into(const std::filesystem::path& path, SpecialTokensMap& map) {
   if (!std::filesystem::exists(path)) return;
   const std::string text = read_file(path);
   simdjson::dom::parser parser;
-  const Value root = tokenizer_detail::json::parse(parser, text, path.string());
+  const Value root = detail::json::parse(parser, text, path.string());
   if (!root.is_object())
     throw Error(ErrorKind::CorruptFile, fmt::format("{}: not a JSON object", path.string()));
   const std::array<std::pair<const char*, std::optional<std::string>*>, 7> fields{{
@@ -56,4 +56,4 @@ SpecialTokensMap read_special_tokens_map(const std::filesystem::path& dir) {
   return map;
 }
 
-}  // namespace warden
+}  // namespace warden::tokenizer

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace warden {
+namespace warden::tokenizer {
 
 struct SpecialTokensMap {
   std::optional<std::string> bos, eos, unk, sep, pad, cls, mask;
@@ -19,4 +19,4 @@ struct SpecialTokensMap {
 // with a string "content".
 SpecialTokensMap read_special_tokens_map(const std::filesystem::path& dir);
 
-}  // namespace warden
+}  // namespace warden::tokenizer

@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -47,4 +47,4 @@ TextWindow text_window(std::string_view text, std::size_t bytes, Direction keep)
   return {begin, text.size()};
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -23,7 +23,7 @@
 
 #include "tokenizer/tokenizer.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 // The tokens nearest the cut that are never kept.
 inline constexpr std::size_t kWindowMarginTokens = 32;
@@ -64,4 +64,4 @@ TextWindow encode_enough(std::string_view text, std::size_t keep, Direction side
   return all;
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

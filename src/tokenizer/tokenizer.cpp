@@ -12,11 +12,11 @@
 #include "tokenizer/internal.hpp"
 #include "tokenizer/text_window.hpp"
 
-namespace warden {
+namespace warden::tokenizer {
 
-using namespace tokenizer_detail;
+using namespace detail;
 
-namespace tokenizer_detail {
+namespace detail {
 
 const AddedToken* Pipeline::added_by_id(std::uint32_t id) const {
   const auto it = std::lower_bound(added_ids_sorted.begin(), added_ids_sorted.end(), id);
@@ -153,7 +153,7 @@ void Pipeline::encode_one(std::string_view text, std::int8_t seq, Enc& out, Work
 thread_local std::vector<Piece> Pipeline::t_raw;
 thread_local std::vector<Piece> Pipeline::t_sub;
 
-}  // namespace tokenizer_detail
+}  // namespace detail
 
 namespace {
 
@@ -462,4 +462,4 @@ void Tokenizer::set_padding(std::optional<PaddingParams> params) {
   p_->padding = std::move(params);
 }
 
-}  // namespace warden
+}  // namespace warden::tokenizer

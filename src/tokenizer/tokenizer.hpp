@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-namespace warden {
+namespace warden::tokenizer {
 
-namespace tokenizer_detail {
+namespace detail {
 struct Pipeline;
 }
 
@@ -140,8 +140,8 @@ class Tokenizer {
   void pad(std::span<Encoding> batch) const;
 
  private:
-  explicit Tokenizer(std::unique_ptr<tokenizer_detail::Pipeline> pipeline);
-  std::unique_ptr<tokenizer_detail::Pipeline> p_;
+  explicit Tokenizer(std::unique_ptr<detail::Pipeline> pipeline);
+  std::unique_ptr<detail::Pipeline> p_;
 };
 
-}  // namespace warden
+}  // namespace warden::tokenizer

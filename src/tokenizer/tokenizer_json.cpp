@@ -11,11 +11,11 @@
 #include "tokenizer/components.hpp"
 #include "tokenizer/tokenizer.hpp"
 
-namespace warden {
+namespace warden::tokenizer {
 
-using namespace tokenizer_detail;
+using namespace detail;
 
-namespace tokenizer_detail {
+namespace detail {
 
 void Pipeline::finish_added_tokens() {
   // Normalized added tokens are matched in normalized text, so their content is
@@ -71,7 +71,7 @@ std::unique_ptr<Pattern> make_pattern(const json::Value& v, std::string_view wha
   throw Error(ErrorKind::Unsupported, fmt::format("tokenizer.json: {} has an unsupported pattern", what));
 }
 
-}  // namespace tokenizer_detail
+}  // namespace detail
 
 namespace {
 
@@ -248,4 +248,4 @@ std::string Tokenizer::missing_tokenizer_message(const std::filesystem::path& di
   return fmt::format("{} has no tokenizer (tokenizer.json or vocab.txt)", dir.string());
 }
 
-}  // namespace warden
+}  // namespace warden::tokenizer

@@ -6,7 +6,7 @@
 
 #include "core/utf8.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 void NormText::push(char32_t cp, Align a) {
   const std::size_t before = bytes.size();
@@ -245,4 +245,4 @@ void normalize(NormText& text, Form form, Workspace& ws) {
 }
 
 }  // namespace uni
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

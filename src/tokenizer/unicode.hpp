@@ -8,7 +8,7 @@
 #include "core/utf8.hpp"
 #include "tokenizer/internal.hpp"
 
-namespace warden::tokenizer_detail::uni {
+namespace warden::tokenizer::detail::uni {
 
 // Rust char::is_whitespace (the White_Space property).
 inline bool is_whitespace(char32_t c) noexcept {
@@ -52,4 +52,4 @@ enum class Form { NFC, NFD, NFKC, NFKD };
 // handed out by consuming source characters in order.
 void normalize(NormText& text, Form form, Workspace& ws);
 
-}  // namespace warden::tokenizer_detail::uni
+}  // namespace warden::tokenizer::detail::uni

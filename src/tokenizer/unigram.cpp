@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "tokenizer/components.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -202,4 +202,4 @@ std::unique_ptr<Model> make_unigram_model(const json::Value& v) {
   return std::make_unique<Unigram>(std::move(vocab), unk, v.get_bool("byte_fallback", false));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

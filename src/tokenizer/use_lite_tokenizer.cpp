@@ -12,7 +12,7 @@
 #include "tokenizer/text_window.hpp"
 #include "tokenizer/unicode.hpp"
 
-namespace warden {
+namespace warden::tokenizer {
 
 namespace {
 
@@ -126,11 +126,10 @@ std::vector<std::uint32_t> UseLiteTokenizer::encode_kept(std::string_view text, 
                                                          Direction side, bool* windowed) const {
   utf8::require_valid(text);  // the whole text, not only the window read
   std::vector<std::uint32_t> ids;
-  const tokenizer_detail::TextWindow w =
-      tokenizer_detail::encode_enough(text, keep, side, [&](tokenizer_detail::TextWindow window) {
-        ids = encode_impl(text.substr(window.begin, window.end - window.begin), nullptr);
-        return ids.size();
-      });
+  const detail::TextWindow w = detail::encode_enough(text, keep, side, [&](detail::TextWindow window) {
+    ids = encode_impl(text.substr(window.begin, window.end - window.begin), nullptr);
+    return ids.size();
+  });
   if (windowed != nullptr) *windowed = w.begin > 0;
   return ids;
 }
@@ -145,9 +144,9 @@ std::vector<std::uint32_t> UseLiteTokenizer::encode_impl(std::string_view text,
                                                          std::vector<Token>* tokens) const {
   utf8::require_valid(text);
   // 1. NFKC, nothing else (no lowercasing, stripping or whitespace collapsing).
-  tokenizer_detail::NormText norm;
+  detail::NormText norm;
   norm.bytes.assign(text);
-  norm.align.assign(text.size(), tokenizer_detail::Align{});
+  norm.align.assign(text.size(), detail::Align{});
   if (tokens != nullptr) {  // every byte maps to its whole character, for the offsets
     for (std::size_t pos = 0; pos < text.size();) {
       const std::size_t start = pos;
@@ -157,8 +156,8 @@ std::vector<std::uint32_t> UseLiteTokenizer::encode_impl(std::string_view text,
       }
     }
   }
-  tokenizer_detail::Workspace ws;
-  tokenizer_detail::uni::normalize(norm, tokenizer_detail::uni::Form::NFKC, ws);
+  detail::Workspace ws;
+  detail::uni::normalize(norm, detail::uni::Form::NFKC, ws);
   // 2. An empty text has no tokens.
   if (norm.bytes.empty()) return {};
   // 3-4. One leading "▁", every U+0020 becomes "▁"; symbols are code points.
@@ -247,4 +246,4 @@ std::vector<std::uint32_t> UseLiteTokenizer::encode_impl(std::string_view text,
   return ids;
 }
 
-}  // namespace warden
+}  // namespace warden::tokenizer

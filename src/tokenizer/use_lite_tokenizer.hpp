@@ -17,7 +17,7 @@
 
 #include "tokenizer/tokenizer.hpp"
 
-namespace warden {
+namespace warden::tokenizer {
 
 class UseLiteTokenizer {
  public:
@@ -71,4 +71,4 @@ class UseLiteTokenizer {
   std::unordered_map<std::uint64_t, std::uint32_t> edges_;  // (node << 21 | cp) -> child
 };
 
-}  // namespace warden
+}  // namespace warden::tokenizer

@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 void VocabMap::reserve(std::size_t n) {
   std::size_t cap = 16;
@@ -104,4 +104,4 @@ void StringTable::push_back(std::string_view s) {
   offs_.push_back(static_cast<std::uint32_t>(arena_.size()));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -11,7 +11,7 @@
 
 #include "core/fnv1a.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 inline std::uint64_t hash_bytes(std::string_view s) noexcept {
   // FNV-1a with a final avalanche: vocab keys are short, and this is cheap and stable.
@@ -93,4 +93,4 @@ class StringTable {
   std::vector<std::uint32_t> offs_;
 };
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "tokenizer/components.hpp"
 
-namespace warden::tokenizer_detail {
+namespace warden::tokenizer::detail {
 
 namespace {
 
@@ -175,4 +175,4 @@ std::unique_ptr<Model> make_wordpiece_model(const json::Value& v) {
                         static_cast<std::size_t>(std::max<std::int64_t>(0, max_chars)));
 }
 
-}  // namespace warden::tokenizer_detail
+}  // namespace warden::tokenizer::detail

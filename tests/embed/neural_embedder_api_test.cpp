@@ -70,7 +70,7 @@ std::string long_text(std::size_t words) {
 }
 
 std::vector<std::uint32_t> untruncated_ids(const embed::NeuralEmbedder& e, std::string_view text) {
-  return e.tokenizer().encode(text, EncodeOptions{}, std::nullopt).ids;
+  return e.tokenizer().encode(text, tokenizer::EncodeOptions{}, std::nullopt).ids;
 }
 
 std::string error_of(auto&& call) {

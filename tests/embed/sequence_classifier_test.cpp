@@ -110,8 +110,8 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
   const embed::PreparedInput instructed = c.prepare(query, doc, told);
   EXPECT_NE(instructed.ids, plain.ids);
   // The same frame: the card's prefix and suffix around the body.
-  const Tokenizer tokenizer = Tokenizer::from_directory(dir);
-  EncodeOptions bare;
+  const tokenizer::Tokenizer tokenizer = tokenizer::Tokenizer::from_directory(dir);
+  tokenizer::EncodeOptions bare;
   bare.add_special_tokens = false;
   const auto prefix = static_cast<std::ptrdiff_t>(
       tokenizer

@@ -17,8 +17,9 @@
 namespace warden {
 namespace {
 
-const Tokenizer& bert() {
-  static const Tokenizer tok = Tokenizer::from_file(test::test_data("bert-base-uncased-tokenizer.json"));
+const tokenizer::Tokenizer& bert() {
+  static const tokenizer::Tokenizer tok =
+      tokenizer::Tokenizer::from_file(test::test_data("bert-base-uncased-tokenizer.json"));
   return tok;
 }
 
@@ -27,8 +28,9 @@ TEST(BertTokenizer, ReproducesEveryReferenceLine) {
   ASSERT_EQ(cases.size(), 197U);
   int failures = 0;
   for (const auto& c : cases) {
-    const EncodeOptions opts{true, true};
-    const Encoding e = c.pair ? bert().encode_pair(c.text, *c.pair, opts) : bert().encode(c.text, opts);
+    const tokenizer::EncodeOptions opts{true, true};
+    const tokenizer::Encoding e =
+        c.pair ? bert().encode_pair(c.text, *c.pair, opts) : bert().encode(c.text, opts);
     const std::string why = test::compare(c, e);
     if (!why.empty()) {
       ++failures;
@@ -77,17 +79,18 @@ TEST(BertTokenizer, ReproducesLlamaCppVectors) {
   }
   ASSERT_EQ(inputs.size(), expected.size());
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const Encoding e = bert().encode(inputs[k], EncodeOptions{false, false});
+    const tokenizer::Encoding e = bert().encode(inputs[k], tokenizer::EncodeOptions{false, false});
     EXPECT_EQ(e.ids, expected[k]) << "input " << k << ": " << fmt::format("{:?}", inputs[k]);
   }
 }
 
 TEST(BertTokenizer, LegacyVocabTxtMatchesTokenizerJson) {
-  const Tokenizer legacy = Tokenizer::from_bert_vocab(test::test_data("bert-base-uncased-vocab.txt"));
+  const tokenizer::Tokenizer legacy =
+      tokenizer::Tokenizer::from_bert_vocab(test::test_data("bert-base-uncased-vocab.txt"));
   const auto cases = test::load_reference(test::test_data("bert-wordpiece-reference.jsonl"));
   for (const auto& c : cases) {
     if (c.ids.size() >= 512) continue;  // the legacy path has no max length without a config
-    const Encoding e = c.pair ? legacy.encode_pair(c.text, *c.pair) : legacy.encode(c.text);
+    const tokenizer::Encoding e = c.pair ? legacy.encode_pair(c.text, *c.pair) : legacy.encode(c.text);
     EXPECT_EQ(e.ids, c.ids) << c.text;
     EXPECT_EQ(e.type_ids, c.type_ids) << c.text;
   }
@@ -95,12 +98,12 @@ TEST(BertTokenizer, LegacyVocabTxtMatchesTokenizerJson) {
 
 TEST(BertTokenizer, ByteOffsetsPointIntoTheText) {
   const std::string text = "Café 東京 ok";
-  const Encoding e = bert().encode(text, EncodeOptions{false, true});
+  const tokenizer::Encoding e = bert().encode(text, tokenizer::EncodeOptions{false, true});
   ASSERT_EQ(e.tokens, (std::vector<std::string>{"cafe", "東", "京", "ok"}));
   EXPECT_EQ(text.substr(e.offsets[0].begin, e.offsets[0].end - e.offsets[0].begin), "Café");
   EXPECT_EQ(text.substr(e.offsets[1].begin, e.offsets[1].end - e.offsets[1].begin), "東");
-  EXPECT_EQ(e.char_offsets[3], (Offset{8, 10}));
-  EXPECT_EQ(e.offsets[3], (Offset{13, 15}));
+  EXPECT_EQ(e.char_offsets[3], (tokenizer::Offset{8, 10}));
+  EXPECT_EQ(e.offsets[3], (tokenizer::Offset{13, 15}));
 }
 
 TEST(BertTokenizer, RejectsInvalidUtf8) {
@@ -115,7 +118,7 @@ TEST(BertTokenizer, RejectsInvalidUtf8) {
 }
 
 TEST(BertTokenizer, DecodesWithTheWordPieceDecoder) {
-  const Encoding e = bert().encode("Hello, unaffable world!");
+  const tokenizer::Encoding e = bert().encode("Hello, unaffable world!");
   EXPECT_EQ(bert().decode(e.ids), "hello, unaffable world!");
   EXPECT_EQ(bert().decode(e.ids, false), "[CLS] hello, unaffable world! [SEP]");
   EXPECT_EQ(bert().token_to_id("[CLS]"), 101U);
@@ -137,18 +140,21 @@ TEST(BertTokenizer, LegacyConfigIsHonoured) {
   std::filesystem::copy_file(test::test_data("bert-base-uncased-vocab.txt"), dir / "vocab.txt",
                              std::filesystem::copy_options::overwrite_existing);
   write_file_atomic(dir / "tokenizer_config.json", R"({"do_lower_case": false, "model_max_length": 6})");
-  const Tokenizer tok = Tokenizer::from_directory(dir);
-  const Encoding e = tok.encode("Hello world and more words here", EncodeOptions{true, true});
+  const tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_directory(dir);
+  const tokenizer::Encoding e =
+      tok.encode("Hello world and more words here", tokenizer::EncodeOptions{true, true});
   EXPECT_EQ(e.tokens, (std::vector<std::string>{"[CLS]", "[UNK]", "world", "and", "more", "[SEP]"}));
   // A per-call truncation replaces the configured one (the tokenizer itself is untouched).
-  TruncationParams left;
+  tokenizer::TruncationParams left;
   left.max_length = 5;
-  left.direction = Direction::Left;
-  EXPECT_EQ(tok.encode("Hello world and more words here", EncodeOptions{true, true}, left).tokens,
+  left.direction = tokenizer::Direction::Left;
+  EXPECT_EQ(tok.encode("Hello world and more words here", tokenizer::EncodeOptions{true, true}, left).tokens,
             (std::vector<std::string>{"[CLS]", "more", "words", "here", "[SEP]"}));
-  EXPECT_EQ(
-      tok.encode("Hello world and more words here", EncodeOptions{true, false}, std::nullopt).ids.size(), 8U);
-  EXPECT_EQ(tok.encode("Hello world and more words here", EncodeOptions{true, true}).tokens, e.tokens);
+  EXPECT_EQ(tok.encode("Hello world and more words here", tokenizer::EncodeOptions{true, false}, std::nullopt)
+                .ids.size(),
+            8U);
+  EXPECT_EQ(tok.encode("Hello world and more words here", tokenizer::EncodeOptions{true, true}).tokens,
+            e.tokens);
   std::filesystem::remove_all(dir);
 }
 

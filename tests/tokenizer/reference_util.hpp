@@ -18,7 +18,7 @@ struct RefCase {
   std::optional<std::string> pair;
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> type_ids;
-  std::vector<Offset> offsets;  // code points
+  std::vector<tokenizer::Offset> offsets;  // code points
   std::vector<std::string> tokens;
   std::vector<std::uint8_t> special_mask, attention_mask;
   std::optional<std::string> decoded;
@@ -95,8 +95,8 @@ inline std::vector<RefCase> load_reference(const std::string& path) {
     if (d["offsets"].get(arr) == simdjson::SUCCESS) {
       for (auto v : arr) {
         simdjson::dom::array o = v.get_array();
-        c.offsets.push_back(Offset{static_cast<std::uint32_t>(std::int64_t(o.at(0))),
-                                   static_cast<std::uint32_t>(std::int64_t(o.at(1)))});
+        c.offsets.push_back(tokenizer::Offset{static_cast<std::uint32_t>(std::int64_t(o.at(0))),
+                                              static_cast<std::uint32_t>(std::int64_t(o.at(1)))});
       }
     }
     if (d["tokens"].get(arr) == simdjson::SUCCESS) {
@@ -108,7 +108,7 @@ inline std::vector<RefCase> load_reference(const std::string& path) {
 }
 
 // Compares an encoding with a reference line; returns "" or a description of the mismatch.
-inline std::string compare(const RefCase& c, const Encoding& e) {
+inline std::string compare(const RefCase& c, const tokenizer::Encoding& e) {
   std::string why;
   if (e.ids != c.ids) why += " ids";
   if (c.has_type_ids && e.type_ids != c.type_ids) why += " type_ids";

@@ -28,9 +28,9 @@ std::string repeat(std::string_view unit, std::size_t bytes) {
   return s;
 }
 
-double seconds_to_encode(const Tokenizer& tok, const std::string& text) {
+double seconds_to_encode(const tokenizer::Tokenizer& tok, const std::string& text) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Encoding e = tok.encode(text, EncodeOptions{true, false});
+  const tokenizer::Encoding e = tok.encode(text, tokenizer::EncodeOptions{true, false});
   const auto t1 = std::chrono::steady_clock::now();
   EXPECT_EQ(e.ids.size(), e.offsets.size());
   return std::chrono::duration<double>(t1 - t0).count();
@@ -57,7 +57,7 @@ const std::vector<Hostile>& hostile_units() {
 
 TEST(TokenizerRobustness, HostileInputsScaleLinearly) {
   for (const auto& file : test::tokenizer_families()) {
-    Tokenizer tok = Tokenizer::from_file(test::test_data(file));
+    tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_file(test::test_data(file));
     tok.set_truncation(std::nullopt);  // measure the whole pipeline, not a cut
     for (const auto& h : hostile_units()) {
       const std::string small = repeat(h.unit, 1 << 14);
@@ -85,9 +85,9 @@ TEST(TokenizerRobustness, OneMegabyteAndEveryControlCharacter) {
   controls += "\x7F\xC2\x80\xC2\x85\xC2\x9F\xE2\x80\x8B\xE2\x80\xA8\xEF\xBB\xBF";  // C1, ZWSP, LS, BOM
   const std::string mb = repeat("The quick brown fox, \xC3\xA9t\xC3\xA9 \xE6\x9D\xB1. ", 1 << 20);
   for (const auto& file : test::tokenizer_families()) {
-    Tokenizer tok = Tokenizer::from_file(test::test_data(file));
+    tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_file(test::test_data(file));
     tok.set_truncation(std::nullopt);
-    const Encoding c = tok.encode(repeat(controls, 4096));
+    const tokenizer::Encoding c = tok.encode(repeat(controls, 4096));
     EXPECT_EQ(c.ids.size(), c.char_offsets.size()) << file;
     // 1 MB through one tokenizer of each model family keeps the suite fast; the scaling test
     // above covers every tokenizer.
@@ -95,7 +95,7 @@ TEST(TokenizerRobustness, OneMegabyteAndEveryControlCharacter) {
         file.find("roberta") == std::string::npos) {
       continue;
     }
-    const Encoding e = tok.encode(mb);
+    const tokenizer::Encoding e = tok.encode(mb);
     EXPECT_GT(e.ids.size(), 100000U) << file;
     for (std::size_t i = 0; i < e.offsets.size(); ++i) {
       ASSERT_LE(e.offsets[i].begin, e.offsets[i].end) << file;
@@ -105,7 +105,8 @@ TEST(TokenizerRobustness, OneMegabyteAndEveryControlCharacter) {
 }
 
 TEST(TokenizerRobustness, InvalidUtf8AndLoneSurrogatesAreErrors) {
-  const Tokenizer tok = Tokenizer::from_file(test::test_data("tokref/bpe-roberta.json"));
+  const tokenizer::Tokenizer tok =
+      tokenizer::Tokenizer::from_file(test::test_data("tokref/bpe-roberta.json"));
   for (const std::string bad :
        {"\xED\xA0\x80", "ok \xED\xBF\xBF", "\xC0\xAF", "abc\xF4\x90\x80\x80", "\xFF"}) {
     EXPECT_THROW((void)tok.encode(bad), Error);
@@ -115,7 +116,7 @@ TEST(TokenizerRobustness, InvalidUtf8AndLoneSurrogatesAreErrors) {
 
 void expect_load_error(const std::string& json, ErrorKind kind, const std::string& needle) {
   try {
-    (void)Tokenizer::from_json(json);
+    (void)tokenizer::Tokenizer::from_json(json);
     ADD_FAILURE() << "loaded: " << json;
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), kind) << e.what();
@@ -150,14 +151,15 @@ TEST(TokenizerLoading, UnknownComponentsAreNamed) {
 }
 
 TEST(TokenizerApi, TruncationStrategiesAndPadding) {
-  Tokenizer tok = Tokenizer::from_file(test::test_data("bert-base-uncased-tokenizer.json"));
+  tokenizer::Tokenizer tok =
+      tokenizer::Tokenizer::from_file(test::test_data("bert-base-uncased-tokenizer.json"));
   const std::string q = "what is the capital of france";
   const std::string passage = "paris is the capital and largest city of france and a major european centre";
-  TruncationParams t;
+  tokenizer::TruncationParams t;
   t.max_length = 16;
-  t.strategy = TruncationStrategy::OnlySecond;
+  t.strategy = tokenizer::TruncationStrategy::OnlySecond;
   tok.set_truncation(t);
-  Encoding e = tok.encode_pair(q, passage);
+  tokenizer::Encoding e = tok.encode_pair(q, passage);
   EXPECT_EQ(e.size(), 16U);
   EXPECT_EQ(std::count(e.sequence_ids.begin(), e.sequence_ids.end(), 0), 6);  // the query is untouched
   // A query longer than the budget: only_second cannot help, so it falls back to longest_first.
@@ -168,15 +170,15 @@ TEST(TokenizerApi, TruncationStrategiesAndPadding) {
   t.fallback_to_longest_first = false;
   tok.set_truncation(t);
   EXPECT_THROW((void)tok.encode_pair(long_q, passage), Error);
-  t.strategy = TruncationStrategy::LongestFirst;
-  t.direction = Direction::Left;
+  t.strategy = tokenizer::TruncationStrategy::LongestFirst;
+  t.direction = tokenizer::Direction::Left;
   tok.set_truncation(t);
-  e = tok.encode_pair(q, passage, EncodeOptions{true, true});
+  e = tok.encode_pair(q, passage, tokenizer::EncodeOptions{true, true});
   EXPECT_EQ(e.size(), 16U);
   EXPECT_EQ(e.tokens.back(), "[SEP]");
 
   tok.set_truncation(std::nullopt);
-  PaddingParams pad;
+  tokenizer::PaddingParams pad;
   pad.pad_to_multiple_of = 8;
   tok.set_padding(pad);
   const std::vector<std::string_view> texts = {"short", "a somewhat longer text here", ""};
@@ -194,9 +196,9 @@ TEST(TokenizerRobustness, PathologicalRegexIsRefusedNotHung) {
   const std::string json =
       R"({"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(a|a|aa)*b"},"behavior":"Isolated"},)"
       R"("model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"a":1}}})";
-  const Tokenizer tok = Tokenizer::from_json(json);
+  const tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_json(json);
   // One match "aab", which WordPiece cannot cover ("##a" is not in the vocabulary): [UNK].
-  EXPECT_EQ(tok.encode("aab", EncodeOptions{false, false}).ids, (std::vector<std::uint32_t>{0}));
+  EXPECT_EQ(tok.encode("aab", tokenizer::EncodeOptions{false, false}).ids, (std::vector<std::uint32_t>{0}));
   EXPECT_THROW((void)tok.encode(std::string(64, 'a')), Error);
   // Found by regex_fuzz: nested counted repetitions used to compile to a huge program.
   expect_load_error(
@@ -206,8 +208,8 @@ TEST(TokenizerRobustness, PathologicalRegexIsRefusedNotHung) {
 }
 
 TEST(TokenizerApi, FromDirectoryPrefersTokenizerJson) {
-  EXPECT_THROW((void)Tokenizer::from_directory("/nonexistent-dir"), Error);
-  EXPECT_THROW((void)Tokenizer::from_file("/nonexistent-dir/tokenizer.json"), Error);
+  EXPECT_THROW((void)tokenizer::Tokenizer::from_directory("/nonexistent-dir"), Error);
+  EXPECT_THROW((void)tokenizer::Tokenizer::from_file("/nonexistent-dir/tokenizer.json"), Error);
 }
 
 // A repo that ships only SentencePiece's model (older DeBERTa-v3 and XLM-R uploads): a clear
@@ -217,7 +219,7 @@ TEST(TokenizerApi, ASentencePieceOnlyFolderSaysWhatIsMissing) {
   std::filesystem::create_directories(dir);
   write_file_atomic(dir / "spm.model", "not read");
   try {
-    (void)Tokenizer::from_directory(dir);
+    (void)tokenizer::Tokenizer::from_directory(dir);
     ADD_FAILURE() << "loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::NotFound);

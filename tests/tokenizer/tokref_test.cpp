@@ -28,7 +28,7 @@ TEST_P(TokrefTest, ReproducesRandomUnicode) {
 }
 
 void check_reference(const std::string& name, const std::string& jsonl) {
-  Tokenizer tok = Tokenizer::from_file(test::test_data("tokref/" + name + ".json"));
+  tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_file(test::test_data("tokref/" + name + ".json"));
   if (tok.truncation()) {
     auto t = *tok.truncation();
     t.fallback_to_longest_first = false;  // HF's exact behaviour: an error
@@ -45,13 +45,13 @@ void check_reference(const std::string& name, const std::string& jsonl) {
         (c.pair && c.pair->find("\xD8\x9D") != std::string::npos)) {
       continue;
     }
-    const EncodeOptions opts{c.add_special, true};
+    const tokenizer::EncodeOptions opts{c.add_special, true};
     if (c.error) {
       EXPECT_THROW((void)(c.pair ? tok.encode_pair(c.text, *c.pair, opts) : tok.encode(c.text, opts)), Error)
           << fmt::format("{:?}", c.text);
       continue;
     }
-    const Encoding e = c.pair ? tok.encode_pair(c.text, *c.pair, opts) : tok.encode(c.text, opts);
+    const tokenizer::Encoding e = c.pair ? tok.encode_pair(c.text, *c.pair, opts) : tok.encode(c.text, opts);
     std::string why = test::compare(c, e);
     std::string decoded;
     if (c.decoded) {

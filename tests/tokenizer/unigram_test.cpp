@@ -12,12 +12,13 @@ namespace warden {
 namespace {
 
 TEST(UnigramTokenizer, ReproducesEveryReferenceLine) {
-  const Tokenizer tok = Tokenizer::from_file(test::test_data("unigram-use-vocab-tokenizer.json"));
+  const tokenizer::Tokenizer tok =
+      tokenizer::Tokenizer::from_file(test::test_data("unigram-use-vocab-tokenizer.json"));
   const auto cases = test::load_reference(test::test_data("unigram-reference.jsonl"));
   ASSERT_EQ(cases.size(), 110U);
   int failures = 0;
   for (const auto& c : cases) {
-    const Encoding e = tok.encode(c.text, EncodeOptions{false, true});
+    const tokenizer::Encoding e = tok.encode(c.text, tokenizer::EncodeOptions{false, true});
     const std::string why = test::compare(c, e);
     if (!why.empty()) {
       ++failures;

@@ -52,39 +52,40 @@ std::vector<std::string> long_texts() {
 // The encoding's ids, type ids, offsets and special mask, as one comparable value.
 struct View {
   std::vector<std::uint32_t> ids, type_ids;
-  std::vector<Offset> offsets, char_offsets;
+  std::vector<tokenizer::Offset> offsets, char_offsets;
   std::vector<std::uint8_t> special;
   friend bool operator==(const View&, const View&) = default;
 };
-View view(const Encoding& e) {
+View view(const tokenizer::Encoding& e) {
   return {e.ids, e.type_ids, e.offsets, e.char_offsets, e.special_tokens_mask};
 }
 
 // The same call with every text read whole: what truncating after encoding the whole text
 // gives (HF's order: truncation, then the post-processor).
-Encoding whole_text_encode(const Tokenizer& tok, std::string_view a, const std::string_view* b,
-                           const TruncationParams& params) {
-  tokenizer_detail::set_text_windows(false);
-  Encoding e = b == nullptr ? tok.encode(a, EncodeOptions{true, false}, params)
-                            : tok.encode_pair(a, *b, EncodeOptions{true, false}, params);
-  tokenizer_detail::set_text_windows(true);
+tokenizer::Encoding whole_text_encode(const tokenizer::Tokenizer& tok, std::string_view a,
+                                      const std::string_view* b, const tokenizer::TruncationParams& params) {
+  tokenizer::detail::set_text_windows(false);
+  tokenizer::Encoding e = b == nullptr
+                              ? tok.encode(a, tokenizer::EncodeOptions{true, false}, params)
+                              : tok.encode_pair(a, *b, tokenizer::EncodeOptions{true, false}, params);
+  tokenizer::detail::set_text_windows(true);
   return e;
 }
 
 TEST(TextWindow, TruncatingAWindowEqualsTruncatingTheWholeText) {
   const std::vector<std::string> texts = long_texts();
   for (const std::string& file : test::tokenizer_families()) {
-    Tokenizer tok = Tokenizer::from_file(test::test_data(file));
+    tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_file(test::test_data(file));
     tok.set_padding(std::nullopt);
     for (std::size_t t = 0; t < texts.size(); ++t) {
       for (const std::size_t max : {16U, 128U, 512U}) {
-        for (const Direction side : {Direction::Right, Direction::Left}) {
+        for (const tokenizer::Direction side : {tokenizer::Direction::Right, tokenizer::Direction::Left}) {
           SCOPED_TRACE(file + " text " + std::to_string(t) + " max " + std::to_string(max) +
-                       (side == Direction::Right ? " right" : " left"));
-          TruncationParams params;
+                       (side == tokenizer::Direction::Right ? " right" : " left"));
+          tokenizer::TruncationParams params;
           params.max_length = max;
           params.direction = side;
-          const Encoding got = tok.encode(texts[t], EncodeOptions{true, false}, params);
+          const tokenizer::Encoding got = tok.encode(texts[t], tokenizer::EncodeOptions{true, false}, params);
           const View want = view(whole_text_encode(tok, texts[t], nullptr, params));
           EXPECT_TRUE(view(got) == want);
           if (!(view(got) == want)) {
@@ -112,32 +113,34 @@ TEST(TextWindow, PairsTruncateAsTheWholeTextsDo) {
   for (const std::string& file :
        {std::string("bert-base-uncased-tokenizer.json"), std::string("tokref/bpe-roberta.json"),
         std::string("tokref/unigram-xlmr.json"), std::string("tokref/bpe-bytelevel-template.json")}) {
-    const Tokenizer tok = Tokenizer::from_file(test::test_data(file));
-    for (const Direction side : {Direction::Right, Direction::Left}) {
-      SCOPED_TRACE(file + (side == Direction::Right ? " right" : " left"));
-      TruncationParams params;
+    const tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_file(test::test_data(file));
+    for (const tokenizer::Direction side : {tokenizer::Direction::Right, tokenizer::Direction::Left}) {
+      SCOPED_TRACE(file + (side == tokenizer::Direction::Right ? " right" : " left"));
+      tokenizer::TruncationParams params;
       params.max_length = 128;
       params.direction = side;
       for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
                {texts[0], "a short question?"}, {"a short question?", texts[0]}, {texts[4], "ok"}}) {
-        const Encoding got = tok.encode_pair(a, b, EncodeOptions{true, false}, params);
+        const tokenizer::Encoding got = tok.encode_pair(a, b, tokenizer::EncodeOptions{true, false}, params);
         const std::string_view second = b;
         EXPECT_TRUE(view(got) == view(whole_text_encode(tok, a, &second, params)));
       }
-      const Encoding both = tok.encode_pair(texts[0], texts[3], EncodeOptions{true, false}, params);
+      const tokenizer::Encoding both =
+          tok.encode_pair(texts[0], texts[3], tokenizer::EncodeOptions{true, false}, params);
       const std::string_view second = texts[3];
-      const Encoding want = whole_text_encode(tok, texts[0], &second, params);
+      const tokenizer::Encoding want = whole_text_encode(tok, texts[0], &second, params);
       ASSERT_EQ(both.size(), want.size());
       for (const std::int8_t seq : {std::int8_t{0}, std::int8_t{1}}) {
-        const Encoding whole =
-            tok.encode(seq == 0 ? texts[0] : texts[3], EncodeOptions{false, false}, std::nullopt);
+        const tokenizer::Encoding whole =
+            tok.encode(seq == 0 ? texts[0] : texts[3], tokenizer::EncodeOptions{false, false}, std::nullopt);
         std::vector<std::uint32_t> kept;
         for (std::size_t i = 0; i < both.size(); ++i) {
           if (both.sequence_ids[i] == seq) kept.push_back(both.ids[i]);
         }
         ASSERT_LE(kept.size(), whole.ids.size());
         ASSERT_GE(kept.size(), 60U);
-        const auto from = side == Direction::Right ? whole.ids.begin() : whole.ids.end() - kept.size();
+        const auto from =
+            side == tokenizer::Direction::Right ? whole.ids.begin() : whole.ids.end() - kept.size();
         EXPECT_TRUE(std::equal(kept.begin() + 1, kept.end() - 1, from + 1)) << int(seq);
       }
     }
@@ -156,12 +159,12 @@ TEST(TextWindow, ANormalisationBombCostsWhatIsKept) {
   const std::string small = bomb(64U << 10), large = bomb(2U << 20);
   std::size_t windowed = 0;
   for (const std::string& file : test::tokenizer_families()) {
-    const Tokenizer tok = Tokenizer::from_file(test::test_data(file));
-    TruncationParams params;
+    const tokenizer::Tokenizer tok = tokenizer::Tokenizer::from_file(test::test_data(file));
+    tokenizer::TruncationParams params;
     params.max_length = 128;
     auto seconds = [&](const std::string& text) {
       const auto t0 = std::chrono::steady_clock::now();
-      const Encoding e = tok.encode(text, EncodeOptions{true, false}, params);
+      const tokenizer::Encoding e = tok.encode(text, tokenizer::EncodeOptions{true, false}, params);
       EXPECT_LE(e.size(), 128U) << file;
       return std::make_pair(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                             e.size());
@@ -178,13 +181,13 @@ TEST(TextWindow, ANormalisationBombCostsWhatIsKept) {
 }
 
 TEST(TextWindow, WindowsCutBetweenWords) {
-  using tokenizer_detail::text_window;
+  using tokenizer::detail::text_window;
   const std::string text = "alpha beta gamma delta";
-  EXPECT_EQ(text_window(text, 12, Direction::Right).end, 10U);   // "alpha beta"
-  EXPECT_EQ(text_window(text, 12, Direction::Left).begin, 10U);  // " gamma delta", from a space
+  EXPECT_EQ(text_window(text, 12, tokenizer::Direction::Right).end, 10U);   // "alpha beta"
+  EXPECT_EQ(text_window(text, 12, tokenizer::Direction::Left).begin, 10U);  // " gamma delta", from a space
   const std::string cjk = "\xE6\x9D\xB1\xE4\xBA\xAC\xE6\x9D\xB1\xE4\xBA\xAC";
-  EXPECT_EQ(text_window(cjk, 7, Direction::Right).end, 6U);  // a code point boundary
-  EXPECT_EQ(text_window(cjk, 7, Direction::Left).begin, 6U);
+  EXPECT_EQ(text_window(cjk, 7, tokenizer::Direction::Right).end, 6U);  // a code point boundary
+  EXPECT_EQ(text_window(cjk, 7, tokenizer::Direction::Left).begin, 6U);
 }
 
 }  // namespace

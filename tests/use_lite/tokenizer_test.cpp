@@ -11,8 +11,9 @@
 namespace warden {
 namespace {
 
-const UseLiteTokenizer& tokenizer() {
-  static const UseLiteTokenizer t = UseLiteTokenizer::from_file(test::use_lite_test_model() / "vocab.json");
+const tokenizer::UseLiteTokenizer& tokenizer() {
+  static const tokenizer::UseLiteTokenizer t =
+      tokenizer::UseLiteTokenizer::from_file(test::use_lite_test_model() / "vocab.json");
   return t;
 }
 
@@ -31,13 +32,13 @@ TEST(UseLiteTokenizer, KeptIdsOfAWindowAreThoseOfTheWholeText) {
   for (const std::string& text : {grow(corpus, 200000), grow("\xE6\x9D\xB1\xE4\xBA\xAC", 60000),
                                   grow("abcdefg", 60000), grow("\xEF\xB7\xBA", 60000)}) {
     const std::vector<std::uint32_t> whole = tokenizer().encode(text);
-    for (const Direction side : {Direction::Right, Direction::Left}) {
+    for (const tokenizer::Direction side : {tokenizer::Direction::Right, tokenizer::Direction::Left}) {
       bool windowed = false;
       const std::vector<std::uint32_t> kept = tokenizer().encode_kept(text, 128, side, &windowed);
       // (A run of unknown characters is one id: the CJK text has 2.)
       const auto k = static_cast<std::ptrdiff_t>(std::min<std::size_t>(128, whole.size()));
       ASSERT_GE(kept.size(), static_cast<std::size_t>(k));
-      if (side == Direction::Right) {
+      if (side == tokenizer::Direction::Right) {
         EXPECT_TRUE(std::equal(kept.begin(), kept.begin() + k, whole.begin())) << text.substr(0, 20);
       } else {
         EXPECT_TRUE(std::equal(kept.end() - k, kept.end(), whole.end() - k)) << text.substr(0, 20);
@@ -48,7 +49,7 @@ TEST(UseLiteTokenizer, KeptIdsOfAWindowAreThoseOfTheWholeText) {
   // holds under sanitizers; the whole text took 6-7 s and 1.1 GB).
   auto seconds = [](const std::string& text) {
     const auto t0 = std::chrono::steady_clock::now();
-    EXPECT_GE(tokenizer().encode_kept(text, 128, Direction::Right).size(), 128U);
+    EXPECT_GE(tokenizer().encode_kept(text, 128, tokenizer::Direction::Right).size(), 128U);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   const std::string small = grow("\xEF\xB7\xBA", 64U << 10), large = grow("\xEF\xB7\xBA", 2U << 20);
@@ -106,18 +107,18 @@ TEST(UseLiteTokenizer, DocumentedQuirks) {
 
 TEST(UseLiteTokenizer, RejectsInvalidUtf8AndBadVocabularies) {
   EXPECT_THROW((void)tokenizer().encode("bad \xC0\xAF"), Error);
-  EXPECT_THROW((void)UseLiteTokenizer::from_json("{}", "v"), Error);
-  EXPECT_THROW((void)UseLiteTokenizer::from_json("[[\"a\", 1]]", "v"), Error);  // too few pieces
-  EXPECT_THROW((void)UseLiteTokenizer::from_json(
+  EXPECT_THROW((void)tokenizer::UseLiteTokenizer::from_json("{}", "v"), Error);
+  EXPECT_THROW((void)tokenizer::UseLiteTokenizer::from_json("[[\"a\", 1]]", "v"), Error);  // too few pieces
+  EXPECT_THROW((void)tokenizer::UseLiteTokenizer::from_json(
                    R"([["x",0],["<s>",0],["</s>",0],["e1",0],["e2",0],["e3",0],["a","high"]])", "v"),
                Error);
   // A null score counts as 0, and a best score of 0 counts as "unset": node 1 of "▁a" has
   // no edge ending there (best 0), so "a" (0 + 0) beats "▁a" (-1) and the backtrack then
   // emits node 1's unset word, the unknown id: the reference does exactly this.
-  const auto quirky = UseLiteTokenizer::from_json(
+  const auto quirky = tokenizer::UseLiteTokenizer::from_json(
       R"([["x",0],["<s>",0],["</s>",0],["e1",0],["e2",0],["e3",0],["\u2581a",-1],["a",null]])", "v");
   EXPECT_EQ(quirky.encode("a"), (std::vector<std::uint32_t>{0, 7}));
-  const auto plain = UseLiteTokenizer::from_json(
+  const auto plain = tokenizer::UseLiteTokenizer::from_json(
       R"([["x",0],["<s>",0],["</s>",0],["e1",0],["e2",0],["e3",0],["\u2581a",-1],["a",-5]])", "v");
   EXPECT_EQ(plain.encode("a"), (std::vector<std::uint32_t>{6}));
 }
@@ -150,7 +151,8 @@ TEST(UseLiteTokenizer, OffsetsCoverTheTextInOrder) {
     const bool ascii = std::all_of(text.begin(), text.end(), [](char c) {
       return static_cast<unsigned char>(c) < 0x80 && static_cast<unsigned char>(c) >= 0x20;
     });
-    if (!ascii || std::find(ids.begin(), ids.end(), UseLiteTokenizer::kUnknownId) != ids.end()) continue;
+    if (!ascii || std::find(ids.begin(), ids.end(), tokenizer::UseLiteTokenizer::kUnknownId) != ids.end())
+      continue;
     std::string joined;
     for (std::size_t k = 0; k < tokens.size(); ++k) {
       // "▁" -> " ", and the first piece's leading "▁" (the added one) -> nothing.
