@@ -56,7 +56,7 @@ void report(const char* what, Precision p, std::vector<double> cos, std::size_t 
 }
 
 // Mean-pooled and first-token rows of each sequence.
-void pool_rows(const warden::model::TokenBatch& batch, std::span<const float> hidden, std::size_t h,
+void pool_rows(const warden::model::engine::TokenBatch& batch, std::span<const float> hidden, std::size_t h,
                std::vector<float>& mean, std::vector<float>& first) {
   const std::size_t s = batch.sequences();
   mean.assign(s * h, 0.0F);
@@ -72,7 +72,7 @@ void pool_rows(const warden::model::TokenBatch& batch, std::span<const float> hi
 int run_folder(const std::string& dir, std::size_t sequences, unsigned seed, warden::ThreadPool& pool) {
   std::vector<float> ref_mean, ref_first;
   std::size_t f32_bytes = 0;
-  warden::model::TokenBatch batch;
+  warden::model::engine::TokenBatch batch;
   for (const Precision p : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
     const auto model = warden::model::load_encoder_model(dir, &pool, warden::active_isa(), p);
     const auto& d = model->encoder.dims();
@@ -86,13 +86,13 @@ int run_folder(const std::string& dir, std::size_t sequences, unsigned seed, war
         batch.add(ids);
       }
     }
-    warden::model::EncoderWorkspace ws;
+    warden::model::engine::EncoderWorkspace ws;
     const std::size_t h = d.hidden;
     std::vector<float> mean, first;
     // Batches of 32, as a server runs them.
     std::vector<float> hidden(batch.tokens() * h);
     for (std::size_t s0 = 0; s0 < batch.sequences(); s0 += 32) {
-      warden::model::TokenBatch part;
+      warden::model::engine::TokenBatch part;
       for (std::size_t s = s0; s < std::min(batch.sequences(), s0 + 32); ++s) {
         part.add(std::span<const std::uint32_t>(batch.ids).subspan(batch.offsets[s], batch.length(s)));
       }

@@ -109,11 +109,11 @@ int main(int argc, char** argv) {
         dtype_name.c_str(), model->encoder.weight_bytes(), layer_bytes);
     std::mt19937 rng(1);
     std::uniform_int_distribution<std::uint32_t> id_dist(1000, static_cast<std::uint32_t>(d.vocab - 1));
-    warden::model::EncoderWorkspace ws;
+    warden::model::engine::EncoderWorkspace ws;
     for (const std::size_t seq : seqs) {
       if (seq + d.position_offset > d.max_positions) continue;
       for (const std::size_t batch_size : batches) {
-        warden::model::TokenBatch batch;
+        warden::model::engine::TokenBatch batch;
         std::vector<std::uint32_t> ids(seq);
         for (std::size_t b = 0; b < batch_size; ++b) {
           for (auto& id : ids) id = id_dist(rng);

@@ -13,21 +13,21 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto c = warden::parse_model_config(text, "config.json");
+    const auto c = warden::model::families::parse_model_config(text, "config.json");
     if (c.num_attention_heads == 0 || c.hidden_size % c.num_attention_heads != 0 || c.id2label.empty())
       std::abort();
   } catch (const warden::Error&) {
   }
   try {
-    (void)warden::parse_pooling_config(text, "pooling");
+    (void)warden::model::metadata::parse_pooling_config(text, "pooling");
   } catch (const warden::Error&) {
   }
   try {
-    (void)warden::parse_st_modules(text, "modules.json");
+    (void)warden::model::metadata::parse_st_modules(text, "modules.json");
   } catch (const warden::Error&) {
   }
   try {
-    (void)warden::parse_st_config(text, "st");
+    (void)warden::model::metadata::parse_st_config(text, "st");
   } catch (const warden::Error&) {
   }
   return 0;

@@ -20,7 +20,7 @@
 #include "core/file.hpp"
 #include "kernels/dense.hpp"
 #include "model/encoder_model.hpp"
-#include "model/static/static_model.hpp"
+#include "model/static_models/static_model.hpp"
 
 namespace {
 
@@ -112,7 +112,8 @@ void fuzz_static_model(const std::uint8_t* data, std::size_t size) {
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   try {
-    const auto model = warden::model::StaticModel::load({warden::model::StaticRules::Model2Vec, dir, true});
+    const auto model = warden::model::static_models::StaticModel::load(
+        {warden::model::static_models::StaticRules::Model2Vec, dir, true});
     std::vector<float> out(model->dim());
     std::vector<std::uint32_t> ids;
     for (std::uint32_t id = 0; id < model->vocab() && id < 64; ++id) ids.push_back(id);
@@ -136,10 +137,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const Precision p : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
     try {
       const auto model = warden::model::load_encoder_model(dir, nullptr, warden::active_isa(), p);
-      warden::model::TokenBatch batch;
+      warden::model::engine::TokenBatch batch;
       batch.add(std::vector<std::uint32_t>{1, 2, 3});
       model->encoder.validate(batch);
-      warden::model::EncoderWorkspace ws;
+      warden::model::engine::EncoderWorkspace ws;
       (void)model->encoder.forward(batch, ws, nullptr);
     } catch (const warden::Error&) {
       // A named, clean refusal: what a bad file must get.

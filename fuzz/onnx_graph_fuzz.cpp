@@ -17,12 +17,12 @@
 
 namespace {
 
-void check(const warden::onnx::Tensor& t) {
-  const std::size_t size = warden::onnx::data_type_size(t.type);
+void check(const warden::model::onnx::Tensor& t) {
+  const std::size_t size = warden::model::onnx::data_type_size(t.type);
   if (size != 0 && t.data.size() != t.element_count() * size) std::abort();
 }
 
-void check(const warden::onnx::DenseTensors& d) {
+void check(const warden::model::onnx::DenseTensors& d) {
   check(d.weight);
   if (d.weight.dims.size() != 2) std::abort();
   if (d.bias) check(*d.bias);
@@ -33,8 +33,9 @@ void check(const warden::onnx::DenseTensors& d) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const warden::onnx::Model m = warden::onnx::parse_model(std::as_bytes(std::span(data, size)), "fuzz");
-    const warden::onnx::EncoderTensors e = warden::onnx::read_encoder_graph(m, "fuzz");
+    const warden::model::onnx::Model m =
+        warden::model::onnx::parse_model(std::as_bytes(std::span(data, size)), "fuzz");
+    const warden::model::onnx::EncoderTensors e = warden::model::onnx::read_encoder_graph(m, "fuzz");
     check(e.word);
     check(e.position);
     if (e.type) check(*e.type);

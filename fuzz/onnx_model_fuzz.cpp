@@ -14,8 +14,8 @@
 
 namespace {
 
-void check(const warden::onnx::Tensor& t) {
-  const std::size_t size = warden::onnx::data_type_size(t.type);
+void check(const warden::model::onnx::Tensor& t) {
+  const std::size_t size = warden::model::onnx::data_type_size(t.type);
   if (size != 0 && t.data.size() != t.element_count() * size) std::abort();
 }
 
@@ -23,8 +23,8 @@ void check(const warden::onnx::Tensor& t) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::array<std::byte, 4096> external_bytes{};
-  const warden::onnx::ExternalData external = [](const std::string&, std::uint64_t offset,
-                                                 std::optional<std::uint64_t> length) {
+  const warden::model::onnx::ExternalData external = [](const std::string&, std::uint64_t offset,
+                                                        std::optional<std::uint64_t> length) {
     const std::span<const std::byte> all(external_bytes);
     if (offset > all.size() || (length && *length > all.size() - offset)) {
       throw warden::Error(warden::ErrorKind::CorruptFile, "external data past the end");
@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return all.subspan(offset, length ? *length : all.size() - offset);
   };
   try {
-    const warden::onnx::Model m = warden::onnx::parse_model(std::as_bytes(std::span(data, size)), "fuzz", external);
+    const warden::model::onnx::Model m =
+        warden::model::onnx::parse_model(std::as_bytes(std::span(data, size)), "fuzz", external);
     for (const auto& t : m.graph.initializers) check(t);
     for (const auto& n : m.graph.nodes) {
       for (const auto& a : n.attributes) {
@@ -40,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   } catch (const warden::Error& e) {
-    if (e.kind() != warden::ErrorKind::CorruptFile && e.kind() != warden::ErrorKind::Unsupported) std::abort();
+    if (e.kind() != warden::ErrorKind::CorruptFile && e.kind() != warden::ErrorKind::Unsupported)
+      std::abort();
   }
   return 0;
 }

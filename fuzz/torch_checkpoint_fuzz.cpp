@@ -14,10 +14,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto bytes = std::as_bytes(std::span(data, size));
   try {
-    for (const auto& t : warden::parse_torch_checkpoint(bytes, "fuzz")) {
+    for (const auto& t : warden::model::formats::parse_torch_checkpoint(bytes, "fuzz")) {
       if (t.data.data() < bytes.data() || t.data.data() + t.data.size() > bytes.data() + bytes.size())
         std::abort();
-      if (t.data.size() != t.element_count() * warden::dtype_size(t.dtype)) std::abort();
+      if (t.data.size() != t.element_count() * warden::model::formats::dtype_size(t.dtype)) std::abort();
     }
   } catch (const warden::Error& e) {
     if (e.kind() != warden::ErrorKind::CorruptFile && e.kind() != warden::ErrorKind::Unsupported)

@@ -12,7 +12,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    for (const auto& t : warden::read_state_dict_pickle(std::as_bytes(std::span(data, size)), "fuzz")) {
+    for (const auto& t :
+         warden::model::formats::read_state_dict_pickle(std::as_bytes(std::span(data, size)), "fuzz")) {
       if (t.shape.size() != t.stride.size()) std::abort();
     }
   } catch (const warden::Error& e) {

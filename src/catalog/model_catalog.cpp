@@ -117,7 +117,7 @@ struct FolderCheck {
   std::size_t width = 0;
   std::size_t bytes = 0;
   std::string architecture;
-  std::optional<model::StaticLayout> static_layout;
+  std::optional<model::static_models::StaticLayout> static_layout;
 };
 FolderCheck check_folder(const fs::path& dir, Precision precision) {
   std::error_code ec;

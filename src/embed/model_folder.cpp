@@ -13,14 +13,15 @@
 namespace warden::embed {
 
 ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
-  if (auto layout = model::find_static_layout(dir)) {
+  if (auto layout = model::static_models::find_static_layout(dir)) {
     ModelFolder f;
-    f.architecture = layout->rules == model::StaticRules::Model2Vec ? "StaticModel" : "StaticEmbedding";
-    f.hidden_size = model::StaticModel::table_width(*layout);
+    f.architecture =
+        layout->rules == model::static_models::StaticRules::Model2Vec ? "StaticModel" : "StaticEmbedding";
+    f.hidden_size = model::static_models::StaticModel::table_width(*layout);
     f.static_layout = std::move(layout);
     return f;
   }
-  const ModelConfig config = read_model_config(dir / "config.json");
+  const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
   ModelFolder f;
   try {
     f.yes_no_reranker = model::is_yes_no_reranker(config, dir);
@@ -45,14 +46,14 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
   }
   f.half_precision_checkpoint =
       config.torch_dtype && (*config.torch_dtype == "float16" || *config.torch_dtype == "bfloat16");
-  f.weights = ModelWeights::checkpoint_in(dir);
-  if (!f.weights) f.weights = model::find_onnx_file(dir);
+  f.weights = model::formats::ModelWeights::checkpoint_in(dir);
+  if (!f.weights) f.weights = model::onnx::find_onnx_file(dir);
   return f;
 }
 
 void require_tokenizer_files(const std::filesystem::path& dir) {
   std::error_code ec;
-  if (const auto layout = model::find_static_layout(dir)) {
+  if (const auto layout = model::static_models::find_static_layout(dir)) {
     if (!std::filesystem::exists(layout->files / "tokenizer.json", ec)) {
       throw Error(ErrorKind::NotFound, fmt::format("static model {} has no {}", dir.string(),
                                                    (layout->files / "tokenizer.json").string()));

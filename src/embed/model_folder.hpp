@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/model_kind.hpp"
-#include "model/static/static_model.hpp"
+#include "model/static_models/static_model.hpp"
 
 namespace warden::embed {
 
@@ -22,7 +22,7 @@ struct ModelFolder {
   std::string architecture;  // the HF class Warden runs, e.g. "DebertaV2ForSequenceClassification"
   // A static embedding model (model2vec or sentence-transformers' StaticEmbedding): where its
   // files are; hidden_size is then its vector width.
-  std::optional<model::StaticLayout> static_layout;
+  std::optional<model::static_models::StaticLayout> static_layout;
   // The file the encoder's weights are read from: the checkpoint ModelWeights::open_dir opens,
   // or else the ONNX graph model::find_onnx_file finds; absent when the folder has neither.
   std::optional<std::filesystem::path> weights;

@@ -80,7 +80,7 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
   model::HeadVocabulary vocabulary;
   if (model_->lexical) vocabulary.sparse_skip_ids = sparse_skip_ids(dir, *tokenizer_);
   if (model_->colbert) {
-    const ColbertConfig& config = *model_->colbert;
+    const model::heads::ColbertConfig& config = *model_->colbert;
     const tokenizer::SpecialTokensMap map = tokenizer::read_special_tokens_map(dir);
     const std::optional<std::uint32_t> unknown = unknown_token_id();
     ColbertTokens t;
@@ -177,12 +177,12 @@ std::size_t count_prompt_tokens(const tokenizer::Encoding& e, std::size_t prompt
 }  // namespace
 
 PreparedInput NeuralEmbedder::prepare_colbert(std::string_view input, const InputOptions& options) const {
-  const ColbertConfig& config = *model_->colbert;
+  const model::heads::ColbertConfig& config = *model_->colbert;
   const std::optional<std::uint32_t> marker =
       options.query ? colbert_->query_marker : colbert_->document_marker;
   const std::size_t length = options.query ? config.query_length : config.document_length;
   const std::size_t reserved = marker ? 1 : 0;
-  const model::EncoderDims& dims = model_->encoder.dims();
+  const model::engine::EncoderDims& dims = model_->encoder.dims();
   const std::size_t positions = dims.max_positions - dims.position_offset;
   // sentence-transformers cuts at the module's max_seq_length, which PyLate sets to the length
   // less the marker; never past the model's positions.
@@ -268,9 +268,10 @@ PreparedInput NeuralEmbedder::prepare_ids(std::span<const std::uint32_t> ids,
   return p;
 }
 
-model::HeadPass NeuralEmbedder::forward(std::span<const PreparedInput* const> inputs,
-                                        model::TokenBatch& batch, std::vector<std::size_t>& prompts,
-                                        std::vector<std::uint8_t>& queries) const {
+model::heads::HeadPass NeuralEmbedder::forward(std::span<const PreparedInput* const> inputs,
+                                               model::engine::TokenBatch& batch,
+                                               std::vector<std::size_t>& prompts,
+                                               std::vector<std::uint8_t>& queries) const {
   prompts.reserve(inputs.size());
   queries.reserve(inputs.size());
   for (const PreparedInput* p : inputs) {
@@ -279,9 +280,9 @@ model::HeadPass NeuralEmbedder::forward(std::span<const PreparedInput* const> in
     queries.push_back(p->query ? 1 : 0);
   }
   model_->encoder.validate(batch);
-  thread_local model::EncoderWorkspace workspace;
-  model::HeadPass pass =
-      model::head_pass(batch, model_->encoder.forward(batch, workspace, pool_), dim(), pool_);
+  thread_local model::engine::EncoderWorkspace workspace;
+  model::heads::HeadPass pass =
+      model::heads::head_pass(batch, model_->encoder.forward(batch, workspace, pool_), dim(), pool_);
   pass.prompt_tokens = prompts;
   pass.queries = queries;
   return pass;
@@ -289,9 +290,9 @@ model::HeadPass NeuralEmbedder::forward(std::span<const PreparedInput* const> in
 
 void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs,
                                     std::span<float> out) const {
-  const model::Head* dense = model::find_head(heads_, model::HeadOutput::Dense);
+  const model::heads::Head* dense = model::find_head(heads_, model::heads::HeadOutput::Dense);
   if (dense == nullptr) {
-    const bool sparse = heads_.front()->output() == model::HeadOutput::Sparse;
+    const bool sparse = heads_.front()->output() == model::heads::HeadOutput::Sparse;
     throw Error(
         ErrorKind::Unsupported,
         sparse ? fmt::format("{} is a sparse (SPLADE) model: it gives sparse vectors (/embed_sparse), not "
@@ -302,32 +303,32 @@ void NeuralEmbedder::embed_prepared(std::span<const PreparedInput* const> inputs
                              id_));
   }
   if (inputs.empty()) return;
-  model::TokenBatch batch;
+  model::engine::TokenBatch batch;
   std::vector<std::size_t> prompts;
   std::vector<std::uint8_t> queries;
   // Pool straight into the result rows: no intermediate copy.
-  model::HeadResults results;
+  model::heads::HeadResults results;
   results.dense = out;
   dense->apply(forward(inputs, batch, prompts, queries), results);
 }
 
 std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
   if (inputs.empty()) return {};
-  model::TokenBatch batch;
+  model::engine::TokenBatch batch;
   std::vector<std::size_t> prompts;
   std::vector<std::uint8_t> queries;
-  const model::HeadPass pass = forward(inputs, batch, prompts, queries);
+  const model::heads::HeadPass pass = forward(inputs, batch, prompts, queries);
   return detail::split_token_rows(pass.hidden, batch, dim());
 }
 
 RetrievalOutputs NeuralEmbedder::retrieval_outputs() const noexcept {
-  return {model::find_head(heads_, model::HeadOutput::Dense) != nullptr,
-          model::find_head(heads_, model::HeadOutput::Sparse) != nullptr,
-          model::find_head(heads_, model::HeadOutput::MultiVector) != nullptr};
+  return {model::find_head(heads_, model::heads::HeadOutput::Dense) != nullptr,
+          model::find_head(heads_, model::heads::HeadOutput::Sparse) != nullptr,
+          model::find_head(heads_, model::heads::HeadOutput::MultiVector) != nullptr};
 }
 
 std::size_t NeuralEmbedder::multi_vector_dim() const noexcept {
-  const model::Head* multi = model::find_head(heads_, model::HeadOutput::MultiVector);
+  const model::heads::Head* multi = model::find_head(heads_, model::heads::HeadOutput::MultiVector);
   return multi != nullptr ? multi->width() : 0;
 }
 
@@ -335,15 +336,15 @@ std::vector<RetrievalVectors> NeuralEmbedder::embed_retrieval(
     std::span<const PreparedInput* const> inputs) const {
   std::vector<RetrievalVectors> out(inputs.size());
   if (inputs.empty()) return out;
-  model::TokenBatch batch;
+  model::engine::TokenBatch batch;
   std::vector<std::size_t> prompts;
   std::vector<std::uint8_t> queries;
-  const model::HeadPass pass = forward(inputs, batch, prompts, queries);
+  const model::heads::HeadPass pass = forward(inputs, batch, prompts, queries);
   const std::size_t h = dim();
   std::vector<float> pooled;
-  model::HeadResults results;
+  model::heads::HeadResults results;
   for (const auto& head : heads_) {
-    if (head->output() == model::HeadOutput::Dense) {
+    if (head->output() == model::heads::HeadOutput::Dense) {
       pooled.resize(inputs.size() * h);
       results.dense = pooled;
     }

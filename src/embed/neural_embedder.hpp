@@ -93,9 +93,10 @@ class NeuralEmbedder final : public Embedder {
                                            bool with_tokens) const;
   // Packs inputs into `batch`, runs the encoder and describes the pass for the heads (`prompts` and
   // `queries` hold its per-input spans).
-  [[nodiscard]] model::HeadPass forward(std::span<const PreparedInput* const> inputs,
-                                        model::TokenBatch& batch, std::vector<std::size_t>& prompts,
-                                        std::vector<std::uint8_t>& queries) const;
+  [[nodiscard]] model::heads::HeadPass forward(std::span<const PreparedInput* const> inputs,
+                                               model::engine::TokenBatch& batch,
+                                               std::vector<std::size_t>& prompts,
+                                               std::vector<std::uint8_t>& queries) const;
 
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;

@@ -23,7 +23,7 @@ float sigmoid(float logit) noexcept {
 }
 
 bool has_classification_head(const std::filesystem::path& dir) {
-  const ModelConfig config = read_model_config(dir / "config.json");
+  const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
   for (const std::string& a : config.architectures) {
     if (a.ends_with("ForSequenceClassification")) return true;
   }
@@ -163,14 +163,14 @@ void NeuralClassifier::classify_prepared(std::span<const PreparedInput* const> i
                                                  logits.size(), inputs.size(), labels));
   }
   if (inputs.empty()) return;
-  model::TokenBatch batch;
+  model::engine::TokenBatch batch;
   for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids);
   model_->encoder.validate(batch);
-  thread_local model::EncoderWorkspace workspace;
+  thread_local model::engine::EncoderWorkspace workspace;
   const auto hidden = model_->encoder.forward(batch, workspace, pool_);
-  model::HeadResults results;
+  model::heads::HeadResults results;
   results.scores = logits;
-  model_->head->apply(model::head_pass(batch, hidden, model_->encoder.dims().hidden, pool_), results);
+  model_->head->apply(model::heads::head_pass(batch, hidden, model_->encoder.dims().hidden, pool_), results);
 }
 
 std::optional<std::uint32_t> NeuralClassifier::unknown_token_id() const noexcept {

@@ -76,9 +76,10 @@ std::size_t median_length(const std::vector<std::string>& vocabulary) {
 
 }  // namespace
 
-StaticEmbedder::StaticEmbedder(const std::filesystem::path& dir, const model::StaticLayout& layout)
+StaticEmbedder::StaticEmbedder(const std::filesystem::path& dir,
+                               const model::static_models::StaticLayout& layout)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
-      model_(model::StaticModel::load(layout)),
+      model_(model::static_models::StaticModel::load(layout)),
       tokenizer_(std::make_unique<tokenizer::Tokenizer>(
           tokenizer::Tokenizer::from_file(layout.files / "tokenizer.json"))) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
@@ -89,14 +90,14 @@ StaticEmbedder::StaticEmbedder(const std::filesystem::path& dir, const model::St
         fmt::format("{}: the tokenizer has {} tokens, the model vectors for {}",
                     (layout.files / "tokenizer.json").string(), tokenizer_->vocab_size(), model_->vocab()));
   }
-  if (layout.rules == model::StaticRules::Model2Vec) {
+  if (layout.rules == model::static_models::StaticRules::Model2Vec) {
     unk_ = tokenizer_->model_unk_id();
     median_token_length_ = median_length(tokenizer_->vocabulary());
     max_tokens_ = kModel2VecMaxTokens;
   }
   std::error_code ec;
   if (std::filesystem::exists(dir / "config_sentence_transformers.json", ec)) {
-    st_ = read_st_config(dir / "config_sentence_transformers.json");
+    st_ = model::metadata::read_st_config(dir / "config_sentence_transformers.json");
   }
 }
 
@@ -107,7 +108,7 @@ tokenizer::Encoding StaticEmbedder::encode(std::string_view input, const InputOp
   tokenizer::EncodeOptions eo;
   eo.add_special_tokens = false;  // both libraries encode without special tokens
   eo.with_tokens = with_tokens;
-  const bool model2vec = model_->layout().rules == model::StaticRules::Model2Vec;
+  const bool model2vec = model_->layout().rules == model::static_models::StaticRules::Model2Vec;
   if (model2vec && options.truncate) {
     input = cut_code_points(input, kModel2VecMaxTokens * median_token_length_, options.side);
   }

@@ -1,5 +1,5 @@
 #pragma once
-// An Embedder over a static model folder (model/static/static_model.hpp): the tokenizer, then the
+// An Embedder over a static model folder (model/static_models/static_model.hpp): the tokenizer, then the
 // mean of the tokens' vectors. No thread pool and no batching to speak of: each text is a
 // row read per token, so the tokenizer is most of the cost.
 //
@@ -20,7 +20,7 @@
 
 #include "embed/embedder.hpp"
 #include "model/metadata/sentence_transformers.hpp"
-#include "model/static/static_model.hpp"
+#include "model/static_models/static_model.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace warden::embed {
@@ -31,7 +31,7 @@ class StaticEmbedder final : public Embedder {
   static constexpr std::size_t kModel2VecMaxTokens = 512;
 
   // Loads the static model in `dir` (whose layout find_static_layout gave) and its tokenizer.
-  StaticEmbedder(const std::filesystem::path& dir, const model::StaticLayout& layout);
+  StaticEmbedder(const std::filesystem::path& dir, const model::static_models::StaticLayout& layout);
   ~StaticEmbedder() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
@@ -60,7 +60,7 @@ class StaticEmbedder final : public Embedder {
     return st_.default_prompt_name;
   }
 
-  [[nodiscard]] const model::StaticModel& model() const noexcept { return *model_; }
+  [[nodiscard]] const model::static_models::StaticModel& model() const noexcept { return *model_; }
   // model2vec's median token length (characters), which sets the character cut.
   [[nodiscard]] std::size_t median_token_length() const noexcept { return median_token_length_; }
 
@@ -70,9 +70,9 @@ class StaticEmbedder final : public Embedder {
                                            bool with_tokens) const;
 
   std::string id_;
-  std::unique_ptr<model::StaticModel> model_;
+  std::unique_ptr<model::static_models::StaticModel> model_;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
-  StConfig st_;
+  model::metadata::StConfig st_;
   std::optional<std::uint32_t> unk_;  // dropped by the model2vec rules
   std::size_t median_token_length_ = 0;
   std::size_t max_tokens_ = 0;

@@ -11,8 +11,8 @@
 
 namespace warden::embed::detail {
 
-inline std::vector<Embeddings> split_token_rows(std::span<const float> states, const model::TokenBatch& batch,
-                                                std::size_t dim) {
+inline std::vector<Embeddings> split_token_rows(std::span<const float> states,
+                                                const model::engine::TokenBatch& batch, std::size_t dim) {
   std::vector<Embeddings> result;
   result.reserve(batch.sequences());
   for (std::size_t s = 0; s < batch.sequences(); ++s) {

@@ -53,7 +53,7 @@ bool is_use_lite_model(const fs::path& dir) {
 
 UseLiteEmbedder::UseLiteEmbedder(const fs::path& dir, ThreadPool* pool, Precision precision)
     : tokenizer_(load_tokenizer(dir)), pool_(pool) {
-  model_ = model::UseLiteModel::load(dir, pool, precision);
+  model_ = model::use_lite::UseLiteModel::load(dir, pool, precision);
   if (tokenizer_.vocab_size() > model_->config().vocab) {
     throw Error(ErrorKind::CorruptFile, fmt::format("{}: {} pieces but only {} embedding rows", dir.string(),
                                                     tokenizer_.vocab_size(), model_->config().vocab));
@@ -131,21 +131,21 @@ void UseLiteEmbedder::embed_prepared(std::span<const PreparedInput* const> input
                                                  inputs.size(), dim()));
   }
   if (inputs.empty()) return;
-  model::TokenBatch batch;
+  model::engine::TokenBatch batch;
   for (const PreparedInput* p : inputs) batch.add(p->ids);
   model_->validate(batch);
-  thread_local model::UseLiteWorkspace workspace;
+  thread_local model::use_lite::UseLiteWorkspace workspace;
   model_->embed(batch, workspace, pool_, out);
 }
 
 std::vector<Embeddings> UseLiteEmbedder::embed_tokens(std::span<const PreparedInput* const> inputs) const {
   if (inputs.empty()) return {};
-  model::TokenBatch batch;
+  model::engine::TokenBatch batch;
   for (const PreparedInput* p : inputs) batch.add(p->ids);
   model_->validate(batch);
   const std::size_t h = dim();
   std::vector<float> states(batch.tokens() * h);
-  thread_local model::UseLiteWorkspace workspace;
+  thread_local model::use_lite::UseLiteWorkspace workspace;
   model_->token_states(batch, workspace, pool_, states);
   return detail::split_token_rows(states, batch, h);
 }

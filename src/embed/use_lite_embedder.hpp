@@ -75,13 +75,13 @@ class UseLiteEmbedder final : public Embedder {
                                    bool skip_special_tokens) const override;
 
   [[nodiscard]] const tokenizer::UseLiteTokenizer& tokenizer() const noexcept { return tokenizer_; }
-  [[nodiscard]] const model::UseLiteModel& model() const noexcept { return *model_; }
+  [[nodiscard]] const model::use_lite::UseLiteModel& model() const noexcept { return *model_; }
 
  private:
   [[nodiscard]] std::vector<std::uint32_t> truncated(std::vector<std::uint32_t> ids,
                                                      const InputOptions& options) const;
 
-  std::unique_ptr<model::UseLiteModel> model_;
+  std::unique_ptr<model::use_lite::UseLiteModel> model_;
   tokenizer::UseLiteTokenizer tokenizer_;
   ThreadPool* pool_;
 };

@@ -23,12 +23,12 @@ struct HeadVocabulary {
   std::vector<std::uint32_t> colbert_skiplist;  // left out of a ColBERT document's vectors
 };
 
-using Heads = std::vector<std::unique_ptr<const Head>>;
+using Heads = std::vector<std::unique_ptr<const heads::Head>>;
 
 // The model's heads in the order above; the first is the one that names its pooling.
 [[nodiscard]] Heads embedder_heads(const EncoderModel& model, HeadVocabulary vocabulary);
 
 // The first head of `heads` that gives `output`, or null.
-[[nodiscard]] const Head* find_head(const Heads& heads, HeadOutput output) noexcept;
+[[nodiscard]] const heads::Head* find_head(const Heads& heads, heads::HeadOutput output) noexcept;
 
 }  // namespace warden::model

@@ -33,9 +33,10 @@ constexpr std::string_view kAbsoluteOnly[] = {"absolute"};
 // tensors): a transform (dense, activation, LayerNorm) and a decoder whose weight is tied to the
 // word embeddings (safetensors keep one copy: the decoder's own weight only when it was saved)
 // plus its bias.
-SpladeHead read_splade_head(const ModelWeights& weights, const families::ResolvedClass& resolved,
-                            const std::string& prefix, const ModelConfig& config, const EncoderDims& dims,
-                            Isa isa, Precision precision, const std::filesystem::path& dir) {
+heads::SpladeHead read_splade_head(const formats::ModelWeights& weights,
+                                   const families::ResolvedClass& resolved, const std::string& prefix,
+                                   const metadata::ModelConfig& config, const engine::EncoderDims& dims,
+                                   Isa isa, Precision precision, const std::filesystem::path& dir) {
   const families::MlmHeadNames* n =
       resolved.cls->role == ClassRole::MaskedLm ? resolved.family->mlm_head : nullptr;
   if (n == nullptr) {
@@ -48,8 +49,8 @@ SpladeHead read_splade_head(const ModelWeights& weights, const families::Resolve
   }
   const std::size_t h = dims.hidden;
   const std::size_t vocab = dims.vocab;
-  const WeightReader root(weights, "", isa);
-  SpladeHead head;
+  const engine::WeightReader root(weights, "", isa);
+  heads::SpladeHead head;
   head.transform = root.linear(n->transform, h, h);
   head.activation = n->exact_gelu ? kernels::Activation::Gelu
                                   : families::activation_named(config.hidden_act, "hidden_act", dir);
@@ -57,7 +58,7 @@ SpladeHead read_splade_head(const ModelWeights& weights, const families::Resolve
   head.norm_eps = n->fixed_norm_eps.value_or(dims.layer_norm_eps);
   const std::string decoder_weight = std::string(n->decoder) + ".weight";
   const bool untied = weights.find(decoder_weight) != nullptr;
-  head.decoder = WeightReader(weights, "", isa, precision)
+  head.decoder = engine::WeightReader(weights, "", isa, precision)
                      .dense({untied ? n->decoder : std::string_view(prefix + "embeddings.word_embeddings")},
                             vocab, h, false);
   head.bias = root.floats(weights.find(n->bias) != nullptr ? n->bias : n->tied_bias, {vocab});
@@ -73,27 +74,27 @@ void read_colbert(EncoderModel& model, ClassRole role, Isa isa) {
   const std::size_t hidden = model.encoder.dims().hidden;
   if (role == ClassRole::StanfordColbert) {
     const auto metadata = dir / "artifact.metadata";
-    model.colbert = parse_colbert_metadata(
+    model.colbert = heads::parse_colbert_metadata(
         std::filesystem::exists(metadata) ? read_file(metadata) : std::string(), metadata.string());
-    model.multi_vector = read_stanford_colbert_head(*model.weights, hidden, isa);
+    model.multi_vector = heads::read_stanford_colbert_head(*model.weights, hidden, isa);
     return;
   }
   const auto st_config = dir / "config_sentence_transformers.json";
   if (!std::filesystem::exists(st_config)) return;
   const std::string text = read_file(st_config);
-  if (!is_pylate_config(text, st_config.string())) return;
+  if (!heads::is_pylate_config(text, st_config.string())) return;
   const auto modules_path = dir / "modules.json";
   if (!std::filesystem::exists(modules_path)) {
     throw Error(
         ErrorKind::CorruptFile,
         fmt::format("{}: a PyLate ColBERT folder needs modules.json naming its Dense module", dir.string()));
   }
-  const StModules modules = read_st_modules(modules_path);
+  const metadata::StModules modules = metadata::read_st_modules(modules_path);
   std::size_t dense_modules = 0;
-  for (const StModule& m : modules.modules) {
+  for (const metadata::StModule& m : modules.modules) {
     if (m.type.ends_with(".Dense") || m.type == "Dense") ++dense_modules;
   }
-  const StModule* dense = modules.find("Dense");
+  const metadata::StModule* dense = modules.find("Dense");
   if (dense == nullptr) {
     throw Error(ErrorKind::CorruptFile,
                 fmt::format("{}: a PyLate ColBERT's modules need a Dense module (its projection)",
@@ -104,8 +105,8 @@ void read_colbert(EncoderModel& model, ClassRole role, Isa isa) {
                 fmt::format("{}: {} Dense modules; Warden runs ColBERT models with one projection",
                             modules_path.string(), dense_modules));
   }
-  model.colbert = parse_pylate_config(text, st_config.string());
-  model.multi_vector = read_dense_module_head(dir / dense->path, hidden, isa);
+  model.colbert = heads::parse_pylate_config(text, st_config.string());
+  model.multi_vector = heads::read_dense_module_head(dir / dense->path, hidden, isa);
 }
 
 }  // namespace
@@ -116,7 +117,7 @@ ModelKind EncoderModel::kind() const noexcept {
 }
 
 std::size_t EncoderModel::max_input_tokens(std::optional<std::size_t> tokenizer_max) const noexcept {
-  const EncoderDims& d = encoder.dims();
+  const engine::EncoderDims& d = encoder.dims();
   const std::size_t positions = d.max_positions - d.position_offset;
   std::size_t n = max_seq_length ? *max_seq_length : tokenizer_max.value_or(positions);
   if (n == 0 || n > positions) n = positions;
@@ -142,26 +143,27 @@ void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa, Pr
   }
   model.splade.reset();
   if (pooling == "cls") {
-    model.pooling.mode = PoolingMode::Cls;
+    model.pooling.mode = metadata::PoolingMode::Cls;
   } else if (pooling == "mean") {
-    model.pooling.mode = PoolingMode::Mean;
+    model.pooling.mode = metadata::PoolingMode::Mean;
   } else if (pooling == "max") {
-    model.pooling.mode = PoolingMode::Max;
+    model.pooling.mode = metadata::PoolingMode::Max;
   } else if (pooling == "lasttoken" || pooling == "last-token") {
-    model.pooling.mode = PoolingMode::LastToken;
+    model.pooling.mode = metadata::PoolingMode::LastToken;
   } else {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("unknown pooling '{}'; choose cls, mean, max, lasttoken or splade", pooling));
   }
 }
 
-bool is_yes_no_reranker(const ModelConfig& config, const std::filesystem::path& dir) {
+bool is_yes_no_reranker(const metadata::ModelConfig& config, const std::filesystem::path& dir) {
   if (!families::resolve(config, dir).family->yes_no_reranker) return false;
   const auto modules_path = dir / "modules.json";
-  return !std::filesystem::exists(modules_path) || read_st_modules(modules_path).find("Pooling") == nullptr;
+  return !std::filesystem::exists(modules_path) ||
+         metadata::read_st_modules(modules_path).find("Pooling") == nullptr;
 }
 
-std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir) {
+std::string architecture_name(const metadata::ModelConfig& config, const std::filesystem::path& dir) {
   return std::string(families::resolve(config, dir).cls->name);
 }
 
@@ -173,7 +175,7 @@ namespace {
 
 // The shared encoder's plan for a config: the common dimensions, BERT's tensor names and
 // biases, then whatever the family changes.
-families::EncoderPlan plan_encoder(const ModelConfig& config, const Family& family,
+families::EncoderPlan plan_encoder(const metadata::ModelConfig& config, const Family& family,
                                    const std::filesystem::path& dir) {
   const std::span<const std::string_view> allowed = family.position_types.empty()
                                                         ? std::span<const std::string_view>(kAbsoluteOnly)
@@ -187,7 +189,7 @@ families::EncoderPlan plan_encoder(const ModelConfig& config, const Family& fami
   }
   families::EncoderPlan plan;
   plan.names = families::kBertLayerNames;
-  EncoderDims& dims = plan.dims;
+  engine::EncoderDims& dims = plan.dims;
   dims.hidden = config.hidden_size;
   dims.layers = config.num_hidden_layers;
   dims.heads = config.num_attention_heads;
@@ -210,17 +212,18 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   if (!std::filesystem::is_directory(dir)) {
     throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", dir.string()));
   }
-  ModelConfig config = read_model_config(dir / "config.json");
+  metadata::ModelConfig config = families::read_model_config(dir / "config.json");
   const families::ResolvedClass resolved = families::resolve(config, dir);
   const Family& family = *resolved.family;
   const bool classifier = resolved.cls->role == ClassRole::Classifier;
   families::EncoderPlan plan = plan_encoder(config, family, dir);
-  const EncoderDims& dims = plan.dims;
+  const engine::EncoderDims& dims = plan.dims;
 
-  std::unique_ptr<ModelWeights> weights;
-  std::optional<onnx::PooledOutput> graph_pooling;  // an ONNX graph's own sentence_embedding
-  LayerNames read_names = plan.names;               // an ONNX graph's fused attention stacks Q, K, V
-  const auto onnx_file = ModelWeights::checkpoint_in(dir) ? std::nullopt : find_onnx_file(dir);
+  std::unique_ptr<formats::ModelWeights> weights;
+  std::optional<model::onnx::PooledOutput> graph_pooling;  // an ONNX graph's own sentence_embedding
+  engine::LayerNames read_names = plan.names;              // an ONNX graph's fused attention stacks Q, K, V
+  const auto onnx_file =
+      formats::ModelWeights::checkpoint_in(dir) ? std::nullopt : model::onnx::find_onnx_file(dir);
   if (onnx_file) {
     // The exports Warden reduces: the post-LN encoders with absolute or RoBERTa positions.
     if (family.onnx == nullptr) {
@@ -233,9 +236,9 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                               onnx_file->string(), resolved.cls->name, readable));
     }
     // The head's layers under the names the classifier below reads them by.
-    OnnxEncoder onnx =
-        open_onnx_encoder(*onnx_file, plan.names, dims.type_vocab, classifier ? &family.onnx->head : nullptr);
-    check_onnx_encoder(onnx.graph, dims, *onnx_file);
+    model::onnx::OnnxEncoder onnx = model::onnx::open_onnx_encoder(*onnx_file, plan.names, dims.type_vocab,
+                                                                   classifier ? &family.onnx->head : nullptr);
+    model::onnx::check_onnx_encoder(onnx.graph, dims, *onnx_file);
     if (onnx.graph.classifier && onnx.graph.classifier->activation != family.onnx->head_activation) {
       throw Error(
           ErrorKind::CorruptFile,
@@ -244,26 +247,26 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     }
     graph_pooling = onnx.graph.pooled;
     if (onnx.stacked_qkv) read_names.k = read_names.v = {};
-    weights = std::make_unique<ModelWeights>(std::move(onnx.weights));
+    weights = std::make_unique<formats::ModelWeights>(std::move(onnx.weights));
   } else {
-    weights = std::make_unique<ModelWeights>(ModelWeights::open_dir(dir));
+    weights = std::make_unique<formats::ModelWeights>(formats::ModelWeights::open_dir(dir));
   }
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
   const std::string prefix = weights->find(std::string(plan.names.word_embeddings)) != nullptr
                                  ? std::string()
                                  : std::string(family.weight_prefix);
-  const WeightReader encoder_reader(*weights, prefix, isa);
-  EncoderWeights encoder_weights =
-      read_encoder(*weights, prefix, isa, precision, dims, read_names, plan.relative, plan.biases, pool);
+  const engine::WeightReader encoder_reader(*weights, prefix, isa);
+  engine::EncoderWeights encoder_weights = engine::read_encoder(*weights, prefix, isa, precision, dims,
+                                                                read_names, plan.relative, plan.biases, pool);
   if (family.finish != nullptr) family.finish({*weights, prefix, config, dims}, encoder_weights);
 
-  std::optional<ClassifierHead> head;
+  std::optional<heads::ClassifierHead> head;
   if (classifier) {
     if (family.classifier == nullptr) {
       throw Error(ErrorKind::Internal, fmt::format("{} has no classification head here", resolved.cls->name));
     }
-    const WeightReader root(*weights, "", isa);
+    const engine::WeightReader root(*weights, "", isa);
     head = family.classifier({encoder_reader, root, config, dims, dir});
   }
 
@@ -272,7 +275,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            &family,
                                                            std::move(weights),
                                                            prefix,
-                                                           Encoder(dims, std::move(encoder_weights)),
+                                                           engine::Encoder(dims, std::move(encoder_weights)),
                                                            std::move(head),
                                                            {},
                                                            {},
@@ -283,37 +286,39 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::nullopt});
   const auto modules_path = dir / "modules.json";
   if (std::filesystem::exists(modules_path)) {
-    const StModules modules = read_st_modules(modules_path);
-    if (const StModule* p = modules.find("Pooling"); p != nullptr) {
-      model->pooling = read_pooling_config(dir / p->path / "config.json");
+    const metadata::StModules modules = metadata::read_st_modules(modules_path);
+    if (const metadata::StModule* p = modules.find("Pooling"); p != nullptr) {
+      model->pooling = metadata::read_pooling_config(dir / p->path / "config.json");
     }
   }
   model->scores_with_lm_head = is_yes_no_reranker(model->config, dir);
   if (graph_pooling) {
     // The graph's own pooling is what its users get (optimum's sentence_embedding): it wins over
     // the folder's 1_Pooling/config.json. (Normalisation is the request's, as for any model.)
-    model->pooling.mode = graph_pooling->mode == "mean" ? PoolingMode::Mean : PoolingMode::Cls;
+    model->pooling.mode =
+        graph_pooling->mode == "mean" ? metadata::PoolingMode::Mean : metadata::PoolingMode::Cls;
     model->pooling.word_embedding_dimension = dims.hidden;
   }
   if (std::filesystem::exists(dir / "config_sentence_transformers.json")) {
-    model->st = read_st_config(dir / "config_sentence_transformers.json");
+    model->st = metadata::read_st_config(dir / "config_sentence_transformers.json");
   }
   if (std::filesystem::exists(dir / "sentence_bert_config.json")) {
-    model->max_seq_length = read_max_seq_length(dir / "sentence_bert_config.json");
+    model->max_seq_length = metadata::read_max_seq_length(dir / "sentence_bert_config.json");
   }
   if (!model->head) {  // an embedder's retrieval heads; a classifier has its own head
     read_colbert(*model, resolved.cls->role, isa);
     if (!model->colbert) {
-      model->lexical = read_lexical_head(dir, dims.hidden, isa);
-      model->multi_vector = read_multi_vector_head(dir, dims.hidden, isa);
+      model->lexical = heads::read_lexical_head(dir, dims.hidden, isa);
+      model->multi_vector = heads::read_multi_vector_head(dir, dims.hidden, isa);
     }
   }
   if (std::filesystem::exists(modules_path)) {
-    const StModules modules = read_st_modules(modules_path);
-    if (const StModule* p = modules.find("SpladePooling"); p != nullptr) {
+    const metadata::StModules modules = metadata::read_st_modules(modules_path);
+    if (const metadata::StModule* p = modules.find("SpladePooling"); p != nullptr) {
       model->splade =
           read_splade_head(*model->weights, resolved, prefix, model->config, dims, isa, precision, dir);
-      const SpladePoolingConfig pooling = read_splade_pooling_config(dir / p->path / "config.json");
+      const metadata::SpladePoolingConfig pooling =
+          metadata::read_splade_pooling_config(dir / p->path / "config.json");
       model->splade->sum = pooling.sum;
       model->splade->log1p_twice = pooling.log1p_twice;
     }

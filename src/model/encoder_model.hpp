@@ -31,26 +31,26 @@ struct Family;
 
 struct EncoderModel {
   std::filesystem::path dir;
-  ModelConfig config;
+  metadata::ModelConfig config;
   const families::Family* family = nullptr;  // model/families/: what it was loaded as
   // The mapped checkpoint. Declared before the encoder, whose embedding tables may view
   // into it, so that it outlives them.
-  std::unique_ptr<ModelWeights> weights;
+  std::unique_ptr<formats::ModelWeights> weights;
   std::string weight_prefix;  // the encoder's tensors' prefix in `weights` ("bert.", or "")
-  Encoder encoder;
-  std::optional<ClassifierHead> head;
-  PoolingConfig pooling;  // 1_Pooling/config.json, else mean (sentence-transformers' default)
-  StConfig st;            // prompts; empty when the folder has no such file
+  engine::Encoder encoder;
+  std::optional<heads::ClassifierHead> head;
+  metadata::PoolingConfig pooling;  // 1_Pooling/config.json, else mean (sentence-transformers' default)
+  metadata::StConfig st;            // prompts; empty when the folder has no such file
   // sentence_bert_config.json's max_seq_length, when the folder has one.
   std::optional<std::size_t> max_seq_length;
   // bge-m3's sparse_linear.pt and colbert_linear.pt, when the folder has them.
-  std::optional<LexicalHead> lexical;
-  std::optional<MultiVectorHead> multi_vector;
+  std::optional<heads::LexicalHead> lexical;
+  std::optional<heads::MultiVectorHead> multi_vector;
   // A SPLADE model's MLM head, when modules.json has a SpladePooling module.
-  std::optional<SpladeHead> splade;
+  std::optional<heads::SpladeHead> splade;
   // A ColBERT's query/document encoding (PyLate's config or Stanford's artifact.metadata); its
   // projection is multi_vector (every token kept).
-  std::optional<ColbertConfig> colbert;
+  std::optional<heads::ColbertConfig> colbert;
   // A causal LM scoring pairs with its LM head's "yes" and "no" rows (Qwen3-Reranker:
   // is_yes_no_reranker). Its head is attached by whoever holds the tokenizer that names those
   // tokens (model/yes_no_head.hpp); until then `head` is empty.
@@ -69,12 +69,12 @@ std::string supported_architectures();
 // The HF class Warden runs for a config (its first `architectures` entry, or the base model
 // of its model_type), e.g. "JinaBertForSequenceClassification"; Error(Unsupported) as
 // load_encoder_model would raise it. `dir` names the folder in the message.
-std::string architecture_name(const ModelConfig& config, const std::filesystem::path& dir);
+std::string architecture_name(const metadata::ModelConfig& config, const std::filesystem::path& dir);
 
 // Whether a folder holds a yes/no reranker rather than an embedder: a Qwen3 causal LM without a
 // sentence-transformers Pooling module (the Qwen3-Reranker repos ship none, the Qwen3-Embedding
 // repos have one). `config` is the folder's config.json.
-bool is_yes_no_reranker(const ModelConfig& config, const std::filesystem::path& dir);
+bool is_yes_no_reranker(const metadata::ModelConfig& config, const std::filesystem::path& dir);
 
 // Loads config.json, the safetensors weights and the sentence-transformers files of a
 // model folder. Errors: NotFound (no folder, no config, no weights), Unsupported (an

@@ -21,7 +21,7 @@ namespace {
 // Whether load_encoder_model holds `name` in the model's precision: the word embeddings and
 // the 2-D weights of the encoder layers (BERT/RoBERTa "encoder.layer.N.", DistilBERT
 // "transformer.layer.N."), under any prefix.
-bool converted_by_loader(const Tensor& t) {
+bool converted_by_loader(const formats::Tensor& t) {
   const std::string_view name = t.name;
   if (t.shape.size() != 2 || !name.ends_with(".weight")) return false;
   if (name == "embeddings.word_embeddings.weight" || name.ends_with(".embeddings.word_embeddings.weight")) {
@@ -60,7 +60,7 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, Pr
   if (!fs::is_directory(in)) {
     throw Error(ErrorKind::NotFound, fmt::format("model folder {} does not exist", in.string()));
   }
-  const ModelConfig config = read_model_config(in / "config.json");
+  const metadata::ModelConfig config = families::read_model_config(in / "config.json");
   // By model_type, as the folder's config class is chosen.
   const model::families::Family* family = model::families::for_model_type(config.model_type);
   if (family == nullptr || !family->quantize_ahead) {
@@ -81,22 +81,22 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, Pr
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("{} already exists and is not an empty folder", out.string()));
   }
-  const ModelWeights weights = ModelWeights::open_dir(in);
+  const formats::ModelWeights weights = formats::ModelWeights::open_dir(in);
 
   // Converted data lives here until the file is written (spans in `tensors` point into it).
   std::vector<std::vector<std::byte>> storage;
-  std::vector<TensorToWrite> tensors;
+  std::vector<formats::TensorToWrite> tensors;
   QuantizeReport report;
   for (const std::string_view name : weights.names()) {
-    const Tensor& t = *weights.find(name);
+    const formats::Tensor& t = *weights.find(name);
     report.bytes_in += t.data.size();
-    if (!converted_by_loader(t) || t.dtype == Dtype::I8) {
+    if (!converted_by_loader(t) || t.dtype == formats::Dtype::I8) {
       // I8 tensors are an earlier quantisation's: kept, with their scales, as they are.
       tensors.push_back({t.name, t.dtype, t.shape, t.data});
       ++report.copied;
       continue;
     }
-    const std::vector<float> values = to_float32(t);  // Unsupported for non-float dtypes, named
+    const std::vector<float> values = formats::to_float32(t);  // Unsupported for non-float dtypes, named
     const std::size_t n = t.shape[0];
     const std::size_t k = t.shape[1];
     if (precision == Precision::Int8) {
@@ -110,17 +110,17 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, Pr
       std::vector<std::byte> data(q.values.size());
       std::memcpy(data.data(), q.values.data(), data.size());
       const auto& d = storage.emplace_back(std::move(data));
-      tensors.push_back({t.name, Dtype::I8, {n, k}, d});
+      tensors.push_back({t.name, formats::Dtype::I8, {n, k}, d});
       std::vector<std::byte> scale(q.scales.size() * sizeof(float));
       std::memcpy(scale.data(), q.scales.data(), scale.size());
       const auto& s = storage.emplace_back(std::move(scale));
-      tensors.push_back({t.name + std::string(kInt8ScaleSuffix), Dtype::F32, {n}, s});
+      tensors.push_back({t.name + std::string(formats::kInt8ScaleSuffix), formats::Dtype::F32, {n}, s});
     } else {
       std::vector<std::uint16_t> bf(values.size());
-      std::transform(values.begin(), values.end(), bf.begin(), float_to_bf16);
+      std::transform(values.begin(), values.end(), bf.begin(), formats::float_to_bf16);
       const auto b = bytes_of(bf);
       const auto& d = storage.emplace_back(b.begin(), b.end());
-      tensors.push_back({t.name, Dtype::BF16, {n, k}, d});
+      tensors.push_back({t.name, formats::Dtype::BF16, {n, k}, d});
     }
     ++report.converted;
   }
@@ -128,7 +128,7 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, Pr
     throw Error(ErrorKind::CorruptFile,
                 fmt::format("{}: no encoder weights found to convert", weights.source().string()));
   }
-  for (const TensorToWrite& t : tensors) report.bytes_out += t.data.size();
+  for (const formats::TensorToWrite& t : tensors) report.bytes_out += t.data.size();
 
   fs::create_directories(out);
   // Everything but the weights, subfolders included (1_Pooling/...); links are followed, so a
@@ -144,7 +144,7 @@ QuantizeReport quantize_model_folder(const fs::path& in, const fs::path& out, Pr
   }
   const std::map<std::string, std::string> metadata{{"format", "pt"},
                                                     {"warden_dtype", std::string(precision_name(precision))}};
-  write_safetensors(out / "model.safetensors", tensors, metadata);
+  formats::write_safetensors(out / "model.safetensors", tensors, metadata);
   return report;
 }
 

@@ -10,13 +10,13 @@
 
 namespace warden::model {
 
-ClassifierHead yes_no_head(const EncoderModel& model, std::uint32_t yes, std::uint32_t no, Isa isa) {
+heads::ClassifierHead yes_no_head(const EncoderModel& model, std::uint32_t yes, std::uint32_t no, Isa isa) {
   const std::size_t h = model.encoder.dims().hidden;
   const std::size_t vocab = model.encoder.dims().vocab;
   // Qwen3ForCausalLM's lm_head; with tie_word_embeddings (the 0.6B checkpoints) save_pretrained
   // keeps only the embeddings it is tied to.
   const std::string tied = model.weight_prefix + "embed_tokens.weight";
-  const Tensor* table = model.weights->find("lm_head.weight");
+  const formats::Tensor* table = model.weights->find("lm_head.weight");
   if (table == nullptr) table = model.weights->find(tied);
   if (table == nullptr) {
     throw Error(
@@ -35,18 +35,18 @@ ClassifierHead yes_no_head(const EncoderModel& model, std::uint32_t yes, std::ui
                   fmt::format("{}: the tokenizer's \"{}\" is id {}, outside the {} rows of {}",
                               model.weights->source().string(), token, id, vocab, table->name));
     }
-    const std::size_t bytes = h * dtype_size(table->dtype);
-    Tensor one{table->name, table->dtype, {1, h}, table->data.subspan(id * bytes, bytes)};
+    const std::size_t bytes = h * formats::dtype_size(table->dtype);
+    formats::Tensor one{table->name, table->dtype, {1, h}, table->data.subspan(id * bytes, bytes)};
     std::vector<float> out(h);
-    to_float32(one, out);
+    formats::to_float32(one, out);
     return out;
   };
   const std::vector<float> w_yes = row(yes, "yes");
   const std::vector<float> w_no = row(no, "no");
   std::vector<float> diff(h);
   for (std::size_t j = 0; j < h; ++j) diff[j] = w_yes[j] - w_no[j];
-  ClassifierHead head;
-  head.pooling = PoolingMode::LastToken;
+  heads::ClassifierHead head;
+  head.pooling = metadata::PoolingMode::LastToken;
   head.out = kernels::PackedLinear(1, h, isa);
   head.out.set_rows(0, 1, diff, {});
   return head;

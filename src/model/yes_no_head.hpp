@@ -18,6 +18,6 @@ namespace warden::model {
 // The head of `model` (a yes/no reranker's: EncoderModel::scores_with_lm_head) for the token
 // ids the folder's tokenizer gives "yes" and "no". Error(CorruptFile) naming the tensor when the
 // checkpoint holds neither an LM head nor the word embeddings, or an id is outside them.
-ClassifierHead yes_no_head(const EncoderModel& model, std::uint32_t yes, std::uint32_t no, Isa isa);
+heads::ClassifierHead yes_no_head(const EncoderModel& model, std::uint32_t yes, std::uint32_t no, Isa isa);
 
 }  // namespace warden::model

@@ -135,13 +135,14 @@ TEST_F(ColbertOutputs, StanfordLayoutOfTheSameWeightsGivesTheSameVectors) {
   config.replace(at, 11, "\"HF_ColBERT\"");
   write_file_atomic(stanford / "config.json", config);
   {
-    const SafetensorsFile encoder(dir_ / "model.safetensors");
-    const SafetensorsFile dense(dir_ / "1_Dense" / "model.safetensors");
-    std::vector<TensorToWrite> tensors;
-    for (const Tensor& t : encoder.tensors()) tensors.push_back({"bert." + t.name, t.dtype, t.shape, t.data});
-    const Tensor& linear = *dense.find("linear.weight");
+    const model::formats::SafetensorsFile encoder(dir_ / "model.safetensors");
+    const model::formats::SafetensorsFile dense(dir_ / "1_Dense" / "model.safetensors");
+    std::vector<model::formats::TensorToWrite> tensors;
+    for (const model::formats::Tensor& t : encoder.tensors())
+      tensors.push_back({"bert." + t.name, t.dtype, t.shape, t.data});
+    const model::formats::Tensor& linear = *dense.find("linear.weight");
     tensors.push_back({"linear.weight", linear.dtype, linear.shape, linear.data});
-    write_safetensors(stanford / "model.safetensors", tensors, {{"format", "pt"}});
+    model::formats::write_safetensors(stanford / "model.safetensors", tensors, {{"format", "pt"}});
   }
   write_file_atomic(stanford / "artifact.metadata",
                     R"({"query_token_id": "[unused0]", "doc_token_id": "[unused1]", "query_maxlen": 32,)"

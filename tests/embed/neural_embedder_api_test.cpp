@@ -205,7 +205,7 @@ TEST(NeuralEmbedderApi, EmbedTokensMeanIsTheMeanPooledVector) {
   ThreadPool pool(2);
   const Folder f(kPrompted, "tokens");
   const embed::NeuralEmbedder e(f.dir(), &pool);
-  ASSERT_EQ(e.model().pooling.mode, PoolingMode::Mean);
+  ASSERT_EQ(e.model().pooling.mode, model::metadata::PoolingMode::Mean);
   const std::vector<embed::PreparedInput> inputs{e.prepare("one", {}), e.prepare("two words here", {})};
   const std::vector<float> pooled = embed_prepared(e, inputs);
   const std::vector<const embed::PreparedInput*> ptrs{&inputs[0], &inputs[1]};

@@ -38,7 +38,7 @@ fs::path golden_path(const std::string& name) {
 }
 
 std::unique_ptr<embed::StaticEmbedder> open(const fs::path& dir) {
-  const auto layout = model::find_static_layout(dir);
+  const auto layout = model::static_models::find_static_layout(dir);
   if (!layout) throw Error(ErrorKind::NotFound, "not a static model folder");
   return std::make_unique<embed::StaticEmbedder>(dir, *layout);
 }
@@ -109,15 +109,15 @@ TEST(StaticEmbedder, Model2VecCutsAt512TokensOrRefusesWithoutTruncation) {
 }
 
 // Rewrites DIR/model.safetensors with tensor `name` replaced by `values` (raw bytes, dtype, shape).
-void replace_tensor(const fs::path& file, const std::string& name, Dtype dtype,
+void replace_tensor(const fs::path& file, const std::string& name, model::formats::Dtype dtype,
                     std::vector<std::size_t> shape, std::vector<std::byte> values) {
   std::vector<std::string> names;
   std::vector<std::vector<std::byte>> blobs;
-  std::vector<TensorToWrite> tensors;
+  std::vector<model::formats::TensorToWrite> tensors;
   {
-    const ModelWeights w = ModelWeights::open_file(file);
+    const model::formats::ModelWeights w = model::formats::ModelWeights::open_file(file);
     for (const std::string_view n : w.names()) {
-      const Tensor* t = w.find(n);
+      const model::formats::Tensor* t = w.find(n);
       names.emplace_back(n);
       if (n == name) {
         blobs.push_back(values);
@@ -129,7 +129,7 @@ void replace_tensor(const fs::path& file, const std::string& name, Dtype dtype,
     }
   }
   for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].data = blobs[i];
-  write_safetensors(file, tensors, {{"format", "pt"}});
+  model::formats::write_safetensors(file, tensors, {{"format", "pt"}});
 }
 
 void expect_error(const fs::path& dir, ErrorKind kind, const std::string& names) {
@@ -152,27 +152,29 @@ TEST(StaticEmbedder, BrokenTablesWeightsAndMappingsAreNamed) {
     mapping[7] = 1 << 20;  // past the table's rows
     std::vector<std::byte> bytes(mapping.size() * 4);
     std::memcpy(bytes.data(), mapping.data(), bytes.size());
-    replace_tensor(tmp.path / "model.safetensors", "mapping", Dtype::I32, {mapping.size()}, bytes);
+    replace_tensor(tmp.path / "model.safetensors", "mapping", model::formats::Dtype::I32, {mapping.size()},
+                   bytes);
     expect_error(tmp.path, ErrorKind::CorruptFile, "'mapping' sends token 7");
   }
   {
     const TempFolder tmp;
     testing::run_fixture_command(quantized, tmp.path);
-    replace_tensor(tmp.path / "model.safetensors", "weights", Dtype::F32, {3}, std::vector<std::byte>(12));
+    replace_tensor(tmp.path / "model.safetensors", "weights", model::formats::Dtype::F32, {3},
+                   std::vector<std::byte>(12));
     expect_error(tmp.path, ErrorKind::CorruptFile, "'weights'");
   }
   {
     const TempFolder tmp;
     testing::run_fixture_command("warden-fixture --arch static --seed 1 --out DIR", tmp.path);
     // A table with fewer rows than the tokenizer has tokens.
-    replace_tensor(tmp.path / "model.safetensors", "embeddings", Dtype::F32, {10, 64},
+    replace_tensor(tmp.path / "model.safetensors", "embeddings", model::formats::Dtype::F32, {10, 64},
                    std::vector<std::byte>(10 * 64 * 4));
     expect_error(tmp.path, ErrorKind::CorruptFile, "the tokenizer has 30522 tokens");
   }
   {
     const TempFolder tmp;
     testing::run_fixture_command("warden-fixture --arch static --seed 1 --out DIR", tmp.path);
-    replace_tensor(tmp.path / "model.safetensors", "embeddings", Dtype::F32, {30522},
+    replace_tensor(tmp.path / "model.safetensors", "embeddings", model::formats::Dtype::F32, {30522},
                    std::vector<std::byte>(30522 * 4));
     expect_error(tmp.path, ErrorKind::CorruptFile, "'embeddings' must be a [tokens x dim] table");
   }

@@ -45,7 +45,7 @@ std::string mini_lm_with(std::string_view from, std::string_view to) {
 
 std::string config_error(const std::string& json, ErrorKind kind = ErrorKind::CorruptFile) {
   try {
-    (void)parse_model_config(json, "config.json");
+    (void)model::families::parse_model_config(json, "config.json");
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), kind) << e.what();
     return e.what();
@@ -55,7 +55,7 @@ std::string config_error(const std::string& json, ErrorKind kind = ErrorKind::Co
 }
 
 TEST(ModelConfig, ReadsARealBertConfig) {
-  const auto c = parse_model_config(kMiniLm, "config.json");
+  const auto c = model::families::parse_model_config(kMiniLm, "config.json");
   EXPECT_EQ(c.architectures, std::vector<std::string>{"BertModel"});
   EXPECT_EQ(c.model_type, "bert");
   EXPECT_EQ(c.hidden_size, 384U);
@@ -75,12 +75,12 @@ TEST(ModelConfig, ReadsARealBertConfig) {
 }
 
 TEST(ModelConfig, DistilBertNamesMapOntoTheSameFields) {
-  const auto c =
-      parse_model_config(R"({"activation":"gelu","architectures":["DistilBertForSequenceClassification"],
+  const auto c = model::families::parse_model_config(
+      R"({"activation":"gelu","architectures":["DistilBertForSequenceClassification"],
     "dim":768,"hidden_dim":3072,"max_position_embeddings":512,"model_type":"distilbert","n_heads":12,"n_layers":6,
     "pad_token_id":0,"sinusoidal_pos_embds":false,"vocab_size":30522,"id2label":{"1":"POSITIVE","0":"NEGATIVE"},
     "label2id":{"NEGATIVE":0,"POSITIVE":1}})",
-                         "config.json");
+      "config.json");
   EXPECT_EQ(c.hidden_size, 768U);
   EXPECT_EQ(c.num_hidden_layers, 6U);
   EXPECT_EQ(c.num_attention_heads, 12U);
@@ -92,15 +92,17 @@ TEST(ModelConfig, DistilBertNamesMapOntoTheSameFields) {
 }
 
 TEST(ModelConfig, XlmRobertaDefaultsAndOneLabel) {
-  const auto c = parse_model_config(R"({"model_type":"xlm-roberta","hidden_size":768,"num_hidden_layers":12,
+  const auto c = model::families::parse_model_config(
+      R"({"model_type":"xlm-roberta","hidden_size":768,"num_hidden_layers":12,
     "num_attention_heads":12,"intermediate_size":3072,"vocab_size":250002,"max_position_embeddings":514,
     "layer_norm_eps":1e-05,"type_vocab_size":1,"id2label":{"0":"LABEL_0"},"label2id":{"LABEL_0":0},"some_new_key":[1]})",
-                                    "config.json");
+      "config.json");
   EXPECT_EQ(c.pad_token_id, 1);  // XLMRobertaConfig's default
   EXPECT_EQ(c.layer_norm_eps, 1e-05);
   EXPECT_EQ(c.num_labels(), 1U);
   EXPECT_EQ(
-      parse_model_config(mini_lm_with(R"("use_cache": true)", R"("dtype": "bfloat16")"), "c").torch_dtype,
+      model::families::parse_model_config(mini_lm_with(R"("use_cache": true)", R"("dtype": "bfloat16")"), "c")
+          .torch_dtype,
       "bfloat16");
 }
 
@@ -164,12 +166,12 @@ TEST(ModelConfig, BadConfigsAreClearErrors) {
 }
 
 TEST(SentenceTransformers, Modules) {
-  const auto m = parse_st_modules(R"([
+  const auto m = model::metadata::parse_st_modules(R"([
   {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
   {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
   {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}
 ])",
-                                  "modules.json");
+                                                   "modules.json");
   ASSERT_EQ(m.modules.size(), 3U);
   ASSERT_NE(m.find("Pooling"), nullptr);
   EXPECT_EQ(m.find("Pooling")->path, "1_Pooling");
@@ -181,7 +183,7 @@ TEST(SentenceTransformers, Modules) {
         R"([{"idx":0,"path":"a//b","type":"t"}])", R"([{"idx":0,"path":""}])", R"({"idx":0})", R"([3])"}) {
     SCOPED_TRACE(bad);
     try {
-      (void)parse_st_modules(bad, "modules.json");
+      (void)model::metadata::parse_st_modules(bad, "modules.json");
       ADD_FAILURE();
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);
@@ -191,7 +193,7 @@ TEST(SentenceTransformers, Modules) {
 }
 
 TEST(SentenceTransformers, Pooling) {
-  const auto mean = parse_pooling_config(R"({
+  const auto mean = model::metadata::parse_pooling_config(R"({
   "word_embedding_dimension": 384,
   "pooling_mode_cls_token": false,
   "pooling_mode_mean_tokens": true,
@@ -201,24 +203,28 @@ TEST(SentenceTransformers, Pooling) {
   "pooling_mode_lasttoken": false,
   "include_prompt": true
 })",
-                                         "p");
-  EXPECT_EQ(mean.mode, PoolingMode::Mean);
+                                                          "p");
+  EXPECT_EQ(mean.mode, model::metadata::PoolingMode::Mean);
   EXPECT_EQ(mean.word_embedding_dimension, 384U);
   EXPECT_TRUE(mean.include_prompt);
 
-  const auto cls = parse_pooling_config(
+  const auto cls = model::metadata::parse_pooling_config(
       R"({"word_embedding_dimension":8,"pooling_mode_cls_token":true,"include_prompt":false})", "p");
-  EXPECT_EQ(cls.mode, PoolingMode::Cls);
+  EXPECT_EQ(cls.mode, model::metadata::PoolingMode::Cls);
   EXPECT_FALSE(cls.include_prompt);
-  EXPECT_EQ(parse_pooling_config(R"({"word_embedding_dimension":8,"pooling_mode_lasttoken":true})", "p").mode,
-            PoolingMode::LastToken);
-  EXPECT_EQ(parse_pooling_config(R"({"word_embedding_dimension":8,"pooling_mode":"max"})", "p").mode,
-            PoolingMode::Max);
-  EXPECT_EQ(pooling_mode_name(PoolingMode::LastToken), "lasttoken");
+  EXPECT_EQ(model::metadata::parse_pooling_config(
+                R"({"word_embedding_dimension":8,"pooling_mode_lasttoken":true})", "p")
+                .mode,
+            model::metadata::PoolingMode::LastToken);
+  EXPECT_EQ(
+      model::metadata::parse_pooling_config(R"({"word_embedding_dimension":8,"pooling_mode":"max"})", "p")
+          .mode,
+      model::metadata::PoolingMode::Max);
+  EXPECT_EQ(model::metadata::pooling_mode_name(model::metadata::PoolingMode::LastToken), "lasttoken");
 
   const auto error_kind = [](const char* json) {
     try {
-      (void)parse_pooling_config(json, "p");
+      (void)model::metadata::parse_pooling_config(json, "p");
     } catch (const Error& e) {
       return e.kind();
     }
@@ -238,26 +244,28 @@ TEST(SentenceTransformers, Pooling) {
 }
 
 TEST(SentenceTransformers, PromptsConfig) {
-  const auto c = parse_st_config(R"({"__version__":{"sentence_transformers":"3.2.1"},
+  const auto c = model::metadata::parse_st_config(R"({"__version__":{"sentence_transformers":"3.2.1"},
     "prompts":{"query":"query: ","passage":"passage: "},"default_prompt_name":"query","similarity_fn_name":"cosine"})",
-                                 "c");
+                                                  "c");
   EXPECT_EQ(c.prompts.at("query"), "query: ");
   EXPECT_EQ(c.default_prompt_name, "query");
   EXPECT_EQ(c.similarity_fn_name, "cosine");
-  const auto empty = parse_st_config(R"({"prompts":{},"default_prompt_name":null})", "c");
+  const auto empty = model::metadata::parse_st_config(R"({"prompts":{},"default_prompt_name":null})", "c");
   EXPECT_TRUE(empty.prompts.empty());
   EXPECT_FALSE(empty.default_prompt_name.has_value());
-  EXPECT_THROW((void)parse_st_config(R"({"prompts":{},"default_prompt_name":"query"})", "c"), Error);
-  EXPECT_THROW((void)parse_st_config(R"({"prompts":{"q":1}})", "c"), Error);
+  EXPECT_THROW((void)model::metadata::parse_st_config(R"({"prompts":{},"default_prompt_name":"query"})", "c"),
+               Error);
+  EXPECT_THROW((void)model::metadata::parse_st_config(R"({"prompts":{"q":1}})", "c"), Error);
 }
 
 TEST(SentenceTransformers, MaxSeqLength) {
-  EXPECT_EQ(parse_max_seq_length(R"({"max_seq_length": 8192, "do_lower_case": false})", "s"), 8192U);
-  EXPECT_EQ(parse_max_seq_length(R"({"do_lower_case": false})", "s"), std::nullopt);
-  EXPECT_EQ(parse_max_seq_length(R"({"max_seq_length": null})", "s"), std::nullopt);
+  EXPECT_EQ(model::metadata::parse_max_seq_length(R"({"max_seq_length": 8192, "do_lower_case": false})", "s"),
+            8192U);
+  EXPECT_EQ(model::metadata::parse_max_seq_length(R"({"do_lower_case": false})", "s"), std::nullopt);
+  EXPECT_EQ(model::metadata::parse_max_seq_length(R"({"max_seq_length": null})", "s"), std::nullopt);
   for (const char* bad : {R"({"max_seq_length": 0})", R"({"max_seq_length": "long"})", R"([1])"}) {
     try {
-      (void)parse_max_seq_length(bad, "sentence_bert_config.json");
+      (void)model::metadata::parse_max_seq_length(bad, "sentence_bert_config.json");
       ADD_FAILURE() << bad;
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::CorruptFile) << e.what();

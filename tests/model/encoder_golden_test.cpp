@@ -75,8 +75,8 @@ struct Case {
   std::vector<float> logits;
 };
 
-constexpr PoolingMode kModes[4] = {PoolingMode::Cls, PoolingMode::Mean, PoolingMode::Max,
-                                   PoolingMode::LastToken};
+constexpr metadata::PoolingMode kModes[4] = {metadata::PoolingMode::Cls, metadata::PoolingMode::Mean,
+                                             metadata::PoolingMode::Max, metadata::PoolingMode::LastToken};
 constexpr const char* kModeNames[4] = {"cls", "mean", "max", "last"};
 
 TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
@@ -129,10 +129,10 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
     // 3. Warden, all cases in one mixed-length batch.
     const auto model = load_encoder_model(dir);
     const std::size_t h = model->encoder.dims().hidden;
-    TokenBatch batch;
+    engine::TokenBatch batch;
     for (const auto& c : cases) batch.add(c.ids, c.type_ids);
     model->encoder.validate(batch);
-    EncoderWorkspace ws;
+    engine::EncoderWorkspace ws;
     const auto hidden = model->encoder.forward(batch, ws, &threads);
     const std::vector<float> all_hidden(hidden.begin(), hidden.end());
     std::vector<float> logits;
@@ -159,7 +159,7 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
       for (int m = 0; m < 4; ++m) {
         std::vector<float> pooled(h);
         const std::size_t offsets[2] = {0, c.ids.size()};
-        model::pool(mine, h, offsets, kModes[m], pooled);
+        model::heads::pool(mine, h, offsets, kModes[m], pooled);
         worst_pooled = std::max(worst_pooled, max_abs_diff(pooled, c.pooled[m]));
         EXPECT_LE(max_abs_diff(pooled, c.pooled[m]), kTolerance) << kModeNames[m];
         l2_normalize(pooled, h);
@@ -174,9 +174,9 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
       }
 
       // 4. Batch invariance: the same input alone.
-      TokenBatch alone;
+      engine::TokenBatch alone;
       alone.add(c.ids, c.type_ids);
-      EncoderWorkspace ws_alone;
+      engine::EncoderWorkspace ws_alone;
       const auto single = model->encoder.forward(alone, ws_alone, &threads);
       worst_alone = std::max(worst_alone, max_abs_diff(single, mine));
       EXPECT_LE(max_abs_diff(single, mine), kBatchInvariance) << "alone vs batched";

@@ -46,17 +46,17 @@ TEST(Families, ClassesHaveWhatTheirRoleNeeds) {
 TEST(Families, BaseClassesResolve) {
   for (const Family* f : all()) {
     for (const std::string_view t : f->model_types) {
-      ModelConfig c;
+      metadata::ModelConfig c;
       c.model_type = std::string(t);
       const ResolvedClass r = resolve(c, "/m");
       EXPECT_EQ(r.cls->role, ClassRole::Encoder) << t;
     }
   }
-  ModelConfig alibi;
+  metadata::ModelConfig alibi;
   alibi.model_type = "bert";
   alibi.position_embedding_type = "alibi";
   EXPECT_EQ(resolve(alibi, "/m").family->name, "jina-bert");
-  ModelConfig unknown;
+  metadata::ModelConfig unknown;
   unknown.model_type = "gpt2";
   try {
     (void)resolve(unknown, "/m");
@@ -70,21 +70,21 @@ TEST(Families, BaseClassesResolve) {
 // A family reads its own keys: DistilBERT's names map onto the shared fields, and a family's
 // settings are its own (a config of another family has none of its keys read).
 TEST(Families, ConfigsAreReadByTheirFamily) {
-  const ModelConfig d = parse_model_config(
+  const metadata::ModelConfig d = families::parse_model_config(
       R"({"model_type": "distilbert", "dim": 64, "n_layers": 2, "n_heads": 4, "hidden_dim": 128,
           "vocab_size": 100})",
       "config.json");
   EXPECT_EQ(d.hidden_size, 64U);
   EXPECT_EQ(d.type_vocab_size, 0U);
   EXPECT_EQ(d.pad_token_id, 0);
-  const ModelConfig m = parse_model_config(
+  const metadata::ModelConfig m = families::parse_model_config(
       R"({"model_type": "mpnet", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
           "intermediate_size": 128, "vocab_size": 100})",
       "config.json");
   EXPECT_EQ(m.pad_token_id, 1);  // MPNetConfig's default
   EXPECT_NE(m.family_settings, nullptr);
   // The table length's default is the config class's, not BERT's 512.
-  const ModelConfig q = parse_model_config(
+  const metadata::ModelConfig q = families::parse_model_config(
       R"({"model_type": "qwen3", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
           "intermediate_size": 128, "vocab_size": 100})",
       "config.json");

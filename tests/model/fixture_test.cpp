@@ -32,7 +32,7 @@ using Expected = std::vector<std::pair<std::string, std::vector<std::size_t>>>;
 
 // What HF's modelling code would build for this config: written here from the config alone,
 // independently of the generator's tables.
-Expected expected_tensors(const ModelConfig& c, bool classifier) {
+Expected expected_tensors(const model::metadata::ModelConfig& c, bool classifier) {
   Expected out;
   const std::size_t h = c.hidden_size;
   const std::size_t labels = c.num_labels();
@@ -120,7 +120,7 @@ TEST(Fixture, EveryArchitectureAndHeadReReadsWithTheShapesItsConfigImplies) {
       options.seed = 3;
       fixtures::write_fixture(options, dir);
 
-      const ModelConfig config = read_model_config(dir / "config.json");
+      const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
       EXPECT_EQ(config.architectures, std::vector<std::string>{fixtures::architecture_class(arch, head)});
       EXPECT_EQ(config.model_type, arch);
       EXPECT_EQ(config.hidden_size, 64U);
@@ -143,13 +143,14 @@ TEST(Fixture, EveryArchitectureAndHeadReReadsWithTheShapesItsConfigImplies) {
         EXPECT_EQ(config.vocab_size, 30522U);
       }
 
-      const auto weights = ModelWeights::open_dir(dir);
+      const auto weights = model::formats::ModelWeights::open_dir(dir);
       const Expected expected = expected_tensors(config, classifier);
       EXPECT_EQ(weights.size(), expected.size()) << "extra or missing tensors";
       for (const auto& [name, shape] : expected) {
         EXPECT_NO_THROW((void)weights.require(name, shape)) << name;
       }
-      EXPECT_EQ(SafetensorsFile(weights.files().front().path()).metadata().at("format"), "pt");
+      EXPECT_EQ(model::formats::SafetensorsFile(weights.files().front().path()).metadata().at("format"),
+                "pt");
       // HF zeroes the padding row of the word embeddings.
       const auto* words = weights.find((classifier ? (arch == "bert"          ? "bert."
                                                       : arch == "xlm-roberta" ? "roberta."
@@ -157,7 +158,7 @@ TEST(Fixture, EveryArchitectureAndHeadReReadsWithTheShapesItsConfigImplies) {
                                                    : "") +
                                        std::string("embeddings.word_embeddings.weight"));
       ASSERT_NE(words, nullptr);
-      const std::vector<float> table = to_float32(*words);
+      const std::vector<float> table = model::formats::to_float32(*words);
       const std::size_t pad = static_cast<std::size_t>(*config.pad_token_id);
       for (std::size_t j = 0; j < config.hidden_size; ++j)
         EXPECT_EQ(table[pad * config.hidden_size + j], 0.0F);
@@ -182,14 +183,15 @@ TEST(Fixture, EveryArchitectureAndHeadReReadsWithTheShapesItsConfigImplies) {
       // Embedding models carry the sentence-transformers files; classifiers do not.
       EXPECT_EQ(std::filesystem::exists(dir / "modules.json"), !classifier);
       if (!classifier) {
-        const StModules modules = read_st_modules(dir / "modules.json");
+        const model::metadata::StModules modules = model::metadata::read_st_modules(dir / "modules.json");
         ASSERT_NE(modules.find("Pooling"), nullptr);
         EXPECT_NE(modules.find("Normalize"), nullptr);
-        const PoolingConfig pooling =
-            read_pooling_config(dir / modules.find("Pooling")->path / "config.json");
+        const model::metadata::PoolingConfig pooling =
+            model::metadata::read_pooling_config(dir / modules.find("Pooling")->path / "config.json");
         EXPECT_EQ(pooling.word_embedding_dimension, config.hidden_size);
-        EXPECT_EQ(pooling.mode, PoolingMode::Mean);
-        const StConfig st = read_st_config(dir / "config_sentence_transformers.json");
+        EXPECT_EQ(pooling.mode, model::metadata::PoolingMode::Mean);
+        const model::metadata::StConfig st =
+            model::metadata::read_st_config(dir / "config_sentence_transformers.json");
         EXPECT_TRUE(st.prompts.empty());
       }
     }
@@ -241,9 +243,9 @@ TEST(Fixture, ShardedAndHalfPrecisionCheckpointsHoldTheSameWeights) {
   options.max_shard_bytes = 100'000;  // the word embeddings (7.8 MB) get a shard of their own
   fixtures::write_fixture(options, tmp / "sharded");
   options.max_shard_bytes = 0;
-  options.dtype = Dtype::F16;
+  options.dtype = model::formats::Dtype::F16;
   fixtures::write_fixture(options, tmp / "f16");
-  options.dtype = Dtype::BF16;
+  options.dtype = model::formats::Dtype::BF16;
   fixtures::write_fixture(options, tmp / "bf16");
 
   EXPECT_FALSE(std::filesystem::exists(tmp / "sharded" / "model.safetensors"));
@@ -251,27 +253,27 @@ TEST(Fixture, ShardedAndHalfPrecisionCheckpointsHoldTheSameWeights) {
   const std::string index = read_file(tmp / "sharded" / "model.safetensors.index.json");
   const std::string head = "{\n  \"metadata\": {\n    \"total_size\": 8230144\n  },\n  \"weight_map\": {\n";
   EXPECT_EQ(index.substr(0, head.size()), head);
-  EXPECT_EQ(read_model_config(tmp / "f16" / "config.json").torch_dtype, "float16");
-  EXPECT_EQ(read_model_config(tmp / "bf16" / "config.json").torch_dtype, "bfloat16");
+  EXPECT_EQ(model::families::read_model_config(tmp / "f16" / "config.json").torch_dtype, "float16");
+  EXPECT_EQ(model::families::read_model_config(tmp / "bf16" / "config.json").torch_dtype, "bfloat16");
 
-  const auto f32 = ModelWeights::open_dir(tmp / "f32");
-  const auto sharded = ModelWeights::open_dir(tmp / "sharded");
-  const auto f16 = ModelWeights::open_dir(tmp / "f16");
-  const auto bf16 = ModelWeights::open_dir(tmp / "bf16");
+  const auto f32 = model::formats::ModelWeights::open_dir(tmp / "f32");
+  const auto sharded = model::formats::ModelWeights::open_dir(tmp / "sharded");
+  const auto f16 = model::formats::ModelWeights::open_dir(tmp / "f16");
+  const auto bf16 = model::formats::ModelWeights::open_dir(tmp / "bf16");
   EXPECT_EQ(sharded.files().size(), 6U);
   EXPECT_EQ(sharded.names(), f32.names());
   EXPECT_EQ(f16.names(), f32.names());
   for (const std::string_view name : f32.names()) {
     SCOPED_TRACE(name);
-    const std::vector<float> want = to_float32(*f32.find(name));
-    EXPECT_EQ(to_float32(*sharded.find(name)), want);
-    ASSERT_EQ(f16.find(name)->dtype, Dtype::F16);
-    ASSERT_EQ(bf16.find(name)->dtype, Dtype::BF16);
-    const std::vector<float> half = to_float32(*f16.find(name));
-    const std::vector<float> brain = to_float32(*bf16.find(name));
+    const std::vector<float> want = model::formats::to_float32(*f32.find(name));
+    EXPECT_EQ(model::formats::to_float32(*sharded.find(name)), want);
+    ASSERT_EQ(f16.find(name)->dtype, model::formats::Dtype::F16);
+    ASSERT_EQ(bf16.find(name)->dtype, model::formats::Dtype::BF16);
+    const std::vector<float> half = model::formats::to_float32(*f16.find(name));
+    const std::vector<float> brain = model::formats::to_float32(*bf16.find(name));
     for (std::size_t i = 0; i < want.size(); i += 97) {
-      ASSERT_EQ(half[i], f16_to_float(float_to_f16(want[i])));
-      ASSERT_EQ(brain[i], bf16_to_float(float_to_bf16(want[i])));
+      ASSERT_EQ(half[i], model::formats::f16_to_float(model::formats::float_to_f16(want[i])));
+      ASSERT_EQ(brain[i], model::formats::bf16_to_float(model::formats::float_to_bf16(want[i])));
     }
   }
 }
@@ -288,12 +290,14 @@ TEST(Fixture, OptionsAndErrors) {
   options.default_prompt_name = "passage";
   EXPECT_THROW(fixtures::write_fixture(options, tmp / "x"), Error);
   options.default_prompt_name = "query";
-  options.pooling = PoolingMode::Cls;
+  options.pooling = model::metadata::PoolingMode::Cls;
   fixtures::write_fixture(options, tmp / "p");
-  const StConfig st = read_st_config(tmp / "p" / "config_sentence_transformers.json");
+  const model::metadata::StConfig st =
+      model::metadata::read_st_config(tmp / "p" / "config_sentence_transformers.json");
   EXPECT_EQ(st.prompts.at("query"), "query: ");
   EXPECT_EQ(st.default_prompt_name, "query");
-  EXPECT_EQ(read_pooling_config(tmp / "p" / "1_Pooling" / "config.json").mode, PoolingMode::Cls);
+  EXPECT_EQ(model::metadata::read_pooling_config(tmp / "p" / "1_Pooling" / "config.json").mode,
+            model::metadata::PoolingMode::Cls);
 
   EXPECT_EQ(fixtures::architecture_class("xlm-roberta", fixtures::Head::None), "XLMRobertaModel");
   EXPECT_THROW((void)fixtures::architecture_class("bart", fixtures::Head::None), Error);

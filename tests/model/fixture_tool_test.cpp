@@ -32,10 +32,10 @@ TEST(FixtureTool, WritesAFolderTheReadersLoad) {
                 tmp, "--arch distilbert --head classifier --preset tiny --seed 4 --out " + out.string(), err),
             0)
       << err;
-  const ModelConfig config = read_model_config(out / "config.json");
+  const model::metadata::ModelConfig config = model::families::read_model_config(out / "config.json");
   EXPECT_EQ(config.architectures.front(), "DistilBertForSequenceClassification");
   EXPECT_EQ(config.num_labels(), 3U);
-  EXPECT_NO_THROW((void)ModelWeights::open_dir(out).require("classifier.weight", {3, 64}));
+  EXPECT_NO_THROW((void)model::formats::ModelWeights::open_dir(out).require("classifier.weight", {3, 64}));
 }
 
 TEST(FixtureTool, BadOptionsAreUsageErrors) {

@@ -36,7 +36,7 @@ TEST(Gte, LoadsAsNewModelWithRotaryNtkScalingAndTheGatedMlp) {
   const auto m = load_encoder_model(dir);
   EXPECT_EQ(m->family->name, "gte");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
-  const EncoderDims& d = m->encoder.dims();
+  const engine::EncoderDims& d = m->encoder.dims();
   EXPECT_EQ(d.type_vocab, 0U);
   EXPECT_FALSE(d.position_embeddings);
   EXPECT_EQ(d.rotary_dims, 16U);

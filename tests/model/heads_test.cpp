@@ -22,14 +22,15 @@ namespace {
 constexpr std::size_t kHidden = 8;
 constexpr std::size_t kOut = 3;
 
-MultiVectorHead projection(const std::filesystem::path& dir) {
+heads::MultiVectorHead projection(const std::filesystem::path& dir) {
   std::vector<float> w(kOut * kHidden);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.5F * static_cast<float>((i * 7) % 11) - 2.0F;
-  const auto wb = fixtures::encode_tensor(w, Dtype::F32);
-  const auto bb = fixtures::encode_tensor(std::vector<float>{0.5F, -0.25F, 0.0F}, Dtype::F32);
-  fixtures::write_torch_checkpoint(dir / kMultiVectorHeadFile, {{"weight", Dtype::F32, {kOut, kHidden}, wb},
-                                                                {"bias", Dtype::F32, {kOut}, bb}});
-  return *read_multi_vector_head(dir, kHidden, active_isa());
+  const auto wb = fixtures::encode_tensor(w, formats::Dtype::F32);
+  const auto bb = fixtures::encode_tensor(std::vector<float>{0.5F, -0.25F, 0.0F}, formats::Dtype::F32);
+  fixtures::write_torch_checkpoint(
+      dir / heads::kMultiVectorHeadFile,
+      {{"weight", formats::Dtype::F32, {kOut, kHidden}, wb}, {"bias", formats::Dtype::F32, {kOut}, bb}});
+  return *heads::read_multi_vector_head(dir, kHidden, active_isa());
 }
 
 struct Pass {
@@ -41,8 +42,8 @@ struct Pass {
   Pass() {
     for (std::size_t i = 0; i < hidden.size(); ++i) hidden[i] = std::cos(static_cast<float>(i) * 0.3F);
   }
-  [[nodiscard]] HeadPass view() const {
-    HeadPass p;
+  [[nodiscard]] heads::HeadPass view() const {
+    heads::HeadPass p;
     p.hidden = hidden;
     p.dim = kHidden;
     p.ids = ids;
@@ -55,12 +56,12 @@ struct Pass {
 
 TEST(Heads, TokenVectorsAreTheProjectionsRowsSplitBySequence) {
   testing::TempDir dir;
-  const MultiVectorHead weights = projection(dir.path());
+  const heads::MultiVectorHead weights = projection(dir.path());
   const Pass pass;
   std::vector<float> rows;
   weights.vectors(pass.hidden, kHidden, pass.offsets, rows);
-  HeadResults out;
-  TokenVectorsHead(weights).apply(pass.view(), out);
+  heads::HeadResults out;
+  heads::TokenVectorsHead(weights).apply(pass.view(), out);
   ASSERT_EQ(out.multi.size(), 2U);
   EXPECT_TRUE(out.sparse.empty());
   std::size_t row = 0;
@@ -75,13 +76,13 @@ TEST(Heads, TokenVectorsAreTheProjectionsRowsSplitBySequence) {
 
 TEST(Heads, ColbertKeepsAQuerysEveryTokenAndDropsADocumentsSkiplist) {
   testing::TempDir dir;
-  MultiVectorHead weights = projection(dir.path());
+  heads::MultiVectorHead weights = projection(dir.path());
   weights.skip_front = 0;  // a ColBERT's projection keeps every token
   const Pass pass;
   std::vector<float> rows;
   weights.vectors(pass.hidden, kHidden, pass.offsets, rows);
-  HeadResults out;
-  ColbertHead(weights, {5}).apply(pass.view(), out);
+  heads::HeadResults out;
+  heads::ColbertHead(weights, {5}).apply(pass.view(), out);
   ASSERT_EQ(out.multi.size(), 2U);
   ASSERT_EQ(out.multi[0].rows(), 4U);  // the query: 1 5 7 5, all kept
   for (std::size_t t = 0; t < 4; ++t) EXPECT_EQ(out.multi[0].row(t)[0], rows[t * kOut]);
@@ -93,24 +94,24 @@ TEST(Heads, ColbertKeepsAQuerysEveryTokenAndDropsADocumentsSkiplist) {
 TEST(Heads, PooledHeadLeavesThePromptOutOnlyWhenItsConfigSaysSo) {
   const Pass pass;
   for (const bool include_prompt : {true, false}) {
-    PoolingConfig config;
-    config.mode = PoolingMode::Mean;
+    metadata::PoolingConfig config;
+    config.mode = metadata::PoolingMode::Mean;
     config.include_prompt = include_prompt;
     std::vector<float> got(2 * kHidden);
-    HeadResults out;
+    heads::HeadResults out;
     out.dense = got;
-    PooledHead(config, kHidden).apply(pass.view(), out);
+    heads::PooledHead(config, kHidden).apply(pass.view(), out);
     std::vector<float> want(2 * kHidden);
-    pool(pass.hidden, kHidden, pass.offsets, PoolingMode::Mean, want,
-         include_prompt ? std::span<const std::size_t>() : std::span<const std::size_t>(pass.prompts));
+    heads::pool(pass.hidden, kHidden, pass.offsets, metadata::PoolingMode::Mean, want,
+                include_prompt ? std::span<const std::size_t>() : std::span<const std::size_t>(pass.prompts));
     EXPECT_EQ(got, want) << "include_prompt " << include_prompt;
   }
-  PoolingConfig config;
+  metadata::PoolingConfig config;
   std::vector<float> short_of_a_row(2 * kHidden - 1);
-  HeadResults out;
+  heads::HeadResults out;
   out.dense = short_of_a_row;
   try {
-    PooledHead(config, kHidden).apply(pass.view(), out);
+    heads::PooledHead(config, kHidden).apply(pass.view(), out);
     FAIL() << "a short span was written";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Internal);

@@ -45,7 +45,7 @@ TEST(JinaBert, LoadsAsTheRemoteCodeClassesAndRunsAlibiWithAGatedFeedForward) {
   EXPECT_EQ(m->encoder.dims().max_positions, 8192U);
   EXPECT_EQ(architecture_name(m->config, dir), "JinaBertForSequenceClassification");
   // A config that names no class but says alibi is JinaBertModel (HF's BertModel has no ALiBi).
-  ModelConfig bare = m->config;
+  metadata::ModelConfig bare = m->config;
   bare.architectures.clear();
   EXPECT_EQ(architecture_name(bare, dir), "JinaBertModel");
 }
@@ -89,11 +89,11 @@ TEST(JinaBert, WhatIsNotRunIsRefusedByName) {
     const auto dir = write_jina(tmp);
     std::vector<std::string> names;
     std::vector<std::vector<std::byte>> blobs;
-    std::vector<TensorToWrite> tensors;
+    std::vector<formats::TensorToWrite> tensors;
     {
-      const ModelWeights w = ModelWeights::open_dir(dir);
+      const formats::ModelWeights w = formats::ModelWeights::open_dir(dir);
       for (const std::string_view n : w.names()) {
-        const Tensor* t = w.find(n);
+        const formats::Tensor* t = w.find(n);
         names.emplace_back(n);
         blobs.emplace_back(t->data.begin(), t->data.end());
         tensors.push_back({names.back(), t->dtype, t->shape, {}});
@@ -102,9 +102,10 @@ TEST(JinaBert, WhatIsNotRunIsRefusedByName) {
     std::vector<float> ones(96, 1.0F);
     blobs.emplace_back(reinterpret_cast<const std::byte*>(ones.data()),
                        reinterpret_cast<const std::byte*>(ones.data() + ones.size()));
-    tensors.push_back({"bert.encoder.layer.0.attention.self.layer_norm_q.weight", Dtype::F32, {96}, {}});
+    tensors.push_back(
+        {"bert.encoder.layer.0.attention.self.layer_norm_q.weight", formats::Dtype::F32, {96}, {}});
     for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].data = blobs[i];
-    write_safetensors(dir / "model.safetensors", tensors, {{"format", "pt"}});
+    formats::write_safetensors(dir / "model.safetensors", tensors, {{"format", "pt"}});
     expect_load_error(dir, ErrorKind::Unsupported, "layer_norm_q");
   }
 }

@@ -37,10 +37,10 @@ using testing::expect_load_error;
 std::vector<float> hidden_states(const EncoderModel& m) {
   std::vector<std::uint32_t> ids;
   for (std::uint32_t i = 0; i < 40; ++i) ids.push_back(100 + 7 * i);
-  TokenBatch batch;
+  engine::TokenBatch batch;
   batch.add(ids);
   m.encoder.validate(batch);
-  EncoderWorkspace ws;
+  engine::EncoderWorkspace ws;
   const auto h = m.encoder.forward(batch, ws, nullptr);
   return {h.begin(), h.end()};
 }
@@ -52,7 +52,7 @@ TEST(ModernBert, LoadsAsModernBertModelWithTwoRotaryBasesAndWindowsOnTheLocalLay
   EXPECT_EQ(m->family->name, "modernbert");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   EXPECT_EQ(architecture_name(m->config, dir), "ModernBertModel");
-  const EncoderDims& d = m->encoder.dims();
+  const engine::EncoderDims& d = m->encoder.dims();
   EXPECT_TRUE(d.pre_norm);
   EXPECT_TRUE(d.gated_ffn);
   EXPECT_FALSE(d.position_embeddings);
@@ -75,7 +75,7 @@ TEST(ModernBert, TheSequenceClassifierPoolsAsClassifierPoolingSays) {
     EXPECT_EQ(m->kind(), ModelKind::Reranker);
     EXPECT_EQ(architecture_name(m->config, m->dir), "ModernBertForSequenceClassification");
     ASSERT_TRUE(m->head.has_value());
-    EXPECT_EQ(m->head->pooling, PoolingMode::Mean);
+    EXPECT_EQ(m->head->pooling, metadata::PoolingMode::Mean);
     EXPECT_FALSE(m->head->norm.gamma.empty());
   }
   {
@@ -83,7 +83,7 @@ TEST(ModernBert, TheSequenceClassifierPoolsAsClassifierPoolingSays) {
     const auto m = load_encoder_model(write_modernbert(tmp, fixtures::Head::Classifier));
     EXPECT_EQ(m->kind(), ModelKind::Classifier);
     ASSERT_TRUE(m->head.has_value());
-    EXPECT_EQ(m->head->pooling, PoolingMode::Cls);
+    EXPECT_EQ(m->head->pooling, metadata::PoolingMode::Cls);
   }
 }
 

@@ -35,13 +35,13 @@ TEST(MPNet, LoadsAsTheMaskedLmClassWithBucketedBiasAndPositionsAfterPadding) {
   EXPECT_EQ(m->family->name, "mpnet");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   EXPECT_EQ(architecture_name(m->config, dir), "MPNetForMaskedLM");
-  const EncoderDims& d = m->encoder.dims();
+  const engine::EncoderDims& d = m->encoder.dims();
   EXPECT_EQ(d.type_vocab, 0U);
   ASSERT_TRUE(d.padding_idx.has_value());
   EXPECT_EQ(*d.padding_idx, 1U);  // fixed in MPNetEmbeddings, whatever pad_token_id says
   EXPECT_EQ(d.position_offset, 2U);
   EXPECT_EQ(d.max_positions, 514U);
-  ModelConfig bare = m->config;
+  metadata::ModelConfig bare = m->config;
   bare.architectures.clear();
   EXPECT_EQ(architecture_name(bare, dir), "MPNetModel");
 }

@@ -77,10 +77,11 @@ TEST(Mutation, SafetensorsNeverCrashes) {
   const std::vector<float> a(6, 1.5F);
   const std::vector<std::uint16_t> b(5, 0x3C00);
   const std::vector<std::int64_t> c{1, 2};
-  const std::vector<TensorToWrite> tensors{{"layer.weight", Dtype::F32, {2, 3}, std::as_bytes(std::span(a))},
-                                           {"layer.bias", Dtype::F16, {5}, std::as_bytes(std::span(b))},
-                                           {"ids", Dtype::I64, {2}, std::as_bytes(std::span(c))}};
-  const std::string valid = serialize_safetensors(tensors, {{"format", "pt"}});
+  const std::vector<model::formats::TensorToWrite> tensors{
+      {"layer.weight", model::formats::Dtype::F32, {2, 3}, std::as_bytes(std::span(a))},
+      {"layer.bias", model::formats::Dtype::F16, {5}, std::as_bytes(std::span(b))},
+      {"ids", model::formats::Dtype::I64, {2}, std::as_bytes(std::span(c))}};
+  const std::string valid = model::formats::serialize_safetensors(tensors, {{"format", "pt"}});
   std::uint64_t header = 0;
   std::memcpy(&header, valid.data(), 8);
   Lcg rng{42};
@@ -90,14 +91,17 @@ TEST(Mutation, SafetensorsNeverCrashes) {
     const std::string bytes =
         mutate(valid, rng, i % 4 == 0 ? valid.size() : 8 + static_cast<std::size_t>(header));
     try {
-      const auto h = parse_safetensors(std::as_bytes(std::span(bytes.data(), bytes.size())), "m");
+      const auto h =
+          model::formats::parse_safetensors(std::as_bytes(std::span(bytes.data(), bytes.size())), "m");
       ++parsed;
       const auto* begin = reinterpret_cast<const std::byte*>(bytes.data());
       for (const auto& t : h.tensors) {
         ASSERT_GE(t.data.data(), begin);
         ASSERT_LE(t.data.data() + t.data.size(), begin + bytes.size());
-        ASSERT_EQ(t.data.size(), t.element_count() * dtype_size(t.dtype));
-        if (t.dtype == Dtype::F32 || t.dtype == Dtype::F16 || t.dtype == Dtype::BF16) (void)to_float32(t);
+        ASSERT_EQ(t.data.size(), t.element_count() * model::formats::dtype_size(t.dtype));
+        if (t.dtype == model::formats::Dtype::F32 || t.dtype == model::formats::Dtype::F16 ||
+            t.dtype == model::formats::Dtype::BF16)
+          (void)model::formats::to_float32(t);
       }
     } catch (const Error& e) {
       ASSERT_EQ(e.kind(), ErrorKind::CorruptFile) << e.what();
@@ -119,18 +123,18 @@ TEST(Mutation, ConfigReadersNeverCrash) {
   Lcg rng{7};
   for (int i = 0; i < 3000; ++i) {
     try {
-      const auto c = parse_model_config(mutate(config, rng, config.size()), "config.json");
+      const auto c = model::families::parse_model_config(mutate(config, rng, config.size()), "config.json");
       ASSERT_GT(c.num_attention_heads, 0U);
       ASSERT_EQ(c.hidden_size % c.num_attention_heads, 0U);
       ASSERT_FALSE(c.id2label.empty());
     } catch (const Error&) {
     }
     try {
-      (void)parse_pooling_config(mutate(pooling, rng, pooling.size()), "p");
+      (void)model::metadata::parse_pooling_config(mutate(pooling, rng, pooling.size()), "p");
     } catch (const Error&) {
     }
     try {
-      (void)parse_st_modules(mutate(modules, rng, modules.size()), "m");
+      (void)model::metadata::parse_st_modules(mutate(modules, rng, modules.size()), "m");
     } catch (const Error&) {
     }
   }

@@ -35,7 +35,7 @@ TEST(NomicBert, ReadsGpt2StyleKeysAndTheSizesTheModelBuilds) {
   const auto m = load_encoder_model(dir);
   EXPECT_EQ(m->family->name, "nomic-bert");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
-  const EncoderDims& d = m->encoder.dims();
+  const engine::EncoderDims& d = m->encoder.dims();
   EXPECT_EQ(d.hidden, 64U);
   EXPECT_EQ(d.heads, 4U);
   EXPECT_EQ(d.vocab, 30528U);         // 30522 padded to a multiple of 64
@@ -50,7 +50,7 @@ TEST(NomicBert, ReadsGpt2StyleKeysAndTheSizesTheModelBuilds) {
   EXPECT_EQ(d.ffn_activation, kernels::Activation::Silu);
   EXPECT_DOUBLE_EQ(d.layer_norm_eps, 1e-12F);
   EXPECT_EQ(architecture_name(m->config, dir), "NomicBertModel");
-  ModelConfig bare = m->config;
+  metadata::ModelConfig bare = m->config;
   bare.architectures.clear();
   EXPECT_EQ(architecture_name(bare, dir), "NomicBertModel");
 }

@@ -75,8 +75,8 @@ struct TokenRows {
 
 // ORT's inputs as Warden's packed batch: each sequence's unpadded tokens, with the token types
 // where the graph takes them (BERT's).
-TokenBatch packed_batch(const OrtCase& c, const std::string& family) {
-  TokenBatch batch;
+engine::TokenBatch packed_batch(const OrtCase& c, const std::string& family) {
+  engine::TokenBatch batch;
   for (std::size_t s = 0; s < c.ids.size(); ++s) {
     std::vector<std::uint32_t> ids;
     std::vector<std::uint32_t> types;
@@ -94,9 +94,9 @@ TokenRows token_rows(const std::string& family, const std::string& file,
   const testing::TempDir tmp;
   const auto model = load_encoder_model(onnx_folder(tmp, family, file), nullptr, active_isa(), precision);
   const OrtCase c = ort_case(family, file);
-  const TokenBatch batch = packed_batch(c, family);
+  const engine::TokenBatch batch = packed_batch(c, family);
   model->encoder.validate(batch);
-  EncoderWorkspace ws;
+  engine::EncoderWorkspace ws;
   const std::span<const float> hidden = model->encoder.forward(batch, ws, nullptr);
   const std::size_t h = model->encoder.dims().hidden;
   const std::size_t length = c.ids.front().size();
@@ -173,9 +173,9 @@ TEST_P(OnnxClassifierVsOrt, GivesOnnxRuntimesLogits) {
   ASSERT_TRUE(model->head.has_value());
   EXPECT_EQ(model->kind(), ModelKind::Classifier);
   const OrtCase c = ort_case(family, "model_opset14.onnx");
-  const TokenBatch batch = packed_batch(c, family);
+  const engine::TokenBatch batch = packed_batch(c, family);
   model->encoder.validate(batch);
-  EncoderWorkspace ws;
+  engine::EncoderWorkspace ws;
   const std::span<const float> hidden = model->encoder.forward(batch, ws, nullptr);
   std::vector<float> logits(batch.sequences() * model->head->labels());
   model->head->logits(hidden, model->encoder.dims().hidden, batch.offsets, logits);
@@ -194,7 +194,8 @@ INSTANTIATE_TEST_SUITE_P(Families, OnnxClassifierVsOrt,
 // token_embeddings and sentence_embedding): the model pools as the graph does — mean for the BERT
 // one, CLS for the XLM-R one, whatever the folder says — and its normalised pooled vectors are
 // ORT's sentence_embedding.
-class OnnxPooledOutputVsOrt : public ::testing::TestWithParam<std::pair<const char*, PoolingMode>> {};
+class OnnxPooledOutputVsOrt : public ::testing::TestWithParam<std::pair<const char*, metadata::PoolingMode>> {
+};
 
 // The folder's sentence-transformers files, saying mean pooling or CLS.
 void write_pooling_files(const fs::path& dir, bool mean) {
@@ -238,7 +239,7 @@ std::vector<float> pooled_sentences(const EncoderModel& model, const std::string
   }
   const std::size_t h = model.encoder.dims().hidden;
   std::vector<float> pooled((offsets.size() - 1) * h);
-  pool(hidden, h, offsets, model.pooling.mode, pooled);
+  heads::pool(hidden, h, offsets, model.pooling.mode, pooled);
   l2_normalize(pooled, h);
   return pooled;
 }
@@ -247,7 +248,7 @@ TEST_P(OnnxPooledOutputVsOrt, PoolsAsTheGraphAndGivesOrtsSentenceEmbedding) {
   const auto [family, mode] = GetParam();
   const testing::TempDir tmp;
   const fs::path dir = onnx_folder(tmp, family, "model_opset14.onnx");
-  write_pooling_files(dir, mode != PoolingMode::Mean);  // the other pooling: the graph's wins
+  write_pooling_files(dir, mode != metadata::PoolingMode::Mean);  // the other pooling: the graph's wins
   const auto model = load_encoder_model(dir);
   EXPECT_EQ(model->pooling.mode, mode);
   const TokenRows rows = token_rows(family, "model_opset14.onnx");
@@ -270,8 +271,8 @@ TEST_P(OnnxPooledOutputVsOrt, PoolsAsTheGraphAndGivesOrtsSentenceEmbedding) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, OnnxPooledOutputVsOrt,
-                         ::testing::Values(std::pair{"bert-st", PoolingMode::Mean},
-                                           std::pair{"xlm-roberta-st", PoolingMode::Cls}));
+                         ::testing::Values(std::pair{"bert-st", metadata::PoolingMode::Mean},
+                                           std::pair{"xlm-roberta-st", metadata::PoolingMode::Cls}));
 
 // The dynamic-int8 files (quantize_dynamic's graph, and ORT's optimisation of it with
 // DynamicQuantizeMatMul / MatMulIntegerToFloat), run with the file's int8 weights and scales on
@@ -357,7 +358,7 @@ TEST(OnnxFp16PooledVsOrt, PoolsAsTheGraphWithinCosine0999) {
   const fs::path dir = onnx_folder(tmp, "bert-st", "model_fp16.onnx");
   write_pooling_files(dir, false);
   const auto model = load_encoder_model(dir);
-  EXPECT_EQ(model->pooling.mode, PoolingMode::Mean);
+  EXPECT_EQ(model->pooling.mode, metadata::PoolingMode::Mean);
   const std::vector<float> want = ort_sentence_embedding("bert-st", "model_fp16.onnx");
   const std::vector<float> pooled =
       pooled_sentences(*model, "bert-st", "model_fp16.onnx", token_rows("bert-st", "model_fp16.onnx"));
@@ -375,10 +376,10 @@ TEST(OnnxFp16PooledVsOrt, PoolsAsTheGraphWithinCosine0999) {
 // A graph with a node no pass places is a load error naming that node and how far the encoder
 // was read — not a slower interpreter, not a wrong answer.
 TEST(OnnxEncoderErrors, ANodeNoPassPlacesIsNamedWithWhereReadingStopped) {
-  onnx::ModelFile file(kData / "bert" / "model_opset14.onnx");
-  onnx::Model model = file.model();
+  model::onnx::ModelFile file(kData / "bert" / "model_opset14.onnx");
+  model::onnx::Model model = file.model();
   bool changed = false;
-  for (onnx::Node& n : model.graph.nodes) {
+  for (model::onnx::Node& n : model.graph.nodes) {
     if (!changed && n.op_type == "Erf" && n.name.find("layer.1") != std::string::npos) {
       n.op_type = "Sinh";  // the second layer's GELU is no longer one
       changed = true;
@@ -386,7 +387,7 @@ TEST(OnnxEncoderErrors, ANodeNoPassPlacesIsNamedWithWhereReadingStopped) {
   }
   ASSERT_TRUE(changed);
   try {
-    (void)onnx::read_encoder_graph(model, "edited.onnx");
+    (void)model::onnx::read_encoder_graph(model, "edited.onnx");
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
@@ -400,14 +401,14 @@ TEST(OnnxEncoderErrors, ANodeNoPassPlacesIsNamedWithWhereReadingStopped) {
 // A node with fewer inputs than its operator takes (found by warden-fuzz-onnx_graph: a
 // Transpose without one) is a corrupt file, named, before any pass indexes its inputs.
 TEST(OnnxEncoderErrors, ANodeMissingTheInputsItsOperatorTakesIsCorrupt) {
-  onnx::ModelFile file(kData / "bert" / "model_opset14.onnx");
-  onnx::Model model = file.model();
+  model::onnx::ModelFile file(kData / "bert" / "model_opset14.onnx");
+  model::onnx::Model model = file.model();
   const auto transpose = std::find_if(model.graph.nodes.begin(), model.graph.nodes.end(),
-                                      [](const onnx::Node& n) { return n.op_type == "Transpose"; });
+                                      [](const model::onnx::Node& n) { return n.op_type == "Transpose"; });
   ASSERT_NE(transpose, model.graph.nodes.end());
   transpose->inputs.clear();
   try {
-    (void)onnx::read_encoder_graph(model, "edited.onnx");
+    (void)model::onnx::read_encoder_graph(model, "edited.onnx");
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);

@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 namespace {
 
 Node op(std::string name, std::vector<std::string> in, std::vector<std::string> out) {
@@ -58,4 +58,4 @@ TEST(OnnxGraphOrder, CyclesUndefinedInputsAndDoubleProducersAreNamed) {
 }
 
 }  // namespace
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

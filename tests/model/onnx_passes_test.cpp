@@ -17,7 +17,7 @@
 #include "model/onnx/rewrite_graph.hpp"
 #include "model/onnx/shape_values.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 namespace {
 
 namespace fs = std::filesystem;
@@ -241,4 +241,4 @@ TEST(OnnxPasses, AFloat16FilesCastsBetweenFloatTypesGo) {
 }
 
 }  // namespace
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

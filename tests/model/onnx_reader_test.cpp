@@ -20,7 +20,7 @@
 #include "model/onnx/onnx_model.hpp"
 #include "model/onnx/protobuf_wire.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 namespace {
 
 namespace fs = std::filesystem;
@@ -392,4 +392,4 @@ TEST(OnnxReader, MalformedWireBytesAreCorrupt) {
 }
 
 }  // namespace
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

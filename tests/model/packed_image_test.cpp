@@ -53,7 +53,7 @@ fs::path write_settled(const testing::TempDir& tmp, const std::string& name, std
 
 // Hidden states and logits of a fixed batch.
 std::vector<float> outputs(const EncoderModel& m, ThreadPool* pool) {
-  TokenBatch batch;
+  engine::TokenBatch batch;
   const bool roberta = m.family->name == "roberta" || m.family->name == "deberta-v2";
   for (const std::vector<std::uint32_t>& ids :
        {std::vector<std::uint32_t>{101, 2000, 3000, 4000, 102}, std::vector<std::uint32_t>{101, 7592, 102}}) {
@@ -64,7 +64,7 @@ std::vector<float> outputs(const EncoderModel& m, ThreadPool* pool) {
     batch.add(seq);
   }
   m.encoder.validate(batch);
-  EncoderWorkspace ws;
+  engine::EncoderWorkspace ws;
   const auto hidden = m.encoder.forward(batch, ws, pool);
   std::vector<float> out(hidden.begin(), hidden.end());
   if (m.head) {
@@ -90,12 +90,13 @@ void expect_mapped_equals_packed(const fs::path& dir, const fs::path& cache, Isa
                                  ThreadPool* pool) {
   ::setenv("WARDEN_PACK_CACHE", "off", 1);
   const auto plain = load_encoder_model(dir, pool, isa, precision);
-  EXPECT_EQ(plain->encoder.packed_image(), PackedImageUse::Off);
+  EXPECT_EQ(plain->encoder.packed_image(), engine::PackedImageUse::Off);
   ::setenv("WARDEN_PACK_CACHE", cache.c_str(), 1);
   const auto saving = load_encoder_model(dir, pool, isa, precision);
-  EXPECT_EQ(saving->encoder.packed_image(), PackedImageUse::Saved) << saving->encoder.packed_image_note();
+  EXPECT_EQ(saving->encoder.packed_image(), engine::PackedImageUse::Saved)
+      << saving->encoder.packed_image_note();
   const auto mapped = load_encoder_model(dir, pool, isa, precision);
-  EXPECT_EQ(mapped->encoder.packed_image(), PackedImageUse::Mapped);
+  EXPECT_EQ(mapped->encoder.packed_image(), engine::PackedImageUse::Mapped);
   const auto want = outputs(*plain, pool);
   EXPECT_EQ(outputs(*saving, pool), want);
   EXPECT_EQ(outputs(*mapped, pool), want);
@@ -151,7 +152,7 @@ TEST(PackedImage, ChangedWeightsAreNeverServedFromTheOldImage) {
   const CacheDir cache_env(tmp / "cache");
   const auto dir = write_settled(tmp, "bert", "bert", Head::None, 3);
   const auto first = load_encoder_model(dir, nullptr, active_isa(), Precision::Float32);
-  ASSERT_EQ(first->encoder.packed_image(), PackedImageUse::Saved);
+  ASSERT_EQ(first->encoder.packed_image(), engine::PackedImageUse::Saved);
   const auto old_out = outputs(*first, nullptr);
 
   // Other weights in the same file, with the old modification time put back: the change
@@ -161,7 +162,7 @@ TEST(PackedImage, ChangedWeightsAreNeverServedFromTheOldImage) {
   fs::copy_file(other / "model.safetensors", dir / "model.safetensors", fs::copy_options::overwrite_existing);
   fs::last_write_time(dir / "model.safetensors", mtime);
   const auto reloaded = load_encoder_model(dir, nullptr, active_isa(), Precision::Float32);
-  EXPECT_NE(reloaded->encoder.packed_image(), PackedImageUse::Mapped);
+  EXPECT_NE(reloaded->encoder.packed_image(), engine::PackedImageUse::Mapped);
   const auto want = outputs(*load_encoder_model(other, nullptr, active_isa(), Precision::Float32), nullptr);
   EXPECT_EQ(outputs(*reloaded, nullptr), want);
   EXPECT_NE(outputs(*reloaded, nullptr), old_out);
@@ -173,7 +174,7 @@ TEST(PackedImage, WeightsModifiedMomentsAgoAreNotSaved) {
   fixtures::FixtureOptions options;
   fixtures::write_fixture(options, tmp / "fresh");
   const auto m = load_encoder_model(tmp / "fresh", nullptr, active_isa(), Precision::Float32);
-  EXPECT_EQ(m->encoder.packed_image(), PackedImageUse::NotSaved);
+  EXPECT_EQ(m->encoder.packed_image(), engine::PackedImageUse::NotSaved);
   EXPECT_NE(m->encoder.packed_image_note().find("less than"), std::string::npos)
       << m->encoder.packed_image_note();
   EXPECT_TRUE(images(tmp / "cache").empty());
@@ -207,7 +208,7 @@ TEST(PackedImage, ADamagedOrForeignImageIsIgnored) {
     SCOPED_TRACE(i);
     damage[i]();
     const auto m = load_encoder_model(dir, nullptr, active_isa(), Precision::Int8);
-    EXPECT_NE(m->encoder.packed_image(), PackedImageUse::Mapped);
+    EXPECT_NE(m->encoder.packed_image(), engine::PackedImageUse::Mapped);
     EXPECT_EQ(outputs(*m, nullptr), want);
   }
 }
@@ -221,7 +222,7 @@ TEST(PackedImage, TheFolderIsTrimmedToItsLimitLeastRecentlyUsedFirst) {
   ASSERT_EQ(images(tmp / "cache").size(), 2U);
   // Use the float32 one again, so the int8 one is the least recently used.
   EXPECT_EQ(load_encoder_model(dir, nullptr, active_isa(), Precision::Float32)->encoder.packed_image(),
-            PackedImageUse::Mapped);
+            engine::PackedImageUse::Mapped);
   // The images of this fixture: float32 0.27 MB (the word embeddings are read in place),
   // int8 2.2 MB, bfloat16 4.0 MB. A 5 MiB limit holds the float32 and bfloat16 ones but not
   // all three: saving the bfloat16 one removes the least recently used (int8) alone.
@@ -231,10 +232,10 @@ TEST(PackedImage, TheFolderIsTrimmedToItsLimitLeastRecentlyUsedFirst) {
   EXPECT_EQ(images(tmp / "cache").size(), 2U);
   for (const Precision kept : {Precision::Float32, Precision::BFloat16}) {
     EXPECT_EQ(load_encoder_model(dir, nullptr, active_isa(), kept)->encoder.packed_image(),
-              PackedImageUse::Mapped);
+              engine::PackedImageUse::Mapped);
   }
   EXPECT_NE(load_encoder_model(dir, nullptr, active_isa(), Precision::Int8)->encoder.packed_image(),
-            PackedImageUse::Mapped);
+            engine::PackedImageUse::Mapped);
 }
 
 TEST(PackedImage, OffMeansNothingIsWritten) {
@@ -242,11 +243,11 @@ TEST(PackedImage, OffMeansNothingIsWritten) {
   const auto dir = write_settled(tmp, "bert", "bert", Head::None);
   ::setenv("WARDEN_PACK_CACHE", "off", 1);
   ::setenv("XDG_CACHE_HOME", (tmp / "xdg").c_str(), 1);
-  EXPECT_EQ(load_encoder_model(dir)->encoder.packed_image(), PackedImageUse::Off);
+  EXPECT_EQ(load_encoder_model(dir)->encoder.packed_image(), engine::PackedImageUse::Off);
   EXPECT_FALSE(fs::exists(tmp / "xdg"));
   // Unset, the images go under $XDG_CACHE_HOME/warden/packed.
   ::unsetenv("WARDEN_PACK_CACHE");
-  EXPECT_EQ(load_encoder_model(dir)->encoder.packed_image(), PackedImageUse::Saved);
+  EXPECT_EQ(load_encoder_model(dir)->encoder.packed_image(), engine::PackedImageUse::Saved);
   EXPECT_EQ(images(tmp / "xdg" / "warden" / "packed").size(), 1U);
   ::unsetenv("XDG_CACHE_HOME");
 }

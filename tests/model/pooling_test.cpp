@@ -12,23 +12,23 @@ namespace {
 const std::vector<float> kHidden{1, 2, 3, 4, /* seq 1 */ -1, 0, 5, -6, 2, 2};
 const std::vector<std::size_t> kOffsets{0, 2, 5};
 
-std::vector<float> pooled(PoolingMode mode, std::vector<std::size_t> skip = {}) {
+std::vector<float> pooled(metadata::PoolingMode mode, std::vector<std::size_t> skip = {}) {
   std::vector<float> out(4);
-  pool(kHidden, 2, kOffsets, mode, out, skip);
+  heads::pool(kHidden, 2, kOffsets, mode, out, skip);
   return out;
 }
 
 TEST(Pooling, EveryModeOverPackedSequences) {
-  EXPECT_EQ(pooled(PoolingMode::Cls), (std::vector<float>{1, 2, -1, 0}));
-  EXPECT_EQ(pooled(PoolingMode::LastToken), (std::vector<float>{3, 4, 2, 2}));
-  EXPECT_EQ(pooled(PoolingMode::Mean), (std::vector<float>{2, 3, 2, -4.0F / 3}));
-  EXPECT_EQ(pooled(PoolingMode::Max), (std::vector<float>{3, 4, 5, 2}));
+  EXPECT_EQ(pooled(metadata::PoolingMode::Cls), (std::vector<float>{1, 2, -1, 0}));
+  EXPECT_EQ(pooled(metadata::PoolingMode::LastToken), (std::vector<float>{3, 4, 2, 2}));
+  EXPECT_EQ(pooled(metadata::PoolingMode::Mean), (std::vector<float>{2, 3, 2, -4.0F / 3}));
+  EXPECT_EQ(pooled(metadata::PoolingMode::Max), (std::vector<float>{3, 4, 5, 2}));
 }
 
 TEST(Pooling, PromptTokensCanBeLeftOut) {
-  EXPECT_EQ(pooled(PoolingMode::Mean, {1, 2}), (std::vector<float>{3, 4, 2, 2}));
+  EXPECT_EQ(pooled(metadata::PoolingMode::Mean, {1, 2}), (std::vector<float>{3, 4, 2, 2}));
   // A prompt as long as the sequence leaves nothing: pool everything rather than nothing.
-  EXPECT_EQ(pooled(PoolingMode::Mean, {2, 0}), pooled(PoolingMode::Mean));
+  EXPECT_EQ(pooled(metadata::PoolingMode::Mean, {2, 0}), pooled(metadata::PoolingMode::Mean));
 }
 
 TEST(Pooling, NormalizeMatchesTorchIncludingZeroVectors) {
@@ -42,7 +42,7 @@ TEST(Pooling, NormalizeMatchesTorchIncludingZeroVectors) {
 
 TEST(Pooling, MatryoshkaTruncationThenRenormalisation) {
   std::vector<float> v{3, 4, 12, 100, /* row 1 */ 0, 5, 0, 7};
-  truncate_rows(v, 4, 2);
+  heads::truncate_rows(v, 4, 2);
   v.resize(4);
   EXPECT_EQ(v, (std::vector<float>{3, 4, 0, 5}));
   l2_normalize(v, 2);

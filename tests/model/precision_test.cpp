@@ -82,11 +82,11 @@ struct Outputs {
   std::vector<float> hidden;  // [tokens x hidden]
   std::vector<float> pooled;  // [S x hidden], mean-pooled and L2-normalised
   std::vector<float> logits;  // [S x labels], empty without a head
-  TokenBatch batch;
+  engine::TokenBatch batch;
 };
 
 Outputs run(const EncoderModel& m, const std::vector<std::vector<std::uint32_t>>& seqs, ThreadPool* pool,
-            EncoderWorkspace& ws) {
+            engine::EncoderWorkspace& ws) {
   Outputs o;
   for (const auto& s : seqs) o.batch.add(s);
   m.encoder.validate(o.batch);
@@ -94,7 +94,7 @@ Outputs run(const EncoderModel& m, const std::vector<std::vector<std::uint32_t>>
   o.hidden.assign(hidden.begin(), hidden.end());
   const std::size_t h = m.encoder.dims().hidden;
   o.pooled.resize(seqs.size() * h);
-  model::pool(o.hidden, h, o.batch.offsets, PoolingMode::Mean, o.pooled);
+  model::heads::pool(o.hidden, h, o.batch.offsets, metadata::PoolingMode::Mean, o.pooled);
   l2_normalize(o.pooled, h);
   if (m.head) {
     o.logits.resize(seqs.size() * m.head->labels());
@@ -161,7 +161,7 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
         ASSERT_EQ(int8->head.has_value(), head != Head::None);
 
         const auto seqs = sequences(arch);
-        EncoderWorkspace ws_f32, ws_int8;
+        engine::EncoderWorkspace ws_f32, ws_int8;
         const Outputs want = run(*f32, seqs, &pool, ws_f32);
         const Outputs got = run(*int8, seqs, &pool, ws_int8);
         const std::size_t h = f32->encoder.dims().hidden;
@@ -232,7 +232,7 @@ TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
     const std::size_t h = m->encoder.dims().hidden;
     const std::size_t labels = m->head->labels();
     const auto seqs = sequences(arch);
-    EncoderWorkspace ws;
+    engine::EncoderWorkspace ws;
     const Outputs batch = run(*m, seqs, &pool, ws);
     const Outputs again = run(*m, seqs, &pool, ws);
     EXPECT_TRUE(same_bits(again.hidden, batch.hidden));
@@ -252,7 +252,7 @@ TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
       EXPECT_TRUE(same_bits(std::span(rev.logits).subspan(r * labels, labels),
                             std::span(batch.logits).subspan(s * labels, labels)));
 
-      EncoderWorkspace fresh;
+      engine::EncoderWorkspace fresh;
       const Outputs alone = run(*m, {seqs[s]}, &pool, fresh);
       EXPECT_TRUE(same_bits(alone.hidden, mine)) << "alone";
       EXPECT_TRUE(same_bits(alone.pooled, std::span(batch.pooled).subspan(s * h, h))) << "alone";

@@ -28,12 +28,12 @@ namespace fs = std::filesystem;
 std::vector<float> run(const fs::path& dir, Precision precision) {
   ThreadPool pool(2);
   const auto m = load_encoder_model(dir, &pool, active_isa(), precision);
-  TokenBatch batch;
+  engine::TokenBatch batch;
   batch.add(std::vector<std::uint32_t>{101, 2023, 2003, 1037, 3231, 102});
   batch.add(std::vector<std::uint32_t>{101, 7592, 102});
   batch.add(std::vector<std::uint32_t>{101, 1996, 4937, 2938, 2006, 1996, 1352, 1012, 102});
   m->encoder.validate(batch);
-  EncoderWorkspace ws;
+  engine::EncoderWorkspace ws;
   const auto out = m->encoder.forward(batch, ws, &pool);
   return {out.begin(), out.end()};
 }
@@ -78,13 +78,14 @@ TEST(Quantize, Int8FolderLoadsBitIdenticalToConvertingAtLoad) {
     ASSERT_EQ(at_load.size(), saved.size());
     EXPECT_EQ(std::memcmp(at_load.data(), saved.data(), at_load.size() * sizeof(float)), 0) << arch;
     // The heads stay float32 and are copied as they are.
-    const auto original = ModelWeights::open_dir(dir);
-    const auto quantised = ModelWeights::open_dir(tmp / "int8");
+    const auto original = formats::ModelWeights::open_dir(dir);
+    const auto quantised = formats::ModelWeights::open_dir(tmp / "int8");
     for (const std::string_view name : original.names()) {
-      const Tensor* t = quantised.find(name);
+      const formats::Tensor* t = quantised.find(name);
       ASSERT_NE(t, nullptr) << name;
-      if (t->dtype == Dtype::I8) {
-        EXPECT_NE(quantised.find(std::string(name) + std::string(kInt8ScaleSuffix)), nullptr) << name;
+      if (t->dtype == formats::Dtype::I8) {
+        EXPECT_NE(quantised.find(std::string(name) + std::string(formats::kInt8ScaleSuffix)), nullptr)
+            << name;
         EXPECT_TRUE(std::string(name).find("layer.") != std::string::npos ||
                     std::string(name).find("word_embeddings") != std::string::npos)
             << name;
@@ -109,11 +110,11 @@ TEST(Quantize, Bfloat16FolderIsStandardBf16) {
   const fs::path dir = make_fixture(tmp, "bert", fixtures::Head::None);
   const QuantizeReport r = quantize_model_folder(dir, tmp / "bf16", Precision::BFloat16);
   EXPECT_GT(r.converted, 0U);
-  const auto w = ModelWeights::open_dir(tmp / "bf16");
-  EXPECT_EQ(w.find("embeddings.word_embeddings.weight")->dtype, Dtype::BF16);
-  EXPECT_EQ(w.find("encoder.layer.0.attention.self.query.weight")->dtype, Dtype::BF16);
-  EXPECT_EQ(w.find("encoder.layer.0.attention.self.query.bias")->dtype, Dtype::F32);
-  EXPECT_EQ(w.find("embeddings.position_embeddings.weight")->dtype, Dtype::F32);
+  const auto w = formats::ModelWeights::open_dir(tmp / "bf16");
+  EXPECT_EQ(w.find("embeddings.word_embeddings.weight")->dtype, formats::Dtype::BF16);
+  EXPECT_EQ(w.find("encoder.layer.0.attention.self.query.weight")->dtype, formats::Dtype::BF16);
+  EXPECT_EQ(w.find("encoder.layer.0.attention.self.query.bias")->dtype, formats::Dtype::F32);
+  EXPECT_EQ(w.find("embeddings.position_embeddings.weight")->dtype, formats::Dtype::F32);
   const double c = cosine(run(dir, Precision::Float32), run(tmp / "bf16", Precision::Float32));
   std::printf("bfloat16 checkpoint read as float32 vs the original: cosine %.6f\n", c);
   EXPECT_GT(c, 0.999);
@@ -167,11 +168,11 @@ TEST(Quantize, BadScalesInAnInt8CheckpointAreCorruptFile) {
   const fs::path dir = make_fixture(tmp, "bert", fixtures::Head::None);
   (void)quantize_model_folder(dir, tmp / "int8", Precision::Int8);
   // Rewrite one scale tensor with a NaN, and drop another: both are named errors at load.
-  const auto w = ModelWeights::open_dir(tmp / "int8");
+  const auto w = formats::ModelWeights::open_dir(tmp / "int8");
   std::vector<std::vector<std::byte>> keep;
-  std::vector<TensorToWrite> out;
+  std::vector<formats::TensorToWrite> out;
   for (const std::string_view name : w.names()) {
-    const Tensor& t = *w.find(name);
+    const formats::Tensor& t = *w.find(name);
     if (name == "encoder.layer.0.intermediate.dense.weight_scale") continue;
     std::vector<std::byte> data(t.data.begin(), t.data.end());
     if (name == "encoder.layer.0.attention.self.query.weight_scale") {
@@ -181,7 +182,7 @@ TEST(Quantize, BadScalesInAnInt8CheckpointAreCorruptFile) {
     keep.push_back(std::move(data));
     out.push_back({t.name, t.dtype, t.shape, keep.back()});
   }
-  write_safetensors(tmp / "int8" / "model.safetensors", out, {});
+  formats::write_safetensors(tmp / "int8" / "model.safetensors", out, {});
   try {
     (void)load_encoder_model(tmp / "int8", nullptr, active_isa(), Precision::Int8);
     ADD_FAILURE() << "loaded";

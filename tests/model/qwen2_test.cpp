@@ -29,10 +29,10 @@ using testing::expect_load_error;
 std::vector<float> first_token(const EncoderModel& m) {
   std::vector<std::uint32_t> ids;
   for (std::uint32_t i = 0; i < 12; ++i) ids.push_back(40 + 7 * i);
-  TokenBatch batch;
+  engine::TokenBatch batch;
   batch.add(ids);
   m.encoder.validate(batch);
-  EncoderWorkspace ws;
+  engine::EncoderWorkspace ws;
   const auto h = m.encoder.forward(batch, ws, nullptr);
   const std::size_t width = m.encoder.dims().hidden;
   return {h.begin(), h.begin() + static_cast<std::ptrdiff_t>(width)};
@@ -44,7 +44,7 @@ TEST(Qwen2, LoadsAsTheCausalLmClassWithBidirectionalAttentionWhenIsCausalIsFalse
   EXPECT_EQ(m->family->name, "qwen2");
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   EXPECT_EQ(architecture_name(m->config, m->dir), "Qwen2ForCausalLM");
-  const EncoderDims& d = m->encoder.dims();
+  const engine::EncoderDims& d = m->encoder.dims();
   EXPECT_FALSE(d.causal);
   EXPECT_FALSE(d.qk_norm);
   EXPECT_EQ(d.kv_heads, 2U);

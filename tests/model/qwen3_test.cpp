@@ -38,10 +38,10 @@ using testing::expect_load_error;
 std::vector<float> hidden_states(const EncoderModel& m, std::size_t tokens = 20) {
   std::vector<std::uint32_t> ids;
   for (std::uint32_t i = 0; i < tokens; ++i) ids.push_back(50 + 11 * i);
-  TokenBatch batch;
+  engine::TokenBatch batch;
   batch.add(ids);
   m.encoder.validate(batch);
-  EncoderWorkspace ws;
+  engine::EncoderWorkspace ws;
   const auto h = m.encoder.forward(batch, ws, nullptr);
   return {h.begin(), h.end()};
 }
@@ -50,19 +50,19 @@ std::vector<float> hidden_states(const EncoderModel& m, std::size_t tokens = 20)
 void drop_tensors(const std::filesystem::path& dir, const std::vector<std::string>& drop) {
   std::vector<std::string> names;
   std::vector<std::vector<std::byte>> blobs;
-  std::vector<TensorToWrite> tensors;
+  std::vector<formats::TensorToWrite> tensors;
   {
-    const ModelWeights w = ModelWeights::open_dir(dir);
+    const formats::ModelWeights w = formats::ModelWeights::open_dir(dir);
     for (const std::string_view n : w.names()) {
       if (std::find(drop.begin(), drop.end(), n) != drop.end()) continue;
-      const Tensor* t = w.find(n);
+      const formats::Tensor* t = w.find(n);
       names.emplace_back(n);
       blobs.emplace_back(t->data.begin(), t->data.end());
       tensors.push_back({names.back(), t->dtype, t->shape, {}});
     }
   }
   for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].data = blobs[i];
-  write_safetensors(dir / "model.safetensors", tensors, {{"format", "pt"}});
+  formats::write_safetensors(dir / "model.safetensors", tensors, {{"format", "pt"}});
 }
 
 TEST(Qwen3, LoadsAsACausalPreNormEncoderWithGroupedQueryHeads) {
@@ -73,8 +73,8 @@ TEST(Qwen3, LoadsAsACausalPreNormEncoderWithGroupedQueryHeads) {
   EXPECT_EQ(m->kind(), ModelKind::Embedding);
   EXPECT_EQ(architecture_name(m->config, dir), "Qwen3ForCausalLM");
   EXPECT_EQ(m->weight_prefix, "");  // the embedding repos' bare Qwen3Model names
-  EXPECT_EQ(m->pooling.mode, PoolingMode::LastToken);
-  const EncoderDims& d = m->encoder.dims();
+  EXPECT_EQ(m->pooling.mode, metadata::PoolingMode::LastToken);
+  const engine::EncoderDims& d = m->encoder.dims();
   EXPECT_TRUE(d.pre_norm);
   EXPECT_TRUE(d.rms_norm);
   EXPECT_TRUE(d.qk_norm);
@@ -169,7 +169,7 @@ TEST(Qwen3, AFolderWithoutPoolingIsAYesNoReranker) {
   // (tests/embed/sequence_classifier_test.cpp checks its scores against the reference).
   const testing::TempDir tmp;
   const auto dir = write_qwen3(tmp, fixtures::Head::Reranker);
-  EXPECT_TRUE(is_yes_no_reranker(read_model_config(dir / "config.json"), dir));
+  EXPECT_TRUE(is_yes_no_reranker(families::read_model_config(dir / "config.json"), dir));
   const auto m = load_encoder_model(dir);
   EXPECT_TRUE(m->scores_with_lm_head);
   EXPECT_FALSE(m->head.has_value());
@@ -177,13 +177,13 @@ TEST(Qwen3, AFolderWithoutPoolingIsAYesNoReranker) {
   EXPECT_EQ(m->weight_prefix, "model.");
   // Its ids outside the LM head's rows are a clear error naming the tensor.
   EXPECT_THROW((void)yes_no_head(*m, 1U << 20, 1, active_isa()), Error);
-  const ClassifierHead head = yes_no_head(*m, 3, 4, active_isa());
+  const heads::ClassifierHead head = yes_no_head(*m, 3, 4, active_isa());
   EXPECT_EQ(head.labels(), 1U);
-  EXPECT_EQ(head.pooling, PoolingMode::LastToken);
+  EXPECT_EQ(head.pooling, metadata::PoolingMode::LastToken);
   // An embedding folder is not one.
   const testing::TempDir embed_tmp;
   const auto embed_dir = write_qwen3(embed_tmp);
-  EXPECT_FALSE(is_yes_no_reranker(read_model_config(embed_dir / "config.json"), embed_dir));
+  EXPECT_FALSE(is_yes_no_reranker(families::read_model_config(embed_dir / "config.json"), embed_dir));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ TEST(RelativePositions, BucketsEqualUpstreamForEveryDistanceOfEveryLength) {
     std::int64_t r = table["first_r"].get_int64();
     std::size_t checked = 0;
     for (const simdjson::dom::element want : table["buckets"].get_array()) {
-      ASSERT_EQ(relative_bucket(r, buckets, max_position), want.get_int64().value())
+      ASSERT_EQ(engine::relative_bucket(r, buckets, max_position), want.get_int64().value())
           << "r = " << r << ", position_buckets " << buckets << ", max_position " << max_position;
       ++r;
       ++checked;
@@ -37,12 +37,12 @@ TEST(RelativePositions, BucketsEqualUpstreamForEveryDistanceOfEveryLength) {
   }
   EXPECT_EQ(tables, 4U);
   // The boundary the model notes single out: |r| = 511 of 512 positions with 64 buckets.
-  EXPECT_EQ(relative_bucket(511, 64, 512), 63);
-  EXPECT_EQ(relative_bucket(-511, 64, 512), -63);
+  EXPECT_EQ(engine::relative_bucket(511, 64, 512), 63);
+  EXPECT_EQ(engine::relative_bucket(-511, 64, 512), -63);
 }
 
 TEST(RelativePositions, RowsAreTheBucketShiftedBySpanAndClamped) {
-  const auto rows = relative_rows(600, 256, 256, 512);
+  const auto rows = engine::relative_rows(600, 256, 256, 512);
   EXPECT_EQ(rows[600], 256);        // r = 0
   EXPECT_EQ(rows[601], 257);        // r = 1
   EXPECT_EQ(rows[599], 255);        // r = -1
@@ -50,7 +50,7 @@ TEST(RelativePositions, RowsAreTheBucketShiftedBySpanAndClamped) {
   EXPECT_EQ(rows[600 + 600], 511);  // past the maximum: clamped (HF does not clamp r first)
   EXPECT_EQ(rows[0], 0);
   // Without buckets the distance itself, clamped to the table.
-  const auto plain = relative_rows(10, 4, -1, 512);
+  const auto plain = engine::relative_rows(10, 4, -1, 512);
   EXPECT_EQ(plain[10], 4);
   EXPECT_EQ(plain[20], 7);
   EXPECT_EQ(plain[0], 0);
@@ -65,17 +65,17 @@ TEST(RelativePositions, MpnetBucketsEqualUpstreamForEveryRelativePosition) {
   std::int64_t r = root["first_relative_position"].get_int64();
   std::size_t checked = 0;
   for (const simdjson::dom::element want : root["buckets"].get_array()) {
-    ASSERT_EQ(mpnet_relative_bucket(r), want.get_int64().value()) << "j - i = " << r;
+    ASSERT_EQ(engine::mpnet_relative_bucket(r), want.get_int64().value()) << "j - i = " << r;
     ++r;
     ++checked;
   }
   EXPECT_EQ(checked, 2051U);
   // The log boundaries, where float32 rounding decides: |n| = 16, 32, 64 and the cap at 128.
-  EXPECT_EQ(mpnet_relative_bucket(-16), 10);
-  EXPECT_EQ(mpnet_relative_bucket(16), 26);
-  EXPECT_EQ(mpnet_relative_bucket(-64), 14);
-  EXPECT_EQ(mpnet_relative_bucket(-100000), 15);
-  EXPECT_EQ(mpnet_relative_bucket(100000), 31);
+  EXPECT_EQ(engine::mpnet_relative_bucket(-16), 10);
+  EXPECT_EQ(engine::mpnet_relative_bucket(16), 26);
+  EXPECT_EQ(engine::mpnet_relative_bucket(-64), 14);
+  EXPECT_EQ(engine::mpnet_relative_bucket(-100000), 15);
+  EXPECT_EQ(engine::mpnet_relative_bucket(100000), 31);
 }
 
 }  // namespace

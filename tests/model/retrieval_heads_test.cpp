@@ -24,10 +24,10 @@ constexpr std::size_t kHidden = 8;
 // torch.save of an nn.Linear(in, out)'s state dict, float32.
 void write_linear(const std::filesystem::path& path, const std::vector<float>& weight, std::size_t out,
                   std::size_t in, const std::vector<float>& bias) {
-  const auto w = fixtures::encode_tensor(weight, Dtype::F32);
-  const auto b = fixtures::encode_tensor(bias, Dtype::F32);
-  fixtures::write_torch_checkpoint(path,
-                                   {{"weight", Dtype::F32, {out, in}, w}, {"bias", Dtype::F32, {out}, b}});
+  const auto w = fixtures::encode_tensor(weight, formats::Dtype::F32);
+  const auto b = fixtures::encode_tensor(bias, formats::Dtype::F32);
+  fixtures::write_torch_checkpoint(
+      path, {{"weight", formats::Dtype::F32, {out, in}, w}, {"bias", formats::Dtype::F32, {out}, b}});
 }
 
 std::vector<float> ramp(std::size_t n, float scale, float offset) {
@@ -39,10 +39,10 @@ std::vector<float> ramp(std::size_t n, float scale, float offset) {
 TEST(RetrievalHeads, SparseKeepsTheLargestPositiveWeightPerIdOutsideTheSkippedOnes) {
   testing::TempDir dir;
   const std::vector<float> w = ramp(kHidden, 0.25F, 1.0F);
-  write_linear(dir / kLexicalHeadFile, w, 1, kHidden, {0.125F});
-  const auto head = read_lexical_head(dir.path(), kHidden, active_isa());
+  write_linear(dir / heads::kLexicalHeadFile, w, 1, kHidden, {0.125F});
+  const auto head = heads::read_lexical_head(dir.path(), kHidden, active_isa());
   ASSERT_TRUE(head);
-  EXPECT_FALSE(read_multi_vector_head(dir.path(), kHidden, active_isa()));  // no file: no head
+  EXPECT_FALSE(heads::read_multi_vector_head(dir.path(), kHidden, active_isa()));  // no file: no head
 
   // Two sequences: ids repeat inside the first, 0 and 2 are skipped (cls, eos).
   const std::vector<std::uint32_t> ids{0, 5, 9, 5, 7, 2, 0, 9, 9, 2};
@@ -77,8 +77,8 @@ TEST(RetrievalHeads, MultiVectorsAreUnitRowsOfEveryTokenButTheFirst) {
   constexpr std::size_t kOut = 3;
   const std::vector<float> w = ramp(kOut * kHidden, 0.5F, 2.0F);
   const std::vector<float> b{0.5F, -0.25F, 0.0F};
-  write_linear(dir / kMultiVectorHeadFile, w, kOut, kHidden, b);
-  const auto head = read_multi_vector_head(dir.path(), kHidden, active_isa());
+  write_linear(dir / heads::kMultiVectorHeadFile, w, kOut, kHidden, b);
+  const auto head = heads::read_multi_vector_head(dir.path(), kHidden, active_isa());
   ASSERT_TRUE(head);
   EXPECT_EQ(head->dim(), kOut);
   const std::vector<std::size_t> offsets{0, 4, 5, 8};  // the middle sequence has one token: no rows
@@ -105,21 +105,21 @@ TEST(RetrievalHeads, MultiVectorsAreUnitRowsOfEveryTokenButTheFirst) {
 
 TEST(RetrievalHeads, HeadsOfTheWrongShapeAreRefusedNamingTheirFile) {
   testing::TempDir dir;
-  write_linear(dir / kLexicalHeadFile, ramp(2 * kHidden, 1, 0), 2, kHidden, {0, 0});  // Linear(h, 2)
+  write_linear(dir / heads::kLexicalHeadFile, ramp(2 * kHidden, 1, 0), 2, kHidden, {0, 0});  // Linear(h, 2)
   try {
-    (void)read_lexical_head(dir.path(), kHidden, active_isa());
+    (void)heads::read_lexical_head(dir.path(), kHidden, active_isa());
     FAIL() << "a Linear(hidden, 2) loaded as the lexical head";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);
-    EXPECT_NE(std::string(e.what()).find(kLexicalHeadFile), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(heads::kLexicalHeadFile), std::string::npos) << e.what();
   }
-  write_linear(dir / kMultiVectorHeadFile, ramp(4 * 6, 1, 0), 4, 6, {0, 0, 0, 0});  // reads 6, not 8
+  write_linear(dir / heads::kMultiVectorHeadFile, ramp(4 * 6, 1, 0), 4, 6, {0, 0, 0, 0});  // reads 6, not 8
   try {
-    (void)read_multi_vector_head(dir.path(), kHidden, active_isa());
+    (void)heads::read_multi_vector_head(dir.path(), kHidden, active_isa());
     FAIL() << "a Linear(6, 4) loaded over an 8-wide encoder";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::CorruptFile);
-    EXPECT_NE(std::string(e.what()).find(kMultiVectorHeadFile), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(heads::kMultiVectorHeadFile), std::string::npos) << e.what();
   }
 }
 

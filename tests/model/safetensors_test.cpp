@@ -39,7 +39,7 @@ std::string image(std::string_view header, std::size_t data_bytes,
 // Parses `bytes` and returns the CorruptFile message (fails the test if it parses).
 std::string corrupt_message(const std::string& bytes) {
   try {
-    parse_safetensors(as_bytes(bytes), "bad.safetensors");
+    model::formats::parse_safetensors(as_bytes(bytes), "bad.safetensors");
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::CorruptFile) << e.what();
     return e.what();
@@ -52,33 +52,36 @@ TEST(Safetensors, WriterMatchesTheRustCrateBytes) {
   // The crate's own test vectors (safetensors/src/tensor.rs: test_serialization,
   // test_serialization_forced_alignement, test_empty).
   const std::vector<float> values{0, 1, 2, 3, 4, 5};
-  const std::vector<TensorToWrite> one{{"attn.0", Dtype::F32, {1, 2, 3}, bytes_of(values)}};
+  const std::vector<model::formats::TensorToWrite> one{
+      {"attn.0", model::formats::Dtype::F32, {1, 2, 3}, bytes_of(values)}};
   std::string expected = image(R"({"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}})", 0);
   // A 64-byte header: already a multiple of 8, so no padding.
   expected.append(reinterpret_cast<const char*>(values.data()), 24);
-  EXPECT_EQ(serialize_safetensors(one, {}), expected);
+  EXPECT_EQ(model::formats::serialize_safetensors(one, {}), expected);
 
-  const std::vector<TensorToWrite> aligned{{"attn0", Dtype::F32, {1, 1, 2, 3}, bytes_of(values)}};
-  const std::string out = serialize_safetensors(aligned, {});
+  const std::vector<model::formats::TensorToWrite> aligned{
+      {"attn0", model::formats::Dtype::F32, {1, 1, 2, 3}, bytes_of(values)}};
+  const std::string out = model::formats::serialize_safetensors(aligned, {});
   EXPECT_EQ(out.substr(0, 8), std::string("\x48\0\0\0\0\0\0\0", 8));
   EXPECT_EQ(out.substr(8, 72), R"({"attn0":{"dtype":"F32","shape":[1,1,2,3],"data_offsets":[0,24]}}       )");
 
-  EXPECT_EQ(serialize_safetensors({}, {}), std::string("\x08\0\0\0\0\0\0\0{}      ", 16));
-  EXPECT_EQ(serialize_safetensors({}, {{"framework", "pt"}}),
+  EXPECT_EQ(model::formats::serialize_safetensors({}, {}), std::string("\x08\0\0\0\0\0\0\0{}      ", 16));
+  EXPECT_EQ(model::formats::serialize_safetensors({}, {{"framework", "pt"}}),
             std::string("\x28\0\0\0\0\0\0\0", 8) + R"({"__metadata__":{"framework":"pt"}})" + "     ");
 }
 
 TEST(Safetensors, WriterOrdersByDtypeDescendingThenName) {
   const std::vector<std::byte> four(4), two(2), eight(8);
-  const std::vector<TensorToWrite> tensors{
-      {"b", Dtype::F32, {1}, four}, {"a", Dtype::F16, {1}, two},   {"z", Dtype::I64, {1}, eight},
-      {"a", Dtype::F32, {1}, four}, {"c", Dtype::F64, {1}, eight}, {"m", Dtype::BF16, {1}, two},
+  const std::vector<model::formats::TensorToWrite> tensors{
+      {"b", model::formats::Dtype::F32, {1}, four},  {"a", model::formats::Dtype::F16, {1}, two},
+      {"z", model::formats::Dtype::I64, {1}, eight}, {"a", model::formats::Dtype::F32, {1}, four},
+      {"c", model::formats::Dtype::F64, {1}, eight}, {"m", model::formats::Dtype::BF16, {1}, two},
   };
-  EXPECT_THROW(serialize_safetensors(tensors, {}), Error);  // "a" twice
-  std::vector<TensorToWrite> unique = tensors;
+  EXPECT_THROW(model::formats::serialize_safetensors(tensors, {}), Error);  // "a" twice
+  std::vector<model::formats::TensorToWrite> unique = tensors;
   unique[1].name = "d";
-  const std::string out = serialize_safetensors(unique, {{"format", "pt"}});
-  const auto header = parse_safetensors(as_bytes(out), "x");
+  const std::string out = model::formats::serialize_safetensors(unique, {{"format", "pt"}});
+  const auto header = model::formats::parse_safetensors(as_bytes(out), "x");
   std::vector<std::string> order;
   for (const auto& t : header.tensors) order.push_back(t.name);
   // I64 > F64 > F32 > BF16 > F16 in the crate's enum order.
@@ -95,19 +98,22 @@ TEST(Safetensors, RoundTripThroughAFile) {
   const std::vector<std::int64_t> ids{7, -9};
   const std::vector<std::uint8_t> flags{1, 0, 1};
   const std::vector<float> nine{9.0F};
-  const std::vector<TensorToWrite> tensors{
-      {"w", Dtype::F32, {2, 3}, bytes_of(f32)},    {"h", Dtype::F16, {4}, bytes_of(f16)},
-      {"b", Dtype::BF16, {1, 2}, bytes_of(bf16)},  {"ids", Dtype::I64, {2}, bytes_of(ids)},
-      {"mask", Dtype::BOOL, {3}, bytes_of(flags)}, {"empty", Dtype::F32, {0, 4}, {}},
-      {"scalar", Dtype::F32, {}, bytes_of(nine)},
+  const std::vector<model::formats::TensorToWrite> tensors{
+      {"w", model::formats::Dtype::F32, {2, 3}, bytes_of(f32)},
+      {"h", model::formats::Dtype::F16, {4}, bytes_of(f16)},
+      {"b", model::formats::Dtype::BF16, {1, 2}, bytes_of(bf16)},
+      {"ids", model::formats::Dtype::I64, {2}, bytes_of(ids)},
+      {"mask", model::formats::Dtype::BOOL, {3}, bytes_of(flags)},
+      {"empty", model::formats::Dtype::F32, {0, 4}, {}},
+      {"scalar", model::formats::Dtype::F32, {}, bytes_of(nine)},
   };
-  write_safetensors(dir / "m.safetensors", tensors, {{"format", "pt"}, {"note", "x"}});
-  const SafetensorsFile file(dir / "m.safetensors");
+  model::formats::write_safetensors(dir / "m.safetensors", tensors, {{"format", "pt"}, {"note", "x"}});
+  const model::formats::SafetensorsFile file(dir / "m.safetensors");
   EXPECT_EQ(file.tensors().size(), tensors.size());
   EXPECT_EQ(file.metadata().at("format"), "pt");
   EXPECT_EQ(file.metadata().at("note"), "x");
   for (const auto& want : tensors) {
-    const Tensor* got = file.find(want.name);
+    const model::formats::Tensor* got = file.find(want.name);
     ASSERT_NE(got, nullptr) << want.name;
     EXPECT_EQ(got->dtype, want.dtype);
     EXPECT_EQ(got->shape, want.shape);
@@ -115,14 +121,14 @@ TEST(Safetensors, RoundTripThroughAFile) {
     EXPECT_TRUE(std::equal(got->data.begin(), got->data.end(), want.data.begin())) << want.name;
   }
   EXPECT_EQ(file.find("nope"), nullptr);
-  EXPECT_EQ(to_float32(*file.find("w")), f32);
-  EXPECT_EQ(to_float32(*file.find("h")),
+  EXPECT_EQ(model::formats::to_float32(*file.find("w")), f32);
+  EXPECT_EQ(model::formats::to_float32(*file.find("h")),
             (std::vector<float>{1.0F, -2.0F, 0x1p-24F, std::numeric_limits<float>::infinity()}));
-  EXPECT_EQ(to_float32(*file.find("b")), (std::vector<float>{1.0F, -1.5F}));
-  EXPECT_EQ(to_float32(*file.find("scalar")), (std::vector<float>{9.0F}));
-  EXPECT_TRUE(to_float32(*file.find("empty")).empty());
+  EXPECT_EQ(model::formats::to_float32(*file.find("b")), (std::vector<float>{1.0F, -1.5F}));
+  EXPECT_EQ(model::formats::to_float32(*file.find("scalar")), (std::vector<float>{9.0F}));
+  EXPECT_TRUE(model::formats::to_float32(*file.find("empty")).empty());
   try {
-    (void)to_float32(*file.find("ids"));
+    (void)model::formats::to_float32(*file.find("ids"));
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
@@ -130,19 +136,19 @@ TEST(Safetensors, RoundTripThroughAFile) {
   }
   // Same input, same bytes.
   EXPECT_EQ(read_file(dir / "m.safetensors"),
-            serialize_safetensors(tensors, {{"note", "x"}, {"format", "pt"}}));
+            model::formats::serialize_safetensors(tensors, {{"note", "x"}, {"format", "pt"}}));
 }
 
 TEST(Safetensors, HalfPrecisionConversions) {
-  EXPECT_EQ(f16_to_float(0x0000), 0.0F);
-  EXPECT_TRUE(std::signbit(f16_to_float(0x8000)));
-  EXPECT_EQ(f16_to_float(0x3555), 0.333251953125F);
-  EXPECT_EQ(f16_to_float(0x7BFF), 65504.0F);
-  EXPECT_EQ(f16_to_float(0x03FF), 0x3FFp-24F);  // largest subnormal
-  EXPECT_EQ(f16_to_float(0x8400), -0x1p-14F);   // smallest normal, negative
-  EXPECT_TRUE(std::isnan(f16_to_float(0x7E00)));
-  EXPECT_EQ(bf16_to_float(0x4049), 3.140625F);
-  EXPECT_TRUE(std::isinf(bf16_to_float(0xFF80)));
+  EXPECT_EQ(model::formats::f16_to_float(0x0000), 0.0F);
+  EXPECT_TRUE(std::signbit(model::formats::f16_to_float(0x8000)));
+  EXPECT_EQ(model::formats::f16_to_float(0x3555), 0.333251953125F);
+  EXPECT_EQ(model::formats::f16_to_float(0x7BFF), 65504.0F);
+  EXPECT_EQ(model::formats::f16_to_float(0x03FF), 0x3FFp-24F);  // largest subnormal
+  EXPECT_EQ(model::formats::f16_to_float(0x8400), -0x1p-14F);   // smallest normal, negative
+  EXPECT_TRUE(std::isnan(model::formats::f16_to_float(0x7E00)));
+  EXPECT_EQ(model::formats::bf16_to_float(0x4049), 3.140625F);
+  EXPECT_TRUE(std::isinf(model::formats::bf16_to_float(0xFF80)));
 }
 
 TEST(Safetensors, FloatToHalfRoundsToNearestEven) {
@@ -150,33 +156,34 @@ TEST(Safetensors, FloatToHalfRoundsToNearestEven) {
   for (std::uint32_t bits = 0; bits < 0x10000U; ++bits) {
     const auto h = static_cast<std::uint16_t>(bits);
     if ((h & 0x7C00U) == 0x7C00U && (h & 0x3FFU) != 0) continue;  // NaN payloads
-    ASSERT_EQ(float_to_f16(f16_to_float(h)), h) << bits;
+    ASSERT_EQ(model::formats::float_to_f16(model::formats::f16_to_float(h)), h) << bits;
   }
-  EXPECT_EQ(float_to_f16(1.0F + 0x1p-11F), 0x3C00);             // tie -> even (down)
-  EXPECT_EQ(float_to_f16(1.0F + 3 * 0x1p-11F), 0x3C02);         // tie -> even (up)
-  EXPECT_EQ(float_to_f16(1.0F + 0x1p-11F + 0x1p-20F), 0x3C01);  // above the tie
-  EXPECT_EQ(float_to_f16(65519.0F), 0x7BFF);
-  EXPECT_EQ(float_to_f16(65520.0F), 0x7C00);  // overflow -> inf
-  EXPECT_EQ(float_to_f16(0x1p-25F), 0x0000);  // tie with zero -> even
-  EXPECT_EQ(float_to_f16(0x1.8p-25F), 0x0001);
-  EXPECT_EQ(float_to_f16(-0x1.ffcp-15F), 0x8400);  // rounds up into the normals
-  EXPECT_EQ(float_to_f16(std::numeric_limits<float>::quiet_NaN()) & 0x7E00U, 0x7E00U);
-  EXPECT_EQ(float_to_bf16(1.0F + 0x1p-8F), 0x3F80);  // tie -> even
-  EXPECT_EQ(float_to_bf16(1.0F + 3 * 0x1p-8F), 0x3F82);
-  EXPECT_EQ(float_to_bf16(-3.140625F), 0xC049);
-  EXPECT_TRUE(std::isnan(bf16_to_float(float_to_bf16(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_EQ(model::formats::float_to_f16(1.0F + 0x1p-11F), 0x3C00);             // tie -> even (down)
+  EXPECT_EQ(model::formats::float_to_f16(1.0F + 3 * 0x1p-11F), 0x3C02);         // tie -> even (up)
+  EXPECT_EQ(model::formats::float_to_f16(1.0F + 0x1p-11F + 0x1p-20F), 0x3C01);  // above the tie
+  EXPECT_EQ(model::formats::float_to_f16(65519.0F), 0x7BFF);
+  EXPECT_EQ(model::formats::float_to_f16(65520.0F), 0x7C00);  // overflow -> inf
+  EXPECT_EQ(model::formats::float_to_f16(0x1p-25F), 0x0000);  // tie with zero -> even
+  EXPECT_EQ(model::formats::float_to_f16(0x1.8p-25F), 0x0001);
+  EXPECT_EQ(model::formats::float_to_f16(-0x1.ffcp-15F), 0x8400);  // rounds up into the normals
+  EXPECT_EQ(model::formats::float_to_f16(std::numeric_limits<float>::quiet_NaN()) & 0x7E00U, 0x7E00U);
+  EXPECT_EQ(model::formats::float_to_bf16(1.0F + 0x1p-8F), 0x3F80);  // tie -> even
+  EXPECT_EQ(model::formats::float_to_bf16(1.0F + 3 * 0x1p-8F), 0x3F82);
+  EXPECT_EQ(model::formats::float_to_bf16(-3.140625F), 0xC049);
+  EXPECT_TRUE(std::isnan(
+      model::formats::bf16_to_float(model::formats::float_to_bf16(std::numeric_limits<float>::quiet_NaN()))));
   for (std::uint32_t bits = 0; bits < 0x10000U; bits += 7) {
     const auto b = static_cast<std::uint16_t>(bits);
     if ((b & 0x7F80U) == 0x7F80U && (b & 0x7FU) != 0) continue;
-    ASSERT_EQ(float_to_bf16(bf16_to_float(b)), b) << bits;
+    ASSERT_EQ(model::formats::float_to_bf16(model::formats::bf16_to_float(b)), b) << bits;
   }
 }
 
 TEST(Safetensors, WriterRejectsSizeMismatch) {
   const std::vector<std::byte> three(3);
-  const std::vector<TensorToWrite> bad{{"t", Dtype::F32, {1}, three}};
+  const std::vector<model::formats::TensorToWrite> bad{{"t", model::formats::Dtype::F32, {1}, three}};
   try {
-    (void)serialize_safetensors(bad, {});
+    (void)model::formats::serialize_safetensors(bad, {});
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
@@ -257,7 +264,7 @@ TEST(Safetensors, AcceptsWhatTheFormatAllows) {
   const std::string ok = image(
       R"({"b":{"dtype":"U8","shape":[2],"data_offsets":[4,6],"extra":1},"z":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
       6);
-  const auto header = parse_safetensors(as_bytes(ok), "ok");
+  const auto header = model::formats::parse_safetensors(as_bytes(ok), "ok");
   ASSERT_EQ(header.tensors.size(), 3U);
   EXPECT_EQ(header.tensors.back().name, "b");
   EXPECT_EQ(header.tensors.back().data.size(), 2U);
@@ -265,7 +272,7 @@ TEST(Safetensors, AcceptsWhatTheFormatAllows) {
 
 TEST(Safetensors, MissingFileIsNotFound) {
   try {
-    const SafetensorsFile file("/nonexistent/model.safetensors");
+    const model::formats::SafetensorsFile file("/nonexistent/model.safetensors");
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::NotFound);

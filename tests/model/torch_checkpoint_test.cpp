@@ -29,58 +29,59 @@ fs::path data(const std::string& name) {
   return fs::path(WARDEN_TEST_DATA) / "torch" / name;
 }
 
-std::vector<double> values(const Tensor& t) {
+std::vector<double> values(const model::formats::Tensor& t) {
   std::vector<double> out;
   const std::size_t n = t.element_count();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::byte* p = t.data.data() + i * dtype_size(t.dtype);
+    const std::byte* p = t.data.data() + i * model::formats::dtype_size(t.dtype);
     switch (t.dtype) {
-      case Dtype::F32: {
+      case model::formats::Dtype::F32: {
         float f = 0;
         std::memcpy(&f, p, 4);
         out.push_back(f);
         break;
       }
-      case Dtype::F64: {
+      case model::formats::Dtype::F64: {
         double d = 0;
         std::memcpy(&d, p, 8);
         out.push_back(d);
         break;
       }
-      case Dtype::F16:
-      case Dtype::BF16: {
+      case model::formats::Dtype::F16:
+      case model::formats::Dtype::BF16: {
         std::uint16_t b = 0;
         std::memcpy(&b, p, 2);
-        out.push_back(t.dtype == Dtype::F16 ? f16_to_float(b) : bf16_to_float(b));
+        out.push_back(t.dtype == model::formats::Dtype::F16 ? model::formats::f16_to_float(b)
+                                                            : model::formats::bf16_to_float(b));
         break;
       }
-      case Dtype::I64: {
+      case model::formats::Dtype::I64: {
         std::int64_t v = 0;
         std::memcpy(&v, p, 8);
         out.push_back(static_cast<double>(v));
         break;
       }
       default:
-        ADD_FAILURE() << "unexpected dtype " << dtype_name(t.dtype);
+        ADD_FAILURE() << "unexpected dtype " << model::formats::dtype_name(t.dtype);
     }
   }
   return out;
 }
 
-std::string torch_dtype(Dtype d) {
+std::string torch_dtype(model::formats::Dtype d) {
   switch (d) {
-    case Dtype::F32:
+    case model::formats::Dtype::F32:
       return "float32";
-    case Dtype::F16:
+    case model::formats::Dtype::F16:
       return "float16";
-    case Dtype::BF16:
+    case model::formats::Dtype::BF16:
       return "bfloat16";
-    case Dtype::F64:
+    case model::formats::Dtype::F64:
       return "float64";
-    case Dtype::I64:
+    case model::formats::Dtype::I64:
       return "int64";
     default:
-      return std::string(dtype_name(d));
+      return std::string(model::formats::dtype_name(d));
   }
 }
 
@@ -90,11 +91,11 @@ TEST(TorchCheckpoint, TensorsEqualWhatTorchSaved) {
   const simdjson::dom::object expect = parser.parse(text).get_object();
   for (const char* file : {"state_dict.pt", "protocol4.pt"}) {
     SCOPED_TRACE(file);
-    const TorchCheckpoint ckpt(data(file));
+    const model::formats::TorchCheckpoint ckpt(data(file));
     std::size_t seen = 0;
     for (const auto [name, want] : expect) {
       SCOPED_TRACE(std::string(name));
-      const Tensor* t = ckpt.find(name);
+      const model::formats::Tensor* t = ckpt.find(name);
       ASSERT_NE(t, nullptr);
       ++seen;
       EXPECT_EQ(torch_dtype(t->dtype), std::string_view(want["dtype"]));
@@ -125,7 +126,7 @@ TEST(TorchCheckpoint, PicklesThatCallAnythingElseAreRefusedByName) {
   for (const auto& [file, global] : cases) {
     SCOPED_TRACE(file);
     try {
-      const TorchCheckpoint ckpt(data(file));
+      const model::formats::TorchCheckpoint ckpt(data(file));
       ADD_FAILURE() << "loaded";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::CorruptFile) << e.what();
@@ -137,7 +138,7 @@ TEST(TorchCheckpoint, PicklesThatCallAnythingElseAreRefusedByName) {
 
 TEST(TorchCheckpoint, NonContiguousTensorsAndTheLegacyFormatAreNamed) {
   try {
-    const TorchCheckpoint ckpt(data("noncontiguous.pt"));
+    const model::formats::TorchCheckpoint ckpt(data("noncontiguous.pt"));
     ADD_FAILURE() << "loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
@@ -146,7 +147,7 @@ TEST(TorchCheckpoint, NonContiguousTensorsAndTheLegacyFormatAreNamed) {
   // torch.save(_use_new_zipfile_serialization=False): a bare pickle stream.
   const std::string legacy = "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19.";
   try {
-    (void)parse_torch_checkpoint(std::as_bytes(std::span(legacy)), "old.bin");
+    (void)model::formats::parse_torch_checkpoint(std::as_bytes(std::span(legacy)), "old.bin");
     ADD_FAILURE() << "loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
@@ -167,7 +168,7 @@ TEST(TorchCheckpoint, TruncatedAndCorruptedArchivesAreErrors) {
   const std::vector<std::byte> good = bytes_of(data("state_dict.pt"));
   for (std::size_t n = 0; n < good.size(); ++n) {
     const std::vector<std::byte> cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
-    EXPECT_THROW((void)parse_torch_checkpoint(cut, "cut.pt"), Error) << n;
+    EXPECT_THROW((void)model::formats::parse_torch_checkpoint(cut, "cut.pt"), Error) << n;
   }
   std::size_t loaded = 0;
   for (std::size_t i = 0; i < good.size(); ++i) {
@@ -176,7 +177,7 @@ TEST(TorchCheckpoint, TruncatedAndCorruptedArchivesAreErrors) {
       if (bad[i] == std::byte{v}) continue;
       bad[i] = std::byte{v};
       try {
-        (void)parse_torch_checkpoint(bad, "bad.pt");
+        (void)model::formats::parse_torch_checkpoint(bad, "bad.pt");
         ++loaded;  // a change in tensor bytes, or in a field nobody reads
       } catch (const Error&) {
       }
@@ -191,7 +192,7 @@ std::span<const std::byte> as_bytes(const std::string& s) {
 
 void expect_refused(const std::string& pickle, const std::string& names) {
   try {
-    (void)read_state_dict_pickle(as_bytes(pickle), "p.pkl");
+    (void)model::formats::read_state_dict_pickle(as_bytes(pickle), "p.pkl");
     ADD_FAILURE() << "accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::CorruptFile) << e.what();
@@ -202,9 +203,9 @@ void expect_refused(const std::string& pickle, const std::string& names) {
 TEST(TorchPickle, OnlyWhatAStateDictNeedsIsUnderstood) {
   using namespace std::string_literals;
   // An empty OrderedDict is an empty state dict.
-  EXPECT_TRUE(read_state_dict_pickle(as_bytes("\x80\x02"
-                                              "ccollections\nOrderedDict\n)R."),
-                                     "p")
+  EXPECT_TRUE(model::formats::read_state_dict_pickle(as_bytes("\x80\x02"
+                                                              "ccollections\nOrderedDict\n)R."),
+                                                     "p")
                   .empty());
   expect_refused("\x80\x02K\x01.", "holds an int");  // not a dict
   expect_refused(
@@ -248,12 +249,12 @@ TEST(TorchCheckpoint, AModelFromPytorchModelBinIsBitIdenticalToItsSafetensors) {
     ASSERT_TRUE(fs::exists(pt_dir / "pytorch_model.bin"));
     ASSERT_FALSE(fs::exists(pt_dir / "model.safetensors"));
 
-    const auto st = ModelWeights::open_dir(st_dir);
-    const auto pt = ModelWeights::open_dir(pt_dir);
+    const auto st = model::formats::ModelWeights::open_dir(st_dir);
+    const auto pt = model::formats::ModelWeights::open_dir(pt_dir);
     ASSERT_EQ(st.names(), pt.names());
     for (const std::string_view name : st.names()) {
-      const Tensor& a = *st.find(name);
-      const Tensor& b = *pt.find(name);
+      const model::formats::Tensor& a = *st.find(name);
+      const model::formats::Tensor& b = *pt.find(name);
       EXPECT_EQ(a.shape, b.shape) << name;
       ASSERT_EQ(a.data.size(), b.data.size()) << name;
       EXPECT_EQ(std::memcmp(a.data.data(), b.data.data(), a.data.size()), 0) << name;
@@ -261,11 +262,11 @@ TEST(TorchCheckpoint, AModelFromPytorchModelBinIsBitIdenticalToItsSafetensors) {
 
     const auto m_st = model::load_encoder_model(st_dir);
     const auto m_pt = model::load_encoder_model(pt_dir);
-    model::TokenBatch batch;
+    model::engine::TokenBatch batch;
     const std::uint32_t first = arch == "modernbert" ? 985 : arch == "deberta-v2" ? 1 : 101;
     batch.add(std::vector<std::uint32_t>{first, 300, 301, 302, 303, first + 1});
     batch.add(std::vector<std::uint32_t>{first, 400, first + 1});
-    model::EncoderWorkspace ws_st, ws_pt;
+    model::engine::EncoderWorkspace ws_st, ws_pt;
     const auto h_st = m_st->encoder.forward(batch, ws_st, nullptr);
     const std::vector<float> a(h_st.begin(), h_st.end());
     const auto h_pt = m_pt->encoder.forward(batch, ws_pt, nullptr);

@@ -15,9 +15,10 @@ namespace {
 const std::vector<float> kFour{1, 2, 3, 4};
 
 void write_shard(const std::filesystem::path& path, const std::vector<std::string>& names) {
-  std::vector<TensorToWrite> tensors;
-  for (const auto& n : names) tensors.push_back({n, Dtype::F32, {2, 2}, std::as_bytes(std::span(kFour))});
-  write_safetensors(path, tensors, {{"format", "pt"}});
+  std::vector<model::formats::TensorToWrite> tensors;
+  for (const auto& n : names)
+    tensors.push_back({n, model::formats::Dtype::F32, {2, 2}, std::as_bytes(std::span(kFour))});
+  model::formats::write_safetensors(path, tensors, {{"format", "pt"}});
 }
 
 void write_index(const std::filesystem::path& path, const std::string& weight_map) {
@@ -26,7 +27,7 @@ void write_index(const std::filesystem::path& path, const std::string& weight_ma
 
 std::string open_error(const std::filesystem::path& index, ErrorKind kind = ErrorKind::CorruptFile) {
   try {
-    (void)ModelWeights::open_index(index);
+    (void)model::formats::ModelWeights::open_index(index);
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), kind) << e.what();
     return e.what();
@@ -38,7 +39,7 @@ std::string open_error(const std::filesystem::path& index, ErrorKind kind = Erro
 TEST(ModelWeights, SingleFileAndRequire) {
   const testing::TempDir dir;
   write_shard(dir / "model.safetensors", {"a", "b"});
-  const auto w = ModelWeights::open_dir(dir.path());
+  const auto w = model::formats::ModelWeights::open_dir(dir.path());
   EXPECT_EQ(w.size(), 2U);
   EXPECT_EQ(w.names(), (std::vector<std::string_view>{"a", "b"}));
   EXPECT_EQ(w.require("a", {2, 2}).shape, (std::vector<std::size_t>{2, 2}));
@@ -67,11 +68,11 @@ TEST(ModelWeights, ShardedIndex) {
   write_index(dir / "model.safetensors.index.json",
               R"({"a":"model-00001-of-00002.safetensors","c":"model-00002-of-00002.safetensors",)"
               R"("b":"model-00001-of-00002.safetensors"})");
-  const auto w = ModelWeights::open_dir(dir.path());
+  const auto w = model::formats::ModelWeights::open_dir(dir.path());
   EXPECT_EQ(w.files().size(), 2U);
   EXPECT_EQ(w.names(), (std::vector<std::string_view>{"a", "b", "c"}));
   EXPECT_EQ(w.find("unlisted"), nullptr);
-  EXPECT_EQ(to_float32(w.require("c", {2, 2})), kFour);
+  EXPECT_EQ(model::formats::to_float32(w.require("c", {2, 2})), kFour);
 }
 
 TEST(ModelWeights, BrokenIndexes) {
@@ -113,7 +114,7 @@ TEST(ModelWeights, BrokenIndexes) {
 TEST(ModelWeights, EmptyFolderIsNotFound) {
   const testing::TempDir dir;
   try {
-    (void)ModelWeights::open_dir(dir.path());
+    (void)model::formats::ModelWeights::open_dir(dir.path());
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::NotFound);

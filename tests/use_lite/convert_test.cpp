@@ -48,7 +48,7 @@ class UseLiteConvert : public ::testing::Test {
     json.replace(at, from.size(), to);
     write_file_atomic(dir_ / "dist" / "model.json", json);
     try {
-      (void)model::convert_use_lite(dir_ / "dist", dir_ / "out");
+      (void)model::use_lite::convert_use_lite(dir_ / "dist", dir_ / "out");
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), expected) << e.what();
       EXPECT_FALSE(fs::exists(dir_ / "out" / "config.json"));

@@ -43,12 +43,12 @@ TEST(UseLitePackedImage, AMappedModelIsBitIdenticalInEveryPrecision) {
     SCOPED_TRACE(precision_name(precision));
     ::setenv("WARDEN_PACK_CACHE", "off", 1);
     const embed::UseLiteEmbedder plain(tmp / "model", &pool, precision);
-    EXPECT_EQ(plain.model().packed_image(), model::PackedImageUse::Off);
+    EXPECT_EQ(plain.model().packed_image(), model::engine::PackedImageUse::Off);
     ::setenv("WARDEN_PACK_CACHE", (tmp / "cache").c_str(), 1);
     const embed::UseLiteEmbedder saving(tmp / "model", &pool, precision);
-    EXPECT_EQ(saving.model().packed_image(), model::PackedImageUse::Saved);
+    EXPECT_EQ(saving.model().packed_image(), model::engine::PackedImageUse::Saved);
     const embed::UseLiteEmbedder mapped(tmp / "model", &pool, precision);
-    EXPECT_EQ(mapped.model().packed_image(), model::PackedImageUse::Mapped);
+    EXPECT_EQ(mapped.model().packed_image(), model::engine::PackedImageUse::Mapped);
     const auto want = flat(plain.embed(texts));
     EXPECT_EQ(flat(saving.embed(texts)), want);
     EXPECT_EQ(flat(mapped.embed(texts)), want);

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 EmbeddingTable EmbeddingTable::view(std::span<const float> values, std::size_t rows, std::size_t width) {
   if (values.size() != rows * width) throw Error(ErrorKind::Internal, "EmbeddingTable: size mismatch");
@@ -138,4 +138,4 @@ const float* EmbeddingTable::row(std::size_t i, float* scratch) const noexcept {
   return scratch;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -16,7 +16,7 @@
 
 #include "kernels/dense.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 class EmbeddingTable {
  public:
@@ -66,4 +66,4 @@ class EmbeddingTable {
   std::span<float> int8_scales_;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -13,7 +13,7 @@
 #include "kernels/relative_attention.hpp"
 #include "kernels/rms_norm.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 const kernels::RotaryTable& EncoderWorkspace::rotary(std::span<const float> inv_freq, std::size_t positions) {
   auto same = [&](const CachedRotary& c) {
@@ -318,4 +318,4 @@ std::size_t Encoder::layer_bytes() const noexcept {
   return bytes;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -41,7 +41,7 @@ namespace warden {
 class ThreadPool;
 }
 
-namespace warden::model {
+namespace warden::model::engine {
 
 struct EncoderDims {
   std::size_t hidden = 0;
@@ -211,4 +211,4 @@ class Encoder {
   EncoderWeights w_;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -12,7 +12,7 @@
 #include "model/engine/packed_image.hpp"
 #include "model/engine/weight_reader.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 namespace {
 
@@ -83,7 +83,7 @@ std::vector<kernels::PackedLinear> relative_heads(const WeightReader& r, const s
 
 }  // namespace
 
-EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
+EncoderWeights read_encoder(const formats::ModelWeights& weights, const std::string& prefix, Isa isa,
                             Precision precision, const EncoderDims& d, const LayerNames& names,
                             const RelativeSpec& relative, const LayerBiases& biases, ThreadPool* pool) {
   EncoderWeights w;
@@ -191,4 +191,4 @@ EncoderWeights read_encoder(const ModelWeights& weights, const std::string& pref
   return w;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

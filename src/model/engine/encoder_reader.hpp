@@ -18,7 +18,7 @@ namespace warden {
 class ThreadPool;
 }
 
-namespace warden::model {
+namespace warden::model::engine {
 
 // How a checkpoint names one encoder layer's tensors (after "<layer prefix><i>.").
 struct LayerNames {
@@ -66,8 +66,8 @@ struct RelativeSpec {
 // The encoder weights of `weights` under `prefix`, named by `names`, for `dims`, in `precision`
 // for `isa` (the layers loaded on `pool` when given). Error(CorruptFile) names a missing or
 // mis-shaped tensor.
-EncoderWeights read_encoder(const ModelWeights& weights, const std::string& prefix, Isa isa,
+EncoderWeights read_encoder(const formats::ModelWeights& weights, const std::string& prefix, Isa isa,
                             Precision precision, const EncoderDims& d, const LayerNames& names,
                             const RelativeSpec& relative, const LayerBiases& biases, ThreadPool* pool);
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

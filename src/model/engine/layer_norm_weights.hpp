@@ -5,11 +5,11 @@
 
 #include <vector>
 
-namespace warden::model {
+namespace warden::model::engine {
 
 struct LayerNormWeights {
   std::vector<float> gamma;
   std::vector<float> beta;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

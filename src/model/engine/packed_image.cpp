@@ -19,7 +19,7 @@
 #include "core/file.hpp"
 #include "core/fnv1a.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 namespace {
 
@@ -121,10 +121,10 @@ std::optional<PackedImageCache> PackedImageCache::from_environment() {
 PackedImageCache::PackedImageCache(std::filesystem::path dir, std::size_t max_bytes)
     : dir_(std::move(dir)), max_bytes_(max_bytes) {}
 
-PackedImageKey PackedImageCache::key(const ModelWeights& weights, std::string_view layout) {
+PackedImageKey PackedImageCache::key(const formats::ModelWeights& weights, std::string_view layout) {
   std::string text =
       fmt::format("{}\nbuild {}\ncpu {}\nlayout {}\n", kMagic, executable_build_id(), cpu_text(), layout);
-  for (const WeightFile& f : weights.files()) {
+  for (const formats::WeightFile& f : weights.files()) {
     std::error_code ec;
     const auto path = std::filesystem::weakly_canonical(f.path(), ec);
     const auto id = identity(f.path());
@@ -158,9 +158,9 @@ std::optional<Arena> PackedImageCache::find(const PackedImageKey& key, std::size
 }
 
 std::string PackedImageCache::save(const PackedImageKey& key, const Arena& arena,
-                                   const ModelWeights& weights) const {
+                                   const formats::ModelWeights& weights) const {
   const auto now = std::chrono::system_clock::now();
-  for (const WeightFile& f : weights.files()) {
+  for (const formats::WeightFile& f : weights.files()) {
     const auto id = identity(f.path());
     if (!id || key.text.find(id->text) == std::string::npos) {
       return fmt::format("{} changed while the model was loading", f.path().string());
@@ -196,7 +196,8 @@ void PackedImageCache::trim(const std::filesystem::path& keep) const {
   trim_folder(dir_, kSuffix, max_bytes_, keep);
 }
 
-PackedArena open_packed_arena(const ModelWeights& weights, std::string_view layout, std::size_t bytes) {
+PackedArena open_packed_arena(const formats::ModelWeights& weights, std::string_view layout,
+                              std::size_t bytes) {
   PackedArena out;
   out.cache = PackedImageCache::from_environment();
   if (out.cache && bytes > 0) {
@@ -213,10 +214,10 @@ PackedArena open_packed_arena(const ModelWeights& weights, std::string_view layo
   return out;
 }
 
-void save_packed_arena(PackedArena& packed, const ModelWeights& weights) {
+void save_packed_arena(PackedArena& packed, const formats::ModelWeights& weights) {
   if (!packed.cache || packed.use == PackedImageUse::Mapped) return;
   packed.note = packed.cache->save(packed.key, *packed.arena, weights);
   packed.use = packed.note.empty() ? PackedImageUse::Saved : PackedImageUse::NotSaved;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

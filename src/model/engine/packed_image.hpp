@@ -28,7 +28,7 @@
 #include "core/arena.hpp"
 #include "model/formats/weights.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 // What happened to a model's image at load.
 enum class PackedImageUse {
@@ -50,7 +50,7 @@ class PackedImageCache {
   PackedImageCache(std::filesystem::path dir, std::size_t max_bytes);
 
   // The key of `layout` packed from `weights` by this build on this machine.
-  [[nodiscard]] static PackedImageKey key(const ModelWeights& weights, std::string_view layout);
+  [[nodiscard]] static PackedImageKey key(const formats::ModelWeights& weights, std::string_view layout);
 
   // A prefilled arena of `bytes` from the image saved under `key`, or nullopt (no such
   // image, another key, a size that does not match, an unreadable file).
@@ -60,7 +60,7 @@ class PackedImageCache {
   // then removes the least recently used images past the folder's limit. Returns an empty
   // string when saved, else why not (a weight file changed during the load or under two
   // seconds ago, so its times may not tell the next change apart; an I/O error).
-  std::string save(const PackedImageKey& key, const Arena& arena, const ModelWeights& weights) const;
+  std::string save(const PackedImageKey& key, const Arena& arena, const formats::ModelWeights& weights) const;
 
   [[nodiscard]] const std::filesystem::path& dir() const noexcept { return dir_; }
 
@@ -83,10 +83,11 @@ struct PackedArena {
 // The arena for `bytes` of packed data described by `layout` (everything besides the weight
 // files that decides those bytes), mapped from its image when the environment's cache holds
 // one, else fresh.
-PackedArena open_packed_arena(const ModelWeights& weights, std::string_view layout, std::size_t bytes);
+PackedArena open_packed_arena(const formats::ModelWeights& weights, std::string_view layout,
+                              std::size_t bytes);
 
 // Once the loader has filled a fresh arena: saves it as the image when the cache is on
 // (use becomes Saved or NotSaved). Does nothing for a mapped arena.
-void save_packed_arena(PackedArena& packed, const ModelWeights& weights);
+void save_packed_arena(PackedArena& packed, const formats::ModelWeights& weights);
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

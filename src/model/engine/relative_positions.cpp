@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace warden::model {
+namespace warden::model::engine {
 
 std::int64_t relative_bucket(std::int64_t r, std::int64_t bucket_size, std::int64_t max_position) {
   if (bucket_size <= 0 || max_position <= 0) return r;
@@ -52,4 +52,4 @@ std::int64_t mpnet_relative_bucket(std::int64_t relative_position) {
   return base + std::min(large, kHalf - 1);
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace warden::model {
+namespace warden::model::engine {
 
 // r itself when |r| <= mid = bucket_size / 2 (or when bucket_size or max_position is not
 // positive: no bucketing), else sign(r) · (ceil(ln(|r| / mid) / ln((max_position - 1) / mid)
@@ -28,4 +28,4 @@ std::vector<std::int32_t> relative_rows(std::size_t max_distance, std::int64_t s
 // min(8 + trunc(ln(|n| / 8) / ln(16) · 8), 15), in float32 as torch computes it.
 std::int64_t mpnet_relative_bucket(std::int64_t relative_position);
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

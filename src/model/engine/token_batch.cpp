@@ -2,7 +2,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 void TokenBatch::add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids,
                      std::size_t seq_visible_keys) {
@@ -29,4 +29,4 @@ void TokenBatch::clear() {
   visible_keys.clear();
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

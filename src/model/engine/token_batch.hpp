@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace warden::model {
+namespace warden::model::engine {
 
 struct TokenBatch {
   std::vector<std::uint32_t> ids;
@@ -26,4 +26,4 @@ struct TokenBatch {
   [[nodiscard]] std::size_t length(std::size_t s) const noexcept { return offsets[s + 1] - offsets[s]; }
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 namespace {
 
@@ -26,52 +26,52 @@ std::string field(std::string_view base, std::string_view leaf) {
 
 std::vector<float> WeightReader::floats(std::string_view name,
                                         std::initializer_list<std::size_t> shape) const {
-  return to_float32(tensor(name, shape));
+  return formats::to_float32(tensor(name, shape));
 }
 
 EmbeddingTable WeightReader::float_table(std::string_view name, std::size_t rows, std::size_t width) const {
-  const Tensor& t = tensor(name, {rows, width});
-  if (is_aligned_float32(t)) return EmbeddingTable::view(as_float32(t), rows, width);
-  return EmbeddingTable::make(Precision::Float32, to_float32(t), rows, width);  // f16/bf16
+  const formats::Tensor& t = tensor(name, {rows, width});
+  if (formats::is_aligned_float32(t)) return EmbeddingTable::view(formats::as_float32(t), rows, width);
+  return EmbeddingTable::make(Precision::Float32, formats::to_float32(t), rows, width);  // f16/bf16
 }
 
 std::size_t WeightReader::table_arena_bytes(std::string_view name, std::size_t rows,
                                             std::size_t width) const {
-  const Tensor& t = weights_.require_weight(prefix_ + std::string(name), {rows, width});
-  if (precision_ == Precision::Float32 && is_aligned_float32(t)) return 0;
+  const formats::Tensor& t = weights_.require_weight(prefix_ + std::string(name), {rows, width});
+  if (precision_ == Precision::Float32 && formats::is_aligned_float32(t)) return 0;
   return EmbeddingTable::arena_bytes(precision_, rows, width);
 }
 
 EmbeddingTable WeightReader::table(std::string_view name, std::size_t rows, std::size_t width,
                                    Arena& arena) const {
   const std::string full = prefix_ + std::string(name);
-  const Tensor& t = weights_.require_weight(full, {rows, width});
-  if (precision_ == Precision::Float32 && is_aligned_float32(t)) {
-    return EmbeddingTable::view(as_float32(t), rows, width);
+  const formats::Tensor& t = weights_.require_weight(full, {rows, width});
+  if (precision_ == Precision::Float32 && formats::is_aligned_float32(t)) {
+    return EmbeddingTable::view(formats::as_float32(t), rows, width);
   }
   if (arena.prefilled()) return EmbeddingTable::prefilled(precision_, rows, width, arena);
   EmbeddingTable out;
-  if (t.dtype == Dtype::I8) {
+  if (t.dtype == formats::Dtype::I8) {
     const kernels::QuantizedRows q = int8_rows(full, t, rows, width);
     out = precision_ == Precision::Int8
               ? EmbeddingTable::from_int8(q, rows, width, &arena)
               : EmbeddingTable::make(precision_, dequantize(q, width), rows, width, &arena);
-  } else if (is_aligned_float32(t)) {
-    out = EmbeddingTable::make(precision_, as_float32(t), rows, width, &arena);
+  } else if (formats::is_aligned_float32(t)) {
+    out = EmbeddingTable::make(precision_, formats::as_float32(t), rows, width, &arena);
   } else if (!t.transposed) {
     // Converted a block of rows at a time: never a float copy of the whole table.
-    const std::size_t row_bytes = width * dtype_size(t.dtype);
+    const std::size_t row_bytes = width * formats::dtype_size(t.dtype);
     out = EmbeddingTable::make_by_rows(
         precision_, rows, width,
         [&](std::size_t row0, std::span<float> floats) {
           const std::size_t count = floats.size() / width;
-          const Tensor block{
+          const formats::Tensor block{
               t.name, t.dtype, {count, width}, t.data.subspan(row0 * row_bytes, count * row_bytes)};
-          to_float32(block, floats);
+          formats::to_float32(block, floats);
         },
         &arena);
   } else {
-    out = EmbeddingTable::make(precision_, to_float32(t), rows, width, &arena);
+    out = EmbeddingTable::make(precision_, formats::to_float32(t), rows, width, &arena);
   }
   release_pages(t.data);  // converted: the mapping's copy is no longer read
   return out;
@@ -114,7 +114,7 @@ kernels::DenseLayer WeightReader::dense(std::span<const DenseRows> parts, std::s
       std::size_t row0 = 0;
       for (const auto& [base, rows] : parts) {
         std::vector<float> scratch;
-        const Tensor& w = weight(base, rows, in);
+        const formats::Tensor& w = weight(base, rows, in);
         packed.set_rows(
             row0, rows, weight_floats(base, w, rows, in, scratch),
             bias.empty() ? std::span<const float>() : std::span<const float>(bias).subspan(row0, rows));
@@ -126,9 +126,9 @@ kernels::DenseLayer WeightReader::dense(std::span<const DenseRows> parts, std::s
     case Precision::Int8: {
       kernels::QuantizedRows stacked;
       for (const auto& [base, rows] : parts) {
-        const Tensor& w = weight(base, rows, in);
+        const formats::Tensor& w = weight(base, rows, in);
         kernels::QuantizedRows q;
-        if (w.dtype == Dtype::I8) {
+        if (w.dtype == formats::Dtype::I8) {
           q = int8_rows(prefix_ + field(base, "weight"), w, rows, in);
         } else {
           std::vector<float> scratch;
@@ -149,7 +149,7 @@ kernels::DenseLayer WeightReader::dense(std::span<const DenseRows> parts, std::s
   stacked.reserve(n * in);
   for (const auto& [base, rows] : parts) {
     std::vector<float> scratch;
-    const Tensor& w = weight(base, rows, in);
+    const formats::Tensor& w = weight(base, rows, in);
     const std::span<const float> v = weight_floats(base, w, rows, in, scratch);
     stacked.insert(stacked.end(), v.begin(), v.end());
     release_pages(w.data);
@@ -163,7 +163,7 @@ kernels::GatedDense WeightReader::gated(std::string_view base, std::size_t width
     return kernels::GatedDense::prefilled(precision_, width, in, isa_, *arena_);
   }
   std::vector<float> scratch;
-  const Tensor& w = weight(base, 2 * width, in);
+  const formats::Tensor& w = weight(base, 2 * width, in);
   const std::span<const float> v = weight_floats(base, w, 2 * width, in, scratch);
   std::vector<float> bias;
   if (weights_.find(prefix_ + field(base, "bias")) != nullptr) {
@@ -189,8 +189,8 @@ kernels::GatedDense WeightReader::gated_pair(std::string_view activated, std::st
   }
   std::vector<float> scratch_a;
   std::vector<float> scratch_g;
-  const Tensor& wa = weight(activated, width, in);
-  const Tensor& wg = weight(gate, width, in);
+  const formats::Tensor& wa = weight(activated, width, in);
+  const formats::Tensor& wg = weight(gate, width, in);
   std::vector<float> bias_a;
   std::vector<float> bias_g;
   if (with_bias) {
@@ -208,31 +208,32 @@ kernels::GatedDense WeightReader::gated_pair(std::string_view activated, std::st
 kernels::PackedLinear WeightReader::linear(std::string_view base, std::size_t out, std::size_t in,
                                            bool with_bias) const {
   std::vector<float> scratch;
-  const Tensor& w = weight(base, out, in);
+  const formats::Tensor& w = weight(base, out, in);
   kernels::PackedLinear packed(weight_floats(base, w, out, in, scratch), out, in,
                                with_bias ? floats(field(base, "bias"), {out}) : std::vector<float>{}, isa_);
   release_pages(w.data);
   return packed;
 }
 
-const Tensor& WeightReader::weight(std::string_view base, std::size_t rows, std::size_t in) const {
+const formats::Tensor& WeightReader::weight(std::string_view base, std::size_t rows, std::size_t in) const {
   return weights_.require_weight(prefix_ + field(base, "weight"), {rows, in});
 }
 
-std::span<const float> WeightReader::weight_floats(std::string_view base, const Tensor& t, std::size_t rows,
-                                                   std::size_t in, std::vector<float>& scratch) const {
-  if (t.dtype == Dtype::I8) {
+std::span<const float> WeightReader::weight_floats(std::string_view base, const formats::Tensor& t,
+                                                   std::size_t rows, std::size_t in,
+                                                   std::vector<float>& scratch) const {
+  if (t.dtype == formats::Dtype::I8) {
     scratch = dequantize(int8_rows(prefix_ + field(base, "weight"), t, rows, in), in);
     return scratch;
   }
-  if (is_aligned_float32(t)) return as_float32(t);
-  scratch = to_float32(t);
+  if (formats::is_aligned_float32(t)) return formats::as_float32(t);
+  scratch = formats::to_float32(t);
   return scratch;
 }
 
-kernels::QuantizedRows WeightReader::int8_rows(const std::string& name, const Tensor& t, std::size_t rows,
-                                               std::size_t in) const {
-  const Tensor& scale = weights_.require(name + std::string(kInt8ScaleSuffix), {rows});
+kernels::QuantizedRows WeightReader::int8_rows(const std::string& name, const formats::Tensor& t,
+                                               std::size_t rows, std::size_t in) const {
+  const formats::Tensor& scale = weights_.require(name + std::string(formats::kInt8ScaleSuffix), {rows});
   kernels::QuantizedRows q;
   q.values.resize(rows * in);
   if (t.transposed) {  // the values stored [in x rows]
@@ -243,12 +244,12 @@ kernels::QuantizedRows WeightReader::int8_rows(const std::string& name, const Te
   } else {
     std::memcpy(q.values.data(), t.data.data(), q.values.size());
   }
-  q.scales = to_float32(scale);
+  q.scales = formats::to_float32(scale);
   for (std::size_t j = 0; j < rows; ++j) {
     if (!std::isfinite(q.scales[j]) || q.scales[j] < 0.0F) {
       throw Error(ErrorKind::CorruptFile,
                   fmt::format("{}: tensor '{}{}' holds an invalid scale {}", weights_.source().string(), name,
-                              kInt8ScaleSuffix, q.scales[j]));
+                              formats::kInt8ScaleSuffix, q.scales[j]));
     }
   }
   return q;
@@ -262,4 +263,4 @@ std::vector<float> WeightReader::dequantize(const kernels::QuantizedRows& q, std
   return out;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -18,7 +18,7 @@
 #include "model/engine/encoder.hpp"
 #include "model/formats/weights.hpp"
 
-namespace warden::model {
+namespace warden::model::engine {
 
 // Reads weights by their HF names under one prefix ("" or "bert." ...) into the model's
 // precision. Float32 tensors are read in place from the mapping; after a linear layer is
@@ -29,11 +29,11 @@ class WeightReader {
  public:
   // Dense layers go into `arena` when given; a prefilled arena holds them already, and
   // their weights are not read.
-  WeightReader(const ModelWeights& weights, std::string prefix, Isa isa,
+  WeightReader(const formats::ModelWeights& weights, std::string prefix, Isa isa,
                Precision precision = Precision::Float32, Arena* arena = nullptr)
       : weights_(weights), prefix_(std::move(prefix)), isa_(isa), precision_(precision), arena_(arena) {}
 
-  const Tensor& tensor(std::string_view name, std::initializer_list<std::size_t> shape) const {
+  const formats::Tensor& tensor(std::string_view name, std::initializer_list<std::size_t> shape) const {
     return weights_.require(prefix_ + std::string(name), shape);
   }
 
@@ -83,24 +83,24 @@ class WeightReader {
                                bool with_bias = true) const;
 
  private:
-  const Tensor& weight(std::string_view base, std::size_t rows, std::size_t in) const;
+  const formats::Tensor& weight(std::string_view base, std::size_t rows, std::size_t in) const;
 
   // A weight tensor as floats: a view when it is aligned float32, else `scratch` filled
   // (widened, or dequantised from int8).
-  std::span<const float> weight_floats(std::string_view base, const Tensor& t, std::size_t rows,
+  std::span<const float> weight_floats(std::string_view base, const formats::Tensor& t, std::size_t rows,
                                        std::size_t in, std::vector<float>& scratch) const;
 
   // An I8 tensor and its "<name>_scale" F32 [rows] as quantised rows.
-  kernels::QuantizedRows int8_rows(const std::string& name, const Tensor& t, std::size_t rows,
+  kernels::QuantizedRows int8_rows(const std::string& name, const formats::Tensor& t, std::size_t rows,
                                    std::size_t in) const;
 
   static std::vector<float> dequantize(const kernels::QuantizedRows& q, std::size_t in);
 
-  const ModelWeights& weights_;
+  const formats::ModelWeights& weights_;
   std::string prefix_;
   Isa isa_;
   Precision precision_;
   Arena* arena_;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::engine

@@ -31,7 +31,7 @@ constexpr OnnxSupport kOnnx{{"pooler.dense", "classifier"}, "tanh"};
 
 // A config of model_type "bert" without "architectures" is a base model: JinaBERT's when its
 // positions are ALiBi (the remote-code JinaBertConfig shares the model_type).
-std::string_view base_class(const ModelConfig& config) {
+std::string_view base_class(const metadata::ModelConfig& config) {
   return config.position_embedding_type == "alibi" ? "JinaBertModel" : "BertModel";
 }
 

@@ -21,21 +21,22 @@ kernels::Activation activation_named(const std::string& name, std::string_view f
                           config_path(dir), field, name));
 }
 
-ClassifierHead dense_head(const HeadSource& s, const WeightReader& dense_from, std::string_view dense,
-                          kernels::Activation activation, std::string_view out) {
+heads::ClassifierHead dense_head(const HeadSource& s, const engine::WeightReader& dense_from,
+                                 std::string_view dense, kernels::Activation activation,
+                                 std::string_view out) {
   const std::size_t h = s.dims.hidden;
-  ClassifierHead c;
+  heads::ClassifierHead c;
   c.dense = dense_from.linear(dense, h, h);
   c.activation = activation;
   c.out = s.root.linear(out, s.config.num_labels(), h);
   return c;
 }
 
-ClassifierHead pooler_classifier(const HeadSource& s) {
+heads::ClassifierHead pooler_classifier(const HeadSource& s) {
   return dense_head(s, s.encoder, "pooler.dense", kernels::Activation::Tanh, "classifier");
 }
 
-ClassifierHead roberta_classifier(const HeadSource& s) {
+heads::ClassifierHead roberta_classifier(const HeadSource& s) {
   return dense_head(s, s.root, "classifier.dense", kernels::Activation::Tanh, "classifier.out_proj");
 }
 

@@ -14,7 +14,7 @@ namespace warden::model::families {
 
 namespace {
 
-using namespace config_keys;
+using namespace metadata::config_keys;
 
 constexpr FamilyClass kClasses[] = {
     {"DebertaV2Model", ClassRole::Encoder},
@@ -22,11 +22,11 @@ constexpr FamilyClass kClasses[] = {
 };
 constexpr std::string_view kModelTypes[] = {"deberta-v2"};
 
-constexpr LayerNames kNames{"encoder.layer.",          "attention.self.query_proj",
-                            "attention.self.key_proj", "attention.self.value_proj",
-                            "attention.output.dense",  "attention.output.LayerNorm",
-                            "intermediate.dense",      "output.dense",
-                            "output.LayerNorm"};
+constexpr engine::LayerNames kNames{"encoder.layer.",          "attention.self.query_proj",
+                                    "attention.self.key_proj", "attention.self.value_proj",
+                                    "attention.output.dense",  "attention.output.LayerNorm",
+                                    "intermediate.dense",      "output.dense",
+                                    "output.LayerNorm"};
 
 // DebertaV2Config's fields, with its defaults (and the getattr defaults of its modelling code).
 struct Settings : FamilySettings {
@@ -43,7 +43,8 @@ struct Settings : FamilySettings {
 
 // What Warden does not run (convolution layer, embedding projection, p2p attention) is refused
 // by name.
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
   read_bert_shape(f, c);
   auto d = std::make_shared<Settings>();
   if (!f.has("type_vocab_size")) c.type_vocab_size = 0;
@@ -103,7 +104,7 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
   return d;
 }
 
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   const auto& db = settings_of<Settings>(config);
   p.names = kNames;
   p.dims.position_embeddings = db.position_biased_input;
@@ -116,7 +117,8 @@ void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path
                                           ? static_cast<std::int64_t>(config.max_position_embeddings)
                                           : db.max_relative_positions;
     const std::int64_t span = db.position_buckets > 0 ? db.position_buckets : max_relative;
-    p.dims.relative_rows = relative_rows(p.dims.max_positions - 1, span, db.position_buckets, max_relative);
+    p.dims.relative_rows =
+        engine::relative_rows(p.dims.max_positions - 1, span, db.position_buckets, max_relative);
     p.relative.table_rows = 2 * static_cast<std::size_t>(span);
     p.relative.norm = db.norm_rel_ebd;
     p.relative.shared = db.share_att_key;
@@ -124,7 +126,7 @@ void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path
 }
 
 // ContextPooler: dense and pooler_hidden_act on the first token, then the classifier.
-ClassifierHead classifier(const HeadSource& s) {
+heads::ClassifierHead classifier(const HeadSource& s) {
   const auto& db = settings_of<Settings>(s.config);
   return dense_head(s, s.root, "pooler.dense",
                     activation_named(db.pooler_hidden_act, "pooler_hidden_act", s.dir), "classifier");

@@ -6,9 +6,9 @@
 
 namespace warden::model::families {
 
-using namespace config_keys;
+using namespace metadata::config_keys;
 
-void read_decoder_config(const json_fields::Fields& f, ModelConfig& c, DecoderSettings& s,
+void read_decoder_config(const formats::json_fields::Fields& f, metadata::ModelConfig& c, DecoderSettings& s,
                          std::size_t default_positions, std::string_view family) {
   read_bert_shape(f, c, default_positions);
   c.type_vocab_size = 0;
@@ -33,7 +33,7 @@ void read_decoder_config(const json_fields::Fields& f, ModelConfig& c, DecoderSe
 }
 
 void plan_decoder(const DecoderSettings& s, EncoderPlan& p) {
-  EncoderDims& d = p.dims;
+  engine::EncoderDims& d = p.dims;
   p.names = kDecoderLayerNames;
   d.pre_norm = true;
   d.rms_norm = true;

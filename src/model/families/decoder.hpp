@@ -15,22 +15,22 @@ namespace warden::model::families {
 // LlamaDecoderLayer (and Qwen2's, Qwen3's): input_layernorm, self_attn.{q,k,v,o}_proj,
 // post_attention_layernorm, mlp: down_proj(act(gate_proj(x)) · up_proj(x)); the model's
 // embed_tokens (no embedding norm) and its final norm.
-inline constexpr LayerNames kDecoderLayerNames{.layer_prefix = "layers.",
-                                               .q = "self_attn.q_proj",
-                                               .k = "self_attn.k_proj",
-                                               .v = "self_attn.v_proj",
-                                               .attn_out = "self_attn.o_proj",
-                                               .attn_norm = "input_layernorm",
-                                               .ffn_in = "",
-                                               .ffn_out = "mlp.down_proj",
-                                               .ffn_norm = "post_attention_layernorm",
-                                               .ffn_gated = "mlp.gate_proj",
-                                               .ffn_gate = "mlp.up_proj",
-                                               .embedding_norm = "",
-                                               .gate_first = false,
-                                               .word_embeddings = "embed_tokens.weight",
-                                               .final_norm = "norm",
-                                               .first_attn_norm = true};
+inline constexpr engine::LayerNames kDecoderLayerNames{.layer_prefix = "layers.",
+                                                       .q = "self_attn.q_proj",
+                                                       .k = "self_attn.k_proj",
+                                                       .v = "self_attn.v_proj",
+                                                       .attn_out = "self_attn.o_proj",
+                                                       .attn_norm = "input_layernorm",
+                                                       .ffn_in = "",
+                                                       .ffn_out = "mlp.down_proj",
+                                                       .ffn_norm = "post_attention_layernorm",
+                                                       .ffn_gated = "mlp.gate_proj",
+                                                       .ffn_gate = "mlp.up_proj",
+                                                       .embedding_norm = "",
+                                                       .gate_first = false,
+                                                       .word_embeddings = "embed_tokens.weight",
+                                                       .final_norm = "norm",
+                                                       .first_attn_norm = true};
 
 // The decoder's settings a family's config reader fills and its plan reads.
 struct DecoderSettings : FamilySettings {
@@ -45,7 +45,7 @@ struct DecoderSettings : FamilySettings {
 // heads; must divide them), head_dim (hidden / heads; even), rope_theta or rope_parameters
 // (scaled rotary refused by name); use_sliding_window true is refused naming `family` ("Qwen3"):
 // the embedding and reranking checkpoints use no sliding window.
-void read_decoder_config(const json_fields::Fields& f, ModelConfig& c, DecoderSettings& s,
+void read_decoder_config(const formats::json_fields::Fields& f, metadata::ModelConfig& c, DecoderSettings& s,
                          std::size_t default_positions, std::string_view family);
 
 // The plan above from `s`, with kDecoderLayerNames and no biases; the family adds its own

@@ -9,7 +9,7 @@ namespace warden::model::families {
 
 namespace {
 
-using namespace config_keys;
+using namespace metadata::config_keys;
 
 constexpr FamilyClass kClasses[] = {
     {"DistilBertModel", ClassRole::Encoder},
@@ -18,9 +18,9 @@ constexpr FamilyClass kClasses[] = {
 };
 constexpr std::string_view kModelTypes[] = {"distilbert"};
 
-constexpr LayerNames kNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
-                            "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
-                            "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
+constexpr engine::LayerNames kNames{"transformer.layer.", "attention.q_lin",   "attention.k_lin",
+                                    "attention.v_lin",    "attention.out_lin", "sa_layer_norm",
+                                    "ffn.lin1",           "ffn.lin2",          "output_layer_norm"};
 
 // DistilBertForMaskedLM: vocab_transform, config.activation, vocab_layer_norm (eps 1e-12),
 // vocab_projector's bias.
@@ -35,7 +35,8 @@ constexpr MlmHeadNames kMlmHead{"vocab_transform",
 // DistilBERT's head uses ReLU.
 constexpr OnnxSupport kOnnx{{"pre_classifier", "classifier"}, "relu"};
 
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
   c.hidden_size = static_cast<std::size_t>(f.integer_in("dim", 1, kMaxHidden));
   c.num_hidden_layers = static_cast<std::size_t>(f.integer_in("n_layers", 1, kMaxLayers));
   c.num_attention_heads = static_cast<std::size_t>(f.integer_in("n_heads", 1, kMaxHidden));
@@ -49,12 +50,12 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
   return nullptr;
 }
 
-void plan(const ModelConfig& /*config*/, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
+void plan(const metadata::ModelConfig& /*config*/, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   p.dims.type_vocab = 0;
   p.names = kNames;
 }
 
-ClassifierHead classifier(const HeadSource& s) {
+heads::ClassifierHead classifier(const HeadSource& s) {
   return dense_head(s, s.root, "pre_classifier", kernels::Activation::Relu, "classifier");
 }
 

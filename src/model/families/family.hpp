@@ -51,10 +51,10 @@ struct FamilySettings {
 // The shared encoder's plan for one checkpoint: filled with the common dimensions, then
 // adjusted by the family.
 struct EncoderPlan {
-  EncoderDims dims;
-  LayerNames names;
-  LayerBiases biases;
-  RelativeSpec relative;
+  engine::EncoderDims dims;
+  engine::LayerNames names;
+  engine::LayerBiases biases;
+  engine::RelativeSpec relative;
 };
 
 // The tensors of a *ForMaskedLM head (transformers' BertLMPredictionHead and its kin): a
@@ -67,27 +67,27 @@ struct MlmHeadNames {
 
 // What the head builder reads from: the encoder's tensors (under its prefix) and the root.
 struct HeadSource {
-  const WeightReader& encoder;
-  const WeightReader& root;
-  const ModelConfig& config;
-  const EncoderDims& dims;
+  const engine::WeightReader& encoder;
+  const engine::WeightReader& root;
+  const metadata::ModelConfig& config;
+  const engine::EncoderDims& dims;
   const std::filesystem::path& dir;
 };
 
 // The graph exports Warden reduces (model/onnx/onnx_encoder.hpp): the names of the classifier's two
 // layers in the graph, and the activation between them.
 struct OnnxSupport {
-  HeadNames head;
+  model::onnx::HeadNames head;
   std::string_view head_activation;
 };
 
 // What a family may do once its encoder weights are read: refuse a variant only the weights
 // show, or read tables the shared reader does not (MPNet's relative-position bias).
 struct FinishSource {
-  const ModelWeights& weights;
+  const formats::ModelWeights& weights;
   const std::string& prefix;
-  const ModelConfig& config;
-  const EncoderDims& dims;
+  const metadata::ModelConfig& config;
+  const engine::EncoderDims& dims;
 };
 
 struct Family {
@@ -96,21 +96,22 @@ struct Family {
   std::span<const std::string_view> model_types;  // the model_types whose keys it reads
   // The class a config of its model_type without "architectures" names (its base model);
   // null: its first Encoder class.
-  std::string_view (*base_class)(const ModelConfig& config) = nullptr;
+  std::string_view (*base_class)(const metadata::ModelConfig& config) = nullptr;
   // Reads the family's keys into `config` (its shape keys when it names them its own way) and
   // returns its own settings, or null. Error(CorruptFile) naming the key. Null: BERT's shape
   // keys only (config_keys::read_bert_shape).
-  std::shared_ptr<const FamilySettings> (*read_config)(const json_fields::Fields& f,
-                                                       ModelConfig& config) = nullptr;
+  std::shared_ptr<const FamilySettings> (*read_config)(const formats::json_fields::Fields& f,
+                                                       metadata::ModelConfig& config) = nullptr;
   // config.json's position_embedding_type values it runs ("absolute" for most).
   std::span<const std::string_view> position_types = {};
   // The key whose activation names its feed-forward (empty: the family's plan chooses it).
   std::string_view activation_key = "hidden_act";
   // Adjusts `plan` (filled with the common dimensions and BERT's names) for this family.
-  void (*plan)(const ModelConfig& config, EncoderPlan& plan, const std::filesystem::path& dir) = nullptr;
+  void (*plan)(const metadata::ModelConfig& config, EncoderPlan& plan,
+               const std::filesystem::path& dir) = nullptr;
   std::string_view weight_prefix;  // the encoder's prefix in a *ForSequenceClassification checkpoint
-  void (*finish)(const FinishSource& source, EncoderWeights& weights) = nullptr;
-  ClassifierHead (*classifier)(const HeadSource& source) = nullptr;  // null: no classifier class
+  void (*finish)(const FinishSource& source, engine::EncoderWeights& weights) = nullptr;
+  heads::ClassifierHead (*classifier)(const HeadSource& source) = nullptr;  // null: no classifier class
   const MlmHeadNames* mlm_head = nullptr;  // null: SPLADE cannot use its *ForMaskedLM
   const OnnxSupport* onnx = nullptr;       // null: its ONNX exports are not read
   bool quantize_ahead = false;             // `warden quantize` writes folders of its model_types
@@ -127,7 +128,7 @@ struct Family {
 
 // The settings a family stored in its config (the family's own type), for its plan and head.
 template <typename Settings>
-const Settings& settings_of(const ModelConfig& config) {
+const Settings& settings_of(const metadata::ModelConfig& config) {
   const auto* s = dynamic_cast<const Settings*>(config.family_settings.get());
   if (s == nullptr) throw Error(ErrorKind::Internal, "a model family's settings are missing from its config");
   return *s;

@@ -13,7 +13,7 @@ namespace warden::model::families {
 
 namespace {
 
-using namespace config_keys;
+using namespace metadata::config_keys;
 
 constexpr FamilyClass kClasses[] = {
     {"NewModel", ClassRole::Encoder},
@@ -25,21 +25,21 @@ constexpr std::string_view kPositionTypes[] = {"absolute", "rope"};
 // NewLayer: attention.qkv_proj (Q, K, V stacked; or q_proj/k_proj/v_proj without pack_qkv),
 // attention.o_proj, attn_ln; NewGatedMLP's up_gate_proj ([up | gate], no bias, act(gate) · up)
 // and down_proj; mlp_ln.
-constexpr LayerNames kPackedNames{"encoder.layer.",
-                                  "attention.qkv_proj",
-                                  "",
-                                  "",
-                                  "attention.o_proj",
-                                  "attn_ln",
-                                  "",
-                                  "mlp.down_proj",
-                                  "mlp_ln",
-                                  "mlp.up_gate_proj",
-                                  "",
-                                  "embeddings.LayerNorm",
-                                  true};
-constexpr LayerNames kApartNames = [] {
-  LayerNames n = kPackedNames;
+constexpr engine::LayerNames kPackedNames{"encoder.layer.",
+                                          "attention.qkv_proj",
+                                          "",
+                                          "",
+                                          "attention.o_proj",
+                                          "attn_ln",
+                                          "",
+                                          "mlp.down_proj",
+                                          "mlp_ln",
+                                          "mlp.up_gate_proj",
+                                          "",
+                                          "embeddings.LayerNorm",
+                                          true};
+constexpr engine::LayerNames kApartNames = [] {
+  engine::LayerNames n = kPackedNames;
   n.q = "attention.q_proj";
   n.k = "attention.k_proj";
   n.v = "attention.v_proj";
@@ -54,7 +54,8 @@ struct Settings : FamilySettings {
 
 // NewConfig (configuration.py): BERT's key names with NewConfig's defaults, rotary positions
 // from rope_theta, and fixed NTK rope_scaling. What Warden does not run is refused by name.
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
   read_bert_shape(f, c, 2048);
   if (!f.has("type_vocab_size")) c.type_vocab_size = 1;
   c.position_embedding_type = f.string("position_embedding_type").value_or("rope");
@@ -63,7 +64,7 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
   if (!std::isfinite(s->rope_theta) || s->rope_theta <= 1.0)
     throw f.fail("rope_theta", "must be a number above 1");
   if (const auto scaling = f.object("rope_scaling")) {
-    const json_fields::Fields r(*scaling, f.source());
+    const formats::json_fields::Fields r(*scaling, f.source());
     const std::string type = r.string("type").value_or("");
     if (type != "ntk") throw f.fail("rope_scaling", fmt::format("has type \"{}\"; supported: ntk", type));
     if (r.has("mixed_b")) throw f.fail("rope_scaling", "has mixed_b: mixed NTK scaling is not supported");
@@ -85,7 +86,7 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
 // NewModel: post-LN layers with a gated MLP (act(gate) · up, no bias on up_gate_proj), rotary
 // positions over the whole head from rope_theta (NewEmbeddings._init_rope), or an absolute
 // table; type_vocab_size 0 means no token-type table.
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   const auto& s = settings_of<Settings>(config);
   p.names = s.packed_qkv ? kPackedNames : kApartNames;
   p.dims.gated_ffn = true;

@@ -23,30 +23,31 @@ constexpr std::string_view kPositionTypes[] = {"absolute", "alibi"};
 
 // JinaBertGLUMLP: gated_layers (no bias) = [activated | gate], wo, and the LayerNorm over the
 // residual sum.
-constexpr LayerNames kGatedNames{"encoder.layer.",
-                                 "attention.self.query",
-                                 "attention.self.key",
-                                 "attention.self.value",
-                                 "attention.output.dense",
-                                 "attention.output.LayerNorm",
-                                 "",
-                                 "mlp.wo",
-                                 "mlp.layernorm",
-                                 "mlp.gated_layers"};
+constexpr engine::LayerNames kGatedNames{"encoder.layer.",
+                                         "attention.self.query",
+                                         "attention.self.key",
+                                         "attention.self.value",
+                                         "attention.output.dense",
+                                         "attention.output.LayerNorm",
+                                         "",
+                                         "mlp.wo",
+                                         "mlp.layernorm",
+                                         "mlp.gated_layers"};
 
 struct Settings : FamilySettings {
   // "original" is BERT's feed-forward, "geglu"/"reglu" a gated one.
   std::string feed_forward_type = "original";
 };
 
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
-  config_keys::read_bert_shape(f, c);
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
+  metadata::config_keys::read_bert_shape(f, c);
   auto s = std::make_shared<Settings>();
   s->feed_forward_type = f.string("feed_forward_type").value_or("original");
   return s;
 }
 
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& dir) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& dir) {
   // JinaBertEmbeddings has a position table only when the positions are absolute; with ALiBi the
   // encoder adds -slope·|i - j| to each head's scores instead (JinaBertEncoder's alibi).
   if (config.position_embedding_type == "alibi") {
@@ -68,7 +69,7 @@ void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path
 }
 
 // jina-bert-v2-qk-post-norm (the code embedders) normalises queries and keys: not run here.
-void finish(const FinishSource& s, EncoderWeights& /*weights*/) {
+void finish(const FinishSource& s, engine::EncoderWeights& /*weights*/) {
   if (s.weights.find(s.prefix + "encoder.layer.0.attention.self.layer_norm_q.weight") != nullptr) {
     throw Error(
         ErrorKind::Unsupported,

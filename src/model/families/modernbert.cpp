@@ -11,7 +11,7 @@ namespace warden::model::families {
 
 namespace {
 
-using namespace config_keys;
+using namespace metadata::config_keys;
 
 constexpr FamilyClass kClasses[] = {
     // gte-modernbert-base and modernbert-embed-base are ModernBertModel, answerdotai/ModernBERT-*
@@ -25,14 +25,14 @@ constexpr std::string_view kModelTypes[] = {"modernbert"};
 // ModernBertEncoderLayer (pre-LN): attn_norm (none in layer 0), attn.Wqkv (Q, K, V stacked),
 // attn.Wo, mlp_norm, mlp.Wi ([input | gate], act(input) · gate), mlp.Wo; ModernBertEmbeddings'
 // tok_embeddings and norm; ModernBertModel's final_norm.
-constexpr LayerNames kNames{"layers.",    "attn.Wqkv",
-                            "",           "",
-                            "attn.Wo",    "attn_norm",
-                            "",           "mlp.Wo",
-                            "mlp_norm",   "mlp.Wi",
-                            "",           "embeddings.norm",
-                            false,        "embeddings.tok_embeddings.weight",
-                            "final_norm", false};
+constexpr engine::LayerNames kNames{"layers.",    "attn.Wqkv",
+                                    "",           "",
+                                    "attn.Wo",    "attn_norm",
+                                    "",           "mlp.Wo",
+                                    "mlp_norm",   "mlp.Wi",
+                                    "",           "embeddings.norm",
+                                    false,        "embeddings.tok_embeddings.weight",
+                                    "final_norm", false};
 
 // ModernBertConfig's defaults. Layer l attends within |i - j| <= local_attention / 2 unless
 // l % global_every == 0 (ModernBertAttention); it rotates with local_rope_theta when
@@ -55,7 +55,8 @@ struct Settings : FamilySettings {
 // global_rope_theta / local_rope_theta and the newer rope_parameters per layer type, and
 // layer_types, which (as ModernBertRotaryEmbedding does) choose each layer's rotary base while
 // global_attn_every_n_layers chooses its window (ModernBertAttention).
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
   read_bert_shape(f, c, 8192);
   auto m = std::make_shared<Settings>();
   c.type_vocab_size = 0;
@@ -117,9 +118,9 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
 // marks sliding and global_rope_theta on the rest (ModernBertRotaryEmbedding); a window of
 // local_attention / 2 on every layer but each global_attn_every_n_layers-th (ModernBertAttention);
 // ModernBertMLP's act(input) · gate; biases as the flags say.
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   const auto& m = settings_of<Settings>(config);
-  EncoderDims& d = p.dims;
+  engine::EncoderDims& d = p.dims;
   p.names = kNames;
   d.pre_norm = true;
   d.position_embeddings = false;
@@ -138,11 +139,11 @@ void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path
 // ModernBertForSequenceClassification: the first token or the mean (classifier_pooling),
 // ModernBertPredictionHead (dense with classifier_bias, classifier_activation, norm), then the
 // classifier, which always has a bias.
-ClassifierHead classifier(const HeadSource& s) {
+heads::ClassifierHead classifier(const HeadSource& s) {
   const auto& m = settings_of<Settings>(s.config);
   const std::size_t h = s.dims.hidden;
-  ClassifierHead c;
-  c.pooling = m.classifier_pooling == "mean" ? PoolingMode::Mean : PoolingMode::Cls;
+  heads::ClassifierHead c;
+  c.pooling = m.classifier_pooling == "mean" ? metadata::PoolingMode::Mean : metadata::PoolingMode::Cls;
   c.dense = s.root.linear("head.dense", h, h, m.classifier_bias);
   c.activation = activation_named(m.classifier_activation, "classifier_activation", s.dir);
   c.norm = s.root.layer_norm("head.norm", h, m.norm_bias);

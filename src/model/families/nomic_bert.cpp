@@ -13,7 +13,7 @@ namespace warden::model::families {
 
 namespace {
 
-using namespace config_keys;
+using namespace metadata::config_keys;
 
 constexpr FamilyClass kClasses[] = {{"NomicBertModel", ClassRole::Encoder}};
 constexpr std::string_view kModelTypes[] = {"nomic_bert"};
@@ -21,8 +21,9 @@ constexpr std::string_view kModelTypes[] = {"nomic_bert"};
 // NomicBertBlock: attn.Wqkv (Q, K, V stacked), attn.out_proj, norm1; the gated MLP's fc11
 // (multiplied) and fc12 (through the activation: fc11(x) · act(fc12(x))), or fc1 for the plain
 // MLP; fc2; norm2. The embeddings' LayerNorm is NomicBertModel.emb_ln.
-constexpr LayerNames kNames{"encoder.layers.", "attn.Wqkv", "",      "",         "attn.out_proj", "norm1",
-                            "mlp.fc1",         "mlp.fc2",   "norm2", "mlp.fc12", "mlp.fc11",      "emb_ln"};
+constexpr engine::LayerNames kNames{"encoder.layers.", "attn.Wqkv", "",         "",
+                                    "attn.out_proj",   "norm1",     "mlp.fc1",  "mlp.fc2",
+                                    "norm2",           "mlp.fc12",  "mlp.fc11", "emb_ln"};
 
 struct Settings : FamilySettings {
   bool qkv_proj_bias = true;  // Wqkv and out_proj
@@ -41,7 +42,8 @@ struct Settings : FamilySettings {
 // pad_vocab_size_multiple, and its gated MLP rounds n_inner (default 8/3 of the width) up to a
 // multiple of 256 (NomciBertGatedMLP's multiple_of); what it builds is what the weights have, so
 // those are the sizes read here. Variants Warden does not run are refused by name.
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
   c.hidden_size = optional_in(f, "n_embd", 1, kMaxHidden, 768);
   c.num_hidden_layers = optional_in(f, "n_layer", 1, kMaxLayers, 12);
   c.num_attention_heads = optional_in(f, "n_head", 1, kMaxHidden, 12);
@@ -95,7 +97,7 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
   return s;
 }
 
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& dir) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& dir) {
   const auto& s = settings_of<Settings>(config);
   p.names = kNames;
   // NomicBertBlock: SwiGLU (fc11(x) · silu(fc12(x))) or GEGLU (exact GELU), or NomicBertMLP's

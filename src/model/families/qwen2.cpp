@@ -19,7 +19,8 @@ constexpr std::string_view kModelTypes[] = {"qwen2"};
 
 // Qwen2Config (configuration_qwen2.py): the decoders' keys with its defaults (32768 positions),
 // and is_causal (true unless said).
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
   auto s = std::make_shared<DecoderSettings>();
   read_decoder_config(f, c, *s, 32768, "Qwen2");
   s->causal = f.boolean("is_causal").value_or(true);
@@ -27,7 +28,7 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
 }
 
 // Qwen2Attention: q_proj, k_proj and v_proj with biases, o_proj without.
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   plan_decoder(settings_of<DecoderSettings>(config), p);
   p.biases.attention = true;
   p.biases.attention_out_unbiased = true;

@@ -23,7 +23,8 @@ struct Settings : DecoderSettings {
   bool attention_bias = false;
 };
 
-std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, ModelConfig& c) {
+std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
+                                                  metadata::ModelConfig& c) {
   auto q = std::make_shared<Settings>();
   read_decoder_config(f, c, *q, 32768, "Qwen3");
   q->attention_bias = f.boolean("attention_bias").value_or(false);
@@ -32,7 +33,7 @@ std::shared_ptr<const FamilySettings> read_config(const json_fields::Fields& f, 
 
 // Qwen3Model: the decoders' plan (decoder.hpp), causal, with Qwen3Attention's q_norm / k_norm on
 // each head before rotary, and biases on q/k/v/o when attention_bias says so.
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   const auto& q = settings_of<Settings>(config);
   plan_decoder(q, p);
   p.names.q_norm = "self_attn.q_norm";

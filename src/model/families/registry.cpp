@@ -39,7 +39,7 @@ std::optional<ResolvedClass> find_class(std::string_view name) {
 }
 
 // The class a config names: its first "architectures" entry, else its model_type's base model.
-std::string named_class(const ModelConfig& config) {
+std::string named_class(const metadata::ModelConfig& config) {
   if (!config.architectures.empty()) return config.architectures.front();
   const Family* f = for_model_type(config.model_type);
   if (f == nullptr) return {};
@@ -65,7 +65,7 @@ const Family* for_model_type(std::string_view model_type) {
   return nullptr;
 }
 
-ResolvedClass resolve(const ModelConfig& config, const std::filesystem::path& dir) {
+ResolvedClass resolve(const metadata::ModelConfig& config, const std::filesystem::path& dir) {
   const std::string named = named_class(config);
   if (const auto found = find_class(named)) return *found;
   throw Error(ErrorKind::Unsupported,
@@ -90,16 +90,12 @@ std::string supported_architectures() {
   return class_names([](const Family&, const FamilyClass&) { return true; });
 }
 
-}  // namespace warden::model::families
-
-namespace warden {
-
-ModelConfig parse_model_config(std::string_view json, std::string_view source) {
+metadata::ModelConfig parse_model_config(std::string_view json, std::string_view source) {
   using model::families::Family;
   simdjson::dom::parser parser;
-  const json_fields::Fields f(json_fields::parse_object(parser, json, source), source);
-  ModelConfig c;
-  read_config_identity(f, c);
+  const formats::json_fields::Fields f(formats::json_fields::parse_object(parser, json, source), source);
+  metadata::ModelConfig c;
+  metadata::read_config_identity(f, c);
   // The family of the class the config names reads its keys; a class Warden does not know is
   // read as its model_type's family would, an unknown model_type with BERT's names (loading it
   // then says which architectures are supported).
@@ -112,7 +108,7 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
   if (family != nullptr && family->read_config != nullptr) {
     c.family_settings = family->read_config(f, c);
   } else {
-    config_keys::read_bert_shape(f, c);
+    metadata::config_keys::read_bert_shape(f, c);
   }
   const bool divide = family == nullptr || family->heads_divide_hidden;
   if (divide && (c.num_attention_heads > c.hidden_size || c.hidden_size % c.num_attention_heads != 0)) {
@@ -120,13 +116,14 @@ ModelConfig parse_model_config(std::string_view json, std::string_view source) {
         family != nullptr ? family->heads_key : "num_attention_heads",
         fmt::format("is {}, which does not divide the hidden size {}", c.num_attention_heads, c.hidden_size));
   }
-  read_config_padding_and_labels(f, c, family != nullptr ? family->default_pad_token_id : std::nullopt,
-                                 family != nullptr && family->positions_after_pad);
+  metadata::read_config_padding_and_labels(f, c,
+                                           family != nullptr ? family->default_pad_token_id : std::nullopt,
+                                           family != nullptr && family->positions_after_pad);
   return c;
 }
 
-ModelConfig read_model_config(const std::filesystem::path& path) {
+metadata::ModelConfig read_model_config(const std::filesystem::path& path) {
   return parse_model_config(read_file(path), path.string());
 }
 
-}  // namespace warden
+}  // namespace warden::model::families

@@ -26,22 +26,18 @@ struct ResolvedClass {
 };
 // The family and class Warden runs for a config: its first "architectures" entry, or the base
 // class of its model_type. Error(Unsupported) naming the file, the class and what is supported.
-ResolvedClass resolve(const ModelConfig& config, const std::filesystem::path& dir);
+ResolvedClass resolve(const metadata::ModelConfig& config, const std::filesystem::path& dir);
 
 // The HF classes Warden runs, comma-separated, for error messages; class_names, those for which
 // `pick` holds.
 std::string supported_architectures();
 std::string class_names(const std::function<bool(const Family&, const FamilyClass&)>& pick);
 
-}  // namespace warden::model::families
-
-namespace warden {
-
 // Parses config.json text; `source` names the file in errors. The common keys are read here,
 // the rest by the config's family (its class, else its model_type; an unknown one is read with
 // BERT's key names), which keeps what only it has in family_settings.
-ModelConfig parse_model_config(std::string_view json, std::string_view source);
+metadata::ModelConfig parse_model_config(std::string_view json, std::string_view source);
 // Reads and parses a config.json file (Error(NotFound) when it does not exist).
-ModelConfig read_model_config(const std::filesystem::path& path);
+metadata::ModelConfig read_model_config(const std::filesystem::path& path);
 
-}  // namespace warden
+}  // namespace warden::model::families

@@ -25,12 +25,12 @@ constexpr MlmHeadNames kMlmHead{"lm_head.dense", "lm_head.layer_norm",   "lm_hea
 
 constexpr OnnxSupport kOnnx{{"classifier.dense", "classifier.out_proj"}, "tanh"};
 
-std::string_view base_class(const ModelConfig& config) {
+std::string_view base_class(const metadata::ModelConfig& config) {
   return config.model_type == "roberta" ? "RobertaModel" : "XLMRobertaModel";
 }
 
 // RobertaEmbeddings' padding_idx is pad_token_id.
-void plan(const ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
+void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesystem::path& /*dir*/) {
   count_positions_after_padding(p, static_cast<std::uint32_t>(config.pad_token_id.value_or(1)));
 }
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::json_fields {
+namespace warden::model::formats::json_fields {
 
 simdjson::dom::object parse_object(simdjson::dom::parser& parser, std::string_view text,
                                    std::string_view source) {
@@ -93,4 +93,4 @@ std::int64_t Fields::integer_in(std::string_view key, std::int64_t min, std::int
   return *v;
 }
 
-}  // namespace warden::json_fields
+}  // namespace warden::model::formats::json_fields

@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::json_fields {
+namespace warden::model::formats::json_fields {
 
 // Parses `text` and returns its root object; Error(CorruptFile) naming `source` otherwise.
 // The parser owns the document and must outlive the returned object.
@@ -44,4 +44,4 @@ class Fields {
   std::string_view source_;
 };
 
-}  // namespace warden::json_fields
+}  // namespace warden::model::formats::json_fields

@@ -14,7 +14,7 @@
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 // Tensor data is little-endian; reading it with memcpy is only right on a little-endian host
 // (every machine Warden targets: x86-64 and arm64).
@@ -435,4 +435,4 @@ void write_safetensors(const std::filesystem::path& path, std::span<const Tensor
   write_file_atomic(path, serialize_safetensors(tensors, metadata));
 }
 
-}  // namespace warden
+}  // namespace warden::model::formats

@@ -26,7 +26,7 @@
 
 #include "core/file.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 // Element types, in the Rust crate's declaration order (its serializer sorts by this order,
 // descending, so the order is part of the file format we reproduce).
@@ -143,4 +143,4 @@ std::string serialize_safetensors(std::span<const TensorToWrite> tensors,
 void write_safetensors(const std::filesystem::path& path, std::span<const TensorToWrite> tensors,
                        const std::map<std::string, std::string>& metadata);
 
-}  // namespace warden
+}  // namespace warden::model::formats

@@ -9,7 +9,7 @@
 #include "model/formats/torch_pickle.hpp"
 #include "model/formats/zip_archive.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 namespace {
 
@@ -110,4 +110,4 @@ const Tensor* TorchCheckpoint::find(std::string_view name) const noexcept {
   return it == index_.end() ? nullptr : &tensors_[it->second];
 }
 
-}  // namespace warden
+}  // namespace warden::model::formats

@@ -22,7 +22,7 @@
 #include "core/file.hpp"
 #include "model/formats/safetensors.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 // The tensors of a checkpoint image held in memory (their spans point into `bytes`), in the
 // state dict's order. `file_name` names the file in errors. (The entry point the fuzz target
@@ -48,4 +48,4 @@ class TorchCheckpoint {
   std::map<std::string, std::size_t, std::less<>> index_;
 };
 
-}  // namespace warden
+}  // namespace warden::model::formats

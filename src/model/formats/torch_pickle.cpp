@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 namespace {
 
@@ -521,4 +521,4 @@ std::vector<PickledTensor> read_state_dict_pickle(std::span<const std::byte> pic
   return Unpickler(pickle, file_name).run();
 }
 
-}  // namespace warden
+}  // namespace warden::model::formats

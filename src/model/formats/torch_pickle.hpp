@@ -19,7 +19,7 @@
 
 #include "model/formats/safetensors.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 // One tensor of the state dict: its storage (the archive's data/<storage_key> entry, of
 // storage_elements elements of `dtype`) and its view into it.
@@ -38,4 +38,4 @@ struct PickledTensor {
 std::vector<PickledTensor> read_state_dict_pickle(std::span<const std::byte> pickle,
                                                   std::string_view file_name);
 
-}  // namespace warden
+}  // namespace warden::model::formats

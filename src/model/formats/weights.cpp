@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 namespace {
 
@@ -230,4 +230,4 @@ std::vector<std::string_view> ModelWeights::names() const {
   return out;
 }
 
-}  // namespace warden
+}  // namespace warden::model::formats

@@ -26,7 +26,7 @@
 #include "model/formats/safetensors.hpp"
 #include "model/formats/torch_checkpoint.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 // Tensors viewing a file of another format, named as the checkpoint names them (an ONNX graph's
 // initializers, read by model/onnx/onnx_encoder.hpp); `owner` keeps what they view alive.
@@ -101,4 +101,4 @@ class ModelWeights {
   std::map<std::string, const Tensor*, std::less<>> tensors_;
 };
 
-}  // namespace warden
+}  // namespace warden::model::formats

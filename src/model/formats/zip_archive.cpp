@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 
-namespace warden {
+namespace warden::model::formats {
 
 namespace {
 
@@ -179,4 +179,4 @@ std::vector<ZipEntry> read_zip_entries(std::span<const std::byte> bytes, std::st
   return entries;
 }
 
-}  // namespace warden
+}  // namespace warden::model::formats

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warden {
+namespace warden::model::formats {
 
 struct ZipEntry {
   std::string name;
@@ -24,4 +24,4 @@ struct ZipEntry {
 // errors.
 std::vector<ZipEntry> read_zip_entries(std::span<const std::byte> bytes, std::string_view file_name);
 
-}  // namespace warden
+}  // namespace warden::model::formats

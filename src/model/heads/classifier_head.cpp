@@ -9,7 +9,7 @@
 #include "kernels/layer_norm.hpp"
 #include "model/heads/pooling.hpp"
 
-namespace warden::model {
+namespace warden::model::heads {
 
 void ClassifierHead::logits(std::span<const float> hidden, std::size_t dim,
                             std::span<const std::size_t> offsets, std::span<float> out_logits,
@@ -17,7 +17,7 @@ void ClassifierHead::logits(std::span<const float> hidden, std::size_t dim,
   const std::size_t sequences = offsets.size() - 1;
   // The first token (or the mean, or the last token) of each sequence, gathered into a block.
   std::vector<float> first(sequences * dim);
-  model::pool(hidden, dim, offsets, pooling, first);
+  model::heads::pool(hidden, dim, offsets, pooling, first);
   if (dense.n() == 0) {
     kernels::linear(first.data(), dim, sequences, out, out_logits.data(), out.n(), {}, pool);
     return;
@@ -39,4 +39,4 @@ void ClassifierHead::apply(const HeadPass& pass, HeadResults& results) const {
   logits(pass.hidden, pass.dim, pass.offsets, results.scores, pass.pool);
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

@@ -21,13 +21,14 @@ namespace warden {
 class ThreadPool;
 }
 
-namespace warden::model {
+namespace warden::model::heads {
 
 struct ClassifierHead final : Head {
-  PoolingMode pooling = PoolingMode::Cls;  // which state the head reads: Cls, Mean or LastToken
-  kernels::PackedLinear dense;             // empty (n() 0): none, and no activation
+  metadata::PoolingMode pooling =
+      metadata::PoolingMode::Cls;  // which state the head reads: Cls, Mean or LastToken
+  kernels::PackedLinear dense;     // empty (n() 0): none, and no activation
   kernels::Activation activation = kernels::Activation::Tanh;
-  LayerNormWeights norm;  // after the activation; empty: none
+  engine::LayerNormWeights norm;  // after the activation; empty: none
   float norm_eps = 1e-5F;
   kernels::PackedLinear out;
 
@@ -43,4 +44,4 @@ struct ClassifierHead final : Head {
               std::span<float> logits, ThreadPool* pool = nullptr) const;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

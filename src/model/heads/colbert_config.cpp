@@ -5,11 +5,11 @@
 
 #include "model/formats/json_fields.hpp"
 
-namespace warden {
+namespace warden::model::heads {
 
 namespace {
 
-using json_fields::Fields;
+using formats::json_fields::Fields;
 
 // Python's string.punctuation.
 constexpr std::string_view kPunctuation = R"(!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~)";
@@ -28,13 +28,13 @@ std::size_t length_field(const Fields& f, std::string_view key, std::size_t fall
 
 bool is_pylate_config(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   return f.has("query_prefix");
 }
 
 ColbertConfig parse_pylate_config(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   ColbertConfig c;
   if (auto v = f.string("query_prefix")) c.query_prefix = *v;
   if (auto v = f.string("document_prefix")) c.document_prefix = *v;
@@ -61,7 +61,7 @@ ColbertConfig parse_colbert_metadata(std::string_view json, std::string_view sou
   c.document_prefix = "[unused1]";
   if (json.empty()) return with_default_skiplist(std::move(c));
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   if (auto v = f.string("query_token_id")) c.query_prefix = *v;
   if (auto v = f.string("doc_token_id")) c.document_prefix = *v;
   c.query_length = length_field(f, "query_maxlen", c.query_length);
@@ -70,4 +70,4 @@ ColbertConfig parse_colbert_metadata(std::string_view json, std::string_view sou
   return with_default_skiplist(std::move(c));
 }
 
-}  // namespace warden
+}  // namespace warden::model::heads

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warden {
+namespace warden::model::heads {
 
 struct ColbertConfig {
   // The marker token inserted after the first token ("" inserts none).
@@ -35,4 +35,4 @@ ColbertConfig parse_pylate_config(std::string_view json, std::string_view source
 // artifact.metadata; without the file (`json` empty) Stanford's own markers and PyLate's lengths.
 ColbertConfig parse_colbert_metadata(std::string_view json, std::string_view source);
 
-}  // namespace warden
+}  // namespace warden::model::heads

@@ -2,9 +2,9 @@
 
 #include "model/engine/token_batch.hpp"
 
-namespace warden::model {
+namespace warden::model::heads {
 
-HeadPass head_pass(const TokenBatch& batch, std::span<const float> hidden, std::size_t dim,
+HeadPass head_pass(const engine::TokenBatch& batch, std::span<const float> hidden, std::size_t dim,
                    ThreadPool* pool) noexcept {
   HeadPass pass;
   pass.hidden = hidden;
@@ -15,4 +15,4 @@ HeadPass head_pass(const TokenBatch& batch, std::span<const float> hidden, std::
   return pass;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

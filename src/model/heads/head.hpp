@@ -21,9 +21,11 @@ namespace warden {
 class ThreadPool;
 }
 
-namespace warden::model {
-
+namespace warden::model::engine {
 struct TokenBatch;
+}  // namespace warden::model::engine
+
+namespace warden::model::heads {
 
 enum class HeadOutput { Dense, Sparse, MultiVector, Scores };
 
@@ -73,7 +75,7 @@ class Head {
 };
 
 // The pass over `batch`'s last hidden states `hidden` ([tokens x dim]): no prompts, all documents.
-[[nodiscard]] HeadPass head_pass(const TokenBatch& batch, std::span<const float> hidden, std::size_t dim,
-                                 ThreadPool* pool) noexcept;
+[[nodiscard]] HeadPass head_pass(const engine::TokenBatch& batch, std::span<const float> hidden,
+                                 std::size_t dim, ThreadPool* pool) noexcept;
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

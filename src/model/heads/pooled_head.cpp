@@ -5,7 +5,7 @@
 #include "core/error.hpp"
 #include "model/heads/pooling.hpp"
 
-namespace warden::model {
+namespace warden::model::heads {
 
 void PooledHead::apply(const HeadPass& pass, HeadResults& out) const {
   const std::size_t rows = pass.sequences();
@@ -20,4 +20,4 @@ void PooledHead::apply(const HeadPass& pass, HeadResults& out) const {
   pool(pass.hidden, pass.dim, pass.offsets, config_.mode, out.dense, skips);
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

@@ -6,20 +6,22 @@
 #include "model/heads/head.hpp"
 #include "model/metadata/sentence_transformers.hpp"
 
-namespace warden::model {
+namespace warden::model::heads {
 
 class PooledHead final : public Head {
  public:
   // `dim`: the encoder's hidden size, the vector's length.
-  PooledHead(PoolingConfig config, std::size_t dim) : config_(config), dim_(dim) {}
+  PooledHead(metadata::PoolingConfig config, std::size_t dim) : config_(config), dim_(dim) {}
   [[nodiscard]] HeadOutput output() const noexcept override { return HeadOutput::Dense; }
   [[nodiscard]] std::size_t width() const noexcept override { return dim_; }
-  [[nodiscard]] std::string_view name() const noexcept override { return pooling_mode_name(config_.mode); }
+  [[nodiscard]] std::string_view name() const noexcept override {
+    return metadata::pooling_mode_name(config_.mode);
+  }
   void apply(const HeadPass& pass, HeadResults& out) const override;
 
  private:
-  PoolingConfig config_;
+  metadata::PoolingConfig config_;
   std::size_t dim_;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

@@ -3,27 +3,27 @@
 #include <algorithm>
 #include <cmath>
 
-namespace warden::model {
+namespace warden::model::heads {
 
 void pool(std::span<const float> hidden, std::size_t dim, std::span<const std::size_t> offsets,
-          PoolingMode mode, std::span<float> out, std::span<const std::size_t> skip_front) {
+          metadata::PoolingMode mode, std::span<float> out, std::span<const std::size_t> skip_front) {
   const std::size_t sequences = offsets.size() - 1;
   for (std::size_t s = 0; s < sequences; ++s) {
     float* o = out.data() + s * dim;
     const std::size_t first = offsets[s];
     const std::size_t end = offsets[s + 1];
     switch (mode) {
-      case PoolingMode::Cls:
+      case metadata::PoolingMode::Cls:
         std::copy_n(hidden.data() + first * dim, dim, o);
         break;
-      case PoolingMode::LastToken:
+      case metadata::PoolingMode::LastToken:
         std::copy_n(hidden.data() + (end - 1) * dim, dim, o);
         break;
-      case PoolingMode::Mean:
-      case PoolingMode::Max: {
+      case metadata::PoolingMode::Mean:
+      case metadata::PoolingMode::Max: {
         std::size_t begin = first + (skip_front.empty() ? 0 : skip_front[s]);
         if (begin >= end) begin = first;  // nothing left after the prompt: pool it all
-        if (mode == PoolingMode::Mean) {
+        if (mode == metadata::PoolingMode::Mean) {
           std::fill_n(o, dim, 0.0F);
           for (std::size_t t = begin; t < end; ++t) {
             const float* row = hidden.data() + t * dim;
@@ -51,4 +51,4 @@ void truncate_rows(std::span<float> rows, std::size_t dim, std::size_t keep) {
   for (std::size_t r = 1; r < n; ++r) std::copy_n(rows.data() + r * dim, keep, rows.data() + r * keep);
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

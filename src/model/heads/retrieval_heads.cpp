@@ -13,7 +13,7 @@
 #include "model/formats/weights.hpp"
 #include "model/metadata/sentence_transformers.hpp"
 
-namespace warden::model {
+namespace warden::model::heads {
 
 std::vector<SparseVector> LexicalHead::sparse(std::span<const float> hidden, std::size_t dim,
                                               std::span<const std::uint32_t> ids,
@@ -108,45 +108,47 @@ void MultiVectorHead::vectors(std::span<const float> hidden, std::size_t hidden_
 
 MultiVectorHead read_dense_module_head(const std::filesystem::path& module_dir, std::size_t hidden, Isa isa) {
   const auto config_path = module_dir / "config.json";
-  const DenseModuleConfig config = read_dense_module_config(config_path);
+  const metadata::DenseModuleConfig config = metadata::read_dense_module_config(config_path);
   if (config.in_features != hidden) {
     throw Error(ErrorKind::CorruptFile, fmt::format("{}: in_features is {}, the encoder's hidden size {}",
                                                     config_path.string(), config.in_features, hidden));
   }
-  const ModelWeights weights = ModelWeights::open_dir(module_dir);
+  const formats::ModelWeights weights = formats::ModelWeights::open_dir(module_dir);
   return MultiVectorHead{
-      WeightReader(weights, "", isa).linear("linear", config.out_features, hidden, config.bias), 0};
+      engine::WeightReader(weights, "", isa).linear("linear", config.out_features, hidden, config.bias), 0};
 }
 
-MultiVectorHead read_stanford_colbert_head(const ModelWeights& weights, std::size_t hidden, Isa isa) {
-  const Tensor* w = weights.find("linear.weight");
+MultiVectorHead read_stanford_colbert_head(const formats::ModelWeights& weights, std::size_t hidden,
+                                           Isa isa) {
+  const formats::Tensor* w = weights.find("linear.weight");
   if (w == nullptr || w->shape.size() != 2 || w->shape[0] == 0 || w->shape[1] != hidden) {
     throw Error(ErrorKind::CorruptFile,
                 fmt::format("{}: a ColBERT (HF_ColBERT) checkpoint needs \"linear.weight\" [d x {}]",
                             weights.source().string(), hidden));
   }
-  return MultiVectorHead{WeightReader(weights, "", isa).linear("linear", w->shape[0], hidden, false), 0};
+  return MultiVectorHead{engine::WeightReader(weights, "", isa).linear("linear", w->shape[0], hidden, false),
+                         0};
 }
 
 std::optional<LexicalHead> read_lexical_head(const std::filesystem::path& dir, std::size_t hidden, Isa isa) {
   const auto path = dir / kLexicalHeadFile;
   if (!std::filesystem::exists(path)) return std::nullopt;
-  const ModelWeights weights = ModelWeights::open_file(path);
-  return LexicalHead{WeightReader(weights, "", isa).linear("", 1, hidden)};
+  const formats::ModelWeights weights = formats::ModelWeights::open_file(path);
+  return LexicalHead{engine::WeightReader(weights, "", isa).linear("", 1, hidden)};
 }
 
 std::optional<MultiVectorHead> read_multi_vector_head(const std::filesystem::path& dir, std::size_t hidden,
                                                       Isa isa) {
   const auto path = dir / kMultiVectorHeadFile;
   if (!std::filesystem::exists(path)) return std::nullopt;
-  const ModelWeights weights = ModelWeights::open_file(path);
-  const Tensor* w = weights.find("weight");
+  const formats::ModelWeights weights = formats::ModelWeights::open_file(path);
+  const formats::Tensor* w = weights.find("weight");
   if (w == nullptr || w->shape.size() != 2 || w->shape[0] == 0 || w->shape[1] != hidden) {
     throw Error(ErrorKind::CorruptFile,
                 fmt::format("{}: expected the state dict of a Linear({}, d): a tensor \"weight\" [d x {}]",
                             path.string(), hidden, hidden));
   }
-  return MultiVectorHead{WeightReader(weights, "", isa).linear("", w->shape[0], hidden), 1};
+  return MultiVectorHead{engine::WeightReader(weights, "", isa).linear("", w->shape[0], hidden), 1};
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

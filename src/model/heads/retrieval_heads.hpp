@@ -28,10 +28,12 @@
 
 namespace warden {
 class ThreadPool;
-class ModelWeights;
 }  // namespace warden
+namespace warden::model::formats {
+class ModelWeights;
+}  // namespace warden::model::formats
 
-namespace warden::model {
+namespace warden::model::heads {
 
 struct LexicalHead {
   kernels::PackedLinear linear;  // hidden -> 1
@@ -63,7 +65,7 @@ struct MultiVectorHead {
 struct SpladeHead {
   kernels::PackedLinear transform;  // hidden -> hidden, float32
   kernels::Activation activation = kernels::Activation::Gelu;
-  LayerNormWeights norm;
+  engine::LayerNormWeights norm;
   float norm_eps = 1e-12F;
   kernels::DenseLayer decoder;  // vocab x hidden, in the encoder's precision (it is its size)
   std::vector<float> bias;      // vocab
@@ -87,7 +89,7 @@ inline constexpr const char* kMultiVectorHeadFile = "colbert_linear.pt";
 // pytorch_model.bin), or Stanford's HF_ColBERT checkpoint's "linear.weight" (no bias). Another
 // activation or use_residual is Error(Unsupported); a wrong shape Error(CorruptFile).
 MultiVectorHead read_dense_module_head(const std::filesystem::path& module_dir, std::size_t hidden, Isa isa);
-MultiVectorHead read_stanford_colbert_head(const ModelWeights& weights, std::size_t hidden, Isa isa);
+MultiVectorHead read_stanford_colbert_head(const formats::ModelWeights& weights, std::size_t hidden, Isa isa);
 
 // The heads a model folder ships, each only when its file is there. A file that is not an
 // nn.Linear(hidden, 1) (lexical) or nn.Linear(hidden, d) (multi-vector) state dict is
@@ -96,4 +98,4 @@ std::optional<LexicalHead> read_lexical_head(const std::filesystem::path& dir, s
 std::optional<MultiVectorHead> read_multi_vector_head(const std::filesystem::path& dir, std::size_t hidden,
                                                       Isa isa);
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

@@ -8,7 +8,7 @@
 #include "model/heads/head.hpp"
 #include "model/heads/retrieval_heads.hpp"
 
-namespace warden::model {
+namespace warden::model::heads {
 
 class LexicalWeightsHead final : public Head {
  public:
@@ -38,4 +38,4 @@ class SpladeWeightsHead final : public Head {
   const SpladeHead& weights_;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace warden::model {
+namespace warden::model::heads {
 
 void TokenVectorsHead::apply(const HeadPass& pass, HeadResults& out) const {
   const std::size_t d = weights_.dim();
@@ -47,4 +47,4 @@ void ColbertHead::apply(const HeadPass& pass, HeadResults& out) const {
   }
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

@@ -11,7 +11,7 @@
 #include "model/heads/head.hpp"
 #include "model/heads/retrieval_heads.hpp"
 
-namespace warden::model {
+namespace warden::model::heads {
 
 class TokenVectorsHead final : public Head {
  public:
@@ -40,4 +40,4 @@ class ColbertHead final : public Head {
   std::vector<std::uint32_t> skiplist_;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::heads

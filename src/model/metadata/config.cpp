@@ -10,11 +10,11 @@
 #include "model/formats/json_fields.hpp"
 #include "model/metadata/config_keys.hpp"
 
-namespace warden {
+namespace warden::model::metadata {
 
 namespace {
 
-using json_fields::Fields;
+using formats::json_fields::Fields;
 
 using config_keys::optional_in;
 constexpr std::size_t kMaxLabels = 1 << 16;
@@ -111,4 +111,4 @@ void read_config_padding_and_labels(const Fields& f, ModelConfig& c,
   read_labels(f, c);
 }
 
-}  // namespace warden
+}  // namespace warden::model::metadata

@@ -20,11 +20,14 @@
 #include <string_view>
 #include <vector>
 
-namespace warden {
-
-namespace model::families {
+namespace warden::model::families {
 struct FamilySettings;
 }
+namespace warden::model::formats::json_fields {
+class Fields;
+}
+
+namespace warden::model::metadata {
 
 struct ModelConfig {
   std::vector<std::string> architectures;  // e.g. {"BertModel"}; may be empty
@@ -46,27 +49,25 @@ struct ModelConfig {
   // two labels, LABEL_0 and LABEL_1; so it is here.
   std::vector<std::string> id2label;
   // What only the config's family reads (model/families/family.hpp), or null.
-  std::shared_ptr<const model::families::FamilySettings> family_settings;
+  std::shared_ptr<const families::FamilySettings> family_settings;
   std::map<std::string, std::int64_t> label2id;
 
   [[nodiscard]] std::size_t num_labels() const noexcept { return id2label.size(); }
   [[nodiscard]] std::size_t head_dim() const noexcept { return hidden_size / num_attention_heads; }
 };
 
-namespace json_fields {
-class Fields;
-}
+namespace json_fields = formats::json_fields;
 
 // The keys that say which family reads the rest: model_type (required), architectures,
 // torch_dtype (or dtype) and position_embedding_type (what tells a JinaBERT config from BERT's).
-void read_config_identity(const json_fields::Fields& f, ModelConfig& c);
+void read_config_identity(const formats::json_fields::Fields& f, ModelConfig& c);
 // After the family's keys: pad_token_id (checked against the vocabulary; else the family's
 // default, and room in the table for positions that start after it) and the labels.
-void read_config_padding_and_labels(const json_fields::Fields& f, ModelConfig& c,
+void read_config_padding_and_labels(const formats::json_fields::Fields& f, ModelConfig& c,
                                     std::optional<std::int64_t> default_pad_token_id,
                                     bool positions_after_pad);
 
 // parse_model_config and read_model_config, which dispatch to the families, are in
 // model/families/registry.hpp.
 
-}  // namespace warden
+}  // namespace warden::model::metadata

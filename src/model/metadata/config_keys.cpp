@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-namespace warden::config_keys {
+namespace warden::model::metadata::config_keys {
 
-using json_fields::Fields;
+using formats::json_fields::Fields;
 
 std::size_t optional_in(const Fields& f, std::string_view key, std::int64_t min, std::int64_t max,
                         std::size_t fallback) {
@@ -59,4 +59,4 @@ double read_rope_parameters(const Fields& f, const simdjson::dom::object& entry,
                              : fallback;
 }
 
-}  // namespace warden::config_keys
+}  // namespace warden::model::metadata::config_keys

@@ -13,7 +13,7 @@
 #include "model/formats/json_fields.hpp"
 #include "model/metadata/config.hpp"
 
-namespace warden::config_keys {
+namespace warden::model::metadata::config_keys {
 
 inline constexpr std::int64_t kMaxHidden = 1 << 16;
 inline constexpr std::int64_t kMaxLayers = 1 << 10;
@@ -23,25 +23,26 @@ inline constexpr std::int64_t kMaxPositions = 1 << 20;
 inline constexpr std::int64_t kMaxTypeVocab = 1 << 16;
 
 // `key` in [min, max] when present, else `fallback`.
-std::size_t optional_in(const json_fields::Fields& f, std::string_view key, std::int64_t min,
+std::size_t optional_in(const formats::json_fields::Fields& f, std::string_view key, std::int64_t min,
                         std::int64_t max, std::size_t fallback);
 // A norm's epsilon under `key` (absent or null: `fallback`), in (0, 1).
-double read_eps(const json_fields::Fields& f, std::string_view key, double fallback);
+double read_eps(const formats::json_fields::Fields& f, std::string_view key, double fallback);
 // A rotary theta: a finite number above 1.
-double read_theta(const json_fields::Fields& f, std::string_view key, double value);
+double read_theta(const formats::json_fields::Fields& f, std::string_view key, double value);
 
 // BERT's shape keys (hidden_size, num_hidden_layers, num_attention_heads, intermediate_size,
 // hidden_act, type_vocab_size, position_embedding_type, layer_norm_eps, vocab_size,
 // max_position_embeddings), with BertConfig's defaults but for the table length, whose default
 // is the config class's `default_positions`.
-void read_bert_shape(const json_fields::Fields& f, ModelConfig& c, std::size_t default_positions = 512);
+void read_bert_shape(const formats::json_fields::Fields& f, ModelConfig& c,
+                     std::size_t default_positions = 512);
 
 // A rope_scaling that scales nothing (absent, null, or of type "default"): Error naming the key
 // for another type (yarn, linear, dynamic, ...), which Warden does not run.
-void require_default_rope_scaling(const json_fields::Fields& f);
+void require_default_rope_scaling(const formats::json_fields::Fields& f);
 // One layer type's entry of rope_parameters ({"rope_type": "default", "rope_theta": ...}): its
 // theta, or `fallback` when it names none. Scaled rotary types are refused.
-double read_rope_parameters(const json_fields::Fields& f, const simdjson::dom::object& entry,
+double read_rope_parameters(const formats::json_fields::Fields& f, const simdjson::dom::object& entry,
                             std::string_view layer_type, double fallback);
 
-}  // namespace warden::config_keys
+}  // namespace warden::model::metadata::config_keys

@@ -10,11 +10,11 @@
 #include "core/file.hpp"
 #include "model/formats/json_fields.hpp"
 
-namespace warden {
+namespace warden::model::metadata {
 
 namespace {
 
-using json_fields::Fields;
+using formats::json_fields::Fields;
 
 // A module path must stay inside the model folder: relative, no "..", no empty components.
 bool is_safe_relative_path(std::string_view path) {
@@ -96,7 +96,7 @@ std::string_view pooling_mode_name(PoolingMode mode) noexcept {
 
 PoolingConfig parse_pooling_config(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   PoolingConfig c;
   c.word_embedding_dimension = static_cast<std::size_t>(f.integer_in("word_embedding_dimension", 1, 1 << 16));
   c.include_prompt = f.boolean("include_prompt").value_or(true);
@@ -149,7 +149,7 @@ PoolingConfig parse_pooling_config(std::string_view json, std::string_view sourc
 
 StConfig parse_st_config(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   StConfig c;
   if (const auto prompts = f.object("prompts")) {
     for (const auto field : *prompts) {
@@ -171,14 +171,14 @@ StConfig parse_st_config(std::string_view json, std::string_view source) {
 
 std::optional<std::size_t> parse_max_seq_length(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   if (!f.has("max_seq_length")) return std::nullopt;
   return static_cast<std::size_t>(f.integer_in("max_seq_length", 1, 1 << 20));
 }
 
 DenseModuleConfig parse_dense_module_config(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   DenseModuleConfig c;
   c.in_features = static_cast<std::size_t>(f.integer_in("in_features", 1, 1 << 20));
   c.out_features = static_cast<std::size_t>(f.integer_in("out_features", 1, 1 << 20));
@@ -205,7 +205,7 @@ StModules read_st_modules(const std::filesystem::path& path) {
 
 SpladePoolingConfig parse_splade_pooling_config(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
-  const Fields f(json_fields::parse_object(parser, json, source), source);
+  const Fields f(formats::json_fields::parse_object(parser, json, source), source);
   SpladePoolingConfig c;
   const std::string strategy = f.string("pooling_strategy").value_or("max");
   if (strategy != "max" && strategy != "sum") {
@@ -236,4 +236,4 @@ std::optional<std::size_t> read_max_seq_length(const std::filesystem::path& path
   return parse_max_seq_length(read_file(path), path.string());
 }
 
-}  // namespace warden
+}  // namespace warden::model::metadata

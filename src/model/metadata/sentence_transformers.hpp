@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warden {
+namespace warden::model::metadata {
 
 struct StModule {
   std::size_t idx = 0;
@@ -88,4 +88,4 @@ DenseModuleConfig read_dense_module_config(const std::filesystem::path& path);
 StConfig read_st_config(const std::filesystem::path& path);
 std::optional<std::size_t> read_max_seq_length(const std::filesystem::path& path);
 
-}  // namespace warden
+}  // namespace warden::model::metadata

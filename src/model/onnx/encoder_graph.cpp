@@ -22,7 +22,7 @@
 #include "model/onnx/passes/fuse_skip_layer_norm.hpp"
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // The passes in the order their patterns nest: a float16 file's Casts between float types go
 // first (the graph then reads as its float32 export); quantised constants folded next (the tables the
@@ -388,4 +388,4 @@ EncoderTensors read_encoder_graph(const Model& model, std::string_view source) {
   return e;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

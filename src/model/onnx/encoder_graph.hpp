@@ -18,7 +18,7 @@
 #include "model/onnx/onnx_model.hpp"
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // A dense layer as the file stores it: weight [in x out] (MatMul's right-hand side), or
 // [out x in] when out_in (a Gemm's transB); bias [out]; an INT8 weight's scale, one value or
@@ -86,4 +86,4 @@ void reduce_graph(RewriteGraph& graph);
 // stopped; Error(CorruptFile) for a file that is not a valid graph (make_rewrite_graph).
 EncoderTensors read_encoder_graph(const Model& model, std::string_view source);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -84,4 +84,4 @@ std::vector<std::size_t> topological_order(const Graph& graph, std::string_view 
   return order;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -11,7 +11,7 @@
 
 #include "model/onnx/onnx_model.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // Node indices in an order where each node comes after the producers of its inputs.
 // Error(CorruptFile) naming the node and the value for an undefined input, a value produced
@@ -19,4 +19,4 @@ namespace warden::onnx {
 // (naming a node on it). `source` names the file.
 std::vector<std::size_t> topological_order(const Graph& graph, std::string_view source);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

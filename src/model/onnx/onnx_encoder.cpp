@@ -14,7 +14,7 @@
 #include "core/onnx_files.hpp"
 #include "model/formats/safetensors.hpp"
 
-namespace warden::model {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -27,16 +27,16 @@ struct Holder {
   std::vector<std::vector<std::byte>> made;
 };
 
-Dtype dtype_of(const onnx::Tensor& t, const std::string& name, const std::filesystem::path& file) {
+formats::Dtype dtype_of(const onnx::Tensor& t, const std::string& name, const std::filesystem::path& file) {
   switch (t.type) {
     case onnx::DataType::Float:
-      return Dtype::F32;
+      return formats::Dtype::F32;
     case onnx::DataType::Float16:
-      return Dtype::F16;
+      return formats::Dtype::F16;
     case onnx::DataType::Bfloat16:
-      return Dtype::BF16;
+      return formats::Dtype::BF16;
     case onnx::DataType::Int8:  // a quantised dense layer's weight (with its scale beside it)
-      return Dtype::I8;
+      return formats::Dtype::I8;
     default:
       throw Error(ErrorKind::Unsupported,
                   fmt::format("{}: initializer '{}' (for {}) is {}, not a float type Warden reads",
@@ -44,9 +44,9 @@ Dtype dtype_of(const onnx::Tensor& t, const std::string& name, const std::filesy
   }
 }
 
-Tensor view(const onnx::Tensor& t, std::string name, const std::filesystem::path& file,
-            bool transposed = false) {
-  Tensor out;
+formats::Tensor view(const onnx::Tensor& t, std::string name, const std::filesystem::path& file,
+                     bool transposed = false) {
+  formats::Tensor out;
   out.dtype = dtype_of(t, name, file);
   out.name = std::move(name);
   for (const std::int64_t d : t.dims) out.shape.push_back(static_cast<std::size_t>(d));
@@ -66,7 +66,7 @@ std::optional<std::filesystem::path> find_onnx_file(const std::filesystem::path&
   return std::nullopt;
 }
 
-void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& dims,
+void check_onnx_encoder(const onnx::EncoderTensors& graph, const engine::EncoderDims& dims,
                         const std::filesystem::path& file) {
   const auto disagree = [&](const std::string& what) {
     return Error(ErrorKind::CorruptFile,
@@ -85,7 +85,8 @@ void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& di
   const double step = f16 ? 0x1p-11 : bf16 ? 0x1p-8 : 1e-6;
   const auto same_eps = [&](float eps) {
     const float want = dims.layer_norm_eps;
-    return eps == want || (f16 && eps == f16_to_float(float_to_f16(std::max(want, 1e-7F)))) ||
+    return eps == want ||
+           (f16 && eps == formats::f16_to_float(formats::float_to_f16(std::max(want, 1e-7F)))) ||
            (bf16 && std::abs(static_cast<double>(eps - want)) <= step * static_cast<double>(want));
   };
   if (!same_eps(graph.embedding_norm.epsilon)) {
@@ -130,11 +131,11 @@ void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& di
   }
 }
 
-OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerNames& names,
+OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const engine::LayerNames& names,
                               std::size_t type_rows, const HeadNames* head) {
   auto holder = std::make_shared<Holder>(file);
   onnx::EncoderTensors graph = onnx::read_encoder_graph(holder->file.model(), file.string());
-  std::vector<Tensor> tensors;
+  std::vector<formats::Tensor> tensors;
   const auto add = [&](const onnx::Tensor& t, std::string name, bool transposed = false) {
     tensors.push_back(view(t, std::move(name), file, transposed));
     if (t.owner) holder->folded.push_back(t.owner);
@@ -152,7 +153,7 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
     } else {
       // Every row is row 0, so that whatever types the tokenizer gives, the sum is the graph's.
       if (graph.type->owner) holder->folded.push_back(graph.type->owner);
-      Tensor row0 = view(*graph.type, type_name, file);
+      formats::Tensor row0 = view(*graph.type, type_name, file);
       const std::size_t row_bytes = row0.data.size() / std::max<std::size_t>(row0.shape[0], 1);
       auto& bytes = holder->made.emplace_back(row_bytes * type_rows);
       for (std::size_t r = 0; r < type_rows; ++r) {
@@ -179,9 +180,9 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
       if (given.size() == rows) scales = given;
       auto& bytes = holder->made.emplace_back(rows * sizeof(float));
       std::memcpy(bytes.data(), scales.data(), bytes.size());
-      Tensor s;
-      s.name = weight + std::string(kInt8ScaleSuffix);
-      s.dtype = Dtype::F32;
+      formats::Tensor s;
+      s.name = weight + std::string(formats::kInt8ScaleSuffix);
+      s.dtype = formats::Dtype::F32;
       s.shape = {rows};
       s.data = bytes;
       tensors.push_back(std::move(s));
@@ -227,10 +228,10 @@ OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerName
                     "no classification head (its output is '{}')",
                     file.string(), graph.hidden_state));
   }
-  std::vector<TensorViews> files;
+  std::vector<formats::TensorViews> files;
   files.push_back({file, holder->file.bytes(), std::move(tensors), holder});
   for (const auto& [path, bytes] : holder->file.external_files()) files.push_back({path, bytes, {}, holder});
-  return OnnxEncoder{ModelWeights::from_views(std::move(files)), std::move(graph), stacked};
+  return OnnxEncoder{formats::ModelWeights::from_views(std::move(files)), std::move(graph), stacked};
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::onnx

@@ -16,14 +16,14 @@
 #include "model/formats/weights.hpp"
 #include "model/onnx/encoder_graph.hpp"
 
-namespace warden::model {
+namespace warden::model::onnx {
 
 // The ONNX file a model folder holds, as the exporters lay it out: model.onnx,
 // onnx/model.onnx, model_optimized.onnx (fastembed), ... (docs/model-files.md); nullopt when none.
 std::optional<std::filesystem::path> find_onnx_file(const std::filesystem::path& dir);
 
 struct OnnxEncoder {
-  ModelWeights weights;
+  formats::ModelWeights weights;
   onnx::EncoderTensors graph;  // what the graph computes, for the caller to check against config.json
   // Q, K and V stacked in one [3·hidden x hidden] tensor under the query's name (ORT's fused
   // Attention): read them with LayerNames whose k is empty.
@@ -33,7 +33,7 @@ struct OnnxEncoder {
 // Checks that the graph computes the encoder `dims` describes (config.json's): the layers, heads,
 // attention scale, LayerNorm epsilons, activation and position scheme. Error(CorruptFile)
 // naming what disagrees: the graph is what ONNX Runtime would run, and Warden runs it or nothing.
-void check_onnx_encoder(const onnx::EncoderTensors& graph, const EncoderDims& dims,
+void check_onnx_encoder(const onnx::EncoderTensors& graph, const engine::EncoderDims& dims,
                         const std::filesystem::path& file);
 
 // How a *ForSequenceClassification checkpoint names its head's two layers ("pooler.dense" and
@@ -47,7 +47,7 @@ struct HeadNames {
 // token's type as 0, each of them is its row 0. Errors: as onnx::ModelFile and
 // onnx::read_encoder_graph; CorruptFile when the graph has a classification head and `head` is
 // null, or the other way round.
-OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const LayerNames& names,
+OnnxEncoder open_onnx_encoder(const std::filesystem::path& file, const engine::LayerNames& names,
                               std::size_t type_rows, const HeadNames* head = nullptr);
 
-}  // namespace warden::model
+}  // namespace warden::model::onnx

@@ -10,7 +10,7 @@
 #include "model/formats/safetensors.hpp"
 #include "model/onnx/protobuf_wire.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -528,7 +528,7 @@ std::vector<float> Tensor::to_floats() const {
       case DataType::Bfloat16: {
         std::uint16_t bits = 0;
         std::memcpy(&bits, p + 2 * i, 2);
-        out[i] = type == DataType::Float16 ? f16_to_float(bits) : bf16_to_float(bits);
+        out[i] = type == DataType::Float16 ? formats::f16_to_float(bits) : formats::bf16_to_float(bits);
         break;
       }
       default:
@@ -638,4 +638,4 @@ std::vector<std::pair<std::filesystem::path, std::span<const std::byte>>> ModelF
   return out;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

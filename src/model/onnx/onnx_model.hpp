@@ -25,7 +25,7 @@
 
 #include "core/file.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // onnx.proto's TensorProto.DataType.
 enum class DataType : std::int32_t {
@@ -165,4 +165,4 @@ class ModelFile {
   Model model_;
 };
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 void WireReader::fail_at(std::size_t at, std::string_view what) const {
   throw Error(ErrorKind::CorruptFile, fmt::format("{}: at byte {}: {}", source_, base_ + at, what));
@@ -120,4 +120,4 @@ void append_fixed32(const WireReader& reader, const WireField& field, std::vecto
   std::memcpy(out.data() + first, field.bytes.data(), n * 4);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 enum class WireType : std::uint8_t { Varint = 0, Fixed64 = 1, Bytes = 2, Fixed32 = 5 };
 
@@ -67,4 +67,4 @@ void append_fixed32(const WireReader& reader, const WireField& field, std::vecto
   return static_cast<std::int64_t>(v);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "model/onnx/graph_order.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -326,4 +326,4 @@ RewriteGraph make_rewrite_graph(const Model& model, std::string_view source) {
   return g;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -16,7 +16,7 @@
 
 #include "model/onnx/onnx_model.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // The domain of the nodes only Warden's passes make.
 inline constexpr const char* kWardenDomain = "warden";
@@ -89,4 +89,4 @@ std::size_t rewrite_all(RewriteGraph& graph,
 // opset or with one Warden does not know (below 11 or above 21).
 RewriteGraph make_rewrite_graph(const Model& model, std::string_view source);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

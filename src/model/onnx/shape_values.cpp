@@ -1,6 +1,6 @@
 #include "model/onnx/shape_values.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -131,4 +131,4 @@ std::optional<SymbolicValue> reshape_target(const RewriteGraph& graph, const Nod
   return shape;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -14,7 +14,7 @@
 
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 struct SymbolicDim {
   std::optional<std::int64_t> constant;  // a number, or else:
@@ -40,4 +40,4 @@ std::optional<SymbolicValue> symbolic_value(const RewriteGraph& graph, std::stri
 // input; nullopt as symbolic_value.
 std::optional<SymbolicValue> reshape_target(const RewriteGraph& graph, const Node& reshape);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

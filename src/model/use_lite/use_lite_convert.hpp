@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <filesystem>
 
-namespace warden::model {
+namespace warden::model::use_lite {
 
 struct UseLiteConversion {
   std::size_t tensors_read = 0;  // tensors in the manifest
@@ -27,4 +27,4 @@ struct UseLiteConversion {
 UseLiteConversion convert_use_lite(const std::filesystem::path& package_dist,
                                    const std::filesystem::path& out);
 
-}  // namespace warden::model
+}  // namespace warden::model::use_lite

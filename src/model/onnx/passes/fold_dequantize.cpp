@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -121,4 +121,4 @@ std::size_t fold_dequantize(RewriteGraph& graph) {
   return folded;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

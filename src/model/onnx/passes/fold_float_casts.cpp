@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -106,4 +106,4 @@ std::size_t fold_float_casts(RewriteGraph& graph) {
   return folded;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

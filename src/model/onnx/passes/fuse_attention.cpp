@@ -9,7 +9,7 @@
 
 #include "model/onnx/shape_values.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -216,4 +216,4 @@ std::size_t fuse_attention(RewriteGraph& graph) {
   return rewrite_all(graph, match, true);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -17,9 +17,9 @@
 
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // The number of attention blocks fused.
 std::size_t fuse_attention(RewriteGraph& graph);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -73,4 +73,4 @@ std::size_t fuse_attention_mask(RewriteGraph& graph) {
   return rewrite_all(graph, match);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 std::size_t fuse_bias_gelu(RewriteGraph& graph) {
   std::size_t made = 0;
@@ -28,4 +28,4 @@ std::size_t fuse_bias_gelu(RewriteGraph& graph) {
   return made;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

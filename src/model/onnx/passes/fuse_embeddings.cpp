@@ -9,7 +9,7 @@
 
 #include "model/onnx/shape_values.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -253,4 +253,4 @@ std::size_t fuse_embeddings(RewriteGraph& graph) {
   return rewrite_all(graph, match, true);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -92,4 +92,4 @@ std::size_t fuse_gelu(RewriteGraph& graph) {
   return rewrite_all(graph, match);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -9,9 +9,9 @@
 
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // The number of GELUs fused.
 std::size_t fuse_gelu(RewriteGraph& graph);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

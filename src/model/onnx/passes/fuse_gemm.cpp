@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -46,4 +46,4 @@ std::size_t fuse_gemm(RewriteGraph& graph) {
   return rewrite_all(graph, match);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -108,4 +108,4 @@ std::size_t fuse_layer_norm(RewriteGraph& graph) {
   return rewrite_all(graph, [](const RewriteGraph& g, std::size_t i) { return match(g, Matcher(g), i); });
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

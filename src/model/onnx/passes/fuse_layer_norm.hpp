@@ -11,9 +11,9 @@
 
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // The number of LayerNorms fused.
 std::size_t fuse_layer_norm(RewriteGraph& graph);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

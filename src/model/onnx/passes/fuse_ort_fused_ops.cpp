@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -126,4 +126,4 @@ std::size_t fuse_ort_attention(RewriteGraph& graph) {
   return made;
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -16,9 +16,9 @@
 
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 std::size_t fuse_ort_embed_layer_norm(RewriteGraph& graph);
 std::size_t fuse_ort_attention(RewriteGraph& graph);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

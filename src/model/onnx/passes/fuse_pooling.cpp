@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -130,4 +130,4 @@ std::size_t fuse_l2_normalize(RewriteGraph& graph) {
   return rewrite_all(graph, l2_normalize, true);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -15,9 +15,9 @@
 
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 std::size_t fuse_mean_pooling(RewriteGraph& graph);
 std::size_t fuse_l2_normalize(RewriteGraph& graph);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

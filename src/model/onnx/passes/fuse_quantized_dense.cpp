@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -182,4 +182,4 @@ std::size_t fuse_quantized_dense(RewriteGraph& graph) {
   return rewrite_all(graph, match, true);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

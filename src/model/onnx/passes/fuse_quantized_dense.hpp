@@ -18,9 +18,9 @@
 
 #include "model/onnx/rewrite_graph.hpp"
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 // The number of quantised dense layers made.
 std::size_t fuse_quantized_dense(RewriteGraph& graph);
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

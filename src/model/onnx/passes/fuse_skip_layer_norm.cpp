@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace warden::onnx {
+namespace warden::model::onnx {
 
 namespace {
 
@@ -32,4 +32,4 @@ std::size_t fuse_skip_layer_norm(RewriteGraph& graph) {
   return rewrite_all(graph, match);
 }
 
-}  // namespace warden::onnx
+}  // namespace warden::model::onnx

@@ -1,4 +1,4 @@
-#include "model/static/static_model.hpp"
+#include "model/static_models/static_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "model/formats/json_fields.hpp"
 #include "model/metadata/sentence_transformers.hpp"
 
-namespace warden::model {
+namespace warden::model::static_models {
 
 namespace fs = std::filesystem;
 
@@ -27,33 +27,33 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 // A float tensor's values as float32: F32/F16/BF16 exactly, F64 rounded, I8 widened (model2vec's
 // int8 tables keep no scale: the values are the vector).
-std::vector<float> floats_of(const Tensor& t, const fs::path& source) {
+std::vector<float> floats_of(const formats::Tensor& t, const fs::path& source) {
   const std::size_t n = t.element_count();
   std::vector<float> out(n);
   switch (t.dtype) {
-    case Dtype::F64:
+    case formats::Dtype::F64:
       for (std::size_t i = 0; i < n; ++i) {
         double v = 0;
         std::memcpy(&v, t.data.data() + i * sizeof(double), sizeof(double));
         out[i] = static_cast<float>(v);
       }
       return out;
-    case Dtype::I8:
+    case formats::Dtype::I8:
       for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<std::int8_t>(t.data[i]));
       return out;
-    case Dtype::F32:
-    case Dtype::F16:
-    case Dtype::BF16:
-      to_float32(t, out);
+    case formats::Dtype::F32:
+    case formats::Dtype::F16:
+    case formats::Dtype::BF16:
+      formats::to_float32(t, out);
       return out;
     default:
       throw Error(ErrorKind::CorruptFile, fmt::format("{}: tensor '{}' is {}, not a float or int8 tensor",
-                                                      source.string(), t.name, dtype_name(t.dtype)));
+                                                      source.string(), t.name, formats::dtype_name(t.dtype)));
   }
 }
 
-const Tensor& vector_tensor(const ModelWeights& w, std::string_view name, std::size_t n) {
-  const Tensor* t = w.find(name);
+const formats::Tensor& vector_tensor(const formats::ModelWeights& w, std::string_view name, std::size_t n) {
+  const formats::Tensor* t = w.find(name);
   if (t == nullptr || t->shape.size() != 1 || t->shape[0] != n) {
     throw Error(ErrorKind::CorruptFile,
                 fmt::format("{}: tensor '{}' must have shape [{}] (one entry per token id){}",
@@ -70,8 +70,8 @@ std::optional<StaticLayout> find_static_layout(const fs::path& dir) {
   if (fs::exists(config_path, ec)) {
     const std::string text = read_file(config_path);
     simdjson::dom::parser parser;
-    const json_fields::Fields f(json_fields::parse_object(parser, text, config_path.string()),
-                                config_path.string());
+    const formats::json_fields::Fields f(
+        formats::json_fields::parse_object(parser, text, config_path.string()), config_path.string());
     bool static_model = f.string("model_type").value_or("") == "model2vec";
     if (const auto archs = f.array("architectures")) {
       for (const auto a : *archs) {
@@ -84,7 +84,7 @@ std::optional<StaticLayout> find_static_layout(const fs::path& dir) {
   }
   const fs::path modules_path = dir / "modules.json";
   if (!fs::exists(modules_path, ec)) return std::nullopt;
-  const StModules modules = read_st_modules(modules_path);
+  const metadata::StModules modules = metadata::read_st_modules(modules_path);
   if (modules.modules.empty() || !ends_with(modules.modules.front().type, "StaticEmbedding"))
     return std::nullopt;
   return StaticLayout{StaticRules::SentenceTransformers, dir / modules.modules.front().path,
@@ -95,12 +95,12 @@ namespace {
 
 // The table of a static layout's weights: "embedding.weight" (sentence-transformers) or
 // "embeddings" (model2vec's name, which StaticEmbedding.load reads too), [rows x dim].
-const Tensor& find_table(const ModelWeights& w, const StaticLayout& layout) {
+const formats::Tensor& find_table(const formats::ModelWeights& w, const StaticLayout& layout) {
   const char* name =
       layout.rules == StaticRules::SentenceTransformers && w.find("embedding.weight") != nullptr
           ? "embedding.weight"
           : "embeddings";
-  const Tensor* table = w.find(name);
+  const formats::Tensor* table = w.find(name);
   if (table == nullptr || table->shape.size() != 2 || table->shape[0] == 0 || table->shape[1] == 0 ||
       table->shape[0] > kMaxRows || table->shape[1] > kMaxDim) {
     throw Error(
@@ -114,21 +114,22 @@ const Tensor& find_table(const ModelWeights& w, const StaticLayout& layout) {
 }  // namespace
 
 std::size_t StaticModel::table_width(const StaticLayout& layout) {
-  const ModelWeights w = ModelWeights::open_file(layout.files / "model.safetensors");
+  const formats::ModelWeights w = formats::ModelWeights::open_file(layout.files / "model.safetensors");
   return find_table(w, layout).shape[1];
 }
 
 std::unique_ptr<StaticModel> StaticModel::load(const StaticLayout& layout) {
   std::unique_ptr<StaticModel> m(new StaticModel());
   m->layout_ = layout;
-  m->weights_ = std::make_unique<ModelWeights>(ModelWeights::open_file(layout.files / "model.safetensors"));
-  const ModelWeights& w = *m->weights_;
-  const Tensor* table = &find_table(w, layout);
+  m->weights_ = std::make_unique<formats::ModelWeights>(
+      formats::ModelWeights::open_file(layout.files / "model.safetensors"));
+  const formats::ModelWeights& w = *m->weights_;
+  const formats::Tensor* table = &find_table(w, layout);
   const std::string& name = table->name;
   const std::size_t rows = table->shape[0];
   m->dim_ = table->shape[1];
-  if (is_aligned_float32(*table)) {
-    m->table_ = as_float32(*table);
+  if (formats::is_aligned_float32(*table)) {
+    m->table_ = formats::as_float32(*table);
   } else {
     m->widened_ = floats_of(*table, w.source());
     m->table_ = m->widened_;
@@ -138,9 +139,9 @@ std::unique_ptr<StaticModel> StaticModel::load(const StaticLayout& layout) {
   // scales it; without a mapping the ids are the rows. (sentence-transformers' StaticEmbedding
   // reads the table alone, so its layout ignores them, as it does.)
   if (layout.rules == StaticRules::Model2Vec) {
-    if (const Tensor* mapping = w.find("mapping")) {
+    if (const formats::Tensor* mapping = w.find("mapping")) {
       if (mapping->shape.size() != 1 || mapping->shape[0] == 0 || mapping->shape[0] > kMaxRows ||
-          (mapping->dtype != Dtype::I64 && mapping->dtype != Dtype::I32)) {
+          (mapping->dtype != formats::Dtype::I64 && mapping->dtype != formats::Dtype::I32)) {
         throw Error(ErrorKind::CorruptFile,
                     fmt::format("{}: tensor 'mapping' must be I64 or I32 [tokens]", w.source().string()));
       }
@@ -148,7 +149,7 @@ std::unique_ptr<StaticModel> StaticModel::load(const StaticLayout& layout) {
       m->rows_.resize(m->vocab_);
       for (std::size_t i = 0; i < m->vocab_; ++i) {
         std::int64_t row = 0;
-        if (mapping->dtype == Dtype::I64) {
+        if (mapping->dtype == formats::Dtype::I64) {
           std::memcpy(&row, mapping->data.data() + i * 8, 8);
         } else {
           std::int32_t r32 = 0;
@@ -213,4 +214,4 @@ void StaticModel::embed(std::span<const std::uint32_t> ids, std::span<float> out
   for (std::size_t j = 0; j < dim_; ++j) out[j] /= norm;
 }
 
-}  // namespace warden::model
+}  // namespace warden::model::static_models

@@ -27,7 +27,7 @@
 
 #include "model/formats/weights.hpp"
 
-namespace warden::model {
+namespace warden::model::static_models {
 
 enum class StaticRules { Model2Vec, SentenceTransformers };
 
@@ -69,13 +69,13 @@ class StaticModel {
   StaticModel() = default;
 
   StaticLayout layout_;
-  std::unique_ptr<ModelWeights> weights_;  // the mapping the table may view into
-  std::span<const float> table_;           // rows x dim_
-  std::vector<float> widened_;             // the table, when the file's was not aligned f32
-  std::vector<float> token_weights_;       // [vocab_], empty: 1
-  std::vector<std::uint32_t> rows_;        // [vocab_] token -> row, empty: identity
+  std::unique_ptr<formats::ModelWeights> weights_;  // the mapping the table may view into
+  std::span<const float> table_;                    // rows x dim_
+  std::vector<float> widened_;                      // the table, when the file's was not aligned f32
+  std::vector<float> token_weights_;                // [vocab_], empty: 1
+  std::vector<std::uint32_t> rows_;                 // [vocab_] token -> row, empty: identity
   std::size_t dim_ = 0;
   std::size_t vocab_ = 0;
 };
 
-}  // namespace warden::model
+}  // namespace warden::model::static_models
