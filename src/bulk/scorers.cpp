@@ -53,7 +53,7 @@ std::vector<embed::RetrievalVectors> RetrievalScorer::compute_outputs(
   return out;
 }
 
-RerankScorer::RerankScorer(const embed::SequenceClassifier& classifier, std::vector<std::string> queries,
+RerankScorer::RerankScorer(const classify::SequenceClassifier& classifier, std::vector<std::string> queries,
                            bool raw, std::string instruction)
     : classifier_(classifier), queries_(std::move(queries)), raw_(raw), instruction_(std::move(instruction)) {
   if (!instruction_.empty() && !classifier_.takes_instruction()) {
@@ -85,7 +85,7 @@ void RerankScorer::compute(std::span<const embed::PreparedInput* const> inputs, 
 
 void RerankScorer::finish(std::span<float> row) const {
   if (raw_) return;
-  for (float& s : row) s = embed::sigmoid(s);
+  for (float& s : row) s = classify::sigmoid(s);
 }
 
 }  // namespace warden::bulk

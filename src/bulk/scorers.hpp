@@ -8,7 +8,7 @@
 
 #include "bulk/job.hpp"
 #include "embed/embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 
 namespace warden::bulk {
 
@@ -57,7 +57,7 @@ class RerankScorer final : public Scorer {
  public:
   // Error(Unsupported) unless the classifier has exactly one label. `instruction`: a yes/no
   // reranker's task instruction (empty: its default); Error(InvalidArgument) for another model.
-  RerankScorer(const embed::SequenceClassifier& classifier, std::vector<std::string> queries, bool raw,
+  RerankScorer(const classify::SequenceClassifier& classifier, std::vector<std::string> queries, bool raw,
                std::string instruction = {});
   [[nodiscard]] std::size_t units_per_record() const noexcept override {
     return queries_.empty() ? 1 : queries_.size();
@@ -68,7 +68,7 @@ class RerankScorer final : public Scorer {
   void finish(std::span<float> row) const override;
 
  private:
-  const embed::SequenceClassifier& classifier_;
+  const classify::SequenceClassifier& classifier_;
   std::vector<std::string> queries_;
   bool raw_;
   std::string instruction_;

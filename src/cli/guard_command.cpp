@@ -24,7 +24,7 @@
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/eval.hpp"
 #include "guard/guard.hpp"

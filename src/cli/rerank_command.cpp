@@ -17,7 +17,7 @@
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 
 namespace warden::cli {
 
@@ -111,7 +111,7 @@ int run_rerank(const RerankOptions& options) {
   const catalog::OpenModel opened =
       catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir,
                           command_catalog_options(&pool, options.dtype), ModelKind::Reranker, "rerank");
-  const embed::SequenceClassifier& classifier = *opened.loaded->classifier;
+  const classify::SequenceClassifier& classifier = *opened.loaded->classifier;
   job.fingerprint[1].second = catalog::model_identity(opened);
   const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores, options.instruction);
 

@@ -29,7 +29,7 @@
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "grpc/grpc_server.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"
@@ -134,7 +134,7 @@ std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const embe
 // the served model is. Unlike the probe's bank, a model the user named must load: any
 // failure stops the server.
 std::unique_ptr<guard::Guard> make_classifier_guard(const ServeOptions& options,
-                                                    const embed::SequenceClassifier& classifier) {
+                                                    const classify::SequenceClassifier& classifier) {
   guard::GuardOptions guard_options;
   guard_options.threshold = options.guard_threshold;
   guard_options.positive_label = options.guard_positive_label;
@@ -373,11 +373,11 @@ int run_serve(ServeOptions options) {
   }
 
   guard::Bank bank;
-  std::unique_ptr<embed::NeuralClassifier> guard_classifier;
+  std::unique_ptr<classify::NeuralClassifier> guard_classifier;
   std::unique_ptr<guard::Guard> guard;
   serving::LeasePtr guard_lease;  // keeps the probe's model in memory while the server runs
   if (!options.guard_model.empty()) {
-    guard_classifier = std::make_unique<embed::NeuralClassifier>(options.guard_model, pool.get());
+    guard_classifier = std::make_unique<classify::NeuralClassifier>(options.guard_model, pool.get());
     guard = make_classifier_guard(options, *guard_classifier);
     if (!options.guard_bank.empty()) {
       log_line("warden serve: warning: --guard-bank is not used: the classifier method needs no bank\n");

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "embed/sequence_classifier.hpp"
 #include "model/encoder_model.hpp"
 #include "model/families/registry.hpp"
 #include "model/formats/weights.hpp"
@@ -63,6 +62,18 @@ void require_tokenizer_files(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(dir / "tokenizer.json", ec) &&
       !std::filesystem::exists(dir / "vocab.txt", ec)) {
     throw Error(ErrorKind::NotFound, tokenizer::Tokenizer::missing_tokenizer_message(dir));
+  }
+}
+
+bool has_classification_head(const std::filesystem::path& dir) {
+  const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
+  for (const std::string& a : config.architectures) {
+    if (a.ends_with("ForSequenceClassification")) return true;
+  }
+  try {
+    return model::is_yes_no_reranker(config, dir);
+  } catch (const Error&) {
+    return false;  // an architecture Warden does not run: loading it says so
   }
 }
 

@@ -35,5 +35,8 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir);
 // a static model's tokenizer.json where its layout keeps it); the message names a
 // SentencePiece-only folder as such.
 void require_tokenizer_files(const std::filesystem::path& dir);
+// True when the folder's config.json names a *ForSequenceClassification architecture, i.e.
+// the folder holds a reranker or classifier rather than an embedder (no weights are read).
+bool has_classification_head(const std::filesystem::path& dir);
 
 }  // namespace warden::embed

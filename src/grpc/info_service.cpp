@@ -29,7 +29,7 @@ void info(Backend& b, const Work& w, std::shared_ptr<const tei::v1::InfoRequest>
       out.set_model_type(tei::v1::MODEL_TYPE_EMBEDDING);
       out.set_max_input_length(static_cast<std::uint32_t>(m.embedder->max_input_tokens()));
     } else {
-      out.set_model_type(m.classifier->kind() == embed::ClassifierKind::Reranker
+      out.set_model_type(m.classifier->kind() == classify::ClassifierKind::Reranker
                              ? tei::v1::MODEL_TYPE_RERANKER
                              : tei::v1::MODEL_TYPE_CLASSIFIER);
       out.set_max_input_length(static_cast<std::uint32_t>(m.classifier->max_input_tokens()));

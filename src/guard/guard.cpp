@@ -323,7 +323,7 @@ bool Guard::names_attack(std::string_view label) {
   return false;
 }
 
-Guard::Guard(const embed::SequenceClassifier& classifier, GuardOptions options) : classifier_(&classifier) {
+Guard::Guard(const classify::SequenceClassifier& classifier, GuardOptions options) : classifier_(&classifier) {
   check_threshold(options);
   info_.cache = "off";
   // A classifier's probabilities are calibrated by its own training: 0.5 unless told otherwise.
@@ -627,7 +627,7 @@ GuardResult Guard::decide_logits(std::span<const float> logits, const embed::Pre
   if (classifier_ == nullptr) {
     throw Error(ErrorKind::Internal, "guard: decide_logits() on a probe guard (use decide)");
   }
-  const embed::SequenceClassifier& c = *classifier_;
+  const classify::SequenceClassifier& c = *classifier_;
   const std::size_t n = c.labels().size();
   if (logits.size() != n) {
     throw Error(ErrorKind::InvalidArgument,

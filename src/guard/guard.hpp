@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/canonical/canonicalize.hpp"
 #include "guard/classification_metrics.hpp"
@@ -128,7 +128,7 @@ class Guard {
   // loads it, so that the server can also hand it to its scheduler. Error(InvalidArgument)
   // when options.positive_label names a label it does not have, or is empty and no label
   // names an attack (the message lists the labels). options.cache_dir and use_cache do not apply.
-  explicit Guard(const embed::SequenceClassifier& classifier, GuardOptions options = {});
+  explicit Guard(const classify::SequenceClassifier& classifier, GuardOptions options = {});
 
   // `row` is the embedder's pooled vector for `input` (normalised here when it is not a unit
   // vector); `input` is what prepare() made of it. The unknown-token rule counts its ids;
@@ -172,7 +172,7 @@ class Guard {
 
   // Exactly one is set: the probe's embedder or the classifier method's model.
   [[nodiscard]] const embed::Embedder* embedder() const noexcept { return embedder_; }
-  [[nodiscard]] const embed::SequenceClassifier* classifier() const noexcept { return classifier_; }
+  [[nodiscard]] const classify::SequenceClassifier* classifier() const noexcept { return classifier_; }
   // The label indices whose probabilities, summed, are the score (classifier method; {0}
   // otherwise), ascending.
   [[nodiscard]] const std::vector<std::size_t>& positive_labels() const noexcept { return positives_; }
@@ -207,7 +207,7 @@ class Guard {
   void adopt(FittedProbe probe, const GuardOptions& options);
 
   const embed::Embedder* embedder_ = nullptr;
-  const embed::SequenceClassifier* classifier_ = nullptr;
+  const classify::SequenceClassifier* classifier_ = nullptr;
   std::vector<std::size_t> positives_{0};
   FittedProbe probe_;                     // the model, its threshold and the exemplars
   std::unique_ptr<ExemplarIndex> index_;  // the exemplars packed for the similarity product

@@ -14,7 +14,7 @@ namespace warden::http {
 namespace {
 
 // TEI's shape for a classifier or reranker: {"id2label": {"0": name, ...}, "label2id": {name: 0, ...}}.
-void write_labels(JsonWriter& w, const embed::SequenceClassifier& c) {
+void write_labels(JsonWriter& w, const classify::SequenceClassifier& c) {
   const auto& labels = c.labels();
   w.begin_object().key("id2label").begin_object();
   for (std::size_t i = 0; i < labels.size(); ++i) w.key(std::to_string(i)).value(labels[i]);
@@ -24,7 +24,7 @@ void write_labels(JsonWriter& w, const embed::SequenceClassifier& c) {
 }
 
 // Warden's own: the label names in id order.
-void label_list(JsonWriter& w, const embed::SequenceClassifier& c) {
+void label_list(JsonWriter& w, const classify::SequenceClassifier& c) {
   w.key("labels").begin_array();
   for (const std::string& l : c.labels()) w.value(l);
   w.end_array();
@@ -52,7 +52,7 @@ void info(App& app, std::shared_ptr<Call> call) {
         if (m.embedder != nullptr) {
           w.key("embedding").begin_object().key("pooling").value(m.embedder->pooling()).end_object();
         } else {
-          w.key(embed::classifier_kind_name(m.classifier->kind()));
+          w.key(classify::classifier_kind_name(m.classifier->kind()));
           write_labels(w, *m.classifier);
         }
         w.end_object();

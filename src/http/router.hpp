@@ -18,7 +18,7 @@
 #include <functional>
 
 #include "embed/embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "http/handler.hpp"
 #include "serving/model_manager.hpp"
 

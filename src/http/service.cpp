@@ -27,9 +27,9 @@ std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& m
     spec.load = [e] { return serving::make_loaded_model(e, 0); };
   } else {
     spec.name = std::string(model.classifier->id());
-    spec.kind = model.classifier->kind() == embed::ClassifierKind::Reranker ? ModelKind::Reranker
+    spec.kind = model.classifier->kind() == classify::ClassifierKind::Reranker ? ModelKind::Reranker
                                                                             : ModelKind::Classifier;
-    std::shared_ptr<const embed::SequenceClassifier> c(std::shared_ptr<const embed::SequenceClassifier>{},
+    std::shared_ptr<const classify::SequenceClassifier> c(std::shared_ptr<const classify::SequenceClassifier>{},
                                                        model.classifier);
     spec.load = [c] { return serving::make_loaded_model(c, 0); };
   }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "embed/embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "http/router.hpp"
 #include "serving/runtime.hpp"
 
@@ -31,7 +31,7 @@ struct ServiceOptions {
 // /predict; every other compute route answers 424 (the model is the wrong kind), as TEI does.
 struct ServedModel {
   const embed::Embedder* embedder = nullptr;
-  const embed::SequenceClassifier* classifier = nullptr;
+  const classify::SequenceClassifier* classifier = nullptr;
   // The prompt-injection guard (POST /guard): a probe over `embedder`, or the classifier
   // method over its own model (Guard::classifier(), any served kind); null: /guard answers 424.
   const guard::Guard* guard = nullptr;

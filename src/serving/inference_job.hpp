@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "serving/scheduler.hpp"
 
 namespace warden::serving {
@@ -92,11 +92,11 @@ class RetrievalRunner final : public BatchRunner {
 // A classifier's raw logits (rerankers: one per pair).
 class ClassifyRunner final : public BatchRunner {
  public:
-  explicit ClassifyRunner(const embed::SequenceClassifier& classifier) : classifier_(classifier) {}
+  explicit ClassifyRunner(const classify::SequenceClassifier& classifier) : classifier_(classifier) {}
   void run(std::span<const Slice> batch) override;
 
  private:
-  const embed::SequenceClassifier& classifier_;
+  const classify::SequenceClassifier& classifier_;
   std::vector<const embed::PreparedInput*> inputs_;
   std::vector<float> scratch_;
 };

@@ -27,7 +27,7 @@ std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const embed::Embe
   return loaded;
 }
 
-std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const embed::SequenceClassifier> classifier,
+std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const classify::SequenceClassifier> classifier,
                                                std::size_t resident_bytes) {
   if (!classifier) throw Error(ErrorKind::InvalidArgument, "make_loaded_model: no classifier");
   auto loaded = std::make_shared<LoadedModel>();

@@ -38,7 +38,7 @@
 
 #include "core/model_kind.hpp"
 #include "embed/embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "serving/inference_job.hpp"
 
 namespace warden::serving {
@@ -50,7 +50,7 @@ struct LoadedModel {
   // Shared, not unique: a server may serve a model it does not own (the tests' single-model
   // Service); make_loaded_model(unique_ptr) takes ownership.
   std::shared_ptr<const embed::Embedder> embedder;
-  std::shared_ptr<const embed::SequenceClassifier> classifier;
+  std::shared_ptr<const classify::SequenceClassifier> classifier;
   std::unique_ptr<EmbedRunner> embed_runner;          // with embedder
   std::unique_ptr<TokenEmbedRunner> token_runner;     // with embedder
   std::unique_ptr<RetrievalRunner> retrieval_runner;  // with embedder
@@ -64,7 +64,7 @@ struct LoadedModel {
 // moves in); a shared_ptr that owns nothing serves a model the caller keeps alive.
 std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const embed::Embedder> embedder,
                                                std::size_t resident_bytes);
-std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const embed::SequenceClassifier> classifier,
+std::shared_ptr<LoadedModel> make_loaded_model(std::shared_ptr<const classify::SequenceClassifier> classifier,
                                                std::size_t resident_bytes);
 
 // How to get one model, and what is known about it before it is loaded.

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/l2_normalize.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 
 namespace warden::serving {
 
@@ -99,7 +99,7 @@ std::vector<float> class_scores(std::span<const float> logits, bool raw) {
   std::vector<float> scores(logits.begin(), logits.end());
   if (raw || scores.empty()) return scores;
   if (scores.size() == 1) {
-    scores[0] = embed::sigmoid(scores[0]);
+    scores[0] = classify::sigmoid(scores[0]);
     return scores;
   }
   return softmax(logits);

@@ -19,14 +19,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class FakeReranker final : public embed::SequenceClassifier {
+class FakeReranker final : public classify::SequenceClassifier {
  public:
   explicit FakeReranker(std::size_t labels = 1) {
     for (std::size_t i = 0; i < labels; ++i) labels_.push_back("LABEL_" + std::to_string(i));
   }
   [[nodiscard]] std::string_view id() const noexcept override { return "fake"; }
-  [[nodiscard]] embed::ClassifierKind kind() const noexcept override {
-    return embed::ClassifierKind::Reranker;
+  [[nodiscard]] classify::ClassifierKind kind() const noexcept override {
+    return classify::ClassifierKind::Reranker;
   }
   [[nodiscard]] const std::vector<std::string>& labels() const noexcept override { return labels_; }
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return 512; }
@@ -98,7 +98,7 @@ TEST_F(RerankJob, ScoresAreTheSigmoidOfTheLogitPerQuery) {
   // The first passage ("passage "), against each query in order.
   JsonWriter expected;
   expected.begin_object().key("id").raw("0").key("query_id").raw("\"q2\"").key("score");
-  expected.value(embed::sigmoid(FakeReranker::logit("second query|passage "))).end_object();
+  expected.value(classify::sigmoid(FakeReranker::logit("second query|passage "))).end_object();
   const std::size_t second_line = out.find('\n') + 1;
   EXPECT_EQ(out.substr(second_line, out.find('\n', second_line) - second_line), expected.str());
 }
@@ -118,8 +118,8 @@ TEST_F(RerankJob, RawScoresAreLogitsAndPairsUseTheRecordsQuery) {
   EXPECT_EQ(row[0], 2.5F);
   const RerankScorer scored(model, {}, false);
   scored.finish(row);
-  EXPECT_EQ(row[0], embed::sigmoid(2.5F));
-  EXPECT_FLOAT_EQ(embed::sigmoid(0.0F), 0.5F);
+  EXPECT_EQ(row[0], classify::sigmoid(2.5F));
+  EXPECT_FLOAT_EQ(classify::sigmoid(0.0F), 0.5F);
 }
 
 TEST_F(RerankJob, ClassifiersWithSeveralLabelsAreRefused) {

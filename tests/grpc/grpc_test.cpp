@@ -24,7 +24,7 @@
 #include "core/thread_pool.hpp"
 #include "core/utf8.hpp"
 #include "embed/neural_embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "grpc/grpc_server.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
@@ -116,8 +116,8 @@ class GrpcService : public ::testing::Test {
   std::string api_key_;
   ThreadPool pool_{2};
   embed::NeuralEmbedder embedder_{embedder_dir_, &pool_};
-  embed::NeuralClassifier reranker_{reranker_dir_, &pool_};
-  embed::NeuralClassifier classifier_{classifier_dir_, &pool_};
+  classify::NeuralClassifier reranker_{reranker_dir_, &pool_};
+  classify::NeuralClassifier classifier_{classifier_dir_, &pool_};
   serving::MetricsRegistry metrics_;
   serving::ModelManager models_{serving::ModelManagerOptions{}, &metrics_};
   std::unique_ptr<http::Service> service_;

@@ -14,7 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "guard/guard.hpp"
 #include "support/classifier_goldens.hpp"
 
@@ -39,7 +39,7 @@ class GuardClassifier : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::filesystem::path(testing::make_classifier_fixture("distilbert-classifier"));
     pool_ = new ThreadPool(2);
-    model_ = new embed::NeuralClassifier(*dir_, pool_);
+    model_ = new classify::NeuralClassifier(*dir_, pool_);
   }
   static void TearDownTestSuite() {
     delete model_;
@@ -49,11 +49,11 @@ class GuardClassifier : public ::testing::Test {
   }
   static std::filesystem::path* dir_;
   static ThreadPool* pool_;
-  static embed::NeuralClassifier* model_;
+  static classify::NeuralClassifier* model_;
 };
 std::filesystem::path* GuardClassifier::dir_ = nullptr;
 ThreadPool* GuardClassifier::pool_ = nullptr;
-embed::NeuralClassifier* GuardClassifier::model_ = nullptr;
+classify::NeuralClassifier* GuardClassifier::model_ = nullptr;
 
 TEST_F(GuardClassifier, ScoreIsTheSoftmaxOfTheAttackLabelsTogether) {
   ASSERT_EQ(model_->labels(), (std::vector<std::string>{"BENIGN", "INJECTION", "JAILBREAK"}));
@@ -218,12 +218,12 @@ TEST_F(GuardClassifier, MostlyUnknownTokensAbstain) {
 }
 
 // A classifier with fixed labels and no model: what the guard does with the labels alone.
-class FakeClassifier final : public embed::SequenceClassifier {
+class FakeClassifier final : public classify::SequenceClassifier {
  public:
   explicit FakeClassifier(std::vector<std::string> labels) : labels_(std::move(labels)) {}
   std::string_view id() const noexcept override { return "fake"; }
-  embed::ClassifierKind kind() const noexcept override {
-    return labels_.size() == 1 ? embed::ClassifierKind::Reranker : embed::ClassifierKind::Classifier;
+  classify::ClassifierKind kind() const noexcept override {
+    return labels_.size() == 1 ? classify::ClassifierKind::Reranker : classify::ClassifierKind::Classifier;
   }
   const std::vector<std::string>& labels() const noexcept override { return labels_; }
   std::size_t max_input_tokens() const noexcept override { return 16; }

@@ -14,7 +14,7 @@
 
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "http/base64.hpp"
 #include "http/embedding_types.hpp"
 #include "http/service.hpp"
@@ -169,7 +169,7 @@ class RerankDialects : public ::testing::Test {
 
   static std::filesystem::path dir_;
   ThreadPool pool_{2};
-  embed::NeuralClassifier classifier_{dir_, &pool_};
+  classify::NeuralClassifier classifier_{dir_, &pool_};
   Service service_{ServedModel{nullptr, &classifier_}, {}, nullptr};
 };
 

@@ -23,7 +23,7 @@
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"
 #include "http/service.hpp"
@@ -257,7 +257,7 @@ fs::path CachedClassifierRouter::reranker_dir_;
 fs::path CachedClassifierRouter::classifier_dir_;
 
 TEST_F(CachedClassifierRouter, RerankAndPredictAreBitIdenticalWithAndWithoutTheCache) {
-  const embed::NeuralClassifier reranker(reranker_dir_, &pool_);
+  const classify::NeuralClassifier reranker(reranker_dir_, &pool_);
   Service off(ServedModel{nullptr, &reranker}, service_options(0), nullptr);
   Service on(ServedModel{nullptr, &reranker}, service_options(1 << 20), nullptr);
   expect_identical(off.handler(), on.handler(), "/rerank",
@@ -274,7 +274,7 @@ TEST_F(CachedClassifierRouter, RerankAndPredictAreBitIdenticalWithAndWithoutTheC
   expect_identical(off.handler(), on.handler(), "/predict",
                    R"({"inputs": [["what is a cat", "x"], ["y", "z"]]})", "partial");
 
-  const embed::NeuralClassifier classifier(classifier_dir_, &pool_);
+  const classify::NeuralClassifier classifier(classifier_dir_, &pool_);
   Service coff(ServedModel{nullptr, &classifier}, service_options(0), nullptr);
   Service con(ServedModel{nullptr, &classifier}, service_options(1 << 20), nullptr);
   expect_identical(coff.handler(), con.handler(), "/predict", R"({"inputs": ["i love it", "i hate it"]})");
@@ -289,7 +289,7 @@ TEST_F(CachedClassifierRouter, RerankAndPredictAreBitIdenticalWithAndWithoutTheC
 
 TEST_F(CachedClassifierRouter, GuardIsBitIdenticalWithAndWithoutTheCache) {
   // The classifier method (its own model), and the probe over the embedding model.
-  const embed::NeuralClassifier classifier(classifier_dir_, &pool_);
+  const classify::NeuralClassifier classifier(classifier_dir_, &pool_);
   const guard::Guard by_classifier(classifier);
   const embed::HashingEmbedder embedder;
   Service off(ServedModel{&embedder, nullptr, &by_classifier}, service_options(0), nullptr);

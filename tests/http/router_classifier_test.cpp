@@ -19,7 +19,7 @@
 
 #include "core/json_writer.hpp"
 #include "core/thread_pool.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
 #include "support/classifier_goldens.hpp"
@@ -94,7 +94,7 @@ class Served {
   ~Served() { fs::remove_all(dir_); }
   Handler& handler() { return service_.handler(); }
   const ClassifierGolden& golden() const { return golden_; }
-  const embed::NeuralClassifier& classifier() const { return classifier_; }
+  const classify::NeuralClassifier& classifier() const { return classifier_; }
   // One sample of the Prometheus text, e.g. "warden_batch_inputs_sum"; -1 when absent.
   double metric(const std::string& name) const {
     const std::string text = metrics_.render();
@@ -112,7 +112,7 @@ class Served {
   ThreadPool pool_{2};
   ClassifierGolden golden_;
   fs::path dir_;
-  embed::NeuralClassifier classifier_;
+  classify::NeuralClassifier classifier_;
   serving::MetricsRegistry metrics_;
   Service service_;
 };

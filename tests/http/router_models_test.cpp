@@ -23,7 +23,7 @@
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "http/service.hpp"
 #include "kernels/dense.hpp"
 #include "serving/metrics.hpp"
@@ -334,7 +334,7 @@ TEST(RouterModels, WrongKindIs424AndTheRouteDefaultPicksTheRightKind) {
     rr.kind = ModelKind::Reranker;
     rr.load = [dir, &pool] {
       return serving::make_loaded_model(
-          std::unique_ptr<embed::SequenceClassifier>(std::make_unique<embed::NeuralClassifier>(dir, &pool)),
+          std::unique_ptr<classify::SequenceClassifier>(std::make_unique<classify::NeuralClassifier>(dir, &pool)),
           0);
     };
     f.models.add(std::move(rr));

@@ -20,7 +20,7 @@
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/neural_embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "fixtures/fixture.hpp"
 #include "kernels/dense.hpp"
 #include "model/encoder_model.hpp"
@@ -215,7 +215,7 @@ TEST(ModelPrecision, Int8WeighsUnderAThirdOfFloat32AndSaysWhatItIs) {
   EXPECT_EQ(embed::NeuralEmbedder(dir, nullptr, Precision::Int8).model().encoder.precision(),
             Precision::Int8);
   const auto classifier_dir = write(tmp, "distilbert", Head::Classifier);
-  EXPECT_EQ(embed::NeuralClassifier(classifier_dir, nullptr, Precision::Int8).model().encoder.precision(),
+  EXPECT_EQ(classify::NeuralClassifier(classifier_dir, nullptr, Precision::Int8).model().encoder.precision(),
             Precision::Int8);
 }
 

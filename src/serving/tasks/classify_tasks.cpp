@@ -17,8 +17,8 @@ namespace {
 
 // The reranking tasks need one relevance logit per pair; a classifier with several labels has
 // no single relevance (TEI refuses it the same way).
-void require_reranker(const embed::SequenceClassifier& c, std::string_view asker) {
-  if (c.kind() != embed::ClassifierKind::Reranker) {
+void require_reranker(const classify::SequenceClassifier& c, std::string_view asker) {
+  if (c.kind() != classify::ClassifierKind::Reranker) {
     throw TaskError(Fault::ModelCannot,
                     fmt::format("model {} is a classifier with {} labels: {} needs a reranker (one label)",
                                 c.id(), c.labels().size(), asker));
@@ -27,7 +27,7 @@ void require_reranker(const embed::SequenceClassifier& c, std::string_view asker
 
 // `o` with a rerank's instruction: the prompt of a yes/no reranker (Qwen3-Reranker); any other
 // model (c null: a reranking by vectors) takes none.
-embed::InputOptions with_instruction(embed::InputOptions o, const embed::SequenceClassifier* c,
+embed::InputOptions with_instruction(embed::InputOptions o, const classify::SequenceClassifier* c,
                                      const std::string& instruction, std::string_view model) {
   if (instruction.empty()) return o;
   if (c == nullptr || !c->takes_instruction()) {
@@ -112,7 +112,7 @@ void Tasks::classify(Context context, Classify task, Then<Classified> then) {
   run<Classified>(
       context, {ModelKind::Classifier, ModelKind::Reranker},
       [this, t, asker](const ModelLease& lease) {
-        const embed::SequenceClassifier& c = classifier_of(lease, asker);
+        const classify::SequenceClassifier& c = classifier_of(lease, asker);
         const embed::InputOptions o = classify_options(t->tokenization, limits_);
         Job<Classified> job;
         job.request = InferenceRequest::on(lease.model(), Output::Logits);
@@ -153,7 +153,7 @@ void Tasks::rerank(Context context, Rerank task, Then<std::vector<float>> then) 
       [this, t, asker](const ModelLease& lease) {
         const embed::InputOptions options = classify_options(t->tokenization, limits_);
         if (reranks_by_vectors(lease.model())) return vector_rerank_job(pipeline_, lease, t, options, asker);
-        const embed::SequenceClassifier& c = classifier_of(lease, asker);
+        const classify::SequenceClassifier& c = classifier_of(lease, asker);
         require_reranker(c, asker);
         const embed::InputOptions o = with_instruction(options, &c, t->instruction, lease.spec().name);
         Job<std::vector<float>> job;
@@ -172,7 +172,7 @@ void Tasks::rerank(Context context, Rerank task, Then<std::vector<float>> then) 
           const std::span<const float> logits = r.result.rows.values();
           std::vector<float> scores(logits.begin(), logits.end());
           if (!t->raw_scores) {
-            for (float& s : scores) s = embed::sigmoid(s);
+            for (float& s : scores) s = classify::sigmoid(s);
           }
           return scores;
         };

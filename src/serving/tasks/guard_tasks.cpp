@@ -80,7 +80,7 @@ void Tasks::guard(Context context, GuardTexts task, Then<std::vector<guard::Guar
   const guard::Guard* g = &require_guard();
   auto t = std::make_shared<const GuardTexts>(std::move(task));
   if (g->classifier() != nullptr) {
-    const embed::SequenceClassifier& c = *g->classifier();
+    const classify::SequenceClassifier& c = *g->classifier();
     // The server's truncation default applies as on every task; the guard takes no options.
     const embed::InputOptions o = classify_options({}, limits_);
     const auto plans = plan_guard(*g, t->texts, t->field);

@@ -98,7 +98,7 @@ embed::PreparedInput prepare_text(const embed::Embedder& e, std::string_view tex
   return named(field, index, [&] { return e.prepare(text, options); });
 }
 
-embed::PreparedInput prepare_pair(const embed::SequenceClassifier& c, std::string_view text,
+embed::PreparedInput prepare_pair(const classify::SequenceClassifier& c, std::string_view text,
                                   std::optional<std::string_view> pair, const embed::InputOptions& options,
                                   const Field& field, std::size_t index) {
   return named(field, index, [&] { return c.prepare(text, pair, options); });

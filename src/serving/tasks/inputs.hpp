@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "embed/embedder.hpp"
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 
 namespace warden::serving::tasks {
 
@@ -71,7 +71,7 @@ void refuse_empty(const std::vector<std::string>& texts, const Field& field);
                                                 std::size_t index);
 
 // Prepares a classifier's text and its optional pair, naming input `index` when it is invalid.
-[[nodiscard]] embed::PreparedInput prepare_pair(const embed::SequenceClassifier& c, std::string_view text,
+[[nodiscard]] embed::PreparedInput prepare_pair(const classify::SequenceClassifier& c, std::string_view text,
                                                 std::optional<std::string_view> pair,
                                                 const embed::InputOptions& options, const Field& field,
                                                 std::size_t index);

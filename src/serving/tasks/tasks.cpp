@@ -81,7 +81,7 @@ const embed::Embedder& Tasks::embedder_of(const ModelLease& lease, std::string_v
   if (m.embedder == nullptr) {
     throw TaskError(Fault::ModelCannot,
                     fmt::format("model {} is a {} model: {} needs an embedding model", lease.spec().name,
-                                embed::classifier_kind_name(m.classifier->kind()), asker));
+                                classify::classifier_kind_name(m.classifier->kind()), asker));
   }
   if (dense && !m.embedder->retrieval_outputs().dense) {
     const bool multi = m.embedder->retrieval_outputs().multi;
@@ -96,7 +96,7 @@ const embed::Embedder& Tasks::embedder_of(const ModelLease& lease, std::string_v
   return *m.embedder;
 }
 
-const embed::SequenceClassifier& Tasks::classifier_of(const ModelLease& lease, std::string_view asker) {
+const classify::SequenceClassifier& Tasks::classifier_of(const ModelLease& lease, std::string_view asker) {
   const LoadedModel& m = lease.model();
   if (m.classifier == nullptr) {
     throw TaskError(Fault::ModelCannot,

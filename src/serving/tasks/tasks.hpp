@@ -115,7 +115,7 @@ class Tasks {
   // ModelCannot naming `asker` otherwise.
   [[nodiscard]] static const embed::Embedder& embedder_of(const ModelLease& lease, std::string_view asker,
                                                           bool dense = false);
-  [[nodiscard]] static const embed::SequenceClassifier& classifier_of(const ModelLease& lease,
+  [[nodiscard]] static const classify::SequenceClassifier& classifier_of(const ModelLease& lease,
                                                                       std::string_view asker);
 
   // A pipeline run a task plans once its model is leased, and how its rows become R (on a worker).

@@ -27,7 +27,7 @@ struct EncoderModel;
 }
 }  // namespace warden
 
-namespace warden::embed {
+namespace warden::classify {
 
 class YesNoPrompt;
 
@@ -60,11 +60,12 @@ class SequenceClassifier {
   // absorb the excess), on options.side. options.prompt must be empty. Throws
   // Error(InvalidInput) for invalid UTF-8 and, with truncate = false, for an input longer
   // than max_input_tokens().
-  [[nodiscard]] virtual PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
-                                              const InputOptions& options) const = 0;
+  [[nodiscard]] virtual embed::PreparedInput prepare(std::string_view text,
+                                                     std::optional<std::string_view> pair,
+                                                     const embed::InputOptions& options) const = 0;
   // Raw logits of `inputs` into logits (inputs.size() x labels().size(), row-major). A row
   // never depends on its batch-mates.
-  virtual void classify_prepared(std::span<const PreparedInput* const> inputs,
+  virtual void classify_prepared(std::span<const embed::PreparedInput* const> inputs,
                                  std::span<float> logits) const = 0;
 
   // The id the tokenizer gives text outside its vocabulary, if it has one (as
@@ -74,7 +75,7 @@ class SequenceClassifier {
   }
   // One text's tokens with byte offsets (special tokens have none), as Embedder::tokenize:
   // the guard weighs the characters unknown tokens cover. Error(Unsupported) by default.
-  [[nodiscard]] virtual std::vector<TokenInfo> tokenize(std::string_view text) const;
+  [[nodiscard]] virtual std::vector<embed::TokenInfo> tokenize(std::string_view text) const;
 };
 
 // A SequenceClassifier over a HuggingFace *ForSequenceClassification folder.
@@ -93,12 +94,12 @@ class NeuralClassifier final : public SequenceClassifier {
   // A yes/no reranker (Qwen3-Reranker) puts the pair into its model card's prompt
   // (embed/yes_no_prompt.hpp), options.prompt being the instruction (empty: the card's default);
   // a single text is Error(InvalidInput). Other classifiers take no prompt.
-  [[nodiscard]] PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
-                                      const InputOptions& options) const override;
-  void classify_prepared(std::span<const PreparedInput* const> inputs,
+  [[nodiscard]] embed::PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
+                                             const embed::InputOptions& options) const override;
+  void classify_prepared(std::span<const embed::PreparedInput* const> inputs,
                          std::span<float> logits) const override;
   [[nodiscard]] std::optional<std::uint32_t> unknown_token_id() const noexcept override;
-  [[nodiscard]] std::vector<TokenInfo> tokenize(std::string_view text) const override;
+  [[nodiscard]] std::vector<embed::TokenInfo> tokenize(std::string_view text) const override;
 
   [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
   [[nodiscard]] bool takes_instruction() const noexcept override { return yes_no_ != nullptr; }
@@ -106,8 +107,9 @@ class NeuralClassifier final : public SequenceClassifier {
   [[nodiscard]] std::size_t hidden_size() const noexcept;
 
  private:
-  [[nodiscard]] PreparedInput prepare_yes_no(std::string_view query, std::optional<std::string_view> document,
-                                             const InputOptions& options) const;
+  [[nodiscard]] embed::PreparedInput prepare_yes_no(std::string_view query,
+                                                    std::optional<std::string_view> document,
+                                                    const embed::InputOptions& options) const;
 
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
@@ -118,8 +120,4 @@ class NeuralClassifier final : public SequenceClassifier {
   std::vector<std::string> labels_;
 };
 
-// True when the folder's config.json names a *ForSequenceClassification architecture, i.e.
-// the folder holds a reranker or classifier rather than an embedder (no weights are read).
-bool has_classification_head(const std::filesystem::path& dir);
-
-}  // namespace warden::embed
+}  // namespace warden::classify

@@ -1,4 +1,4 @@
-#include "embed/yes_no_prompt.hpp"
+#include "classify/yes_no_prompt.hpp"
 
 #include <string>
 
@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace warden::embed {
+namespace warden::classify {
 
 namespace {
 
@@ -53,4 +53,4 @@ std::vector<std::uint32_t> YesNoPrompt::encode(const tokenizer::Tokenizer& token
   return ids;
 }
 
-}  // namespace warden::embed
+}  // namespace warden::classify

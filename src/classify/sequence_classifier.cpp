@@ -1,18 +1,18 @@
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "classify/yes_no_prompt.hpp"
 #include "core/error.hpp"
 #include "embed/text_input.hpp"
-#include "embed/yes_no_prompt.hpp"
 #include "model/encoder_model.hpp"
 #include "model/engine/token_batch.hpp"
 #include "model/families/registry.hpp"
 #include "model/yes_no_head.hpp"
 
-namespace warden::embed {
+namespace warden::classify {
 
 std::string_view classifier_kind_name(ClassifierKind kind) noexcept {
   return kind == ClassifierKind::Reranker ? "reranker" : "classifier";
@@ -22,19 +22,7 @@ float sigmoid(float logit) noexcept {
   return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(logit))));
 }
 
-bool has_classification_head(const std::filesystem::path& dir) {
-  const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
-  for (const std::string& a : config.architectures) {
-    if (a.ends_with("ForSequenceClassification")) return true;
-  }
-  try {
-    return model::is_yes_no_reranker(config, dir);
-  } catch (const Error&) {
-    return false;  // an architecture Warden does not run: loading it says so
-  }
-}
-
-std::vector<TokenInfo> SequenceClassifier::tokenize(std::string_view /*text*/) const {
+std::vector<embed::TokenInfo> SequenceClassifier::tokenize(std::string_view /*text*/) const {
   throw Error(ErrorKind::Unsupported, fmt::format("{} has no tokenizer to report tokens with", id()));
 }
 
@@ -87,8 +75,8 @@ ClassifierKind NeuralClassifier::kind() const noexcept {
   return labels_.size() == 1 ? ClassifierKind::Reranker : ClassifierKind::Classifier;
 }
 
-PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std::string_view> pair,
-                                        const InputOptions& options) const {
+embed::PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std::string_view> pair,
+                                               const embed::InputOptions& options) const {
   if (yes_no_) return prepare_yes_no(text, pair, options);
   if (!options.prompt.empty()) {
     throw Error(ErrorKind::InvalidArgument, "sequence classifiers take no prompt");
@@ -104,8 +92,8 @@ PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std
     // CrossEncoder and TEI do, whatever the folder's tokenizer.json says, so the scores match
     // theirs. A long query is cut before a short passage.
     t.strategy = tokenizer::TruncationStrategy::LongestFirst;
-    t.direction =
-        options.side == TruncationSide::Left ? tokenizer::Direction::Left : tokenizer::Direction::Right;
+    t.direction = options.side == embed::TruncationSide::Left ? tokenizer::Direction::Left
+                                                              : tokenizer::Direction::Right;
     truncation = t;
   }
   tokenizer::Encoding e =
@@ -116,7 +104,7 @@ PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std
         fmt::format("input has {} tokens, more than the model's maximum of {}", e.size(), max_input_tokens_));
   }
   if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
-  PreparedInput p;
+  embed::PreparedInput p;
   p.ids = std::move(e.ids);
   // Models without token types (DistilBERT: 0, RoBERTa/XLM-R: 1) take all zeros, which is
   // what an empty type_ids means; BERT takes the pair template's 0/1.
@@ -125,9 +113,9 @@ PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std
   return p;
 }
 
-PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
-                                               std::optional<std::string_view> document,
-                                               const InputOptions& options) const {
+embed::PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
+                                                      std::optional<std::string_view> document,
+                                                      const embed::InputOptions& options) const {
   if (!document) {
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("{} is a yes/no reranker: it scores a query with a document, not one text", id_));
@@ -140,11 +128,11 @@ PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
     t.max_length = max_input_tokens_;
     t.strategy =
         tokenizer::TruncationStrategy::LongestFirst;  // the card's truncation='longest_first' on one text
-    t.direction =
-        options.side == TruncationSide::Left ? tokenizer::Direction::Left : tokenizer::Direction::Right;
+    t.direction = options.side == embed::TruncationSide::Left ? tokenizer::Direction::Left
+                                                              : tokenizer::Direction::Right;
     truncation = t;
   }
-  PreparedInput p;
+  embed::PreparedInput p;
   p.ids = yes_no_->encode(*tokenizer_, options.prompt, query, *document, eo, truncation);
   if (!options.truncate && p.ids.size() > max_input_tokens_) {
     throw Error(ErrorKind::InvalidInput,
@@ -155,7 +143,7 @@ PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
   return p;
 }
 
-void NeuralClassifier::classify_prepared(std::span<const PreparedInput* const> inputs,
+void NeuralClassifier::classify_prepared(std::span<const embed::PreparedInput* const> inputs,
                                          std::span<float> logits) const {
   const std::size_t labels = labels_.size();
   if (logits.size() != inputs.size() * labels) {
@@ -164,7 +152,7 @@ void NeuralClassifier::classify_prepared(std::span<const PreparedInput* const> i
   }
   if (inputs.empty()) return;
   model::engine::TokenBatch batch;
-  for (const PreparedInput* p : inputs) batch.add(p->ids, p->type_ids);
+  for (const embed::PreparedInput* p : inputs) batch.add(p->ids, p->type_ids);
   model_->encoder.validate(batch);
   thread_local model::engine::EncoderWorkspace workspace;
   const auto hidden = model_->encoder.forward(batch, workspace, pool_);
@@ -186,11 +174,11 @@ std::optional<std::uint32_t> NeuralClassifier::unknown_token_id() const noexcept
   return std::nullopt;
 }
 
-std::vector<TokenInfo> NeuralClassifier::tokenize(std::string_view text) const {
+std::vector<embed::TokenInfo> NeuralClassifier::tokenize(std::string_view text) const {
   tokenizer::EncodeOptions eo;
   eo.with_tokens = true;
   // Untruncated: the guard weighs the whole text, not what fits the model.
-  return token_infos(tokenizer_->encode(text, eo, std::nullopt));
+  return embed::token_infos(tokenizer_->encode(text, eo, std::nullopt));
 }
 
-}  // namespace warden::embed
+}  // namespace warden::classify

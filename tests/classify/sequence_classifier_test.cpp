@@ -2,7 +2,7 @@
 // against the PyTorch goldens of the reranker and classifier fixtures: raw logits within
 // 1e-4, alone and in one mixed batch, and the same ids as the reference's tokenizer.
 
-#include "embed/sequence_classifier.hpp"
+#include "classify/sequence_classifier.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "embed/model_folder.hpp"
 #include "support/classifier_goldens.hpp"
 
 namespace warden {
@@ -27,23 +28,23 @@ constexpr double kTolerance = 1e-4;  // the issue's bar for fp32 against PyTorch
 
 struct Expect {
   const char* name;
-  embed::ClassifierKind kind;
+  classify::ClassifierKind kind;
   std::size_t labels;
 };
 constexpr Expect kModels[] = {
-    {"bert-reranker", embed::ClassifierKind::Reranker, 1},
-    {"xlm-roberta-reranker", embed::ClassifierKind::Reranker, 1},
-    {"distilbert-classifier", embed::ClassifierKind::Classifier, 3},
-    {"deberta-v2-classifier", embed::ClassifierKind::Classifier, 3},
-    {"jina-bert-reranker", embed::ClassifierKind::Reranker, 1},
-    {"mpnet-reranker", embed::ClassifierKind::Reranker, 1},
-    {"gte-reranker", embed::ClassifierKind::Reranker, 1},
-    {"modernbert-reranker", embed::ClassifierKind::Reranker, 1},
-    {"modernbert-classifier", embed::ClassifierKind::Classifier, 3},
-    {"qwen3-reranker", embed::ClassifierKind::Reranker, 1},  // yes/no: the pair in the model card's prompt
+    {"bert-reranker", classify::ClassifierKind::Reranker, 1},
+    {"xlm-roberta-reranker", classify::ClassifierKind::Reranker, 1},
+    {"distilbert-classifier", classify::ClassifierKind::Classifier, 3},
+    {"deberta-v2-classifier", classify::ClassifierKind::Classifier, 3},
+    {"jina-bert-reranker", classify::ClassifierKind::Reranker, 1},
+    {"mpnet-reranker", classify::ClassifierKind::Reranker, 1},
+    {"gte-reranker", classify::ClassifierKind::Reranker, 1},
+    {"modernbert-reranker", classify::ClassifierKind::Reranker, 1},
+    {"modernbert-classifier", classify::ClassifierKind::Classifier, 3},
+    {"qwen3-reranker", classify::ClassifierKind::Reranker, 1},  // yes/no: the pair in the model card's prompt
 };
 
-embed::PreparedInput prepare(const embed::SequenceClassifier& c, const ClassifierCase& k,
+embed::PreparedInput prepare(const classify::SequenceClassifier& c, const ClassifierCase& k,
                              embed::InputOptions o = {}) {
   return c.prepare(k.text, k.pair ? std::optional<std::string_view>(*k.pair) : std::nullopt, o);
 }
@@ -55,7 +56,7 @@ TEST(NeuralClassifier, MatchesTheReferenceAloneAndInAMixedBatch) {
     const auto golden = testing::read_classifier_golden(m.name);
     const fs::path dir = testing::make_classifier_fixture(m.name);
     ASSERT_TRUE(embed::has_classification_head(dir));
-    const embed::NeuralClassifier c(dir, &pool);
+    const classify::NeuralClassifier c(dir, &pool);
     EXPECT_EQ(c.kind(), m.kind);
     ASSERT_EQ(c.labels().size(), m.labels);
     EXPECT_GT(c.max_input_tokens(), 0U);
@@ -99,9 +100,9 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
   ThreadPool pool(1);
   const fs::path dir = testing::make_classifier_fixture("qwen3-reranker");
   ASSERT_TRUE(embed::has_classification_head(dir));
-  const embed::NeuralClassifier c(dir, &pool);
+  const classify::NeuralClassifier c(dir, &pool);
   EXPECT_TRUE(c.takes_instruction());
-  EXPECT_EQ(c.kind(), embed::ClassifierKind::Reranker);
+  EXPECT_EQ(c.kind(), classify::ClassifierKind::Reranker);
   const std::string query = "what is the capital of France?";
   const std::string doc = "Paris is the capital and largest city of France.";
   const embed::PreparedInput plain = c.prepare(query, doc, {});
@@ -147,7 +148,7 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
     EXPECT_NE(std::string(e.what()).find("more than the model's maximum"), std::string::npos) << e.what();
   }
   // Cross-encoders take no instruction.
-  const embed::NeuralClassifier bert(testing::make_classifier_fixture("bert-reranker"), &pool);
+  const classify::NeuralClassifier bert(testing::make_classifier_fixture("bert-reranker"), &pool);
   EXPECT_FALSE(bert.takes_instruction());
   EXPECT_THROW((void)bert.prepare(query, doc, told), Error);
 }
@@ -155,7 +156,7 @@ TEST(NeuralClassifier, AYesNoRerankerScoresThePairInItsPrompt) {
 TEST(NeuralClassifier, PairTruncationKeepsAShortQuery) {
   ThreadPool pool(1);
   const fs::path dir = testing::make_classifier_fixture("bert-reranker");
-  const embed::NeuralClassifier c(dir, &pool);
+  const classify::NeuralClassifier c(dir, &pool);
   std::string passage;
   for (int i = 0; i < 2000; ++i) passage += "word ";
   const std::string query = "what is the capital of France?";
@@ -202,7 +203,7 @@ TEST(NeuralClassifier, PairTruncationIsLongestFirstAsHuggingFaceDoes) {
   for (const char* name : {"bert-reranker", "deberta-v2-classifier", "xlm-roberta-reranker"}) {
     SCOPED_TRACE(name);
     const fs::path dir = testing::make_classifier_fixture(name);
-    const embed::NeuralClassifier c(dir, &pool);
+    const classify::NeuralClassifier c(dir, &pool);
     const std::size_t m = c.max_input_tokens();
     // A first text of about 3/4 of the model's length and a second of about 1/3: together
     // too long, each short enough alone (only_second would keep the first whole).
@@ -241,7 +242,7 @@ TEST(NeuralClassifier, AnEmbeddingFolderIsNotAClassifier) {
   const fs::path dir = testing::make_classifier_fixture("bert-none");
   EXPECT_FALSE(embed::has_classification_head(dir));
   try {
-    const embed::NeuralClassifier c(dir, &pool);
+    const classify::NeuralClassifier c(dir, &pool);
     FAIL() << "expected InvalidArgument";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);

@@ -14,7 +14,7 @@
 
 #include "tokenizer/tokenizer.hpp"
 
-namespace warden::embed {
+namespace warden::classify {
 
 // The model card's instruction when a request gives none.
 inline constexpr std::string_view kDefaultRerankInstruction =
@@ -37,4 +37,4 @@ class YesNoPrompt {
   std::vector<std::uint32_t> prefix_, suffix_;
 };
 
-}  // namespace warden::embed
+}  // namespace warden::classify
