@@ -162,16 +162,7 @@ void NeuralClassifier::classify_prepared(std::span<const embed::PreparedInput* c
 }
 
 std::optional<std::uint32_t> NeuralClassifier::unknown_token_id() const noexcept {
-  // As NeuralEmbedder: tokenizer.json names the unknown token differently per model type,
-  // so look up the two spellings HF models use; a lookup failure means "none".
-  try {
-    for (const std::string_view name : {std::string_view("[UNK]"), std::string_view("<unk>")}) {
-      if (auto id = tokenizer_->token_to_id(name)) return id;
-    }
-  } catch (...) {
-    return std::nullopt;
-  }
-  return std::nullopt;
+  return embed::unknown_token_id(*tokenizer_);
 }
 
 std::vector<embed::TokenInfo> NeuralClassifier::tokenize(std::string_view text) const {

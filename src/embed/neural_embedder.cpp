@@ -127,16 +127,7 @@ std::string_view NeuralEmbedder::pooling() const noexcept {
 }
 
 std::optional<std::uint32_t> NeuralEmbedder::unknown_token_id() const noexcept {
-  // tokenizer.json does not name the unknown token in one place for every model type, so
-  // look up the two spellings HF models use; a lookup failure means "none".
-  try {
-    for (const std::string_view name : {std::string_view("[UNK]"), std::string_view("<unk>")}) {
-      if (auto id = tokenizer_->token_to_id(name)) return id;
-    }
-  } catch (...) {
-    return std::nullopt;
-  }
-  return std::nullopt;
+  return embed::unknown_token_id(*tokenizer_);
 }
 
 std::size_t NeuralEmbedder::dim() const noexcept {

@@ -28,4 +28,15 @@ std::vector<TokenInfo> token_infos(tokenizer::Encoding&& e) {
   return out;
 }
 
+std::optional<std::uint32_t> unknown_token_id(const tokenizer::Tokenizer& t) noexcept {
+  try {
+    for (const std::string_view name : {std::string_view("[UNK]"), std::string_view("<unk>")}) {
+      if (auto id = t.token_to_id(name)) return id;
+    }
+  } catch (...) {
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace warden::embed
