@@ -67,11 +67,12 @@ void require_tokenizer_files(const std::filesystem::path& dir) {
 
 bool has_classification_head(const std::filesystem::path& dir) {
   const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
-  for (const std::string& a : config.architectures) {
-    if (a.ends_with("ForSequenceClassification")) return true;
-  }
   try {
-    return model::is_yes_no_reranker(config, dir);
+    // The class's role in its family says it (a *ForSequenceClassification), or the family's
+    // yes/no scoring with the folder's files.
+    const model::families::ResolvedClass resolved = model::families::resolve(config, dir);
+    return resolved.cls->role == model::families::ClassRole::Classifier ||
+           model::is_yes_no_reranker(config, dir);
   } catch (const Error&) {
     return false;  // an architecture Warden does not run: loading it says so
   }
