@@ -25,13 +25,6 @@ namespace {
 
 using fixtures::Head;
 
-bool has_classifier_class(const families::Family& family) {
-  for (const families::FamilyClass& c : family.classes) {
-    if (c.role == families::ClassRole::Classifier) return true;
-  }
-  return false;
-}
-
 std::map<const families::Family*, std::string_view> generator_entries() {
   std::map<const families::Family*, std::string_view> entries;
   for (const auto& [family, arch] : testing::generator_families()) entries.emplace(family, arch);
@@ -74,7 +67,7 @@ TEST(FamilyConformance, EveryFamilyHasGoldensOfItsEmbedderAndOfItsHead) {
     EXPECT_TRUE(has_golden(commands, arch, "none")) << family->name << ": no golden of its embedder";
     if (family->yes_no_reranker) {
       EXPECT_TRUE(has_golden(commands, arch, "reranker")) << family->name << ": no golden of its reranker";
-    } else if (has_classifier_class(*family)) {
+    } else if (testing::has_classifier_class(*family)) {
       EXPECT_TRUE(has_golden(commands, arch, "reranker") || has_golden(commands, arch, "classifier"))
           << family->name << ": no golden of its classifier";
     }
@@ -83,7 +76,8 @@ TEST(FamilyConformance, EveryFamilyHasGoldensOfItsEmbedderAndOfItsHead) {
 
 TEST(FamilyConformance, EveryClassifierFamilyLoadsTheGeneratorsClassifier) {
   for (const auto& [family, arch] : generator_entries()) {
-    if (!has_classifier_class(*family) || family->yes_no_reranker) continue;  // its head: the LM's yes/no
+    if (!testing::has_classifier_class(*family) || family->yes_no_reranker)
+      continue;  // its head: the LM's yes/no
     testing::TempDir tmp;
     const auto model = load_encoder_model(testing::write_family(tmp, arch, Head::Classifier));
     EXPECT_EQ(model->family, family) << family->name;

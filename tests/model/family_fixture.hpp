@@ -35,6 +35,14 @@ inline std::filesystem::path family_with_config(const TempDir& tmp, std::string_
   return dir;
 }
 
+// Whether the family runs a *ForSequenceClassification class (its head).
+inline bool has_classifier_class(const model::families::Family& family) {
+  for (const model::families::FamilyClass& c : family.classes) {
+    if (c.role == model::families::ClassRole::Classifier) return true;
+  }
+  return false;
+}
+
 // The model family each of the generator's transformer architectures loads as, with that
 // architecture, in the generator's order (a test failure for one that loads as no family).
 inline std::vector<std::pair<const model::families::Family*, std::string_view>> generator_families() {
