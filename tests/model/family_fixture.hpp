@@ -3,6 +3,7 @@
 // written in-process, the same with one edit to its config.json (for the load errors), and
 // the generator's architecture of each model family.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -33,6 +34,19 @@ inline std::filesystem::path family_with_config(const TempDir& tmp, std::string_
   const auto dir = write_family(tmp, arch, head);
   edit_config(dir, from, to);
   return dir;
+}
+
+// The last hidden states of one input of `tokens` ids (start, start + step, ...), run alone.
+inline std::vector<float> hidden_states(const model::EncoderModel& m, std::size_t tokens, std::uint32_t start,
+                                        std::uint32_t step) {
+  std::vector<std::uint32_t> ids;
+  for (std::uint32_t i = 0; i < tokens; ++i) ids.push_back(start + step * i);
+  model::engine::TokenBatch batch;
+  batch.add(ids);
+  m.encoder.validate(batch);
+  model::engine::EncoderWorkspace ws;
+  const auto h = m.encoder.forward(batch, ws, nullptr);
+  return {h.begin(), h.end()};
 }
 
 // Whether the family runs a *ForSequenceClassification class (its head).

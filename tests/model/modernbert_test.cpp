@@ -35,14 +35,7 @@ using testing::expect_load_error;
 
 // The last hidden states of one 40-token input (long enough to pass the tiny fixture's window).
 std::vector<float> hidden_states(const EncoderModel& m) {
-  std::vector<std::uint32_t> ids;
-  for (std::uint32_t i = 0; i < 40; ++i) ids.push_back(100 + 7 * i);
-  engine::TokenBatch batch;
-  batch.add(ids);
-  m.encoder.validate(batch);
-  engine::EncoderWorkspace ws;
-  const auto h = m.encoder.forward(batch, ws, nullptr);
-  return {h.begin(), h.end()};
+  return testing::hidden_states(m, 40, 100, 7);
 }
 
 TEST(ModernBert, LoadsAsModernBertModelWithTwoRotaryBasesAndWindowsOnTheLocalLayers) {

@@ -27,15 +27,9 @@ using testing::expect_load_error;
 
 // The last hidden state of the first token of one 12-token input.
 std::vector<float> first_token(const EncoderModel& m) {
-  std::vector<std::uint32_t> ids;
-  for (std::uint32_t i = 0; i < 12; ++i) ids.push_back(40 + 7 * i);
-  engine::TokenBatch batch;
-  batch.add(ids);
-  m.encoder.validate(batch);
-  engine::EncoderWorkspace ws;
-  const auto h = m.encoder.forward(batch, ws, nullptr);
-  const std::size_t width = m.encoder.dims().hidden;
-  return {h.begin(), h.begin() + static_cast<std::ptrdiff_t>(width)};
+  std::vector<float> h = testing::hidden_states(m, 12, 40, 7);
+  h.resize(m.encoder.dims().hidden);
+  return h;
 }
 
 TEST(Qwen2, LoadsAsTheCausalLmClassWithBidirectionalAttentionWhenIsCausalIsFalse) {

@@ -36,14 +36,7 @@ using testing::expect_load_error;
 
 // The last hidden states of one 20-token input.
 std::vector<float> hidden_states(const EncoderModel& m, std::size_t tokens = 20) {
-  std::vector<std::uint32_t> ids;
-  for (std::uint32_t i = 0; i < tokens; ++i) ids.push_back(50 + 11 * i);
-  engine::TokenBatch batch;
-  batch.add(ids);
-  m.encoder.validate(batch);
-  engine::EncoderWorkspace ws;
-  const auto h = m.encoder.forward(batch, ws, nullptr);
-  return {h.begin(), h.end()};
+  return testing::hidden_states(m, tokens, 50, 11);
 }
 
 // The folder's model.safetensors rewritten without the tensors `drop` names.
