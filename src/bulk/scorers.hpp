@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "bulk/job.hpp"
-#include "embed/embedder.hpp"
 #include "classify/sequence_classifier.hpp"
+#include "embed/embedder.hpp"
 
 namespace warden::bulk {
 

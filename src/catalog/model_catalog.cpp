@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/error.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "embed/model_folder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "embed/static_embedder.hpp"
 #include "embed/use_lite_embedder.hpp"
 #include "serving/model_name.hpp"
@@ -195,9 +195,10 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
     };
   } else {
     m.spec.load = [dir, pool, bytes, precision] {
-      return serving::make_loaded_model(std::unique_ptr<classify::SequenceClassifier>(
-                                            std::make_unique<classify::NeuralClassifier>(dir, pool, precision)),
-                                        bytes);
+      return serving::make_loaded_model(
+          std::unique_ptr<classify::SequenceClassifier>(
+              std::make_unique<classify::NeuralClassifier>(dir, pool, precision)),
+          bytes);
     };
   }
   return m;

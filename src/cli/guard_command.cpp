@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "catalog/open_model.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -24,7 +25,6 @@
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/eval.hpp"
 #include "guard/guard.hpp"

@@ -13,11 +13,11 @@
 #include "bulk/score_writer.hpp"
 #include "bulk/scorers.hpp"
 #include "catalog/open_model.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "cli/bulk_run.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
-#include "classify/sequence_classifier.hpp"
 
 namespace warden::cli {
 

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "catalog/model_catalog.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/json_writer.hpp"
@@ -29,7 +30,6 @@
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
 #include "embed/registry.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "grpc/grpc_server.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"

@@ -323,7 +323,8 @@ bool Guard::names_attack(std::string_view label) {
   return false;
 }
 
-Guard::Guard(const classify::SequenceClassifier& classifier, GuardOptions options) : classifier_(&classifier) {
+Guard::Guard(const classify::SequenceClassifier& classifier, GuardOptions options)
+    : classifier_(&classifier) {
   check_threshold(options);
   info_.cache = "off";
   // A classifier's probabilities are calibrated by its own training: 0.5 unless told otherwise.

@@ -29,8 +29,8 @@
 #include <utility>
 #include <vector>
 
-#include "embed/embedder.hpp"
 #include "classify/sequence_classifier.hpp"
+#include "embed/embedder.hpp"
 #include "guard/bank.hpp"
 #include "guard/canonical/canonicalize.hpp"
 #include "guard/classification_metrics.hpp"

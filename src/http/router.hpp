@@ -17,8 +17,8 @@
 
 #include <functional>
 
-#include "embed/embedder.hpp"
 #include "classify/sequence_classifier.hpp"
+#include "embed/embedder.hpp"
 #include "http/handler.hpp"
 #include "serving/model_manager.hpp"
 

@@ -28,9 +28,9 @@ std::unique_ptr<serving::ModelManager> single_model_manager(const ServedModel& m
   } else {
     spec.name = std::string(model.classifier->id());
     spec.kind = model.classifier->kind() == classify::ClassifierKind::Reranker ? ModelKind::Reranker
-                                                                            : ModelKind::Classifier;
-    std::shared_ptr<const classify::SequenceClassifier> c(std::shared_ptr<const classify::SequenceClassifier>{},
-                                                       model.classifier);
+                                                                               : ModelKind::Classifier;
+    std::shared_ptr<const classify::SequenceClassifier> c(
+        std::shared_ptr<const classify::SequenceClassifier>{}, model.classifier);
     spec.load = [c] { return serving::make_loaded_model(c, 0); };
   }
   spec.source = spec.name;

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "embed/embedder.hpp"
 #include "classify/sequence_classifier.hpp"
+#include "embed/embedder.hpp"
 #include "http/router.hpp"
 #include "serving/runtime.hpp"
 

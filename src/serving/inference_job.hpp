@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "embed/embedder.hpp"
 #include "classify/sequence_classifier.hpp"
+#include "embed/embedder.hpp"
 #include "serving/scheduler.hpp"
 
 namespace warden::serving {

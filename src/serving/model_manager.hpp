@@ -36,9 +36,9 @@
 #include <string_view>
 #include <vector>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/model_kind.hpp"
 #include "embed/embedder.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "serving/inference_job.hpp"
 
 namespace warden::serving {

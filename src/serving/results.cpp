@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/error.hpp"
 #include "core/l2_normalize.hpp"
-#include "classify/sequence_classifier.hpp"
 
 namespace warden::serving {
 

@@ -20,11 +20,11 @@
 #include <thread>
 #include <vector>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/json_writer.hpp"
 #include "core/thread_pool.hpp"
 #include "core/utf8.hpp"
 #include "embed/neural_embedder.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "grpc/grpc_server.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"

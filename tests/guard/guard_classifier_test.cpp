@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "guard/guard.hpp"
 #include "support/classifier_goldens.hpp"
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "http/base64.hpp"
 #include "http/embedding_types.hpp"
 #include "http/service.hpp"

@@ -19,11 +19,11 @@
 #include <thread>
 #include <vector>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/json_writer.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
 #include "embed/neural_embedder.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"
 #include "http/service.hpp"

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/json_writer.hpp"
 #include "core/thread_pool.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "http/service.hpp"
 #include "serving/metrics.hpp"
 #include "support/classifier_goldens.hpp"

@@ -11,9 +11,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "classify/sequence_classifier.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "guard/bank.hpp"
 #include "guard/guard.hpp"
 #include "http/service.hpp"

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "catalog/model_catalog.hpp"
+#include "classify/sequence_classifier.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "embed/hashing_embedder.hpp"
-#include "classify/sequence_classifier.hpp"
 #include "http/service.hpp"
 #include "kernels/dense.hpp"
 #include "serving/metrics.hpp"
@@ -333,9 +333,9 @@ TEST(RouterModels, WrongKindIs424AndTheRouteDefaultPicksTheRightKind) {
     rr.source = dir.string();
     rr.kind = ModelKind::Reranker;
     rr.load = [dir, &pool] {
-      return serving::make_loaded_model(
-          std::unique_ptr<classify::SequenceClassifier>(std::make_unique<classify::NeuralClassifier>(dir, &pool)),
-          0);
+      return serving::make_loaded_model(std::unique_ptr<classify::SequenceClassifier>(
+                                            std::make_unique<classify::NeuralClassifier>(dir, &pool)),
+                                        0);
     };
     f.models.add(std::move(rr));
     f.start();

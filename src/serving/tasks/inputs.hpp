@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "embed/embedder.hpp"
 #include "classify/sequence_classifier.hpp"
+#include "embed/embedder.hpp"
 
 namespace warden::serving::tasks {
 

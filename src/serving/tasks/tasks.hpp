@@ -116,7 +116,7 @@ class Tasks {
   [[nodiscard]] static const embed::Embedder& embedder_of(const ModelLease& lease, std::string_view asker,
                                                           bool dense = false);
   [[nodiscard]] static const classify::SequenceClassifier& classifier_of(const ModelLease& lease,
-                                                                      std::string_view asker);
+                                                                         std::string_view asker);
 
   // A pipeline run a task plans once its model is leased, and how its rows become R (on a worker).
   template <class R>
