@@ -284,6 +284,8 @@ float activate(float v, Activation act) noexcept {
       return std::tanh(v);
     case Activation::Silu:
       return v / (1.0F + std::exp(-v));
+    case Activation::GeluTanh:
+      return 0.5F * v * (1.0F + std::tanh(0.7978845608028654F * (v + 0.044715F * v * v * v)));
   }
   return v;
 }

@@ -75,6 +75,9 @@ void tile_avx2(const Tile& t) {
       } else if (t.activation == Activation::Silu) {
         v0 = avx2::silu_ps(v0);
         v1 = avx2::silu_ps(v1);
+      } else if (t.activation == Activation::GeluTanh) {
+        v0 = avx2::gelu_tanh_ps(v0);
+        v1 = avx2::gelu_tanh_ps(v1);
       }
       if (t.residual != nullptr && t.activation != Activation::Tanh) {
         const float* res = t.residual + static_cast<std::size_t>(r) * t.ldr;

@@ -22,6 +22,8 @@ inline __m512 apply_activation(__m512 v, Activation act) {
       return _mm512_max_ps(v, _mm512_setzero_ps());
     case Activation::Silu:
       return avx512::silu_ps(v);
+    case Activation::GeluTanh:
+      return avx512::gelu_tanh_ps(v);
     default:
       return v;  // Tanh is applied after the store (see below)
   }

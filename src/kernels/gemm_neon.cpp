@@ -32,6 +32,8 @@ inline float32x4_t apply_activation(float32x4_t v, Activation act) {
       return vmaxq_f32(v, vdupq_n_f32(0.0F));
     case Activation::Silu:
       return neon::silu_ps(v);
+    case Activation::GeluTanh:
+      return neon::gelu_tanh_ps(v);
     default:
       return v;  // Tanh is applied after the store (see below)
   }

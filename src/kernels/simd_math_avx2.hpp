@@ -60,6 +60,15 @@ inline __m256 silu_ps(__m256 x) {
   return _mm256_div_ps(x, _mm256_add_ps(one, exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), x))));
 }
 
+// The tanh-approximated GELU, as x / (1 + exp(-2u)) with u = √(2/π)·(x + 0.044715·x³) (see the
+// AVX-512 version).
+inline __m256 gelu_tanh_ps(__m256 x) {
+  const __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
+  const __m256 u = _mm256_mul_ps(_mm256_fmadd_ps(x3, _mm256_set1_ps(0.044715F), x),
+                                 _mm256_set1_ps(-2.0F * 0.7978845608028654F));
+  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0F), exp_ps(u)));
+}
+
 // A dense layer's activation on 8 lanes, as the epilogues apply it. Tanh (classification
 // heads only: one row per sequence) goes through the scalar tanhf.
 inline __m256 activate_ps(__m256 v, Activation act) {
@@ -70,6 +79,8 @@ inline __m256 activate_ps(__m256 v, Activation act) {
       return _mm256_max_ps(v, _mm256_setzero_ps());
     case Activation::Silu:
       return silu_ps(v);
+    case Activation::GeluTanh:
+      return gelu_tanh_ps(v);
     case Activation::Tanh: {
       float lanes[8];
       _mm256_storeu_ps(lanes, v);

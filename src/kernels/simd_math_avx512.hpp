@@ -65,6 +65,15 @@ inline __m512 silu_ps(__m512 x) {
   return _mm512_div_ps(x, _mm512_add_ps(one, exp_ps(_mm512_sub_ps(_mm512_setzero_ps(), x))));
 }
 
+// The tanh-approximated GELU, as x·sigmoid(2u) = x / (1 + exp(-2u)) with u = √(2/π)·(x + 0.044715·x³)
+// (the same function as x/2·(1 + tanh(u)), without a vector tanh).
+inline __m512 gelu_tanh_ps(__m512 x) {
+  const __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);
+  const __m512 u = _mm512_mul_ps(_mm512_fmadd_ps(x3, _mm512_set1_ps(0.044715F), x),
+                                 _mm512_set1_ps(-2.0F * 0.7978845608028654F));
+  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0F), exp_ps(u)));
+}
+
 // A dense layer's activation on 16 lanes, as the epilogues apply it. Tanh (classification
 // heads only: one row per sequence) goes through the scalar tanhf.
 inline __m512 activate_ps(__m512 v, Activation act) {
@@ -75,6 +84,8 @@ inline __m512 activate_ps(__m512 v, Activation act) {
       return _mm512_max_ps(v, _mm512_setzero_ps());
     case Activation::Silu:
       return silu_ps(v);
+    case Activation::GeluTanh:
+      return gelu_tanh_ps(v);
     case Activation::Tanh: {
       float lanes[16];
       _mm512_storeu_ps(lanes, v);

@@ -72,6 +72,14 @@ inline float32x4_t silu_ps(float32x4_t x) {
   return vdivq_f32(x, vaddq_f32(vdupq_n_f32(1.0F), exp_ps(vnegq_f32(x))));
 }
 
+// The tanh-approximated GELU, as x / (1 + exp(-2u)) with u = √(2/π)·(x + 0.044715·x³).
+inline float32x4_t gelu_tanh_ps(float32x4_t x) {
+  const float32x4_t x3 = vmulq_f32(vmulq_f32(x, x), x);
+  const float32x4_t u =
+      vmulq_f32(vfmaq_f32(x, x3, vdupq_n_f32(0.044715F)), vdupq_n_f32(-2.0F * 0.7978845608028654F));
+  return vdivq_f32(x, vaddq_f32(vdupq_n_f32(1.0F), exp_ps(u)));
+}
+
 inline float32x4_t load_partial(const float* p, std::size_t count) {
   if (count >= 4) return vld1q_f32(p);
   float buf[4] = {0.0F, 0.0F, 0.0F, 0.0F};

@@ -38,7 +38,8 @@ TEST(GatedDense, EqualsTheStackedProductGatedForEveryPrecisionAndShape) {
   ThreadPool pool(2);
   for (const Isa isa : isas()) {
     for (const Precision precision : {Precision::Float32, Precision::BFloat16, Precision::Int8}) {
-      for (const Activation act : {Activation::Gelu, Activation::Relu, Activation::Silu}) {
+      for (const Activation act :
+           {Activation::Gelu, Activation::Relu, Activation::Silu, Activation::GeluTanh}) {
         for (const auto& [width, k] : {std::pair<std::size_t, std::size_t>{120, 64}, {33, 300}, {544, 96}}) {
           const auto activated = normal_vector(width * k, rng, 0.1F);
           const auto gate = normal_vector(width * k, rng, 0.1F);
@@ -65,9 +66,12 @@ TEST(GatedDense, EqualsTheStackedProductGatedForEveryPrecisionAndShape) {
               for (std::size_t j = 0; j < width; ++j) {
                 const double x = product[r * 2 * width + j];
                 const double g = product[r * 2 * width + width + j];
-                const double ax = act == Activation::Relu   ? std::max(x, 0.0)
-                                  : act == Activation::Silu ? x / (1.0 + std::exp(-x))
-                                                            : 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+                const double ax =
+                    act == Activation::Relu   ? std::max(x, 0.0)
+                    : act == Activation::Silu ? x / (1.0 + std::exp(-x))
+                    : act == Activation::GeluTanh
+                        ? 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+                        : 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
                 ASSERT_NEAR(c[r * ldc + j], ax * g, 1e-5 + 1e-5 * std::fabs(ax * g)) << r << "," << j;
               }
               for (std::size_t j = width; j < ldc; ++j)

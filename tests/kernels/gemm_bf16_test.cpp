@@ -64,6 +64,9 @@ double activate(double x, Activation act) {
       return std::tanh(x);
     case Activation::Silu:
       return x / (1.0 + std::exp(-x));
+    case Activation::GeluTanh:
+      return 0.5 * x *
+             (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)));
   }
   return x;
 }
@@ -144,8 +147,8 @@ TEST(GemmBf16Test, MatchesDoubleReference) {
           const auto res = normal_vector(m * ldc, rng);
           const Bf16Linear w(wt, n, k, bias, isa);
           ASSERT_EQ(w.k_padded() % 2, 0U);
-          for (const Activation act :
-               {Activation::None, Activation::Relu, Activation::Gelu, Activation::Tanh, Activation::Silu}) {
+          for (const Activation act : {Activation::None, Activation::Relu, Activation::Gelu, Activation::Tanh,
+                                       Activation::Silu, Activation::GeluTanh}) {
             const bool with_res = act != Activation::Relu;
             const Epilogue ep{act, with_res ? res.data() : nullptr, ldc};
             ThreadPool* p = (m + k) % 2 == 0 ? &pool : nullptr;

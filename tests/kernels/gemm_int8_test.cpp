@@ -206,7 +206,8 @@ TEST(GemmInt8Test, PortableMatchesDequantisedReference) {
   const auto wt = normal_vector(n * k, rng);
   const auto bias = normal_vector(n, rng);
   const auto res = normal_vector(m * n, rng);
-  for (const Activation act : {Activation::Relu, Activation::Gelu, Activation::Tanh, Activation::Silu}) {
+  for (const Activation act :
+       {Activation::Relu, Activation::Gelu, Activation::Tanh, Activation::Silu, Activation::GeluTanh}) {
     for (const Isa isa : {Isa::Portable, active_isa()}) {
       const QuantizedLinear w(wt, n, k, bias, isa);
       const auto got = run_int8(w, a, k, m, Epilogue{act, res.data(), n}, n, nullptr);
@@ -223,10 +224,13 @@ TEST(GemmInt8Test, PortableMatchesDequantisedReference) {
                    std::nearbyint(static_cast<double>(wt[j * k + t]) / sw);
           }
           const double x = acc * sa * sw + static_cast<double>(bias[j]);
-          const double activated = act == Activation::Relu   ? std::max(0.0, x)
-                                   : act == Activation::Silu ? x / (1.0 + std::exp(-x))
-                                   : act == Activation::Gelu ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
-                                                             : std::tanh(x);
+          const double activated =
+              act == Activation::Relu   ? std::max(0.0, x)
+              : act == Activation::Silu ? x / (1.0 + std::exp(-x))
+              : act == Activation::GeluTanh
+                  ? 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+              : act == Activation::Gelu ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
+                                        : std::tanh(x);
           const double expect = activated + static_cast<double>(res[i * n + j]);
           EXPECT_NEAR(static_cast<double>(got[i * n + j]), expect, 1e-4 * (1.0 + std::fabs(expect)))
               << i << "," << j;

@@ -43,6 +43,9 @@ double activate(double v, Activation act) {
       return std::tanh(v);
     case Activation::Silu:
       return v / (1.0 + std::exp(-v));
+    case Activation::GeluTanh:
+      return 0.5 * v *
+             (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
   }
   return v;
 }
@@ -96,8 +99,8 @@ TEST(Gemm, MatchesADoubleReferenceOnEveryIsaAndEdgeShape) {
 TEST(Gemm, FusedEpiloguesMatchOnEveryIsa) {
   ThreadPool pool(2);
   for (const Isa isa : supported_isas()) {
-    for (const Activation act :
-         {Activation::None, Activation::Gelu, Activation::Relu, Activation::Tanh, Activation::Silu}) {
+    for (const Activation act : {Activation::None, Activation::Gelu, Activation::Relu, Activation::Tanh,
+                                 Activation::Silu, Activation::GeluTanh}) {
       check_linear(isa, 29, 70, 96, act, false, &pool);
       check_linear(isa, 29, 70, 96, act, true, &pool);
     }

@@ -48,7 +48,7 @@ TEST(Deberta, WhatIsNotRunIsRefusedByName) {
   {
     const testing::TempDir tmp;
     expect_load_error(
-        with_config(tmp, "\"pooler_hidden_act\": \"gelu\"", "\"pooler_hidden_act\": \"gelu_new\""),
+        with_config(tmp, "\"pooler_hidden_act\": \"gelu\"", "\"pooler_hidden_act\": \"quick_gelu\""),
         ErrorKind::Unsupported, "pooler_hidden_act");
   }
 }

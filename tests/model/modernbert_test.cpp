@@ -156,7 +156,7 @@ TEST(ModernBert, MalformedConfigsAreNamed) {
   {
     const testing::TempDir tmp;
     expect_load_error(
-        with_config(tmp, "\"hidden_activation\": \"gelu\"", "\"hidden_activation\": \"gelu_new\""),
+        with_config(tmp, "\"hidden_activation\": \"gelu\"", "\"hidden_activation\": \"quick_gelu\""),
         ErrorKind::Unsupported, "hidden_activation");
   }
 }

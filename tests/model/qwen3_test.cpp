@@ -131,7 +131,7 @@ TEST(Qwen3, ConfigsThatDoNotFitAreNamed) {
     expect_load_error(with_config(tmp, from, to), ErrorKind::CorruptFile, field);
   }
   const testing::TempDir tmp;
-  expect_load_error(with_config(tmp, "\"hidden_act\": \"silu\"", "\"hidden_act\": \"gelu_pytorch_tanh\""),
+  expect_load_error(with_config(tmp, "\"hidden_act\": \"silu\"", "\"hidden_act\": \"quick_gelu\""),
                     ErrorKind::Unsupported, "hidden_act");
 }
 

@@ -16,8 +16,11 @@ kernels::Activation activation_named(const std::string& name, std::string_view f
   if (name == "relu") return kernels::Activation::Relu;
   if (name == "tanh") return kernels::Activation::Tanh;
   if (name == "silu" || name == "swish") return kernels::Activation::Silu;
+  // transformers' PytorchGELUTanh and NewGELUActivation: the same tanh approximation.
+  if (name == "gelu_pytorch_tanh" || name == "gelu_new") return kernels::Activation::GeluTanh;
   throw Error(ErrorKind::Unsupported,
-              fmt::format("{}: {} '{}' is not supported (supported: gelu, relu, tanh, silu)",
+              fmt::format("{}: {} '{}' is not supported (supported: gelu, gelu_pytorch_tanh, gelu_new, relu, "
+                          "tanh, silu)",
                           config_path(dir), field, name));
 }
 
