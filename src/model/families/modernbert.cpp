@@ -77,37 +77,12 @@ std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fi
   m->global_rope_theta = read_theta(f, "global_rope_theta", f.number("global_rope_theta").value_or(160000.0));
   m->local_rope_theta = read_theta(f, "local_rope_theta", f.number("local_rope_theta").value_or(10000.0));
   require_default_rope_scaling(f);
-  if (const auto params = f.object("rope_parameters")) {
-    for (const auto field : *params) {
-      const std::string_view key = field.key;
-      simdjson::dom::object entry;
-      if (key != "full_attention" && key != "sliding_attention") {
-        throw f.fail(
-            "rope_parameters",
-            fmt::format("has \"{}\"; the layer types are full_attention and sliding_attention", key));
-      }
-      if (field.value.is_null()) continue;
-      if (field.value.get_object().get(entry) != simdjson::SUCCESS) {
-        throw f.fail("rope_parameters", fmt::format("entry \"{}\" is not an object", key));
-      }
-      double& theta = key == "full_attention" ? m->global_rope_theta : m->local_rope_theta;
-      theta = read_rope_parameters(f, entry, key, theta);
-    }
-  }
+  read_layer_type_rope_parameters(f, m->global_rope_theta, m->local_rope_theta);
   const std::size_t layers = c.num_hidden_layers;
-  m->sliding_rope.assign(layers, false);
-  if (const auto types = f.array("layer_types")) {
-    std::size_t i = 0;
-    for (const auto v : *types) {
-      std::string_view s;
-      if (v.get_string().get(s) != simdjson::SUCCESS || (s != "full_attention" && s != "sliding_attention")) {
-        throw f.fail("layer_types", "must hold \"full_attention\" or \"sliding_attention\" per layer");
-      }
-      if (i < layers) m->sliding_rope[i] = s == "sliding_attention";
-      ++i;
-    }
-    if (i != layers) throw f.fail("layer_types", fmt::format("lists {} layers; the model has {}", i, layers));
+  if (auto sliding = read_sliding_layers(f, layers)) {
+    m->sliding_rope = std::move(*sliding);
   } else {
+    m->sliding_rope.assign(layers, false);
     for (std::size_t i = 0; i < layers; ++i) m->sliding_rope[i] = i % m->global_every != 0;
   }
   return m;

@@ -59,4 +59,40 @@ double read_rope_parameters(const Fields& f, const simdjson::dom::object& entry,
                              : fallback;
 }
 
+std::optional<std::vector<bool>> read_sliding_layers(const Fields& f, std::size_t layers) {
+  const auto types = f.array("layer_types");
+  if (!types) return std::nullopt;
+  std::vector<bool> sliding(layers, false);
+  std::size_t i = 0;
+  for (const auto v : *types) {
+    std::string_view s;
+    if (v.get_string().get(s) != simdjson::SUCCESS || (s != "full_attention" && s != "sliding_attention")) {
+      throw f.fail("layer_types", "must hold \"full_attention\" or \"sliding_attention\" per layer");
+    }
+    if (i < layers) sliding[i] = s == "sliding_attention";
+    ++i;
+  }
+  if (i != layers) throw f.fail("layer_types", fmt::format("lists {} layers; the model has {}", i, layers));
+  return sliding;
+}
+
+void read_layer_type_rope_parameters(const Fields& f, double& full, double& sliding) {
+  const auto params = f.object("rope_parameters");
+  if (!params) return;
+  for (const auto field : *params) {
+    const std::string_view key = field.key;
+    if (key != "full_attention" && key != "sliding_attention") {
+      throw f.fail("rope_parameters",
+                   fmt::format("has \"{}\"; the layer types are full_attention and sliding_attention", key));
+    }
+    if (field.value.is_null()) continue;
+    simdjson::dom::object entry;
+    if (field.value.get_object().get(entry) != simdjson::SUCCESS) {
+      throw f.fail("rope_parameters", fmt::format("entry \"{}\" is not an object", key));
+    }
+    double& theta = key == "full_attention" ? full : sliding;
+    theta = read_rope_parameters(f, entry, key, theta);
+  }
+}
+
 }  // namespace warden::model::metadata::config_keys

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -44,5 +46,14 @@ void require_default_rope_scaling(const formats::json_fields::Fields& f);
 // theta, or `fallback` when it names none. Scaled rotary types are refused.
 double read_rope_parameters(const formats::json_fields::Fields& f, const simdjson::dom::object& entry,
                             std::string_view layer_type, double fallback);
+
+// layer_types (ModernBERT, Gemma3): per layer, whether it is "sliding_attention" rather than
+// "full_attention"; nullopt when the key is absent. One entry per layer or Error.
+std::optional<std::vector<bool>> read_sliding_layers(const formats::json_fields::Fields& f,
+                                                     std::size_t layers);
+// rope_parameters keyed by layer type ({"full_attention": {...}, "sliding_attention": {...}}, as
+// transformers >= 5 saves them): each entry's theta into `full` or `sliding` (left as they are
+// where an entry names none or is null). Another key or a scaled type is Error.
+void read_layer_type_rope_parameters(const formats::json_fields::Fields& f, double& full, double& sliding);
 
 }  // namespace warden::model::metadata::config_keys
