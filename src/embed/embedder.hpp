@@ -119,7 +119,10 @@ class Embedder {
   // read. Empty: unknown, or many (a multilingual model).
   [[nodiscard]] virtual std::vector<std::string> languages() const { return {}; }
 
-  // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x dim()
+  // The width of embed_tokens()'s rows: the encoder's hidden size, which a model's Dense modules
+  // after the pooling make differ from dim().
+  [[nodiscard]] virtual std::size_t token_dim() const noexcept { return dim(); }
+  // Per-token output vectors, before pooling (TEI's /embed_all): one tokens x token_dim()
   // matrix per input. Error(Unsupported) for embedders that have none.
   [[nodiscard]] virtual std::vector<Embeddings> embed_tokens(
       std::span<const PreparedInput* const> inputs) const;

@@ -131,6 +131,11 @@ std::optional<std::uint32_t> NeuralEmbedder::unknown_token_id() const noexcept {
 }
 
 std::size_t NeuralEmbedder::dim() const noexcept {
+  const model::heads::Head* dense = model::find_head(heads_, model::heads::HeadOutput::Dense);
+  return dense != nullptr ? dense->width() : token_dim();
+}
+
+std::size_t NeuralEmbedder::token_dim() const noexcept {
   return model_->encoder.dims().hidden;
 }
 
@@ -273,7 +278,7 @@ model::heads::HeadPass NeuralEmbedder::forward(std::span<const PreparedInput* co
   model_->encoder.validate(batch);
   thread_local model::engine::EncoderWorkspace workspace;
   model::heads::HeadPass pass =
-      model::heads::head_pass(batch, model_->encoder.forward(batch, workspace, pool_), dim(), pool_);
+      model::heads::head_pass(batch, model_->encoder.forward(batch, workspace, pool_), token_dim(), pool_);
   pass.prompt_tokens = prompts;
   pass.queries = queries;
   return pass;
@@ -309,7 +314,7 @@ std::vector<Embeddings> NeuralEmbedder::embed_tokens(std::span<const PreparedInp
   std::vector<std::size_t> prompts;
   std::vector<std::uint8_t> queries;
   const model::heads::HeadPass pass = forward(inputs, batch, prompts, queries);
-  return detail::split_token_rows(pass.hidden, batch, dim());
+  return detail::split_token_rows(pass.hidden, batch, token_dim());
 }
 
 RetrievalOutputs NeuralEmbedder::retrieval_outputs() const noexcept {

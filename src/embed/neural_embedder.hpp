@@ -47,6 +47,7 @@ class NeuralEmbedder final : public Embedder {
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
   [[nodiscard]] std::size_t dim() const noexcept override;
+  [[nodiscard]] std::size_t token_dim() const noexcept override;
   [[nodiscard]] bool semantic() const noexcept override { return true; }
   [[nodiscard]] std::string_view pooling() const noexcept override;
   // The vocabulary's [UNK] (WordPiece) or <unk> (BPE/Unigram) token, when it has one.

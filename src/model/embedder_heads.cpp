@@ -24,7 +24,7 @@ Heads embedder_heads(const EncoderModel& model, HeadVocabulary vocabulary) {
         std::make_unique<heads::ColbertHead>(*model.multi_vector, std::move(vocabulary.colbert_skiplist)));
     return heads;
   }
-  heads.push_back(std::make_unique<heads::PooledHead>(model.pooling, hidden));
+  heads.push_back(std::make_unique<heads::PooledHead>(model.pooling, hidden, model.pooled_dense));
   if (model.lexical) {
     heads.push_back(std::make_unique<heads::LexicalWeightsHead>(
         *model.lexical, std::move(vocabulary.sparse_skip_ids), model.encoder.dims().vocab));

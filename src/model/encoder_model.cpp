@@ -279,6 +279,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::move(head),
                                                            {},
                                                            {},
+                                                           {},
                                                            std::nullopt,
                                                            std::nullopt,
                                                            std::nullopt,
@@ -310,6 +311,10 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     if (!model->colbert) {
       model->lexical = heads::read_lexical_head(dir, dims.hidden, isa);
       model->multi_vector = heads::read_multi_vector_head(dir, dims.hidden, isa);
+      if (std::filesystem::exists(modules_path)) {
+        model->pooled_dense =
+            heads::read_pooled_dense_modules(dir, metadata::read_st_modules(modules_path), dims.hidden, isa);
+      }
     }
   }
   if (std::filesystem::exists(modules_path)) {

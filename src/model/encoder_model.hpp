@@ -15,6 +15,7 @@
 #include "model/formats/weights.hpp"
 #include "model/heads/classifier_head.hpp"
 #include "model/heads/colbert_config.hpp"
+#include "model/heads/dense_modules.hpp"
 #include "model/heads/retrieval_heads.hpp"
 #include "model/metadata/config.hpp"
 #include "model/metadata/sentence_transformers.hpp"
@@ -40,7 +41,9 @@ struct EncoderModel {
   engine::Encoder encoder;
   std::optional<heads::ClassifierHead> head;
   metadata::PoolingConfig pooling;  // 1_Pooling/config.json, else mean (sentence-transformers' default)
-  metadata::StConfig st;            // prompts; empty when the folder has no such file
+  // The Dense modules after the Pooling (EmbeddingGemma's projections), in order; empty: none.
+  std::vector<heads::DenseModule> pooled_dense;
+  metadata::StConfig st;  // prompts; empty when the folder has no such file
   // sentence_bert_config.json's max_seq_length, when the folder has one.
   std::optional<std::size_t> max_seq_length;
   // bge-m3's sparse_linear.pt and colbert_linear.pt, when the folder has them.

@@ -43,7 +43,7 @@ InferenceRequest InferenceRequest::on(const LoadedModel& model, Output output) {
       break;
     case Output::PerToken:
       r.runner = model.token_runner.get();
-      r.width = model.embedder->dim();
+      r.width = model.embedder->token_dim();
       break;
     case Output::Retrieval:
       r.runner = model.retrieval_runner.get();

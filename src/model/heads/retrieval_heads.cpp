@@ -109,6 +109,12 @@ void MultiVectorHead::vectors(std::span<const float> hidden, std::size_t hidden_
 MultiVectorHead read_dense_module_head(const std::filesystem::path& module_dir, std::size_t hidden, Isa isa) {
   const auto config_path = module_dir / "config.json";
   const metadata::DenseModuleConfig config = metadata::read_dense_module_config(config_path);
+  if (config.activation != metadata::DenseActivation::Identity) {
+    throw Error(ErrorKind::Unsupported,
+                fmt::format("{}: a ColBERT projection with the activation {} is not supported (Warden runs "
+                            "Identity)",
+                            config_path.string(), metadata::dense_activation_name(config.activation)));
+  }
   if (config.in_features != hidden) {
     throw Error(ErrorKind::CorruptFile, fmt::format("{}: in_features is {}, the encoder's hidden size {}",
                                                     config_path.string(), config.in_features, hidden));

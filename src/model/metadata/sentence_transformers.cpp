@@ -176,6 +176,22 @@ std::optional<std::size_t> parse_max_seq_length(std::string_view json, std::stri
   return static_cast<std::size_t>(f.integer_in("max_seq_length", 1, 1 << 20));
 }
 
+std::string_view dense_activation_name(DenseActivation a) noexcept {
+  switch (a) {
+    case DenseActivation::Identity:
+      return "Identity";
+    case DenseActivation::Tanh:
+      return "Tanh";
+    case DenseActivation::Relu:
+      return "ReLU";
+    case DenseActivation::Gelu:
+      return "GELU";
+    case DenseActivation::Silu:
+      return "SiLU";
+  }
+  return "?";
+}
+
 DenseModuleConfig parse_dense_module_config(std::string_view json, std::string_view source) {
   simdjson::dom::parser parser;
   const Fields f(formats::json_fields::parse_object(parser, json, source), source);
@@ -183,12 +199,33 @@ DenseModuleConfig parse_dense_module_config(std::string_view json, std::string_v
   c.in_features = static_cast<std::size_t>(f.integer_in("in_features", 1, 1 << 20));
   c.out_features = static_cast<std::size_t>(f.integer_in("out_features", 1, 1 << 20));
   c.bias = f.boolean("bias").value_or(true);
+  // The class path sentence-transformers saves (fullname of the module), or torch.nn's alias.
+  struct Named {
+    std::string_view module, name;
+    DenseActivation activation;
+  };
+  static constexpr Named kActivations[] = {
+      {"torch.nn.modules.linear.", "Identity", DenseActivation::Identity},
+      {"torch.nn.modules.activation.", "Tanh", DenseActivation::Tanh},
+      {"torch.nn.modules.activation.", "ReLU", DenseActivation::Relu},
+      {"torch.nn.modules.activation.", "GELU", DenseActivation::Gelu},
+      {"torch.nn.modules.activation.", "SiLU", DenseActivation::Silu},
+  };
   const std::string activation = f.string("activation_function").value_or("torch.nn.modules.linear.Identity");
-  if (activation != "torch.nn.modules.linear.Identity" && activation != "torch.nn.Identity") {
-    throw Error(ErrorKind::Unsupported,
-                fmt::format("{}: activation_function \"{}\" is not supported (Warden runs Identity)", source,
-                            activation));
+  const Named* found = nullptr;
+  for (const Named& n : kActivations) {
+    if (activation == fmt::format("{}{}", n.module, n.name) ||
+        activation == fmt::format("torch.nn.{}", n.name)) {
+      found = &n;
+    }
   }
+  if (found == nullptr) {
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{}: activation_function \"{}\" is not supported (Identity, Tanh, ReLU, GELU, SiLU)",
+                    source, activation));
+  }
+  c.activation = found->activation;
   if (f.boolean("use_residual").value_or(false)) {
     throw Error(ErrorKind::Unsupported, fmt::format("{}: use_residual is not supported", source));
   }

@@ -57,13 +57,20 @@ struct SpladePoolingConfig {
 };
 SpladePoolingConfig parse_splade_pooling_config(std::string_view json, std::string_view source);
 
-// A Dense module's config.json (sentence-transformers, PyLate): Linear(in_features,
-// out_features[, bias]). activation_function other than Identity, or use_residual, is
-// Error(Unsupported): Warden runs the projection alone.
+// The activations a Dense module may name (torch.nn's classes, called without arguments: GELU
+// is the exact one).
+enum class DenseActivation { Identity, Tanh, Relu, Gelu, Silu };
+
+// A Dense module's config.json (sentence-transformers, PyLate): activation(Linear(in_features,
+// out_features[, bias])). An activation_function outside DenseActivation, or use_residual, is
+// Error(Unsupported).
+[[nodiscard]] std::string_view dense_activation_name(DenseActivation a) noexcept;  // "Tanh", ...
+
 struct DenseModuleConfig {
   std::size_t in_features = 0;
   std::size_t out_features = 0;
   bool bias = true;
+  DenseActivation activation = DenseActivation::Identity;
 };
 DenseModuleConfig parse_dense_module_config(std::string_view json, std::string_view source);
 

@@ -133,7 +133,7 @@ void Tasks::embed_tokens(Context context, EmbedTokens task, Then<std::vector<Emb
             inputs_job(pipeline_, lease, Output::PerToken, "tokens", o, inputs,
                        [limits = limits_, &e, t, o, counted](std::size_t i) {
                          embed::PreparedInput p = prepare_input(e, t->inputs[i], o, t->field, i);
-                         const std::size_t floats = p.tokens * e.dim();
+                         const std::size_t floats = p.tokens * e.token_dim();
                          check_response_floats(counted->fetch_add(floats) + floats, limits, t->field.name);
                          return p;
                        });
