@@ -155,6 +155,8 @@ void Encoder::embed(const TokenBatch& batch, float* x, float* scratch) const {
         if (dims_.type_vocab > 0) {
           const float* type = w_.token_type_embeddings.row(batch.type_ids[t], nullptr);
           for (std::size_t j = 0; j < h; ++j) row[j] = word[j] + type[j];
+        } else if (dims_.embedding_scale != 1.0F) {
+          for (std::size_t j = 0; j < h; ++j) row[j] = word[j] * dims_.embedding_scale;
         } else {
           std::copy(word, word + h, row);
         }
@@ -222,21 +224,37 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   float* x = ws.hidden(tokens * h);
   float* qkv = ws.qkv(tokens * width);
   float* ctx = ws.context(tokens * std::max(h, q_cols));  // the context, or a pre-LN sublayer's input
-  float* ffn = ws.ffn(tokens * dims_.intermediate);
+  // The FFN's activations, and before them a post-normed attention output ([tokens x hidden]).
+  float* ffn = ws.ffn(tokens * std::max(dims_.intermediate, h));
 
   embed(batch, x, ws.row(h));
-  auto norm = [&](const LayerNormWeights& n, float* out) {
+  auto norm_of = [&](const float* in, const LayerNormWeights& n, float* out) {
     if (dims_.rms_norm) {
-      kernels::rms_norm(x, h, out, h, tokens, h, n.gamma.data(), dims_.layer_norm_eps, pool);
+      kernels::rms_norm(in, h, out, h, tokens, h, n.gamma.data(), dims_.layer_norm_eps, pool);
     } else {
-      kernels::layer_norm(x, h, out, h, tokens, h, n.gamma.data(), n.beta.data(), dims_.layer_norm_eps, pool);
+      kernels::layer_norm(in, h, out, h, tokens, h, n.gamma.data(), n.beta.data(), dims_.layer_norm_eps,
+                          pool);
     }
+  };
+  auto norm = [&](const LayerNormWeights& n, float* out) { norm_of(x, n, out); };
+  // X += LN'(A·Wᵀ) through `scratch` when the layer norms the sublayer's output (Gemma), else the
+  // residual add fused into the GEMM.
+  auto sublayer_out = [&](const float* a, std::size_t k, const kernels::DenseLayer& w,
+                          const LayerNormWeights& post, float* scratch) {
+    if (post.gamma.empty()) {
+      kernels::dense(a, k, tokens, w, x, h, {kernels::Activation::None, x, h}, pool);
+      return;
+    }
+    kernels::dense(a, k, tokens, w, scratch, h, {}, pool);
+    norm_of(scratch, post, scratch);
+    for (std::size_t i = 0; i < tokens * h; ++i) x[i] += scratch[i];
   };
   if (!w_.embedding_norm.gamma.empty()) norm(w_.embedding_norm, x);
   const float terms = 1.0F + (dims_.c2p ? 1.0F : 0.0F) + (dims_.p2c ? 1.0F : 0.0F);
-  const kernels::AttentionShape shape{dims_.heads, head_dim,
-                                      1.0F / std::sqrt(static_cast<float>(head_dim) * terms), dims_.kv_heads,
-                                      dims_.causal};
+  const kernels::AttentionShape shape{
+      dims_.heads, head_dim,
+      dims_.attention_scale.value_or(1.0F / std::sqrt(static_cast<float>(head_dim) * terms)), dims_.kv_heads,
+      dims_.causal};
   std::vector<kernels::RotaryTable> scaled_rotary;
   std::vector<kernels::RotaryTable> scaled_local_rotary;
   std::vector<const kernels::RotaryTable*> rotary;
@@ -278,7 +296,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       rel.max_distance = dims_.max_positions - 1;
       kernels::relative_attention(qkv, width, batch.offsets, shape, rel, ctx, h, pool);
     }
-    kernels::dense(ctx, q_cols, tokens, layer.attn_out, x, h, {kernels::Activation::None, x, h}, pool);
+    sublayer_out(ctx, q_cols, layer.attn_out, layer.post_attn_norm, ffn);
     const float* ffn_in = x;
     if (dims_.pre_norm) {
       norm(layer.ffn_norm, ctx);
@@ -292,8 +310,8 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
     } else {
       kernels::dense(ffn_in, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
     }
-    kernels::dense(ffn, dims_.intermediate, tokens, layer.ffn_out, x, h, {kernels::Activation::None, x, h},
-                   pool);
+    // The FFN's input in the context buffer is spent: it holds a post-normed output.
+    sublayer_out(ffn, dims_.intermediate, layer.ffn_out, layer.post_ffn_norm, ctx);
     if (!dims_.pre_norm) norm(layer.ffn_norm, x);
   }
   if (!w_.final_norm.gamma.empty()) norm(w_.final_norm, x);
@@ -310,7 +328,8 @@ std::size_t Encoder::layer_bytes() const noexcept {
   for (const auto& l : w_.layers) {
     bytes += l.qkv.bytes() + l.attn_out.bytes() + l.ffn_in.bytes() + l.ffn_gated.bytes() + l.ffn_out.bytes();
     bytes += (l.attn_norm.gamma.size() + l.attn_norm.beta.size() + l.ffn_norm.gamma.size() +
-              l.ffn_norm.beta.size() + l.q_norm.gamma.size() + l.k_norm.gamma.size()) *
+              l.ffn_norm.beta.size() + l.q_norm.gamma.size() + l.k_norm.gamma.size() +
+              l.post_attn_norm.gamma.size() + l.post_ffn_norm.gamma.size()) *
              sizeof(float);
     for (const auto& t : l.pos_key) bytes += t.bytes();
     for (const auto& t : l.pos_query) bytes += t.bytes();

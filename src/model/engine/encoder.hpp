@@ -15,7 +15,8 @@
 //   X   = LN(H·W2ᵀ + b2 + X)
 // Pre-LN (ModernBERT) normalises each sublayer's input instead and keeps X the residual
 // stream: QKV = LN(X)·Wqkvᵀ, X = CTX·Woᵀ + X, H = act(LN(X)·W1ᵀ), X = H·W2ᵀ + X, and one
-// final LN after the last layer.
+// final LN after the last layer. Gemma normalises the sublayers' outputs too:
+// X = LN'(CTX·Woᵀ) + X, X = LN'(H·W2ᵀ) + X.
 
 #include <array>
 #include <cstddef>
@@ -107,6 +108,11 @@ struct EncoderDims {
   bool causal = false;
   bool rms_norm = false;
   bool qk_norm = false;
+  // Gemma: the word embeddings multiplied by embedding_scale (sqrt(hidden)), the scores by
+  // attention_scale (query_pre_attn_scalar^-0.5; unset: 1/sqrt(head_dim)), and each sublayer's
+  // output normalised (EncoderLayer::post_attn_norm, post_ffn_norm) before the residual add.
+  float embedding_scale = 1.0F;
+  std::optional<float> attention_scale;
 
   [[nodiscard]] std::size_t head_size() const noexcept { return head_dim != 0 ? head_dim : hidden / heads; }
   [[nodiscard]] std::size_t kv_head_count() const noexcept { return kv_heads != 0 ? kv_heads : heads; }
@@ -125,6 +131,8 @@ struct EncoderLayer {
   kernels::GatedDense ffn_gated;    // [intermediate x hidden], two halves (gated FFNs only)
   kernels::DenseLayer ffn_out;      // [hidden x intermediate]
   LayerNormWeights ffn_norm;
+  // Gemma's norms of the sublayers' outputs (empty: none).
+  LayerNormWeights post_attn_norm, post_ffn_norm;
   // DeBERTa: the relative embedding table projected by this layer's key (c2p) and query
   // (p2c) weights, one packed [table rows x head_dim] slice per head; empty when unused.
   std::vector<kernels::PackedLinear> pos_key;

@@ -125,6 +125,10 @@ EncoderWeights read_encoder(const formats::ModelWeights& weights, const std::str
   const auto read_norm = [&](const WeightReader& reader, std::string_view base, std::size_t n) {
     LayerNormWeights read = reader.layer_norm(base, n, biases.norms && !d.rms_norm);
     if (d.rms_norm) read.beta.clear();
+    // In float32, as Gemma's (1.0 + self.weight.float()).
+    if (names.norm_weights_from_one) {
+      for (float& g : read.gamma) g += 1.0F;
+    }
     return read;
   };
   if (!names.embedding_norm.empty()) w.embedding_norm = read_norm(r, names.embedding_norm, h);
@@ -171,6 +175,9 @@ EncoderWeights read_encoder(const formats::ModelWeights& weights, const std::str
     }
     layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate, biases.ffn_out);
     layer.ffn_norm = read_norm(reader, name(names.ffn_norm), h);
+    if (!names.post_attn_norm.empty())
+      layer.post_attn_norm = read_norm(reader, name(names.post_attn_norm), h);
+    if (!names.post_ffn_norm.empty()) layer.post_ffn_norm = read_norm(reader, name(names.post_ffn_norm), h);
     if (relative.table_rows > 0) {
       // After the dense layers, in the same part of the arena.
       if (d.c2p) {

@@ -39,6 +39,11 @@ struct LayerNames {
   // Qwen3's per-head query and key RMSNorms (EncoderDims::qk_norm).
   std::string_view q_norm = {};
   std::string_view k_norm = {};
+  // Gemma's norms of the attention's and the FFN's outputs (empty: none).
+  std::string_view post_attn_norm = {};
+  std::string_view post_ffn_norm = {};
+  // Gemma stores every RMSNorm weight as an offset from one (its norm scales by 1 + weight).
+  bool norm_weights_from_one = false;
 };
 
 // Which of a layer's nn.Linear modules have biases (NomicBERT's are configurable).
