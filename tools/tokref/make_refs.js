@@ -300,6 +300,46 @@ const specCases = {
   };
 }
 
+// 2b. Gemma3's layout (transformers' GemmaConverter; EmbeddingGemma's tokenizer.json): spaces
+// replaced by U+2581 without a prefix one, a Split on " " that the normaliser leaves nothing to
+// split, BPE with byte fallback whose <0x09> piece is spelled "\t", <pad> <eos> <bos> <unk> <mask>
+// first, and EmbeddingGemma's template wrapping a text in <bos> ... <eos>.
+{
+  const words = [];
+  for (const t of singles.concat(pairs.flat())) {
+    for (const w of t.replace(/ /g, '\u2581').split(/(?=\u2581)/u)) if (w) words.push([...w]);
+  }
+  const chars = uniq(trainText.replace(/ /g, '\u2581').split('').filter((c) => c.codePointAt(0) < 0x250));
+  const [newTokens, merges] = trainBpe(words, 600, '');
+  const bytes = [];
+  for (let b = 0; b < 256; b++) bytes.push(b === 9 ? '\t' : '<0x' + b.toString(16).toUpperCase().padStart(2, '0') + '>');
+  const specials = ['<pad>', '<eos>', '<bos>', '<unk>', '<mask>', '[multimodal]', '<start_of_turn>', '<end_of_turn>'];
+  const vocab = uniq([...specials, ...bytes, '\u2581', ...chars.sort(), ...newTokens]);
+  const vs = new Set(vocab);
+  const okMerges = merges.filter(([a, b]) => vs.has(a) && vs.has(b) && vs.has(a + b));
+  const sp = (t, typeId) => ({ SpecialToken: { id: t, type_id: typeId } });
+  const seq = (t, typeId) => ({ Sequence: { id: t, type_id: typeId } });
+  specs['bpe-gemma3'] = {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: specials.map((t, i) => addedToken(i, t)),
+    normalizer: { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
+    pre_tokenizer: { type: 'Split', pattern: { String: ' ' }, behavior: 'MergedWithPrevious', invert: false },
+    post_processor: { type: 'TemplateProcessing', single: [sp('<bos>', 0), seq('A', 0), sp('<eos>', 0)],
+      pair: [sp('<bos>', 0), seq('A', 0), sp('<eos>', 0), sp('<bos>', 1), seq('B', 1), sp('<eos>', 1)],
+      special_tokens: { '<bos>': { id: '<bos>', ids: [2], tokens: ['<bos>'] },
+        '<eos>': { id: '<eos>', ids: [1], tokens: ['<eos>'] } } },
+    decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' },
+      { type: 'ByteFallback' }, { type: 'Fuse' }] },
+    model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null,
+      fuse_unk: true, byte_fallback: true, ignore_merges: false, vocab: vocabObject(vocab), merges: okMerges },
+  };
+  specCases['bpe-gemma3'] = [
+    'task: search result | query: what is the capital of China?', 'title: none | text: The capital of China is Beijing.',
+    'task: sentence similarity | query: tab\tsep and  two spaces', '<start_of_turn>user\nhi<end_of_turn>\n',
+    '  leading and trailing  ', '\u{1F600} emoji \u00e9t\u00e9 \u65e5\u672c', 'word '.repeat(600),
+  ];
+}
+
 // 3. BPE with a continuing-subword prefix and an end-of-word suffix, behind a regex Split.
 {
   const re = /[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+/gu;
@@ -444,7 +484,7 @@ async function run() {
     if (name === 'bpe-modernbert') {
       fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', 'modernbert-bpe-tokenizer.json'), json);
     }
-    if (name === 'bpe-qwen3' || name === 'bpe-qwen3-reranker') {
+    if (name === 'bpe-qwen3' || name === 'bpe-qwen3-reranker' || name === 'bpe-gemma3') {
       fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', name.slice(4) + '-bpe-tokenizer.json'), json);
     }
     const lines = [];
