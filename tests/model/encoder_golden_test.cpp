@@ -73,6 +73,7 @@ struct Case {
   std::vector<float> pooled[4];          // cls, mean, max, last
   std::vector<float> normalized[4];
   std::vector<float> logits;
+  std::vector<float> sentence;  // after the folder's Dense modules (empty: it has none)
 };
 
 constexpr metadata::PoolingMode kModes[4] = {metadata::PoolingMode::Cls, metadata::PoolingMode::Mean,
@@ -122,6 +123,8 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
       }
       element logits;
       if (c["logits"].get(logits) == simdjson::SUCCESS) k.logits = floats(logits);
+      element sentence;
+      if (c["sentence_embedding"].get(sentence) == simdjson::SUCCESS) k.sentence = floats(sentence);
       cases.push_back(std::move(k));
     }
     ASSERT_GE(cases.size(), 5U);
@@ -164,6 +167,17 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
         EXPECT_LE(max_abs_diff(pooled, c.pooled[m]), kTolerance) << kModeNames[m];
         l2_normalize(pooled, h);
         EXPECT_LE(max_abs_diff(pooled, c.normalized[m]), kTolerance) << kModeNames[m] << " normalized";
+      }
+      if (!c.sentence.empty()) {
+        // The folder's pooling, then its Dense modules.
+        ASSERT_FALSE(model->pooled_dense.empty()) << "the Dense modules were not read";
+        std::vector<float> pooled(h);
+        const std::size_t offsets[2] = {0, c.ids.size()};
+        model::heads::pool(mine, h, offsets, model->pooling.mode, pooled);
+        std::vector<float> sentence(heads::dense_modules_width(model->pooled_dense, h));
+        heads::apply_dense_modules(model->pooled_dense, pooled, 1, sentence, &threads);
+        worst_pooled = std::max(worst_pooled, max_abs_diff(sentence, c.sentence));
+        EXPECT_LE(max_abs_diff(sentence, c.sentence), kTolerance) << "sentence_embedding (Dense modules)";
       }
       if (!c.logits.empty()) {
         ASSERT_TRUE(model->head.has_value());

@@ -127,6 +127,13 @@ FIXTURES = [
     # of 16 over 2 key/value heads, biases on q/k/v but not on o_proj, no q/k norms, is_causal
     # false: bidirectional attention), the same tokenizer and lengths as Qwen3-Embedding.
     ("qwen2-none", "qwen2", "none", [], "last", "tiny", "lengths+long"),
+    # EmbeddingGemma (google/embeddinggemma-300m's config keys and folder at a tiny shape: 6 layers,
+    # five sliding-window ones (sliding_window 16: |i - j| < 9 once bidirectional) and one full,
+    # two rotary bases, 3 query heads of 32 over one key/value head, query_pre_attn_scalar 24, four
+    # (1 + w) RMSNorms per layer, embeddings scaled by sqrt(hidden), gelu-tanh MLP; mean pooling
+    # then the 2_Dense / 3_Dense projections): inputs of exactly 2 (<bos> <eos>), 7, 128 and 2048
+    # tokens besides the usual ones.
+    ("gemma3-none", "gemma3", "none", [], "mean", "tiny", "lengths+long"),
     # bge-m3 (XLM-R with FlagEmbedding's sparse_linear.pt and colbert_linear.pt, float16 heads in
     # torch.save's format): the dense, sparse and ColBERT outputs of tools/golden/m3_reference.py.
     ("xlm-roberta-m3", "xlm-roberta", "none", ["--m3-heads"], "cls", "tiny", "m3+long"),
@@ -159,6 +166,7 @@ TOKEN_TYPES = {
     "modernbert": "none: ModernBertEmbeddings has no token-type table",
     "qwen3": "none: Qwen3Model has no token types",
     "qwen2": "none: Qwen2Model has no token types",
+    "gemma3": "none: Gemma3TextModel has no token types",
 }
 
 
@@ -263,7 +271,10 @@ def exact_length_texts(tokenizer_json: str, lengths) -> list:
         return len(tokenize(tokenizer_json, [text])["encodings"][0]["ids"])
 
     out = []
+    # A template's own tokens (Gemma's <bos> <eos>) are the fewest a text can have.
+    fewest = count("")
     for n in lengths:
+        n = max(n, fewest)
         lo, hi = 0, len(words)
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -428,6 +439,17 @@ def make_one(spec, args, scratch):
             for k, x, y in (("logit_yes", a_yes, b_yes), ("logit_no", a_no, b_no), ("score", a_s, b_s)):
                 yes_no_diff[k] = max(yes_no_diff.get(k, 0.0), abs(float(x.double() - y.double())))
 
+    # The Dense modules after the Pooling (EmbeddingGemma's), on the declared pooling's vector.
+    dense32 = reference.st_dense_chain(model_dir, torch.float32)
+    dense64 = reference.st_dense_chain(model_dir, torch.float64)
+    sentence = []
+    dense_diff = {}
+    if dense32 is not None:
+        sentence = [dense32(o[pooling]) for o in out32]
+        for a, o in zip(sentence, out64):
+            d = float((a.double() - dense64(o[pooling])).abs().max())
+            dense_diff["sentence_embedding"] = max(dense_diff.get("sentence_embedding", 0.0), d)
+
     unused = m32.unused_tensors()
     if unused:
         raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
@@ -447,6 +469,8 @@ def make_one(spec, args, scratch):
              "normalized": {k: f32(o[k + "_normalized"]) for k in ("cls", "mean", "max", "last")}}
         if "pooler_output" in o:
             c["pooler_output"] = f32(o["pooler_output"])
+        if sentence:
+            c["sentence_embedding"] = f32(sentence[ci])
         if "logits" in o:
             c["logits"] = f32(o["logits"])
             c["scores"] = f32(o["scores"])
@@ -499,7 +523,7 @@ def make_one(spec, args, scratch):
                      (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
                       if apart else ""),
             "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff, **splade_diff,
-                                          **colbert_diff, **yes_no_diff},
+                                          **colbert_diff, **yes_no_diff, **dense_diff},
             **({"yes_no": {"yes_id": yes_no["yes_id"], "no_id": yes_no["no_id"],
                            "instruction": YES_NO_INSTRUCTION, "prefix": YES_NO_PREFIX, "suffix": YES_NO_SUFFIX}}
                if yes_no else {}),

@@ -163,6 +163,35 @@ differences, each from the upstream file:
     padding only); without the key, the causal mask above. (transformers 4.x ignored the key;
     TEI honours it.)
 
+Gemma3 (HF transformers `models/gemma3/modeling_gemma3.py` and `configuration_gemma3.py`,
+transformers >= 4.56; EmbeddingGemma's use: Gemma3TextModel with use_bidirectional_attention)
+    Gemma3TextConfig.__init__: `sliding_window = sliding_window // 2 + 1` when
+    use_bidirectional_attention (an exclusive bound); layer_types, else "sliding_attention" unless
+    (i + 1) % sliding_window_pattern == 0; rope_theta for the full layers, rope_local_base_freq for
+    the sliding ones (or rope_parameters per layer type); query_pre_attn_scalar; head_dim.
+    Gemma3TextScaledWordEmbedding.forward: embed_tokens(ids) * embed_scale.to(weight.dtype), where
+    embed_scale = torch.tensor(hidden_size ** 0.5) (a float32 tensor).
+    Gemma3TextModel.forward, the masks: create_causal_mask / create_sliding_window_causal_mask with
+    or_mask_function True (full layers: padding only) or _bidirectional_window_overlay (sliding
+    layers: |q - kv| < sliding_window) when bidirectional; else causal, and kv > q - sliding_window
+    on the sliding layers. Padding keys are masked in both. position_ids = arange(L).
+    Gemma3RotaryEmbedding: per layer type, inv_freq = 1 / base ** (arange(0, d, 2, int64).float() /
+    d), emb = cat(freqs, freqs), cos / sin in float32 (attention_scaling 1 for the default type).
+    Gemma3DecoderLayer.forward: residual; input_layernorm; Gemma3Attention: q_proj(x).view(B, L,
+    -1, d).transpose(1, 2) -> q_norm; k likewise with k_norm; v_proj; apply_rotary_pos_emb
+    (rotate_half); eager_attention_forward: repeat_kv, q k^T * scaling (query_pre_attn_scalar **
+    -0.5) + mask, softmax in float32, probs v, o_proj; post_attention_layernorm; residual add;
+    pre_feedforward_layernorm; Gemma3MLP: down_proj(act(gate_proj(x)) * up_proj(x)) with
+    hidden_activation (gelu_pytorch_tanh); post_feedforward_layernorm; residual add.
+    Gemma3TextModel: `norm` after the last layer.
+    Gemma3RMSNorm.forward: x.float() * rsqrt(x.pow(2).mean(-1) + eps), times (1.0 + weight.float()),
+    type_as(x). (The float64 reference keeps float64.)
+
+sentence-transformers' Dense modules after the Pooling (`models/Dense.py`, EmbeddingGemma's
+2_Dense and 3_Dense): sentence_embedding = activation_function(linear(sentence_embedding)), the
+modules in modules.json's order; Linear(in_features, out_features, bias) from the module folder's
+"linear.weight" / "linear.bias" (st_dense_chain below).
+
 Heads (*ForSequenceClassification, eval mode)
     BertForSequenceClassification: `bert.pooler.dense` + tanh on token 0 ([CLS]), then
     `classifier` (Linear hidden -> num_labels).
@@ -328,6 +357,9 @@ BASE_CLASSES = {
     # transformers' Qwen2 (base_model_prefix "model"); gte-Qwen2 names the causal-LM class.
     "Qwen2ForCausalLM": ("qwen2", "model"),
     "Qwen2Model": ("qwen2", "model"),
+    # transformers' Gemma3 text model; EmbeddingGemma names the bare model.
+    "Gemma3TextModel": ("gemma3", "model"),
+    "Gemma3ForCausalLM": ("gemma3", "model"),
 }
 
 
@@ -400,7 +432,8 @@ class Reference:
                   for k, v in raw.items()}
         # base_model_prefix detection, as PreTrainedModel.from_pretrained does
         probe = ("embeddings.tok_embeddings.weight" if self.family == "modernbert"
-                 else "embed_tokens.weight" if self.family in ("qwen3", "qwen2") else "embeddings.word_embeddings.weight")
+                 else "embed_tokens.weight" if self.family in ("qwen3", "qwen2", "gemma3")
+                 else "embeddings.word_embeddings.weight")
         if self.attr and (self.attr + "." + probe) in self.w:
             self.prefix = self.attr + "."
         elif probe in self.w:
@@ -528,6 +561,31 @@ class Reference:
                 self.causal = c.get("is_causal", True)
             if c.get("rope_scaling") or c.get("use_sliding_window"):
                 raise ValueError("rope_scaling and sliding windows are not part of this reference")
+        elif self.family == "gemma3":
+            # Gemma3TextConfig's defaults.
+            self.hidden = c["hidden_size"]
+            self.heads = c["num_attention_heads"]
+            self.kv_heads = c.get("num_key_value_heads", 4)
+            self.layers = c["num_hidden_layers"]
+            self.eps = c.get("rms_norm_eps", 1e-6)
+            self.act = ACTIVATIONS[c.get("hidden_activation", "gelu_pytorch_tanh")]
+            self.scaling = c.get("query_pre_attn_scalar", 256) ** -0.5
+            self.causal = not c.get("use_bidirectional_attention", False)
+            self.attention_bias = c.get("attention_bias", False)
+            self.sliding_window = c.get("sliding_window", 4096)
+            if not self.causal and self.sliding_window is not None:
+                self.sliding_window = self.sliding_window // 2 + 1
+            pattern = c.get("sliding_window_pattern", 6)
+            self.layer_types = c.get("layer_types") or [
+                "sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(self.layers)]
+            rope = c.get("rope_parameters") or {}
+            self.rope_theta = {
+                "full_attention": (rope.get("full_attention") or {}).get("rope_theta", c.get("rope_theta", 1000000.0)),
+                "sliding_attention": (rope.get("sliding_attention") or {}).get(
+                    "rope_theta", c.get("rope_local_base_freq", 10000.0)),
+            }
+            if c.get("rope_scaling") or c.get("attn_logit_softcapping"):
+                raise ValueError("rope_scaling and attention softcapping are not part of this reference")
         elif self.family == "distilbert":
             self.hidden = c["dim"]
             self.heads = c["n_heads"]
@@ -548,6 +606,8 @@ class Reference:
             # Qwen3Config / Qwen2Config have no pad_token_id; padded positions are masked, any id serves.
             self.pad_id = c.get("pad_token_id") or c.get("eos_token_id") or 0
             self.head_dim = c.get("head_dim") or self.hidden // self.heads
+        elif self.family == "gemma3":
+            self.head_dim = c.get("head_dim", 256)
         else:
             if self.hidden % self.heads:
                 raise ValueError("hidden size not divisible by the number of heads")
@@ -1015,6 +1075,82 @@ class Reference:
             x = residual + self.qwen3_linear(mlp, p + "mlp.down_proj", False)
         return self.qwen3_rms(x, "norm")
 
+    # -- Gemma3 (modeling_gemma3.py) ------------------------------------------------------
+    def gemma3_rms(self, x, name):
+        # Gemma3RMSNorm.forward (float32 arithmetic; float64 in the float64 reference)
+        h = x.to(torch.float32) if self.dtype == torch.float32 else x
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        w = self.W(name + ".weight")
+        h = h * (1.0 + (w.to(torch.float32) if self.dtype == torch.float32 else w))
+        return h.type_as(x)
+
+    def gemma3_forward(self, ids, mask):
+        B, L = ids.shape
+        d = self.head_dim
+        # Gemma3TextScaledWordEmbedding: the scale a float32 tensor cast to the weights' dtype.
+        x = self.W("embed_tokens.weight")[ids] * torch.tensor(self.hidden ** 0.5).to(self.dtype)
+        i = torch.arange(L)[:, None]
+        j = torch.arange(L)[None, :]
+        keys = mask[:, None, None, :].bool()
+        masks = {}
+        for kind in set(self.layer_types):
+            if self.causal:
+                allowed = j <= i
+                if kind == "sliding_attention" and self.sliding_window is not None:
+                    allowed = allowed & (j > i - self.sliding_window)
+            elif kind == "sliding_attention" and self.sliding_window is not None:
+                allowed = (i - j).abs() < self.sliding_window
+            else:
+                allowed = torch.ones(L, L, dtype=torch.bool)
+            allowed = allowed[None, None] & keys
+            masks[kind] = torch.zeros(B, 1, L, L, dtype=self.dtype).masked_fill(~allowed, torch.finfo(self.dtype).min)
+        position_ids = torch.arange(L).unsqueeze(0)
+        rope = {}
+        for kind in set(self.layer_types):
+            inv_freq = 1.0 / (self.rope_theta[kind] ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+            freqs = (inv_freq[None, :, None].float() @ position_ids[:, None, :].float()).transpose(1, 2)
+            emb = torch.cat((freqs, freqs), dim=-1)
+            rope[kind] = (emb.cos().to(self.dtype).unsqueeze(1), emb.sin().to(self.dtype).unsqueeze(1))
+
+        def rotate_half(t):
+            return torch.cat((-t[..., t.shape[-1] // 2:], t[..., : t.shape[-1] // 2]), dim=-1)
+
+        def repeat_kv(t, n_rep):
+            b, kv, slen, hd = t.shape
+            return t[:, :, None, :, :].expand(b, kv, n_rep, slen, hd).reshape(b, kv * n_rep, slen, hd)
+
+        def proj(t, name):
+            return torch.nn.functional.linear(t, self.W(name + ".weight"),
+                                              self.W(name + ".bias") if self.attention_bias else None)
+
+        softmax_dtype = torch.float32 if self.dtype == torch.float32 else self.dtype
+        for n in range(self.layers):
+            p = f"layers.{n}."
+            kind = self.layer_types[n]
+            cos, sin = rope[kind]
+            residual = x
+            h = self.gemma3_rms(x, p + "input_layernorm")
+            q = self.gemma3_rms(proj(h, p + "self_attn.q_proj").view(B, L, -1, d).transpose(1, 2),
+                                p + "self_attn.q_norm")
+            k = self.gemma3_rms(proj(h, p + "self_attn.k_proj").view(B, L, -1, d).transpose(1, 2),
+                                p + "self_attn.k_norm")
+            v = proj(h, p + "self_attn.v_proj").view(B, L, -1, d).transpose(1, 2)
+            q, k = (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+            k = repeat_kv(k, self.heads // self.kv_heads)
+            v = repeat_kv(v, self.heads // self.kv_heads)
+            scores = torch.matmul(q, k.transpose(2, 3)) * self.scaling + masks[kind]
+            probs = torch.softmax(scores, dim=-1, dtype=softmax_dtype).to(q.dtype)
+            ctx = torch.matmul(probs, v).transpose(1, 2).contiguous().reshape(B, L, -1)
+            h = self.gemma3_rms(proj(ctx, p + "self_attn.o_proj"), p + "post_attention_layernorm")
+            x = residual + h
+            residual = x
+            h = self.gemma3_rms(x, p + "pre_feedforward_layernorm")
+            mlp = self.act(torch.nn.functional.linear(h, self.W(p + "mlp.gate_proj.weight"))) * \
+                torch.nn.functional.linear(h, self.W(p + "mlp.up_proj.weight"))
+            h = torch.nn.functional.linear(mlp, self.W(p + "mlp.down_proj.weight"))
+            x = residual + self.gemma3_rms(h, p + "post_feedforward_layernorm")
+        return self.gemma3_rms(x, "norm")
+
     # -- forward --------------------------------------------------------------------------
     def embeddings(self, ids, type_ids, mask):
         B, L = ids.shape
@@ -1095,9 +1231,11 @@ class Reference:
             x = self.modernbert_forward(ids, mask)
         elif self.family in ("qwen3", "qwen2"):
             x = self.qwen3_forward(ids, mask)
+        elif self.family == "gemma3":
+            x = self.gemma3_forward(ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert", "qwen3", "qwen2"):
+        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert", "qwen3", "qwen2", "gemma3"):
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):
@@ -1162,6 +1300,41 @@ def pool_all(h, mask):
     for k in list(out):
         out[k + "_normalized"] = torch.nn.functional.normalize(out[k], p=2, dim=-1, eps=1e-12)
     return out
+
+
+def st_dense_chain(model_dir: str, dtype: torch.dtype):
+    """The Dense modules after the Pooling in modules.json (sentence-transformers models/Dense.py),
+    as one function of the pooled vectors; None when the folder has none."""
+    path = os.path.join(model_dir, "modules.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        modules = json.load(f)
+    acts = {"torch.nn.modules.linear.Identity": lambda t: t, "torch.nn.modules.activation.Tanh": torch.tanh,
+            "torch.nn.modules.activation.ReLU": torch.relu, "torch.nn.modules.activation.GELU": _gelu_erf,
+            "torch.nn.modules.activation.SiLU": torch.nn.functional.silu}
+    layers = []
+    pooled = False
+    for m in modules:
+        kind = m["type"].rsplit(".", 1)[-1]
+        pooled = pooled or kind == "Pooling"
+        if kind != "Dense" or not pooled:
+            continue
+        with open(os.path.join(model_dir, m["path"], "config.json"), encoding="utf-8") as f:
+            cfg = json.load(f)
+        w = load_safetensors(os.path.join(model_dir, m["path"], "model.safetensors"))
+        weight = torch.from_numpy(w["linear.weight"]).to(dtype)
+        bias = torch.from_numpy(w["linear.bias"]).to(dtype) if cfg.get("bias", True) else None
+        layers.append((weight, bias, acts[cfg["activation_function"]]))
+    if not layers:
+        return None
+
+    def apply(x):
+        for weight, bias, act in layers:
+            x = act(torch.nn.functional.linear(x, weight, bias))
+        return x
+
+    return apply
 
 
 # ---------------------------------------------------------------------------------------------
