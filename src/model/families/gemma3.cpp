@@ -81,11 +81,11 @@ std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fi
     for (std::size_t i = 0; i < layers; ++i) s->sliding[i] = (i + 1) % pattern != 0;
   }
   // null: no window (Gemma3Attention's sliding_window None).
-  std::size_t window = 4096;
+  std::size_t window = 0;
   if (f.has("sliding_window")) {
-    window = f.integer("sliding_window")
-                 ? static_cast<std::size_t>(f.integer_in("sliding_window", 2, kMaxPositions))
-                 : 0;
+    window = static_cast<std::size_t>(f.integer_in("sliding_window", 2, kMaxPositions));
+  } else if (!f.is_null("sliding_window")) {
+    window = 4096;
   }
   if (window > 0) s->window = s->causal ? window : window / 2 + 1;
   return s;

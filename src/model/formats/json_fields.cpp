@@ -32,6 +32,11 @@ bool Fields::has(std::string_view key) const {
   return get(key).has_value();
 }
 
+bool Fields::is_null(std::string_view key) const {
+  simdjson::dom::element value;
+  return object_.at_key(key).get(value) == simdjson::SUCCESS && value.is_null();
+}
+
 std::optional<std::int64_t> Fields::integer(std::string_view key) const {
   const auto value = get(key);
   if (!value) return std::nullopt;

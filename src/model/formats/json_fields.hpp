@@ -24,7 +24,8 @@ class Fields {
   Fields(simdjson::dom::object object, std::string_view source) : object_(object), source_(source) {}
 
   [[nodiscard]] Error fail(std::string_view key, std::string_view what) const;
-  [[nodiscard]] bool has(std::string_view key) const;
+  [[nodiscard]] bool has(std::string_view key) const;      // present and not null
+  [[nodiscard]] bool is_null(std::string_view key) const;  // present as JSON null
   // Absent or JSON null -> nullopt; present with the wrong type -> Error.
   [[nodiscard]] std::optional<std::int64_t> integer(std::string_view key) const;
   [[nodiscard]] std::optional<double> number(std::string_view key) const;  // integers accepted
