@@ -1,4 +1,5 @@
-// libFuzzer: any text given to the config.json and sentence-transformers readers either
+// libFuzzer: any text given to the config.json and sentence-transformers readers (modules.json,
+// a Pooling's or a Dense module's config.json, config_sentence_transformers.json) either
 // parses into a config within its documented bounds or throws warden::Error. (The heads divide
 // the hidden size only in the families that say so: the decoders have a head width of their own,
 // head_dim, or hidden // heads as their upstream code floors it.)
@@ -31,6 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     (void)warden::model::metadata::parse_st_config(text, "st");
+  } catch (const warden::Error&) {
+  }
+  try {
+    const auto d = warden::model::metadata::parse_dense_module_config(text, "dense");
+    if (d.in_features == 0 || d.out_features == 0) std::abort();
   } catch (const warden::Error&) {
   }
   return 0;
