@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""A Qwen3 fixture folder (warden-fixture --arch qwen3) as a GGUF file for llama.cpp, so that
-bench/run_qwen3 can run llama.cpp on the same weights. llama.cpp's own converter
+"""A Qwen3 or Gemma3 fixture folder (warden-fixture --arch qwen3 / gemma3) as a GGUF file for
+llama.cpp, so that bench/run_qwen3 can run llama.cpp on the same weights. llama.cpp's own converter
 (convert_hf_to_gguf.py) needs `transformers` for the tokenizer, which is not installable here
-(no PyPI), so this writes the file itself, as that converter writes a Qwen3 model
-(Qwen3Model -> Qwen2Model.set_vocab's gpt2 path, gguf-py's tensor map, GGUF v3):
+(no PyPI), so this writes the file itself, as that converter writes the model (Qwen3Model ->
+Qwen2Model.set_vocab's gpt2 path; EmbeddingGemma -> Gemma3Model without a tokenizer.model, the
+gpt2 path too; gguf-py's tensor map, GGUF v3):
 
-    /usr/bin/python3 bench/peers/qwen3_gguf.py MODEL_DIR OUT.gguf [--type f32|bf16|q8_0] [--embedding]
+    /usr/bin/python3 bench/peers/decoder_gguf.py MODEL_DIR OUT.gguf [--type f32|bf16|q8_0] [--embedding]
 
 * Metadata: general.architecture "qwen3"; qwen3.{context_length, embedding_length, block_count,
   feed_forward_length, attention.head_count, attention.head_count_kv, attention.key_length,
@@ -18,7 +19,13 @@ bench/run_qwen3 can run llama.cpp on the same weights. llama.cpp's own converter
   ("a b"), bos/eos/padding ids <|endoftext|>, add_bos_token false.
 * Tensors (ggml order: ne0 = the input width): token_embd, blk.N.{attn_norm, attn_q, attn_k,
   attn_v, attn_output, attn_q_norm, attn_k_norm, ffn_norm, ffn_gate, ffn_up, ffn_down},
-  output_norm (output.weight only when the LM head is not tied). Norms stay F32; the matrices
+  output_norm (output.weight only when the LM head is not tied).
+* Gemma3 (general.architecture "gemma-embedding", EmbeddingGemma's class in that converter):
+  the same keys under its name plus attention.sliding_window (config.json's number, which
+  llama.cpp halves for its symmetric window), pooling_type 1 (MEAN), dense_2/dense_3_feat_in/out
+  and the tensors dense_2.weight / dense_3.weight (the sentence-transformers Dense modules);
+  blk.N.post_attention_norm, ffn_norm (pre_feedforward_layernorm) and post_ffw_norm; every norm
+  weight stored as 1 + w (Gemma3Model.modify_tensors' norm_shift); bos <bos> and eos <eos> added. Norms stay F32; the matrices
   are F32, BF16 (rounded to nearest even, as torch) or Q8_0 (blocks of 32: d = max|x| / 127 as
   fp16, q = round(x / d), ggml's quantize_row_q8_0_ref).
 """
@@ -83,20 +90,23 @@ def main():
     ap.add_argument("model_dir")
     ap.add_argument("out")
     ap.add_argument("--type", choices=("f32", "bf16", "q8_0"), default="f32")
-    ap.add_argument("--embedding", action="store_true", help="last-token pooling, <|endoftext|> appended")
+    ap.add_argument("--embedding", action="store_true",
+                    help="Qwen3: last-token pooling, <|endoftext|> appended (a Gemma3 file is always an embedder)")
     args = ap.parse_args()
 
     with open(os.path.join(args.model_dir, "config.json"), encoding="utf-8") as f:
         c = json.load(f)
     with open(os.path.join(args.model_dir, "tokenizer.json"), encoding="utf-8") as f:
         tok = json.load(f)
-    w = reference.load_model_weights(args.model_dir)
+    w = {k: np.asarray(v, dtype=np.float32) for k, v in reference.load_model_weights(args.model_dir).items()}
     p = "model." if "model.embed_tokens.weight" in w else ""
+    gemma = c["model_type"] == "gemma3_text"
+    arch = "gemma-embedding" if gemma else "qwen3"
     vocab_size = c["vocab_size"]
     hidden, layers = c["hidden_size"], c["num_hidden_layers"]
     head_dim = c.get("head_dim") or hidden // c["num_attention_heads"]
 
-    # The vocabulary as Qwen2Model.set_vocab (gpt2 path) lays it out.
+    # The vocabulary as the gpt2 path of set_vocab lays it out.
     tokens = [f"[PAD{i}]" for i in range(vocab_size)]
     types = [5] * vocab_size
     for t, i in tok["model"]["vocab"].items():
@@ -104,35 +114,52 @@ def main():
     for a in tok["added_tokens"]:
         tokens[a["id"]], types[a["id"]] = a["content"], 3 if a["special"] else 4
     merges = [m if isinstance(m, str) else " ".join(m) for m in tok["model"]["merges"]]
-    eos = next(a["id"] for a in tok["added_tokens"] if a["content"] == "<|endoftext|>")
+    ids = {a["content"]: a["id"] for a in tok["added_tokens"]}
 
     meta = [
-        kv("general.architecture", T_STRING, "qwen3"),
+        kv("general.architecture", T_STRING, arch),
         kv("general.name", T_STRING, os.path.basename(os.path.normpath(args.model_dir))),
         kv("general.file_type", T_UINT32, FILE_TYPE[args.type]),
         kv("general.alignment", T_UINT32, ALIGNMENT),
-        kv("qwen3.context_length", T_UINT32, c["max_position_embeddings"]),
-        kv("qwen3.embedding_length", T_UINT32, hidden),
-        kv("qwen3.block_count", T_UINT32, layers),
-        kv("qwen3.feed_forward_length", T_UINT32, c["intermediate_size"]),
-        kv("qwen3.attention.head_count", T_UINT32, c["num_attention_heads"]),
-        kv("qwen3.attention.head_count_kv", T_UINT32, c["num_key_value_heads"]),
-        kv("qwen3.attention.key_length", T_UINT32, head_dim),
-        kv("qwen3.attention.value_length", T_UINT32, head_dim),
-        kv("qwen3.rope.freq_base", T_FLOAT32, float(c.get("rope_theta", 10000.0))),
-        kv("qwen3.attention.layer_norm_rms_epsilon", T_FLOAT32, float(c.get("rms_norm_eps", 1e-6))),
+        kv(f"{arch}.context_length", T_UINT32, c["max_position_embeddings"]),
+        kv(f"{arch}.embedding_length", T_UINT32, hidden),
+        kv(f"{arch}.block_count", T_UINT32, layers),
+        kv(f"{arch}.feed_forward_length", T_UINT32, c["intermediate_size"]),
+        kv(f"{arch}.attention.head_count", T_UINT32, c["num_attention_heads"]),
+        kv(f"{arch}.attention.head_count_kv", T_UINT32, c["num_key_value_heads"]),
+        kv(f"{arch}.attention.key_length", T_UINT32, head_dim),
+        kv(f"{arch}.attention.value_length", T_UINT32, head_dim),
+        kv(f"{arch}.rope.freq_base", T_FLOAT32, float(c.get("rope_theta", 10000.0))),
+        kv(f"{arch}.attention.layer_norm_rms_epsilon", T_FLOAT32, float(c.get("rms_norm_eps", 1e-6))),
         kv("tokenizer.ggml.model", T_STRING, "gpt2"),
-        kv("tokenizer.ggml.pre", T_STRING, "qwen2"),
+        kv("tokenizer.ggml.pre", T_STRING, "default" if gemma else "qwen2"),
         kv("tokenizer.ggml.tokens", T_ARRAY, (T_STRING, tokens)),
         kv("tokenizer.ggml.token_type", T_ARRAY, (T_INT32, types)),
         kv("tokenizer.ggml.merges", T_ARRAY, (T_STRING, merges)),
-        kv("tokenizer.ggml.eos_token_id", T_UINT32, eos),
-        kv("tokenizer.ggml.padding_token_id", T_UINT32, eos),
-        kv("tokenizer.ggml.bos_token_id", T_UINT32, eos),
-        kv("tokenizer.ggml.add_bos_token", T_BOOL, False),
     ]
-    if args.embedding:
-        meta += [kv("qwen3.pooling_type", T_UINT32, 3), kv("tokenizer.ggml.add_eos_token", T_BOOL, True)]
+    dense = []
+    if gemma:
+        meta += [kv(f"{arch}.attention.sliding_window", T_UINT32, c["sliding_window"]),
+                 kv(f"{arch}.pooling_type", T_UINT32, 1),
+                 kv("tokenizer.ggml.bos_token_id", T_UINT32, ids["<bos>"]),
+                 kv("tokenizer.ggml.eos_token_id", T_UINT32, ids["<eos>"]),
+                 kv("tokenizer.ggml.padding_token_id", T_UINT32, ids["<pad>"]),
+                 kv("tokenizer.ggml.add_bos_token", T_BOOL, True),
+                 kv("tokenizer.ggml.add_eos_token", T_BOOL, True)]
+        for n, folder in ((2, "2_Dense"), (3, "3_Dense")):
+            d = reference.load_safetensors(os.path.join(args.model_dir, folder, "model.safetensors"))
+            w[f"{folder}.linear.weight"] = np.asarray(d["linear.weight"], dtype=np.float32)
+            out_f, in_f = w[f"{folder}.linear.weight"].shape
+            meta += [kv(f"{arch}.dense_{n}_feat_in", T_UINT32, in_f), kv(f"{arch}.dense_{n}_feat_out", T_UINT32, out_f)]
+            dense.append((f"dense_{n}.weight", f"{folder}.linear.weight"))
+    else:
+        eos = ids["<|endoftext|>"]
+        meta += [kv("tokenizer.ggml.eos_token_id", T_UINT32, eos),
+                 kv("tokenizer.ggml.padding_token_id", T_UINT32, eos),
+                 kv("tokenizer.ggml.bos_token_id", T_UINT32, eos),
+                 kv("tokenizer.ggml.add_bos_token", T_BOOL, False)]
+        if args.embedding:
+            meta += [kv("qwen3.pooling_type", T_UINT32, 3), kv("tokenizer.ggml.add_eos_token", T_BOOL, True)]
 
     names = [("token_embd.weight", p + "embed_tokens.weight")]
     for i in range(layers):
@@ -144,13 +171,23 @@ def main():
                   (gg + "attn_output.weight", hf + "self_attn.o_proj.weight"),
                   (gg + "attn_q_norm.weight", hf + "self_attn.q_norm.weight"),
                   (gg + "attn_k_norm.weight", hf + "self_attn.k_norm.weight"),
-                  (gg + "ffn_norm.weight", hf + "post_attention_layernorm.weight"),
                   (gg + "ffn_gate.weight", hf + "mlp.gate_proj.weight"),
                   (gg + "ffn_up.weight", hf + "mlp.up_proj.weight"),
                   (gg + "ffn_down.weight", hf + "mlp.down_proj.weight")]
+        if gemma:
+            names += [(gg + "post_attention_norm.weight", hf + "post_attention_layernorm.weight"),
+                      (gg + "ffn_norm.weight", hf + "pre_feedforward_layernorm.weight"),
+                      (gg + "post_ffw_norm.weight", hf + "post_feedforward_layernorm.weight")]
+        else:
+            names.append((gg + "ffn_norm.weight", hf + "post_attention_layernorm.weight"))
     names.append(("output_norm.weight", p + "norm.weight"))
     if "lm_head.weight" in w:
         names.append(("output.weight", "lm_head.weight"))
+    names += dense
+    if gemma:  # Gemma3Model.modify_tensors: the norms' weights shifted by one
+        for k in w:
+            if k.endswith("norm.weight"):
+                w[k] = w[k] + np.float32(1.0)
 
     infos, blobs, offset = [], [], 0
     for gg, hf in names:
