@@ -82,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(All, TokrefTest,
                                            "bpe-suffix", "unigram-xlmr", "unigram-bytefallback",
                                            "wordpiece-split-behaviors", "wordpiece-whitespace",
                                            "wordlevel-nmt", "bpe-bytelevel-normalizer", "wordpiece-mpnet",
-                                           "bpe-modernbert", "bpe-qwen3", "bpe-qwen3-reranker", "bpe-gemma3"),
+                                           "bpe-modernbert", "bpe-qwen3", "bpe-qwen3-reranker", "bpe-gemma3", "bpe-mistral"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            for (auto& ch : n) {

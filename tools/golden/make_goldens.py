@@ -134,6 +134,12 @@ FIXTURES = [
     # then the 2_Dense / 3_Dense projections): inputs of exactly 2 (<bos> <eos>), 7, 128 and 2048
     # tokens besides the usual ones.
     ("gemma3-none", "gemma3", "none", [], "mean", "tiny", "lengths+long"),
+    # An LLM2Vec-style Llama embedder (Llama-3.2-1B's config keys at a tiny shape: 4 query heads of
+    # 16 over 2 key/value heads, causal, rope_theta 5e5 with the llama3 rope_scaling, mean pooling)
+    # and e5-mistral-7b-instruct (MistralModel: sliding_window 16 here, so the long inputs run past
+    # it; last-token pooling of the </s> its tokenizer appends), on Llama 2's tokenizer layout.
+    ("llama-none", "llama", "none", [], "mean", "tiny", "lengths+long"),
+    ("mistral-none", "mistral", "none", [], "last", "tiny", "lengths+long"),
     # bge-m3 (XLM-R with FlagEmbedding's sparse_linear.pt and colbert_linear.pt, float16 heads in
     # torch.save's format): the dense, sparse and ColBERT outputs of tools/golden/m3_reference.py.
     ("xlm-roberta-m3", "xlm-roberta", "none", ["--m3-heads"], "cls", "tiny", "m3+long"),
@@ -167,6 +173,8 @@ TOKEN_TYPES = {
     "qwen3": "none: Qwen3Model has no token types",
     "qwen2": "none: Qwen2Model has no token types",
     "gemma3": "none: Gemma3TextModel has no token types",
+    "llama": "none: LlamaModel has no token types",
+    "mistral": "none: MistralModel has no token types",
 }
 
 

@@ -163,6 +163,23 @@ differences, each from the upstream file:
     padding only); without the key, the causal mask above. (transformers 4.x ignored the key;
     TEI honours it.)
 
+Llama and Mistral (HF transformers `models/llama/modeling_llama.py`, `models/mistral/
+modeling_mistral.py` and their configuration files; LlamaModel / MistralModel used as encoders) run
+Qwen3's path above without q_norm / k_norm, with:
+    LlamaAttention: q/k/v/o_proj with bias=config.attention_bias; LlamaMLP: gate/up/down_proj with
+    bias=config.mlp_bias (Mistral: no biases). head_dim = getattr(config, "head_dim", hidden //
+    heads). MistralConfig's defaults: num_key_value_heads 8, sliding_window 4096.
+    LlamaRotaryEmbedding with rope_scaling (modeling_rope_utils.py): "linear" divides the default
+    inv_freq by factor (_compute_linear_scaling_rope_parameters); "llama3"
+    (_compute_llama3_parameters), in float32: wavelen = 2 * pi / inv_freq; inv_freq / factor where
+    wavelen > original_max_position_embeddings / low_freq_factor; smooth = (old_context_len /
+    wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor) and (1 - smooth) * inv /
+    factor + smooth * inv where neither wavelen < old / high_freq_factor nor wavelen > old /
+    low_freq_factor.
+    The mask: create_causal_mask (causal unless config.is_causal is false, transformers >= 5.2);
+    MistralModel with a sliding_window: create_sliding_window_causal_mask, which also masks key j
+    where j <= i - sliding_window.
+
 Gemma3 (HF transformers `models/gemma3/modeling_gemma3.py` and `configuration_gemma3.py`,
 transformers >= 4.56; EmbeddingGemma's use: Gemma3TextModel with use_bidirectional_attention)
     Gemma3TextConfig.__init__: `sliding_window = sliding_window // 2 + 1` when
@@ -317,6 +334,9 @@ ACTIVATIONS = {
 # the model
 
 
+# The families that run qwen3_forward (the Llama-lineage decoders).
+DECODERS = ("qwen3", "qwen2", "llama", "mistral")
+
 BASE_CLASSES = {
     "BertModel": ("bert", None),
     "BertForSequenceClassification": ("bert", "bert"),
@@ -357,6 +377,11 @@ BASE_CLASSES = {
     # transformers' Qwen2 (base_model_prefix "model"); gte-Qwen2 names the causal-LM class.
     "Qwen2ForCausalLM": ("qwen2", "model"),
     "Qwen2Model": ("qwen2", "model"),
+    # transformers' Llama and Mistral (base_model_prefix "model").
+    "LlamaModel": ("llama", "model"),
+    "LlamaForCausalLM": ("llama", "model"),
+    "MistralModel": ("mistral", "model"),
+    "MistralForCausalLM": ("mistral", "model"),
     # transformers' Gemma3 text model; EmbeddingGemma names the bare model.
     "Gemma3TextModel": ("gemma3", "model"),
     "Gemma3ForCausalLM": ("gemma3", "model"),
@@ -432,7 +457,7 @@ class Reference:
                   for k, v in raw.items()}
         # base_model_prefix detection, as PreTrainedModel.from_pretrained does
         probe = ("embeddings.tok_embeddings.weight" if self.family == "modernbert"
-                 else "embed_tokens.weight" if self.family in ("qwen3", "qwen2", "gemma3")
+                 else "embed_tokens.weight" if self.family in DECODERS + ("gemma3",)
                  else "embeddings.word_embeddings.weight")
         if self.attr and (self.attr + "." + probe) in self.w:
             self.prefix = self.attr + "."
@@ -543,24 +568,32 @@ class Reference:
             }
             self.layer_types = c.get("layer_types") or [
                 "sliding_attention" if i % self.global_every else "full_attention" for i in range(self.layers)]
-        elif self.family in ("qwen3", "qwen2"):
-            # Qwen3Config's and Qwen2Config's defaults.
+        elif self.family in DECODERS:
+            # Qwen3Config's, Qwen2Config's, LlamaConfig's and MistralConfig's defaults.
             self.hidden = c["hidden_size"]
             self.heads = c["num_attention_heads"]
-            self.kv_heads = c.get("num_key_value_heads", self.heads)
+            self.kv_heads = c.get("num_key_value_heads", 8 if self.family == "mistral" else self.heads)
             self.layers = c["num_hidden_layers"]
             self.intermediate = c["intermediate_size"]
             self.eps = c.get("rms_norm_eps", 1e-6)
             self.act = ACTIVATIONS[c.get("hidden_act", "silu")]
             self.rope_theta = c.get("rope_theta", 10000.0)
+            self.causal = c.get("is_causal", True)
+            self.mlp_bias, self.sliding_window, self.qk_norm = False, None, False
             if self.family == "qwen3":
                 self.qkv_bias = self.o_bias = c.get("attention_bias", False)
-                self.qk_norm, self.causal = True, True
+                self.qk_norm = True
+            elif self.family == "qwen2":
+                self.qkv_bias, self.o_bias = True, False
+            elif self.family == "llama":
+                self.qkv_bias = self.o_bias = c.get("attention_bias", False)
+                self.mlp_bias = c.get("mlp_bias", False)
             else:
-                self.qkv_bias, self.o_bias, self.qk_norm = True, False, False
-                self.causal = c.get("is_causal", True)
-            if c.get("rope_scaling") or c.get("use_sliding_window"):
-                raise ValueError("rope_scaling and sliding windows are not part of this reference")
+                self.qkv_bias = self.o_bias = False
+                self.sliding_window = c.get("sliding_window", 4096)
+            self.rope_scaling = c.get("rope_scaling")
+            if c.get("use_sliding_window"):
+                raise ValueError("use_sliding_window is not part of this reference")
         elif self.family == "gemma3":
             # Gemma3TextConfig's defaults.
             self.hidden = c["hidden_size"]
@@ -602,7 +635,7 @@ class Reference:
             if pet != "absolute":
                 raise ValueError(f"position_embedding_type {pet} is not supported")
         self.pad_id = c.get("pad_token_id", 1 if self.family in ("roberta", "mpnet") else 0)
-        if self.family in ("qwen3", "qwen2"):
+        if self.family in DECODERS:
             # Qwen3Config / Qwen2Config have no pad_token_id; padded positions are masked, any id serves.
             self.pad_id = c.get("pad_token_id") or c.get("eos_token_id") or 0
             self.head_dim = c.get("head_dim") or self.hidden // self.heads
@@ -1036,9 +1069,27 @@ class Reference:
         allowed = mask[:, None, None, :].bool()
         if self.causal:
             allowed = torch.ones(L, L, dtype=torch.bool).tril()[None, None] & allowed
+        if self.sliding_window is not None:
+            allowed = allowed & (torch.arange(L)[None, :] > torch.arange(L)[:, None] - self.sliding_window)[None, None]
         add = torch.zeros(B, 1, L, L, dtype=self.dtype).masked_fill(~allowed, torch.finfo(self.dtype).min)
-        # Qwen3RotaryEmbedding.forward with compute_default_rope_parameters.
+        # Qwen3RotaryEmbedding.forward with compute_default_rope_parameters (or a rope_scaling's).
         inv_freq = 1.0 / (self.rope_theta ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+        scaling = self.rope_scaling or {}
+        kind = scaling.get("rope_type", scaling.get("type", "default"))
+        if kind == "linear":
+            inv_freq = inv_freq / scaling["factor"]
+        elif kind == "llama3":
+            factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+            old = scaling["original_max_position_embeddings"]
+            low_wavelen, high_wavelen = old / low, old / high
+            wavelen = 2 * math.pi / inv_freq
+            inv_llama = torch.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+            smooth = (old / wavelen - low) / (high - low)
+            smoothed = (1 - smooth) * inv_llama / factor + smooth * inv_llama
+            medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
+            inv_freq = torch.where(medium, smoothed, inv_llama)
+        elif kind != "default":
+            raise ValueError(f"rope_scaling {kind} is not part of this reference")
         position_ids = torch.arange(L).unsqueeze(0)
         freqs = (inv_freq[None, :, None].float().expand(1, -1, 1) @ position_ids[:, None, :].float()).transpose(1, 2)
         emb = torch.cat((freqs, freqs), dim=-1)
@@ -1071,8 +1122,9 @@ class Reference:
             x = residual + self.qwen3_linear(ctx, p + "self_attn.o_proj", self.o_bias)
             residual = x
             h = self.qwen3_rms(x, p + "post_attention_layernorm")
-            mlp = self.act(self.qwen3_linear(h, p + "mlp.gate_proj", False)) * self.qwen3_linear(h, p + "mlp.up_proj", False)
-            x = residual + self.qwen3_linear(mlp, p + "mlp.down_proj", False)
+            mlp = (self.act(self.qwen3_linear(h, p + "mlp.gate_proj", self.mlp_bias)) *
+                   self.qwen3_linear(h, p + "mlp.up_proj", self.mlp_bias))
+            x = residual + self.qwen3_linear(mlp, p + "mlp.down_proj", self.mlp_bias)
         return self.qwen3_rms(x, "norm")
 
     # -- Gemma3 (modeling_gemma3.py) ------------------------------------------------------
@@ -1229,13 +1281,13 @@ class Reference:
             x = self.gte_forward(ids, type_ids, mask)
         elif self.family == "modernbert":
             x = self.modernbert_forward(ids, mask)
-        elif self.family in ("qwen3", "qwen2"):
+        elif self.family in DECODERS:
             x = self.qwen3_forward(ids, mask)
         elif self.family == "gemma3":
             x = self.gemma3_forward(ids, mask)
         else:
             x = self.embeddings(ids, type_ids, mask)
-        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert", "qwen3", "qwen2", "gemma3"):
+        if self.family in ("deberta", "jina", "mpnet", "nomic", "gte", "modernbert", "gemma3") + DECODERS:
             pass
         elif self.family == "distilbert":
             for i in range(self.layers):

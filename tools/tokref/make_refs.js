@@ -300,6 +300,19 @@ const specCases = {
   };
 }
 
+// 2a. Mistral v0.1's layout with add_eos_token (e5-mistral-7b-instruct, SFR-Embedding-Mistral):
+// the Llama layout above whose template LlamaTokenizerFast.update_post_processor rebuilt as
+// <s> A </s>, the </s> the last-token pooling reads.
+{
+  const m = JSON.parse(JSON.stringify(specs['bpe-llama']));
+  const sp = (t, typeId) => ({ SpecialToken: { id: t, type_id: typeId } });
+  const seq = (t, typeId) => ({ Sequence: { id: t, type_id: typeId } });
+  m.post_processor = { type: 'TemplateProcessing', single: [sp('<s>', 0), seq('A', 0), sp('</s>', 0)],
+    pair: [sp('<s>', 0), seq('A', 0), sp('</s>', 0), sp('<s>', 1), seq('B', 1), sp('</s>', 1)],
+    special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } } };
+  specs['bpe-mistral'] = m;
+}
+
 // 2b. Gemma3's layout (transformers' GemmaConverter; EmbeddingGemma's tokenizer.json): spaces
 // replaced by U+2581 without a prefix one, a Split on " " that the normaliser leaves nothing to
 // split, BPE with byte fallback whose <0x09> piece is spelled "\t", <pad> <eos> <bos> <unk> <mask>
@@ -484,7 +497,7 @@ async function run() {
     if (name === 'bpe-modernbert') {
       fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', 'modernbert-bpe-tokenizer.json'), json);
     }
-    if (name === 'bpe-qwen3' || name === 'bpe-qwen3-reranker' || name === 'bpe-gemma3') {
+    if (['bpe-qwen3', 'bpe-qwen3-reranker', 'bpe-gemma3', 'bpe-llama', 'bpe-mistral'].includes(name)) {
       fs.writeFileSync(path.join(root, 'tools', 'fixtures', 'data', name.slice(4) + '-bpe-tokenizer.json'), json);
     }
     const lines = [];

@@ -1,5 +1,5 @@
 #pragma once
-// What the Llama-lineage decoders used as encoders share (Qwen2, Qwen3, and the ones to come):
+// What the Llama-lineage decoders used as encoders share (Llama, Mistral, Qwen2, Qwen3):
 // LlamaDecoderLayer's tensor names, their config keys for grouped-query heads and rotary
 // positions, and their plan: pre-norm layers with RMSNorms, attention of num_attention_heads
 // query heads over num_key_value_heads key/value heads, rotate-half rotary over the whole head,
@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "model/families/family.hpp"
 
@@ -37,14 +38,19 @@ struct DecoderSettings : FamilySettings {
   std::size_t kv_heads = 0;
   std::size_t head_dim = 0;
   double rope_theta = 10000.0;
+  // A scaled rope's inverse frequencies (rope_scaling "linear" or "llama3"); empty: the default's.
+  std::vector<float> rotary_inv_freq;
   bool causal = true;
 };
 
 // The keys their config classes share, with their defaults: BERT's shape keys (the table length
 // `default_positions`), hidden_act (silu), rms_norm_eps (1e-6), num_key_value_heads (the query
-// heads; must divide them), head_dim (hidden / heads; even), rope_theta or rope_parameters
-// (scaled rotary refused by name); use_sliding_window true is refused naming `family` ("Qwen3"):
-// the embedding and reranking checkpoints use no sliding window.
+// heads; must divide them), head_dim (hidden / heads; even), rope_theta, rope_scaling or
+// rope_parameters ("default", "linear" or "llama3": ROPE_INIT_FUNCTIONS, which every decoder's
+// rotary embedding calls; other types refused by name), is_causal (true unless said:
+// transformers >= 5.2's create_causal_mask reads it from any config, and TEI honours it); and
+// use_sliding_window true is refused naming `family` ("Qwen3"): the embedding and reranking
+// checkpoints use no sliding window.
 void read_decoder_config(const formats::json_fields::Fields& f, metadata::ModelConfig& c, DecoderSettings& s,
                          std::size_t default_positions, std::string_view family);
 

@@ -17,13 +17,11 @@ constexpr FamilyClass kClasses[] = {
 };
 constexpr std::string_view kModelTypes[] = {"qwen2"};
 
-// Qwen2Config (configuration_qwen2.py): the decoders' keys with its defaults (32768 positions),
-// and is_causal (true unless said).
+// Qwen2Config (configuration_qwen2.py): the decoders' keys with its defaults (32768 positions).
 std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
                                                   metadata::ModelConfig& c) {
   auto s = std::make_shared<DecoderSettings>();
   read_decoder_config(f, c, *s, 32768, "Qwen2");
-  s->causal = f.boolean("is_causal").value_or(true);
   return s;
 }
 

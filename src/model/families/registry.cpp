@@ -23,12 +23,14 @@ extern const Family kModernBertFamily;
 extern const Family kQwen3Family;
 extern const Family kQwen2Family;
 extern const Family kGemma3Family;
+extern const Family kLlamaFamily;
+extern const Family kMistralFamily;
 
 namespace {
 
 const std::array kFamilies{&kBertFamily,       &kRobertaFamily, &kDistilBertFamily, &kDebertaV2Family,
                            &kJinaBertFamily,   &kMpnetFamily,   &kNomicBertFamily,  &kGteFamily,
-                           &kModernBertFamily, &kQwen3Family,   &kQwen2Family,      &kGemma3Family};
+                           &kModernBertFamily, &kQwen3Family,   &kQwen2Family,      &kGemma3Family, &kLlamaFamily, &kMistralFamily};
 
 std::optional<ResolvedClass> find_class(std::string_view name) {
   for (const Family* f : kFamilies) {
