@@ -65,6 +65,10 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
       w_.token_type_embeddings.precision() != Precision::Float32) {
     throw Error(ErrorKind::Internal, "Encoder: weights do not match the dimensions");
   }
+  if (dims_.embedding_scale != 1.0F && (dims_.position_embeddings || dims_.type_vocab > 0)) {
+    // embed() scales the word row alone, which is the whole embedding only without these tables.
+    throw Error(ErrorKind::Internal, "Encoder: an embedding scale with position or token-type tables");
+  }
   if (!dims_.alibi_slopes.empty()) {
     if (dims_.alibi_slopes.size() != dims_.heads) {
       throw Error(ErrorKind::Internal, "Encoder: one ALiBi slope per head is needed");
