@@ -71,6 +71,25 @@ TEST_F(DenseModules, TheEmbedderGivesTheReferencesSentenceEmbedding) {
   expect_golden(embedder, [](float v) { return v; });
 }
 
+TEST_F(DenseModules, TheLastModuleSetsTheVectorsWidthAndTheTokenVectorsKeepTheHiddenOne) {
+  // Without 3_Dense the vector is 2_Dense's 256 values; /embed_all's rows stay the encoder's 64.
+  edit("modules.json",
+       "  {\n    \"idx\": 3,\n    \"name\": \"3\",\n    \"path\": \"3_Dense\",\n    \"type\": "
+       "\"sentence_transformers.models.Dense\"\n  },\n",
+       "");
+  const embed::NeuralEmbedder embedder(model_.dir(), nullptr);
+  EXPECT_EQ(embedder.dim(), 256U);
+  EXPECT_EQ(embedder.token_dim(), 64U);
+  const std::string_view texts[] = {"a short text"};
+  EXPECT_EQ(embedder.embed(texts).dim(), 256U);
+  const embed::PreparedInput p = embedder.prepare(texts[0], {});
+  const embed::PreparedInput* inputs[] = {&p};
+  const std::vector<Embeddings> tokens = embedder.embed_tokens(inputs);
+  ASSERT_EQ(tokens.size(), 1U);
+  EXPECT_EQ(tokens[0].dim(), 64U);
+  EXPECT_EQ(tokens[0].rows(), p.ids.size());
+}
+
 TEST_F(DenseModules, AModulesActivationIsApplied) {
   edit("3_Dense/config.json", "torch.nn.modules.linear.Identity", "torch.nn.modules.activation.Tanh");
   const embed::NeuralEmbedder embedder(model_.dir(), nullptr);
