@@ -64,13 +64,7 @@ void read_decoder_config(const formats::json_fields::Fields& f, metadata::ModelC
   c.type_vocab_size = 0;
   c.hidden_act = f.string("hidden_act").value_or("silu");
   c.layer_norm_eps = read_eps(f, "rms_norm_eps", 1e-6);
-  s.kv_heads = optional_in(f, "num_key_value_heads", 1, kMaxHidden, c.num_attention_heads);
-  if (c.num_attention_heads % s.kv_heads != 0) {
-    throw f.fail("num_key_value_heads", fmt::format("is {}, which does not divide num_attention_heads {}",
-                                                    s.kv_heads, c.num_attention_heads));
-  }
-  s.head_dim = optional_in(f, "head_dim", 2, kMaxHidden, c.hidden_size / c.num_attention_heads);
-  if (s.head_dim % 2 != 0) throw f.fail("head_dim", "must be even (rotary turns pairs of values)");
+  read_decoder_heads(f, c, s, c.num_attention_heads, c.hidden_size / c.num_attention_heads);
   s.rope_theta = read_theta(f, "rope_theta", f.number("rope_theta").value_or(10000.0));
   if (const auto params = f.object("rope_parameters")) {
     const formats::json_fields::Fields p(*params, f.source());
@@ -85,6 +79,17 @@ void read_decoder_config(const formats::json_fields::Fields& f, metadata::ModelC
     throw f.fail("use_sliding_window",
                  fmt::format("is true: Warden does not run {}'s sliding-window layers", family));
   }
+}
+
+void read_decoder_heads(const formats::json_fields::Fields& f, const metadata::ModelConfig& c,
+                        DecoderSettings& s, std::size_t default_kv_heads, std::size_t default_head_dim) {
+  s.kv_heads = optional_in(f, "num_key_value_heads", 1, kMaxHidden, default_kv_heads);
+  if (c.num_attention_heads % s.kv_heads != 0) {
+    throw f.fail("num_key_value_heads", fmt::format("is {}, which does not divide num_attention_heads {}",
+                                                    s.kv_heads, c.num_attention_heads));
+  }
+  s.head_dim = optional_in(f, "head_dim", 2, kMaxHidden, default_head_dim);
+  if (s.head_dim % 2 != 0) throw f.fail("head_dim", "must be even (rotary turns pairs of values)");
 }
 
 void plan_decoder(const DecoderSettings& s, EncoderPlan& p) {

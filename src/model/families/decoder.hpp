@@ -54,6 +54,11 @@ struct DecoderSettings : FamilySettings {
 void read_decoder_config(const formats::json_fields::Fields& f, metadata::ModelConfig& c, DecoderSettings& s,
                          std::size_t default_positions, std::string_view family);
 
+// num_key_value_heads (must divide the query heads) and head_dim (even: rotary turns pairs), with
+// the config class's defaults; read_decoder_config's are the query heads and hidden / heads.
+void read_decoder_heads(const formats::json_fields::Fields& f, const metadata::ModelConfig& c,
+                        DecoderSettings& s, std::size_t default_kv_heads, std::size_t default_head_dim);
+
 // The plan above from `s`, with kDecoderLayerNames and no biases; the family adds its own
 // (q/k norms, attention biases).
 void plan_decoder(const DecoderSettings& s, EncoderPlan& p);

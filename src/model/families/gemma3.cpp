@@ -49,13 +49,7 @@ std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fi
   c.type_vocab_size = 0;
   c.hidden_act = f.string("hidden_activation").value_or("gelu_pytorch_tanh");
   c.layer_norm_eps = read_eps(f, "rms_norm_eps", 1e-6);
-  s->kv_heads = optional_in(f, "num_key_value_heads", 1, kMaxHidden, 4);
-  if (c.num_attention_heads % s->kv_heads != 0) {
-    throw f.fail("num_key_value_heads", fmt::format("is {}, which does not divide num_attention_heads {}",
-                                                    s->kv_heads, c.num_attention_heads));
-  }
-  s->head_dim = optional_in(f, "head_dim", 2, kMaxHidden, 256);
-  if (s->head_dim % 2 != 0) throw f.fail("head_dim", "must be even (rotary turns pairs of values)");
+  read_decoder_heads(f, c, *s, 4, 256);
   s->query_pre_attn_scalar = f.number("query_pre_attn_scalar").value_or(256.0);
   if (!std::isfinite(s->query_pre_attn_scalar) || s->query_pre_attn_scalar <= 0.0) {
     throw f.fail("query_pre_attn_scalar", "must be a positive number");

@@ -26,19 +26,13 @@ struct Settings : DecoderSettings {
 };
 
 // MistralConfig (configuration_mistral.py): the decoders' keys with its defaults (131072
-// positions, 8 key/value heads, sliding_window 4096).
+// positions, 8 key/value heads, sliding_window 4096; read_decoder_config's own defaults read
+// first, MistralConfig's heads then).
 std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fields& f,
                                                   metadata::ModelConfig& c) {
   auto s = std::make_shared<Settings>();
   read_decoder_config(f, c, *s, 4096 * 32, "Mistral");
-  if (!f.has("num_key_value_heads")) {
-    s->kv_heads = 8;
-    if (c.num_attention_heads % s->kv_heads != 0) {
-      throw f.fail(
-          "num_key_value_heads",
-          fmt::format("is absent (8), which does not divide num_attention_heads {}", c.num_attention_heads));
-    }
-  }
+  read_decoder_heads(f, c, *s, 8, c.hidden_size / c.num_attention_heads);
   if (f.has("sliding_window")) {
     s->window = static_cast<std::size_t>(f.integer_in("sliding_window", 2, kMaxPositions));
   } else if (!f.is_null("sliding_window")) {

@@ -30,7 +30,8 @@ namespace {
 
 const std::array kFamilies{&kBertFamily,       &kRobertaFamily, &kDistilBertFamily, &kDebertaV2Family,
                            &kJinaBertFamily,   &kMpnetFamily,   &kNomicBertFamily,  &kGteFamily,
-                           &kModernBertFamily, &kQwen3Family,   &kQwen2Family,      &kGemma3Family, &kLlamaFamily, &kMistralFamily};
+                           &kModernBertFamily, &kQwen3Family,   &kQwen2Family,      &kGemma3Family,
+                           &kLlamaFamily,      &kMistralFamily};
 
 std::optional<ResolvedClass> find_class(std::string_view name) {
   for (const Family* f : kFamilies) {
