@@ -92,7 +92,7 @@ void read_colbert(EncoderModel& model, ClassRole role, Isa isa) {
   const metadata::StModules modules = metadata::read_st_modules(modules_path);
   std::size_t dense_modules = 0;
   for (const metadata::StModule& m : modules.modules) {
-    if (m.type.ends_with(".Dense") || m.type == "Dense") ++dense_modules;
+    if (m.kind() == "Dense") ++dense_modules;
   }
   const metadata::StModule* dense = modules.find("Dense");
   if (dense == nullptr) {
@@ -285,12 +285,12 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
                                                            std::nullopt,
                                                            std::nullopt,
                                                            std::nullopt});
+  // modules.json, read once for the Pooling, the Dense modules and SPLADE's modules (empty: none).
   const auto modules_path = dir / "modules.json";
-  if (std::filesystem::exists(modules_path)) {
-    const metadata::StModules modules = metadata::read_st_modules(modules_path);
-    if (const metadata::StModule* p = modules.find("Pooling"); p != nullptr) {
-      model->pooling = metadata::read_pooling_config(dir / p->path / "config.json");
-    }
+  const metadata::StModules modules =
+      std::filesystem::exists(modules_path) ? metadata::read_st_modules(modules_path) : metadata::StModules{};
+  if (const metadata::StModule* p = modules.find("Pooling"); p != nullptr) {
+    model->pooling = metadata::read_pooling_config(dir / p->path / "config.json");
   }
   model->scores_with_lm_head = is_yes_no_reranker(model->config, dir);
   if (graph_pooling) {
@@ -311,22 +311,16 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
     if (!model->colbert) {
       model->lexical = heads::read_lexical_head(dir, dims.hidden, isa);
       model->multi_vector = heads::read_multi_vector_head(dir, dims.hidden, isa);
-      if (std::filesystem::exists(modules_path)) {
-        model->pooled_dense =
-            heads::read_pooled_dense_modules(dir, metadata::read_st_modules(modules_path), dims.hidden, isa);
-      }
+      model->pooled_dense = heads::read_pooled_dense_modules(dir, modules, dims.hidden, isa);
     }
   }
-  if (std::filesystem::exists(modules_path)) {
-    const metadata::StModules modules = metadata::read_st_modules(modules_path);
-    if (const metadata::StModule* p = modules.find("SpladePooling"); p != nullptr) {
-      model->splade =
-          read_splade_head(*model->weights, resolved, prefix, model->config, dims, isa, precision, dir);
-      const metadata::SpladePoolingConfig pooling =
-          metadata::read_splade_pooling_config(dir / p->path / "config.json");
-      model->splade->sum = pooling.sum;
-      model->splade->log1p_twice = pooling.log1p_twice;
-    }
+  if (const metadata::StModule* p = modules.find("SpladePooling"); p != nullptr) {
+    model->splade =
+        read_splade_head(*model->weights, resolved, prefix, model->config, dims, isa, precision, dir);
+    const metadata::SpladePoolingConfig pooling =
+        metadata::read_splade_pooling_config(dir / p->path / "config.json");
+    model->splade->sum = pooling.sum;
+    model->splade->log1p_twice = pooling.log1p_twice;
   }
 #if defined(__GLIBC__)
   // Converting to bf16/int8 frees megabytes of temporaries that glibc keeps in its heaps

@@ -29,12 +29,6 @@ kernels::Activation kernel_activation(metadata::DenseActivation a) noexcept {
   return kernels::Activation::None;
 }
 
-// The last component of a module's type ("sentence_transformers.models.Dense" -> "Dense").
-std::string_view kind_of(std::string_view type) noexcept {
-  const std::size_t dot = type.rfind('.');
-  return dot == std::string_view::npos ? type : type.substr(dot + 1);
-}
-
 }  // namespace
 
 std::vector<DenseModule> read_pooled_dense_modules(const std::filesystem::path& dir,
@@ -46,7 +40,7 @@ std::vector<DenseModule> read_pooled_dense_modules(const std::filesystem::path& 
   bool after_pooling = false;
   std::size_t width = pooled;
   for (const metadata::StModule& m : modules.modules) {
-    const std::string_view kind = kind_of(m.type);
+    const std::string_view kind = m.kind();
     if (std::find(std::begin(kRun), std::end(kRun), kind) == std::end(kRun)) {
       throw Error(
           ErrorKind::Unsupported,

@@ -35,12 +35,14 @@ bool is_safe_relative_path(std::string_view path) {
 
 }  // namespace
 
+std::string_view StModule::kind() const noexcept {
+  const auto dot = type.rfind('.');
+  return dot == std::string::npos ? std::string_view(type) : std::string_view(type).substr(dot + 1);
+}
+
 const StModule* StModules::find(std::string_view kind) const noexcept {
   for (const auto& m : modules) {
-    const auto dot = m.type.rfind('.');
-    const std::string_view last =
-        dot == std::string::npos ? std::string_view(m.type) : std::string_view(m.type).substr(dot + 1);
-    if (last == kind) return &m;
+    if (m.kind() == kind) return &m;
   }
   return nullptr;
 }

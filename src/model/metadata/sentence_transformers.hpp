@@ -23,6 +23,8 @@ struct StModule {
   std::string name;
   std::string path;  // relative to the model folder; "" for the Transformer itself
   std::string type;  // e.g. "sentence_transformers.models.Pooling"
+  // The type's last component ("Pooling").
+  [[nodiscard]] std::string_view kind() const noexcept;
 };
 
 struct StModules {
