@@ -113,19 +113,20 @@ std::size_t estimate_bytes(const fs::path& dir, const embed::ModelFolder& folder
 // The cheap start-up check of a HuggingFace folder: everything but the weights' contents.
 struct FolderCheck {
   ModelKind kind = ModelKind::Embedding;
-  bool yes_no_reranker = false;
+  bool llm_reranker = false;
   std::size_t width = 0;
   std::size_t bytes = 0;
   std::string architecture;
   std::optional<model::static_models::StaticLayout> static_layout;
 };
-FolderCheck check_folder(const fs::path& dir, Precision precision) {
+FolderCheck check_folder(const fs::path& dir, Precision precision, const std::string& rerank_template) {
   std::error_code ec;
   if (!fs::exists(dir, ec))
     throw Error(ErrorKind::NotFound, fmt::format("folder {} does not exist", dir.string()));
   if (!fs::is_directory(dir, ec))
     throw Error(ErrorKind::NotFound, fmt::format("{} is not a folder", dir.string()));
-  const embed::ModelFolder folder = embed::inspect_model_folder(dir);  // NotFound / CorruptFile, named
+  const embed::ModelFolder folder =
+      embed::inspect_model_folder(dir, rerank_template);  // NotFound / CorruptFile
   embed::require_tokenizer_files(dir);
   if (folder.static_layout) {
     // A static table is memory-mapped, whatever the dtype asked for: its file is its size.
@@ -146,7 +147,7 @@ FolderCheck check_folder(const fs::path& dir, Precision precision) {
   }
   FolderCheck c;
   c.kind = folder.kind;
-  c.yes_no_reranker = folder.yes_no_reranker;
+  c.llm_reranker = folder.llm_reranker;
   c.width = folder.hidden_size;
   c.bytes = estimate_bytes(dir, folder, precision);
   c.architecture = folder.architecture;
@@ -163,12 +164,12 @@ std::string folder_name(const fs::path& dir) {
 }
 
 CatalogModel folder_model(const std::string& name, const std::string& source, const fs::path& dir,
-                          std::string tier, ThreadPool* pool, Precision precision,
-                          const std::string& pooling) {
-  FolderCheck c = check_folder(dir, precision);
-  // What the files imply is the job unless a flag says otherwise: --pooling serves a yes/no
+                          std::string tier, ThreadPool* pool, Precision precision, const std::string& pooling,
+                          const std::string& rerank_template) {
+  FolderCheck c = check_folder(dir, precision, rerank_template);
+  // What the files imply is the job unless a flag says otherwise: --pooling serves an LLM
   // reranker's folder (Qwen3 without sentence-transformers files) as an embedder so pooled.
-  if (c.yes_no_reranker && !pooling.empty()) c.kind = ModelKind::Embedding;
+  if (c.llm_reranker && !pooling.empty()) c.kind = ModelKind::Embedding;
   CatalogModel m;
   m.dir = dir;
   m.width = c.width;
@@ -194,10 +195,12 @@ CatalogModel folder_model(const std::string& name, const std::string& source, co
           bytes);
     };
   } else {
-    m.spec.load = [dir, pool, bytes, precision] {
+    // A template named for every model applies to the causal LMs among them only.
+    const std::string llm_template = c.llm_reranker ? rerank_template : std::string();
+    m.spec.load = [dir, pool, bytes, precision, llm_template] {
       return serving::make_loaded_model(
           std::unique_ptr<classify::SequenceClassifier>(
-              std::make_unique<classify::NeuralClassifier>(dir, pool, precision)),
+              std::make_unique<classify::NeuralClassifier>(dir, pool, precision, llm_template)),
           bytes);
     };
   }
@@ -239,6 +242,8 @@ CatalogModel builtin_model(const std::string& name, const std::string& builtin, 
 
 CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
   const Precision precision = resolve_precision(arg.dtype.empty() ? options.dtype : arg.dtype);
+  const std::string& rerank_template =
+      arg.rerank_template.empty() ? options.rerank_template : arg.rerank_template;
   const std::vector<std::string> builtins = embed::builtin_embedder_names();
   if (std::find(builtins.begin(), builtins.end(), arg.source) != builtins.end()) {
     return builtin_model(arg.alias.empty() ? arg.source : arg.alias, arg.source, "builtin", options.pool,
@@ -250,7 +255,7 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
       arg.source.starts_with('/') || arg.source.starts_with('.') || arg.source.starts_with('~');
   if (fs::exists(path, ec) || looks_like_path) {
     return folder_model(arg.alias.empty() ? folder_name(path) : arg.alias, arg.source, path, "model-dir",
-                        options.pool, precision, options.pooling);
+                        options.pool, precision, options.pooling, rerank_template);
   }
   const std::optional<hub::ModelId> id = hub::ModelId::parse(arg.source);
   if (!id) {
@@ -270,7 +275,7 @@ CatalogModel resolve(const ModelArg& arg, const CatalogOptions& options) {
                 fmt::format("no folder {} here, and as a HuggingFace id: {}", arg.source, e.what()));
   }
   CatalogModel m = folder_model(arg.alias.empty() ? id->repo : arg.alias, arg.source, snapshot.dir, "hub",
-                                options.pool, precision, options.pooling);
+                                options.pool, precision, options.pooling, rerank_template);
   m.spec.tier_reason =
       fmt::format("{}@{} ({})", id->repo, snapshot.commit.substr(0, 12), snapshot.dir.string());
   return m;

@@ -30,6 +30,8 @@ struct ModelArg {
   std::string alias;  // empty: the name derives from the source
   std::string source;
   std::string dtype;  // float32|bfloat16|int8|auto (docs/precision.md); empty: CatalogOptions::dtype
+  std::string rerank_template =
+      {};  // a causal LM's reranker template; empty: CatalogOptions::rerank_template
 };
 ModelArg parse_model_arg(std::string_view text);
 
@@ -46,6 +48,9 @@ struct CatalogOptions {
   // Overrides every embedding folder's pooling (TEI's --pooling: cls, mean, max, lasttoken,
   // splade; model::override_pooling); empty: each folder's own.
   std::string pooling;
+  // The reranker template (classify/rerank_template.hpp: a name or a .json file) that makes a
+  // causal LM's folder without a Pooling module an LLM reranker; empty: its family's own, if any.
+  std::string rerank_template;
 };
 
 // "float32", "bfloat16", "int8" (or their aliases) or "auto" (the fastest this CPU runs

@@ -4,13 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "classify/yes_no_prompt.hpp"
+#include "classify/rerank_prompt.hpp"
 #include "core/error.hpp"
 #include "embed/text_input.hpp"
 #include "model/encoder_model.hpp"
 #include "model/engine/token_batch.hpp"
 #include "model/families/registry.hpp"
-#include "model/yes_no_head.hpp"
+#include "model/lm_score_head.hpp"
 
 namespace warden::classify {
 
@@ -26,23 +26,26 @@ std::vector<embed::TokenInfo> SequenceClassifier::tokenize(std::string_view /*te
   throw Error(ErrorKind::Unsupported, fmt::format("{} has no tokenizer to report tokens with", id()));
 }
 
-NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool, Precision precision)
+NeuralClassifier::NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool, Precision precision,
+                                   std::string_view rerank_template)
     : id_(std::filesystem::absolute(dir).lexically_normal().filename().string()),
       model_(model::load_encoder_model(dir, pool, active_isa(), precision)),
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
   tokenizer_ = std::make_unique<tokenizer::Tokenizer>(tokenizer::Tokenizer::from_directory(dir));
-  if (model_->scores_with_lm_head) {
-    // The model card looks the answer tokens up in the tokenizer (convert_tokens_to_ids).
-    const auto yes = tokenizer_->token_to_id("yes");
-    const auto no = tokenizer_->token_to_id("no");
-    if (!yes || !no) {
-      throw Error(ErrorKind::CorruptFile,
-                  fmt::format("{}: the tokenizer has no \"{}\" token, which a yes/no reranker scores with",
-                              dir.string(), yes ? "no" : "yes"));
-    }
-    model_->head = model::yes_no_head(*model_, *yes, *no, active_isa());
-    yes_no_ = std::make_unique<YesNoPrompt>(*tokenizer_);
+  if (const std::string spec = model::llm_rerank_template(model_->config, dir, rerank_template);
+      !spec.empty()) {
+    model_->scores_with_lm_head = true;
+    rerank_prompt_ = std::make_unique<RerankPrompt>(classify::rerank_template(spec), *tokenizer_, dir);
+    const auto& ids = rerank_prompt_->score_ids();
+    model_->head = model::lm_score_head(*model_, ids[0],
+                                        ids.size() > 1 ? std::optional(ids[1]) : std::nullopt, active_isa());
+  } else if (!rerank_template.empty()) {
+    throw Error(
+        ErrorKind::InvalidArgument,
+        fmt::format("{} is not a causal LM without a Pooling module: a reranker template does not apply "
+                    "to it",
+                    dir.string()));
   }
   if (!model_->head) {
     throw Error(ErrorKind::InvalidArgument,
@@ -77,7 +80,7 @@ ClassifierKind NeuralClassifier::kind() const noexcept {
 
 embed::PreparedInput NeuralClassifier::prepare(std::string_view text, std::optional<std::string_view> pair,
                                                const embed::InputOptions& options) const {
-  if (yes_no_) return prepare_yes_no(text, pair, options);
+  if (rerank_prompt_) return prepare_llm_pair(text, pair, options);
   if (!options.prompt.empty()) {
     throw Error(ErrorKind::InvalidArgument, "sequence classifiers take no prompt");
   }
@@ -113,12 +116,12 @@ embed::PreparedInput NeuralClassifier::prepare(std::string_view text, std::optio
   return p;
 }
 
-embed::PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
-                                                      std::optional<std::string_view> document,
-                                                      const embed::InputOptions& options) const {
+embed::PreparedInput NeuralClassifier::prepare_llm_pair(std::string_view query,
+                                                        std::optional<std::string_view> document,
+                                                        const embed::InputOptions& options) const {
   if (!document) {
     throw Error(ErrorKind::InvalidInput,
-                fmt::format("{} is a yes/no reranker: it scores a query with a document, not one text", id_));
+                fmt::format("{} is an LLM reranker: it scores a query with a document, not one text", id_));
   }
   tokenizer::EncodeOptions eo;
   eo.add_special_tokens = options.add_special_tokens;
@@ -126,14 +129,13 @@ embed::PreparedInput NeuralClassifier::prepare_yes_no(std::string_view query,
   if (options.truncate) {
     tokenizer::TruncationParams t;
     t.max_length = max_input_tokens_;
-    t.strategy =
-        tokenizer::TruncationStrategy::LongestFirst;  // the card's truncation='longest_first' on one text
+    t.strategy = tokenizer::TruncationStrategy::LongestFirst;  // Qwen3's card: 'longest_first' on one text
     t.direction = options.side == embed::TruncationSide::Left ? tokenizer::Direction::Left
                                                               : tokenizer::Direction::Right;
     truncation = t;
   }
   embed::PreparedInput p;
-  p.ids = yes_no_->encode(*tokenizer_, options.prompt, query, *document, eo, truncation);
+  p.ids = rerank_prompt_->encode(*tokenizer_, options.prompt, query, *document, eo, truncation);
   if (!options.truncate && p.ids.size() > max_input_tokens_) {
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("input has {} tokens, more than the model's maximum of {}", p.ids.size(),

@@ -29,7 +29,7 @@ struct EncoderModel;
 
 namespace warden::classify {
 
-class YesNoPrompt;
+class RerankPrompt;
 
 enum class ClassifierKind {
   Reranker,    // one label: a relevance logit
@@ -82,18 +82,20 @@ class SequenceClassifier {
 class NeuralClassifier final : public SequenceClassifier {
  public:
   // Loads the model and its tokenizer; `pool` (not owned, may be null) runs the kernels.
+  // `rerank_template` (classify/rerank_template.hpp: a name or a .json file) scores a causal LM's
+  // folder as an LLM reranker with that template; empty: the folder's family's own, if any.
   // Error(InvalidArgument) when the folder's model has no classification head.
   NeuralClassifier(const std::filesystem::path& dir, ThreadPool* pool,
-                   Precision precision = Precision::Float32);
+                   Precision precision = Precision::Float32, std::string_view rerank_template = {});
   ~NeuralClassifier() override;
 
   [[nodiscard]] std::string_view id() const noexcept override { return id_; }
   [[nodiscard]] ClassifierKind kind() const noexcept override;
   [[nodiscard]] const std::vector<std::string>& labels() const noexcept override { return labels_; }
   [[nodiscard]] std::size_t max_input_tokens() const noexcept override { return max_input_tokens_; }
-  // A yes/no reranker (Qwen3-Reranker) puts the pair into its model card's prompt
-  // (embed/yes_no_prompt.hpp), options.prompt being the instruction (empty: the card's default);
-  // a single text is Error(InvalidInput). Other classifiers take no prompt.
+  // An LLM reranker (Qwen3-Reranker, mxbai-rerank-v2, ...) puts the pair into its template's
+  // prompt (classify/rerank_prompt.hpp), options.prompt being the instruction (empty: the
+  // template's default); a single text is Error(InvalidInput). Other classifiers take no prompt.
   [[nodiscard]] embed::PreparedInput prepare(std::string_view text, std::optional<std::string_view> pair,
                                              const embed::InputOptions& options) const override;
   void classify_prepared(std::span<const embed::PreparedInput* const> inputs,
@@ -102,19 +104,19 @@ class NeuralClassifier final : public SequenceClassifier {
   [[nodiscard]] std::vector<embed::TokenInfo> tokenize(std::string_view text) const override;
 
   [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
-  [[nodiscard]] bool takes_instruction() const noexcept override { return yes_no_ != nullptr; }
+  [[nodiscard]] bool takes_instruction() const noexcept override { return rerank_prompt_ != nullptr; }
   // The encoder's width (what the server sizes its batches by).
   [[nodiscard]] std::size_t hidden_size() const noexcept;
 
  private:
-  [[nodiscard]] embed::PreparedInput prepare_yes_no(std::string_view query,
-                                                    std::optional<std::string_view> document,
-                                                    const embed::InputOptions& options) const;
+  [[nodiscard]] embed::PreparedInput prepare_llm_pair(std::string_view query,
+                                                      std::optional<std::string_view> document,
+                                                      const embed::InputOptions& options) const;
 
   std::string id_;
   std::unique_ptr<model::EncoderModel> model_;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
-  std::unique_ptr<YesNoPrompt> yes_no_;  // a yes/no reranker's prompt; null for the others
+  std::unique_ptr<RerankPrompt> rerank_prompt_;  // an LLM reranker's prompt; null for the others
   ThreadPool* pool_;
   std::size_t max_input_tokens_ = 0;
   std::vector<std::string> labels_;

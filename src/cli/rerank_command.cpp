@@ -35,6 +35,7 @@ struct RerankOptions {
   std::string queries;
   std::string query_field = "query";
   std::string instruction;
+  std::string rerank_template;  // a causal LM's reranker template (name or .json)
   bool raw_scores = false;
   BulkFlags bulk;
 };
@@ -81,6 +82,8 @@ int run_rerank(const RerankOptions& options) {
                      {"dtype", options.dtype},
                      {"raw_scores", options.raw_scores ? "true" : "false"}};
   if (!options.instruction.empty()) job.fingerprint.emplace_back("instruction", options.instruction);
+  if (!options.rerank_template.empty())
+    job.fingerprint.emplace_back("rerank_template", options.rerank_template);
   Queries queries;
   bulk::ScoreSinkOptions sink;
   if (!options.queries.empty()) {
@@ -108,9 +111,11 @@ int run_rerank(const RerankOptions& options) {
                 fmt::format("--output {}: rerank writes JSON lines (.jsonl)", options.output));
   }
   ThreadPool pool(options.threads);
+  catalog::CatalogOptions catalog_options = command_catalog_options(&pool, options.dtype);
+  catalog_options.rerank_template = options.rerank_template;
   const catalog::OpenModel opened =
-      catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir,
-                          command_catalog_options(&pool, options.dtype), ModelKind::Reranker, "rerank");
+      catalog::open_model(options.model_dir.empty() ? options.model : options.model_dir, catalog_options,
+                          ModelKind::Reranker, "rerank");
   const classify::SequenceClassifier& classifier = *opened.loaded->classifier;
   job.fingerprint[1].second = catalog::model_identity(opened);
   const bulk::RerankScorer scorer(classifier, queries.texts, options.raw_scores, options.instruction);
@@ -143,7 +148,12 @@ Command add_rerank_command(CLI::App& root) {
   app->add_option("--output,-o", options->output, "JSON lines output (default: stdout, not resumable)");
   app->add_option("--query", options->query, "Score this query against every record");
   app->add_option("--instruction", options->instruction,
-                  "A yes/no reranker's task instruction (Qwen3-Reranker; default: its model card's)");
+                  "An LLM reranker's task instruction (Qwen3-Reranker, mxbai-rerank-v2; default: its "
+                  "template's)");
+  app->add_option("--rerank-template", options->rerank_template,
+                  "Score a causal LM's folder (no Pooling module) as an LLM reranker with this template: "
+                  "qwen3-reranker, mxbai-rerank-v2, bge-reranker-v2-gemma, or a .json file "
+                  "(docs/model-files.md); default: the family's own (Qwen3, Gemma)");
   app->add_option("--queries", options->queries,
                   "Score every query of this file (JSONL/CSV/TSV with text and id, or lines; at most 10000) "
                   "against every record");

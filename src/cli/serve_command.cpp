@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "catalog/model_catalog.hpp"
+#include "classify/rerank_template.hpp"
 #include "classify/sequence_classifier.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
@@ -63,8 +64,9 @@ struct ServeOptions {
   std::size_t max_loaded_models = 0;
   std::string memory_budget;  // "0", "512MiB", "2G", ...
   std::string on_model_error = "exit";
-  std::vector<std::string> dtypes;  // [NAME=]DTYPE: the default precision, or one model's
-  std::string pooling;              // TEI's --pooling: overrides the embedding folders'
+  std::vector<std::string> dtypes;            // [NAME=]DTYPE: the default precision, or one model's
+  std::string pooling;                        // TEI's --pooling: overrides the embedding folders'
+  std::vector<std::string> rerank_templates;  // [NAME=]TEMPLATE: every causal LM's, or one model's
   // Unset values come from the machine (serving/system_resources.hpp).
   std::optional<std::size_t> threads;
   std::optional<std::size_t> tokenization_workers;
@@ -230,28 +232,41 @@ std::vector<catalog::CatalogModel> resolve_models(const ServeOptions& options,
   for (const std::string& a : options.models) args.push_back(catalog::parse_model_arg(a));
   if (!options.model_dir.empty()) args.push_back(catalog::parse_model_arg(options.model_dir));
   // --dtype DTYPE sets every model's precision; --dtype NAME=DTYPE one model's, NAME being
-  // its alias or its source as given.
-  for (const std::string& d : options.dtypes) {
-    const auto eq = d.find('=');
-    if (eq == std::string::npos) {
-      (void)catalog::resolve_precision(d);  // checked here, with the flag's name in the message
-      catalog_options.dtype = d;
-      continue;
-    }
-    const std::string name = d.substr(0, eq);
-    const std::string dtype = d.substr(eq + 1);
-    (void)catalog::resolve_precision(dtype);
-    bool found = false;
-    for (catalog::ModelArg& a : args) {
-      if (a.alias == name || (a.alias.empty() && a.source == name)) {
-        a.dtype = dtype;
-        found = true;
+  // its alias or its source as given. --rerank-template the same for the reranker template.
+  const auto per_model = [&](std::string_view flag, const std::vector<std::string>& values,
+                             std::string& every, std::string catalog::ModelArg::*one, const auto& check) {
+    for (const std::string& d : values) {
+      const auto eq = d.find('=');
+      if (eq == std::string::npos) {
+        check(d);  // checked here, with the flag's name in the message
+        every = d;
+        continue;
+      }
+      const std::string name = d.substr(0, eq);
+      const std::string value = d.substr(eq + 1);
+      check(value);
+      bool found = false;
+      for (catalog::ModelArg& a : args) {
+        if (a.alias == name || (a.alias.empty() && a.source == name)) {
+          a.*one = value;
+          found = true;
+        }
+      }
+      if (!found) {
+        throw Error(ErrorKind::InvalidArgument, fmt::format("{} {}: no --model is called {}", flag, d, name));
       }
     }
-    if (!found) {
-      throw Error(ErrorKind::InvalidArgument, fmt::format("--dtype {}: no --model is called {}", d, name));
-    }
-  }
+  };
+  per_model("--dtype", options.dtypes, catalog_options.dtype, &catalog::ModelArg::dtype,
+            [](const std::string& d) { (void)catalog::resolve_precision(d); });
+  per_model("--rerank-template", options.rerank_templates, catalog_options.rerank_template,
+            &catalog::ModelArg::rerank_template, [](const std::string& t) {
+              try {
+                (void)classify::rerank_template(t);
+              } catch (const Error& e) {
+                throw Error(e.kind(), fmt::format("--rerank-template: {}", e.what()));
+              }
+            });
   if (args.empty()) {
     catalog::CatalogModel m = catalog::default_model(catalog_options);
     if (!m.spec.tier_reason.empty()) {
@@ -534,6 +549,13 @@ Command add_serve_command(CLI::App& root) {
          "module, e.g. naver/splade-cocondenser-ensembledistil, as a SPLADE model)")
       ->check(CLI::IsMember({"cls", "mean", "max", "lasttoken", "last-token", "splade"}))
       ->envname("WARDEN_POOLING");
+  app->add_option(
+         "--rerank-template", o->rerank_templates,
+         "Serve the causal-LM folders without a Pooling module (mxbai-rerank-v2's Qwen2, ...) as LLM "
+         "rerankers with this template: qwen3-reranker, mxbai-rerank-v2, bge-reranker-v2-gemma, or a "
+         ".json file (docs/model-files.md). Default: the family's own (Qwen3, Gemma). NAME=TEMPLATE "
+         "sets one model's; give it several times")
+      ->envname("WARDEN_RERANK_TEMPLATE");
   app->add_option("--on-model-error", o->on_model_error,
                   "A model that cannot be used at start-up: exit (code 2), or fallback (serve the lexical "
                   "hashing embedder under its name, marked semantic=false)")

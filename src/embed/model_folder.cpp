@@ -11,7 +11,7 @@
 
 namespace warden::embed {
 
-ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
+ModelFolder inspect_model_folder(const std::filesystem::path& dir, std::string_view rerank_template) {
   if (auto layout = model::static_models::find_static_layout(dir)) {
     ModelFolder f;
     f.architecture =
@@ -23,13 +23,13 @@ ModelFolder inspect_model_folder(const std::filesystem::path& dir) {
   const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
   ModelFolder f;
   try {
-    f.yes_no_reranker = model::is_yes_no_reranker(config, dir);
+    f.llm_reranker = !model::llm_rerank_template(config, dir, rerank_template).empty();
   } catch (const Error&) {
-    f.yes_no_reranker = false;  // an architecture Warden does not run: loading it says so
+    f.llm_reranker = false;  // an architecture Warden does not run: loading it says so
   }
-  if (has_classification_head(dir)) {
-    // A yes/no reranker's config names no labels (transformers' default two): it scores one.
-    f.kind = config.num_labels() == 1 || f.yes_no_reranker ? ModelKind::Reranker : ModelKind::Classifier;
+  if (has_classification_head(dir, rerank_template)) {
+    // An LLM reranker's config names no labels (transformers' default two): it scores one.
+    f.kind = config.num_labels() == 1 || f.llm_reranker ? ModelKind::Reranker : ModelKind::Classifier;
   }
   f.hidden_size = config.hidden_size;
   // UseLiteModel folders are read by their own loader; everything else by the encoder's. An
@@ -65,14 +65,14 @@ void require_tokenizer_files(const std::filesystem::path& dir) {
   }
 }
 
-bool has_classification_head(const std::filesystem::path& dir) {
+bool has_classification_head(const std::filesystem::path& dir, std::string_view rerank_template) {
   const model::metadata::ModelConfig config = model::families::read_model_config(dir / "config.json");
   try {
-    // The class's role in its family says it (a *ForSequenceClassification), or the family's
-    // yes/no scoring with the folder's files.
+    // The class's role in its family says it (a *ForSequenceClassification), or a causal LM's
+    // scoring with a reranker template.
     const model::families::ResolvedClass resolved = model::families::resolve(config, dir);
     return resolved.cls->role == model::families::ClassRole::Classifier ||
-           model::is_yes_no_reranker(config, dir);
+           !model::llm_rerank_template(config, dir, rerank_template).empty();
   } catch (const Error&) {
     return false;  // an architecture Warden does not run: loading it says so
   }

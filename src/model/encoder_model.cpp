@@ -156,11 +156,16 @@ void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa, Pr
   }
 }
 
-bool is_yes_no_reranker(const metadata::ModelConfig& config, const std::filesystem::path& dir) {
-  if (!families::resolve(config, dir).family->yes_no_reranker) return false;
+std::string llm_rerank_template(const metadata::ModelConfig& config, const std::filesystem::path& dir,
+                                std::string_view named) {
+  const families::ResolvedClass resolved = families::resolve(config, dir);
+  if (resolved.cls->role != families::ClassRole::CausalLm) return {};
+  const std::string_view chosen = named.empty() ? resolved.family->rerank_template : named;
+  if (chosen.empty()) return {};
   const auto modules_path = dir / "modules.json";
-  return !std::filesystem::exists(modules_path) ||
-         metadata::read_st_modules(modules_path).find("Pooling") == nullptr;
+  const bool pooled = std::filesystem::exists(modules_path) &&
+                      metadata::read_st_modules(modules_path).find("Pooling") != nullptr;
+  return pooled ? std::string() : std::string(chosen);
 }
 
 std::string architecture_name(const metadata::ModelConfig& config, const std::filesystem::path& dir) {
@@ -292,7 +297,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   if (const metadata::StModule* p = modules.find("Pooling"); p != nullptr) {
     model->pooling = metadata::read_pooling_config(dir / p->path / "config.json");
   }
-  model->scores_with_lm_head = is_yes_no_reranker(model->config, dir);
+  model->scores_with_lm_head = !llm_rerank_template(model->config, dir).empty();
   if (graph_pooling) {
     // The graph's own pooling is what its users get (optimum's sentence_embedding): it wins over
     // the folder's 1_Pooling/config.json. (Normalisation is the request's, as for any model.)

@@ -54,9 +54,9 @@ struct EncoderModel {
   // A ColBERT's query/document encoding (PyLate's config or Stanford's artifact.metadata); its
   // projection is multi_vector (every token kept).
   std::optional<heads::ColbertConfig> colbert;
-  // A causal LM scoring pairs with its LM head's "yes" and "no" rows (Qwen3-Reranker:
-  // is_yes_no_reranker). Its head is attached by whoever holds the tokenizer that names those
-  // tokens (model/yes_no_head.hpp); until then `head` is empty.
+  // A causal LM scoring pairs with rows of its LM head (llm_rerank_template). Its head is
+  // attached by whoever holds the tokenizer that names the score tokens
+  // (model/lm_score_head.hpp); until then `head` is empty.
   bool scores_with_lm_head = false;
 
   [[nodiscard]] ModelKind kind() const noexcept;
@@ -74,10 +74,13 @@ std::string supported_architectures();
 // load_encoder_model would raise it. `dir` names the folder in the message.
 std::string architecture_name(const metadata::ModelConfig& config, const std::filesystem::path& dir);
 
-// Whether a folder holds a yes/no reranker rather than an embedder: a Qwen3 causal LM without a
-// sentence-transformers Pooling module (the Qwen3-Reranker repos ship none, the Qwen3-Embedding
-// repos have one). `config` is the folder's config.json.
-bool is_yes_no_reranker(const metadata::ModelConfig& config, const std::filesystem::path& dir);
+// The reranker template a folder's causal LM scores pairs with, or empty when the folder holds
+// an embedder: a *ForCausalLM without a sentence-transformers Pooling module (the LLM rerankers'
+// repos ship none, the decoder embedders' have one), scored with `named` (a template's name or
+// file, e.g. --rerank-template) when given, else with its family's own (Qwen3's card); empty when
+// neither names one. `config` is the folder's config.json.
+std::string llm_rerank_template(const metadata::ModelConfig& config, const std::filesystem::path& dir,
+                                std::string_view named = {});
 
 // Loads config.json, the safetensors weights and the sentence-transformers files of a
 // model folder. Errors: NotFound (no folder, no config, no weights), Unsupported (an
@@ -93,7 +96,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
 // "max", "lasttoken" (or "last-token") replace the pooling mode; "splade" makes it a SPLADE
 // model from its *ForMaskedLM head (max of log(1 + ReLU)), for the repos without
 // sentence-transformers' SpladePooling module. Error(InvalidArgument) for another name,
-// Error(Unsupported) for splade on a model without such a head, or on a classifier. A yes/no
+// Error(Unsupported) for splade on a model without such a head, or on a classifier. An LLM
 // reranker's model (scores_with_lm_head) so pooled becomes an embedder.
 void override_pooling(EncoderModel& model, std::string_view pooling, Isa isa = active_isa(),
                       Precision precision = Precision::Float32);

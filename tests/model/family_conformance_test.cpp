@@ -65,7 +65,7 @@ TEST(FamilyConformance, EveryFamilyHasGoldensOfItsEmbedderAndOfItsHead) {
   const std::vector<std::string> commands = golden_commands();
   for (const auto& [family, arch] : generator_entries()) {
     EXPECT_TRUE(has_golden(commands, arch, "none")) << family->name << ": no golden of its embedder";
-    if (family->yes_no_reranker) {
+    if (!family->rerank_template.empty()) {
       EXPECT_TRUE(has_golden(commands, arch, "reranker")) << family->name << ": no golden of its reranker";
     } else if (testing::has_classifier_class(*family)) {
       EXPECT_TRUE(has_golden(commands, arch, "reranker") || has_golden(commands, arch, "classifier"))
@@ -76,8 +76,7 @@ TEST(FamilyConformance, EveryFamilyHasGoldensOfItsEmbedderAndOfItsHead) {
 
 TEST(FamilyConformance, EveryClassifierFamilyLoadsTheGeneratorsClassifier) {
   for (const auto& [family, arch] : generator_entries()) {
-    if (!testing::has_classifier_class(*family) || family->yes_no_reranker)
-      continue;  // its head: the LM's yes/no
+    if (!testing::has_classifier_class(*family)) continue;  // an LLM reranker's head is its LM's
     testing::TempDir tmp;
     const auto model = load_encoder_model(testing::write_family(tmp, arch, Head::Classifier));
     EXPECT_EQ(model->family, family) << family->name;

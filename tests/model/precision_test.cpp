@@ -144,10 +144,9 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
   ThreadPool pool(2);
   for (const auto& [family, arch] : testing::generator_families()) {
     for (const Head head : {Head::None, Head::Reranker, Head::Classifier}) {
-      // A family without a classifier class is an embedder only; a yes/no reranker's head is
-      // its LM head, not a classifier.
-      if (head != Head::None && (!testing::has_classifier_class(*family) || family->yes_no_reranker))
-        continue;
+      // A family without a classifier class is an embedder, or an LLM reranker whose head is its
+      // LM head (the classifier tests' goldens check those).
+      if (head != Head::None && !testing::has_classifier_class(*family)) continue;
       for (const Precision precision : {Precision::Int8, Precision::BFloat16}) {
         const std::string label =
             fmt::format("{}-{} {}", arch, fixtures::head_name(head), precision_name(precision));
@@ -158,7 +157,7 @@ TEST(ModelPrecision, ReducedPrecisionsAgreeWithFloat32OnEveryArchitectureAndHead
         const auto int8 = load_encoder_model(dir, &pool, active_isa(), precision);
         const engine::EncoderDims& dims = f32->encoder.dims();
         const bool int8_run = precision == Precision::Int8;
-        const Bars bars = dims.rms_norm ? (int8_run ? kDecoderInt8Bars : kDecoderBf16Bars)
+        const Bars bars = dims.rms_norm    ? (int8_run ? kDecoderInt8Bars : kDecoderBf16Bars)
                           : dims.gated_ffn ? (int8_run ? kGatedInt8Bars : kGatedBf16Bars)
                                            : (int8_run ? kInt8Bars : kBf16Bars);
         EXPECT_EQ(f32->encoder.precision(), Precision::Float32);
@@ -231,7 +230,7 @@ TEST(ModelPrecision, Int8RowsAreDeterministicAndNeverDependOnTheirBatchMates) {
   const testing::TempDir tmp;
   ThreadPool pool(2);
   for (const auto& [family, arch] : testing::generator_families()) {
-    if (!testing::has_classifier_class(*family) || family->yes_no_reranker) continue;
+    if (!testing::has_classifier_class(*family)) continue;
     SCOPED_TRACE(arch);
     const auto dir = write(tmp, arch, Head::Classifier);
     const auto m = load_encoder_model(dir, &pool, active_isa(), Precision::Int8);

@@ -16,8 +16,8 @@
 #include "model/families/registry.hpp"
 #include "model/family_fixture.hpp"
 #include "model/formats/weights.hpp"
+#include "model/lm_score_head.hpp"
 #include "model/temp_dir.hpp"
-#include "model/yes_no_head.hpp"
 #include "support/model_load_errors.hpp"
 
 namespace warden::model {
@@ -156,27 +156,31 @@ TEST(Qwen3, WeightsThatDoNotFitAreNamed) {
   }
 }
 
-TEST(Qwen3, AFolderWithoutPoolingIsAYesNoReranker) {
+TEST(Qwen3, AFolderWithoutPoolingIsAnLlmRerankerWithItsCardsTemplate) {
   // Qwen3-Reranker's layout: the whole Qwen3ForCausalLM, no sentence-transformers files. The
   // model loads headless; the classifier attaches the yes/no head from its tokenizer's ids
-  // (tests/embed/sequence_classifier_test.cpp checks its scores against the reference).
+  // (tests/classify/sequence_classifier_test.cpp checks its scores against the reference).
   const testing::TempDir tmp;
   const auto dir = write_qwen3(tmp, fixtures::Head::Reranker);
-  EXPECT_TRUE(is_yes_no_reranker(families::read_model_config(dir / "config.json"), dir));
+  EXPECT_EQ(llm_rerank_template(families::read_model_config(dir / "config.json"), dir), "qwen3-reranker");
   const auto m = load_encoder_model(dir);
   EXPECT_TRUE(m->scores_with_lm_head);
   EXPECT_FALSE(m->head.has_value());
   EXPECT_EQ(m->kind(), ModelKind::Reranker);
   EXPECT_EQ(m->weight_prefix, "model.");
   // Its ids outside the LM head's rows are a clear error naming the tensor.
-  EXPECT_THROW((void)yes_no_head(*m, 1U << 20, 1, active_isa()), Error);
-  const heads::ClassifierHead head = yes_no_head(*m, 3, 4, active_isa());
+  EXPECT_THROW((void)lm_score_head(*m, 1U << 20, 1, active_isa()), Error);
+  EXPECT_THROW((void)lm_score_head(*m, 1, 1U << 20, active_isa()), Error);
+  const heads::ClassifierHead head = lm_score_head(*m, 3, 4, active_isa());
   EXPECT_EQ(head.labels(), 1U);
   EXPECT_EQ(head.pooling, metadata::PoolingMode::LastToken);
   // An embedding folder is not one.
   const testing::TempDir embed_tmp;
   const auto embed_dir = write_qwen3(embed_tmp);
-  EXPECT_FALSE(is_yes_no_reranker(families::read_model_config(embed_dir / "config.json"), embed_dir));
+  EXPECT_EQ(llm_rerank_template(families::read_model_config(embed_dir / "config.json"), embed_dir), "");
+  EXPECT_EQ(llm_rerank_template(families::read_model_config(embed_dir / "config.json"), embed_dir,
+                                "mxbai-rerank-v2"),
+            "");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // The PyTorch goldens of the sequence-classification fixtures (bert-reranker,
-// xlm-roberta-reranker, distilbert-classifier, ..., and the yes/no reranker qwen3-reranker, whose
-// one logit is logit_yes - logit_no), read for the tests that check the
+// xlm-roberta-reranker, distilbert-classifier, ..., and the LLM rerankers qwen3-reranker,
+// qwen2-mxbai-reranker and gemma-reranker, whose one logit is read from the LM head by their
+// template: tools/golden/llm_rerank_reference.py), read for the tests that check the
 // classifier and the /rerank, /v1/rerank and /predict routes against them, and their model
 // folders regenerated with warden-fixture exactly as the goldens record.
 
@@ -23,6 +24,7 @@ namespace warden::testing {
 struct ClassifierCase {
   std::string text;
   std::optional<std::string> pair;  // the second text of a pair case
+  std::string instruction;          // an LLM reranker's instruction for the case; empty: its default
   std::vector<std::uint32_t> ids;
   std::vector<double> logits;
   std::vector<double> scores;  // the reference's sigmoid (one label) or softmax
@@ -30,6 +32,7 @@ struct ClassifierCase {
 
 struct ClassifierGolden {
   std::string name;
+  std::string rerank_template;  // an LLM reranker's template (classify/rerank_template.hpp); empty: none
   std::vector<ClassifierCase> cases;
 };
 
@@ -39,6 +42,10 @@ inline ClassifierGolden read_classifier_golden(const std::string& name) {
   const simdjson::dom::element golden = parser.parse(text);
   ClassifierGolden g;
   g.name = name;
+  simdjson::dom::element llm;
+  if (golden["reference"]["llm_rerank"].get(llm) == simdjson::SUCCESS) {
+    g.rerank_template = std::string(std::string_view(llm["template"]));
+  }
   for (const auto c : golden["cases"].get_array()) {
     ClassifierCase k;
     const simdjson::dom::element input = c["input"];
@@ -50,11 +57,13 @@ inline ClassifierGolden read_classifier_golden(const std::string& name) {
       k.pair = std::string(std::string_view(a.at(1)));
     }
     for (const auto x : c["ids"].get_array()) k.ids.push_back(static_cast<std::uint32_t>(std::uint64_t(x)));
-    simdjson::dom::element yes_no;
-    if (c["yes_no"].get(yes_no) == simdjson::SUCCESS) {
-      // A yes/no reranker's one logit is log-odds of "yes" over "no"; its score the softmax's "yes".
-      k.logits.push_back(double(yes_no["logit_yes"]) - double(yes_no["logit_no"]));
-      k.scores.push_back(double(yes_no["score"]));
+    simdjson::dom::element lm;
+    if (c["lm_score"].get(lm) == simdjson::SUCCESS) {
+      // An LLM reranker's one logit (one token's, or one's less another's) and its sigmoid.
+      k.logits.push_back(double(lm["logit"]));
+      k.scores.push_back(double(lm["score"]));
+      std::string_view instruction;
+      if (c["instruction"].get(instruction) == simdjson::SUCCESS) k.instruction = std::string(instruction);
     } else {
       for (const auto x : c["logits"].get_array()) k.logits.push_back(double(x));
       for (const auto x : c["scores"].get_array()) k.scores.push_back(double(x));

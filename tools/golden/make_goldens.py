@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import colbert_reference  # noqa: E402
+import llm_rerank_reference  # noqa: E402
 import m3_reference  # noqa: E402
 import reference  # noqa: E402
 import splade_reference  # noqa: E402
@@ -121,8 +122,18 @@ FIXTURES = [
     ("qwen3-none", "qwen3", "none", [], "last", "tiny", "lengths+long"),
     # Qwen3-Reranker (the causal LM whole, tied LM head, no sentence-transformers files, the
     # tokenizer without the <|endoftext|> template): the pairs in the model card's prompt, scored
-    # by softmax over the "yes" and "no" logits at the last position (yes_no in each case).
-    ("qwen3-reranker", "qwen3", "reranker", [], None, "tiny", "yes-no"),
+    # by softmax over the "yes" and "no" logits at the last position (lm_score in each case;
+    # tools/golden/llm_rerank_reference.py builds every LLM reranker's prompt from its own code).
+    ("qwen3-reranker", "qwen3", "reranker", [], None, "tiny", "rerank=qwen3-reranker"),
+    # mxbai-rerank-base-v2 (Qwen2ForCausalLM whole, causal, tied LM head): MxbaiRerankV2's pieces,
+    # "1" against "0"; one case with an instruction.
+    ("qwen2-mxbai-reranker", "qwen2", "reranker", [], None, "tiny", "rerank=mxbai-rerank-v2"),
+    # bge-reranker-v2-gemma (GemmaForCausalLM whole: (1 + w) RMSNorms, embeddings scaled by
+    # sqrt(hidden), hidden_act "gelu" in config.json but gelu-tanh run, 4 query heads of 32 over
+    # one key/value head): FlagEmbedding's <bos> A: ... \n B: ... \n prompt, the raw "Yes" logit; a
+    # ~600-token query and passage cut to its 384 / 512 budgets.
+    ("gemma-reranker", "gemma", "reranker", [], None, "tiny", "rerank=bge-reranker-v2-gemma"),
+    ("gemma-none", "gemma", "none", [], "mean", "tiny", "lengths+long"),
     # gte-Qwen2 (Alibaba-NLP/gte-Qwen2-1.5B-instruct's config keys at a tiny shape: 4 query heads
     # of 16 over 2 key/value heads, biases on q/k/v but not on o_proj, no q/k norms, is_causal
     # false: bidirectional attention), the same tokenizer and lengths as Qwen3-Embedding.
@@ -175,6 +186,7 @@ TOKEN_TYPES = {
     "gemma3": "none: Gemma3TextModel has no token types",
     "llama": "none: LlamaModel has no token types",
     "mistral": "none: MistralModel has no token types",
+    "gemma": "none: GemmaModel has no token types",
 }
 
 
@@ -242,28 +254,16 @@ def tokenize(tokenizer_json: str, inputs, special_tokens=True) -> dict:
     return json.loads(res.stdout)
 
 
-# Qwen3-Reranker's model card: the prompt around "<Instruct>: ...\n<Query>: ...\n<Document>: ...".
-YES_NO_PREFIX = ('<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the '
-                 'Instruct provided. Note that the answer can only be "yes" or "no".<|im_end|>\n<|im_start|>user\n')
-YES_NO_SUFFIX = "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
-YES_NO_INSTRUCTION = "Given a web search query, retrieve relevant passages that answer the query"
-YES_NO_PAIRS = PAIRS + [["what is the capital of France?", _PARAGRAPH * 5],
-                        ["Explain gravity", "Gravity is a force by which a planet draws objects toward its center."],
-                        ["¿Dónde está la biblioteca?", ""]]
-
-
-def yes_no_encodings(tokenizer_json: str, pairs) -> tuple:
-    """The card's tokenization: prefix and suffix without special tokens, each body with them,
-    concatenated (process_inputs); returns (encodings, the binding's version)."""
-    frame = tokenize(tokenizer_json, [YES_NO_PREFIX, YES_NO_SUFFIX], special_tokens=False)["encodings"]
-    bodies = tokenize(tokenizer_json, [f"<Instruct>: {YES_NO_INSTRUCTION}\n<Query>: {q}\n<Document>: {d}"
-                                       for q, d in pairs])
-    out = []
-    for b in bodies["encodings"]:
-        ids = frame[0]["ids"] + b["ids"] + frame[1]["ids"]
-        out.append({"ids": ids, "type_ids": [0] * len(ids), "attention_mask": [1] * len(ids),
-                    "tokens": frame[0]["tokens"] + b["tokens"] + frame[1]["tokens"]})
-    return out, bodies["tokenizers_binding"]
+# The LLM rerankers' pairs: (query, document, instruction or None).
+LLM_RERANK_PAIRS = [(q, d, None) for q, d in PAIRS] + [
+    ("what is the capital of France?", _PARAGRAPH * 5, None),
+    ("Explain gravity", "Gravity is a force by which a planet draws objects toward its center.", None),
+    ("¿Dónde está la biblioteca?", "", None)]
+# Templates with budgets of their own: a query and a passage longer than FlagEmbedding's 384 / 512.
+LLM_RERANK_LONG = [(_PARAGRAPH * 20, _PARAGRAPH * 20, None)]
+# Templates with an instruction slot of their own in the pair (mxbai's "instruction: ...").
+LLM_RERANK_INSTRUCTED = [("what is the capital of France?", "Paris is the capital and largest city of France.",
+                          "Find the sentence that answers the question")]
 
 
 # Token counts the "lengths" inputs hit exactly (special tokens included).
@@ -364,9 +364,14 @@ def make_one(spec, args, scratch):
               (XLONG_BPE if "xlong-bpe" in kinds else []) +
               (exact_length_texts(os.path.join(model_dir, "tokenizer.json"), EXACT_LENGTHS)
                if "lengths" in kinds else []))
-    if "yes-no" in kinds:
-        inputs = YES_NO_PAIRS
-        enc, binding = yes_no_encodings(os.path.join(model_dir, "tokenizer.json"), inputs)
+    rerank = next((k.split("=", 1)[1] for k in kinds if k.startswith("rerank=")), None)
+    if rerank:
+        llm_cases = LLM_RERANK_PAIRS + {"mxbai-rerank-v2": LLM_RERANK_INSTRUCTED,
+                                        "bge-reranker-v2-gemma": LLM_RERANK_LONG}.get(rerank, [])
+        inputs = [[q, d] for q, d, _ in llm_cases]
+        enc, score_ids, binding = llm_rerank_reference.encode(
+            rerank, lambda texts, special: tokenize(os.path.join(model_dir, "tokenizer.json"), texts, special),
+            model_dir, llm_cases)
         tok = {"encodings": enc, "tokenizers_binding": binding}
     else:
         tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
@@ -423,29 +428,13 @@ def make_one(spec, args, scratch):
                 d = float((a.double() - b).abs().max()) if a.numel() else 0.0
                 colbert_diff["colbert_" + role] = max(colbert_diff.get("colbert_" + role, 0.0), d)
 
-    yes_no = {}
-    yes_no_diff = {}
-    if "yes-no" in kinds:
-        with open(os.path.join(model_dir, "tokenizer.json"), encoding="utf-8") as f:
-            vocab = json.load(f)["model"]["vocab"]
-        yes_no["yes_id"], yes_no["no_id"] = vocab["yes"], vocab["no"]  # convert_tokens_to_ids
-
-        def scores(model, outs):
-            # Qwen3ForCausalLM's lm_head (tied: the embeddings) at the last position, the two rows;
-            # compute_logits: stack([no, yes]), log_softmax, exp, [:, 1].
-            head = model.W("lm_head.weight", False) if "lm_head.weight" in model.w else model.W("embed_tokens.weight")
-            res = []
-            for o in outs:
-                last = o["last_hidden_state"][-1]
-                l_yes, l_no = last @ head[yes_no["yes_id"]], last @ head[yes_no["no_id"]]
-                score = torch.log_softmax(torch.stack([l_no, l_yes]), dim=0).exp()[1]
-                res.append((l_yes, l_no, score))
-            return res
-
-        yes_no["cases"] = scores(m32, out32)
-        for (a_yes, a_no, a_s), (b_yes, b_no, b_s) in zip(yes_no["cases"], scores(m64, out64)):
-            for k, x, y in (("logit_yes", a_yes, b_yes), ("logit_no", a_no, b_no), ("score", a_s, b_s)):
-                yes_no_diff[k] = max(yes_no_diff.get(k, 0.0), abs(float(x.double() - y.double())))
+    lm_scores = []
+    lm_diff = {}
+    if rerank:
+        lm_scores = llm_rerank_reference.scores(m32, out32, score_ids)
+        for (a, a_s), (b, b_s) in zip(lm_scores, llm_rerank_reference.scores(m64, out64, score_ids)):
+            for k, x, y in (("lm_logit", a, b), ("lm_score", a_s, b_s)):
+                lm_diff[k] = max(lm_diff.get(k, 0.0), abs(float(x.double() - y.double())))
 
     # The Dense modules after the Pooling (EmbeddingGemma's), on the declared pooling's vector.
     dense32 = reference.st_dense_chain(model_dir, torch.float32)
@@ -494,9 +483,11 @@ def make_one(spec, args, scratch):
                                   "values": f32(torch.stack([m["lexical_tensors"][i] for i in ids])
                                                 if ids else torch.zeros(0))},
                        "colbert": f32(m["colbert"])}
-        if "yes-no" in kinds:
-            l_yes, l_no, score = yes_no["cases"][ci]
-            c["yes_no"] = {"logit_yes": f32(l_yes), "logit_no": f32(l_no), "score": f32(score)}
+        if rerank:
+            logit, score = lm_scores[ci]
+            c["lm_score"] = {"logit": f32(logit), "score": f32(score)}
+            if llm_cases[ci][2]:
+                c["instruction"] = llm_cases[ci][2]
         if "colbert" in kinds:
             c["colbert"] = {role: {"ids": p[ci]["ids"], "attention_mask": p[ci]["attention_mask"],
                                    "vectors": f32(v[ci])} for role, p, v in colbert_out}
@@ -531,10 +522,10 @@ def make_one(spec, args, scratch):
                      (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
                       if apart else ""),
             "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff, **splade_diff,
-                                          **colbert_diff, **yes_no_diff, **dense_diff},
-            **({"yes_no": {"yes_id": yes_no["yes_id"], "no_id": yes_no["no_id"],
-                           "instruction": YES_NO_INSTRUCTION, "prefix": YES_NO_PREFIX, "suffix": YES_NO_SUFFIX}}
-               if yes_no else {}),
+                                          **colbert_diff, **lm_diff, **dense_diff},
+            **({"llm_rerank": {"template": rerank, "score_token_ids": score_ids,
+                               "about": "the prompt and score of tools/golden/llm_rerank_reference.py"}}
+               if rerank else {}),
             "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
         },
         "cases": cases,

@@ -5,7 +5,7 @@
 // translates the config into the shared encoder's plan (dimensions, tensor names, biases,
 // positions, attention options), says where its checkpoints keep the encoder, builds its
 // classification head and lists what it can do (ONNX reduction, ahead-of-time quantisation,
-// an MLM head for SPLADE, scoring with an LM head). model/families/registry.cpp lists the
+// an MLM head for SPLADE, the template its LM scores pairs in). model/families/registry.cpp lists the
 // families; the loader, the quantiser and the catalogue ask the descriptor instead of testing
 // names, so that a new family is its own file and one registry line.
 
@@ -115,7 +115,10 @@ struct Family {
   const MlmHeadNames* mlm_head = nullptr;  // null: SPLADE cannot use its *ForMaskedLM
   const OnnxSupport* onnx = nullptr;       // null: its ONNX exports are not read
   bool quantize_ahead = false;             // `warden quantize` writes folders of its model_types
-  bool yes_no_reranker = false;            // a causal LM that scores with its LM head's yes/no rows
+  // The reranker template (classify/rerank_template.hpp) its causal LM scores pairs with when
+  // the folder has no sentence-transformers Pooling module ("qwen3-reranker"); empty: a causal LM
+  // of the family is an LLM reranker only when a template is named for it.
+  std::string_view rerank_template = {};
   // transformers' default pad_token_id for its config class (none: no default), and whether
   // position ids start after it (RoBERTa's create_position_ids_from_input_ids).
   std::optional<std::int64_t> default_pad_token_id = {};

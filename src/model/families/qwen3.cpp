@@ -18,7 +18,7 @@ constexpr std::string_view kModelTypes[] = {"qwen3"};
 
 // Qwen3Config's defaults (configuration_qwen3.py), on top of the decoders' shared keys: biases
 // on the attention projections or not. (Whether the LM head is tied to the word embeddings,
-// yes_no_head.cpp reads from the checkpoint itself.)
+// lm_score_head.cpp reads from the checkpoint itself.)
 struct Settings : DecoderSettings {
   bool attention_bias = false;
 };
@@ -52,7 +52,7 @@ const Family kQwen3Family{
     .read_config = read_config,
     .plan = plan,
     .weight_prefix = "model.",
-    .yes_no_reranker = true,
+    .rerank_template = "qwen3-reranker",
     .heads_divide_hidden = false,
 };
 

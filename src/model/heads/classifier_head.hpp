@@ -6,7 +6,7 @@
 //   RoBERTa:    classifier.dense + tanh,         then classifier.out_proj
 //   DistilBERT: pre_classifier + ReLU,           then classifier
 //   ModernBERT: head.dense + gelu + head.norm,   then classifier
-//   Qwen3-Reranker (model/yes_no_head.hpp): the last token, no dense layer, then w_yes - w_no
+//   LLM rerankers (model/lm_score_head.hpp): the last token, no dense layer, then one LM-head row
 
 #include <cstddef>
 #include <span>
