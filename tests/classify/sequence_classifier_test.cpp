@@ -41,11 +41,15 @@ constexpr Expect kModels[] = {
     {"gte-reranker", classify::ClassifierKind::Reranker, 1},
     {"modernbert-reranker", classify::ClassifierKind::Reranker, 1},
     {"modernbert-classifier", classify::ClassifierKind::Classifier, 3},
-    {"qwen3-reranker", classify::ClassifierKind::Reranker, 1},  // yes/no: the pair in the model card's prompt
+    // LLM rerankers: the pair in their template's prompt, scored from the LM head.
+    {"qwen3-reranker", classify::ClassifierKind::Reranker, 1},
+    {"qwen2-mxbai-reranker", classify::ClassifierKind::Reranker, 1},
+    {"gemma-reranker", classify::ClassifierKind::Reranker, 1},
 };
 
 embed::PreparedInput prepare(const classify::SequenceClassifier& c, const ClassifierCase& k,
                              embed::InputOptions o = {}) {
+  o.prompt = k.instruction;
   return c.prepare(k.text, k.pair ? std::optional<std::string_view>(*k.pair) : std::nullopt, o);
 }
 
@@ -55,8 +59,8 @@ TEST(NeuralClassifier, MatchesTheReferenceAloneAndInAMixedBatch) {
     SCOPED_TRACE(m.name);
     const auto golden = testing::read_classifier_golden(m.name);
     const fs::path dir = testing::make_classifier_fixture(m.name);
-    ASSERT_TRUE(embed::has_classification_head(dir));
-    const classify::NeuralClassifier c(dir, &pool);
+    ASSERT_TRUE(embed::has_classification_head(dir, golden.rerank_template));
+    const classify::NeuralClassifier c(dir, &pool, Precision::Float32, golden.rerank_template);
     EXPECT_EQ(c.kind(), m.kind);
     ASSERT_EQ(c.labels().size(), m.labels);
     EXPECT_GT(c.max_input_tokens(), 0U);

@@ -180,6 +180,18 @@ Qwen3's path above without q_norm / k_norm, with:
     MistralModel with a sliding_window: create_sliding_window_causal_mask, which also masks key j
     where j <= i - sliding_window.
 
+Gemma, the first generation (HF transformers `models/gemma/modeling_gemma.py` and
+`configuration_gemma.py`; bge-reranker-v2-gemma's use: the whole GemmaForCausalLM) runs Llama's path
+above (no biases unless attention_bias, no q/k norms, scores scaled by head_dim ** -0.5) with:
+    GemmaModel.forward: inputs_embeds * normalizer, normalizer = torch.tensor(hidden_size ** 0.5,
+    dtype=hidden_states.dtype).
+    GemmaRMSNorm.forward: self._norm(x.float()) * (1.0 + self.weight.float()), then type_as(x) (as
+    Gemma3RMSNorm below).
+    GemmaMLP.__init__: act = ACT2FN[config.hidden_activation], set to gelu_pytorch_tanh when it is
+    None — config.hidden_act is ignored (the "gelu" of gemma-2b's first config.json).
+    GemmaConfig's defaults: num_key_value_heads 16, head_dim 256, rope_theta 10000.
+    The LM head (tie_word_embeddings): embed_tokens.weight, unscaled.
+
 Gemma3 (HF transformers `models/gemma3/modeling_gemma3.py` and `configuration_gemma3.py`,
 transformers >= 4.56; EmbeddingGemma's use: Gemma3TextModel with use_bidirectional_attention)
     Gemma3TextConfig.__init__: `sliding_window = sliding_window // 2 + 1` when
@@ -335,7 +347,7 @@ ACTIVATIONS = {
 
 
 # The families that run qwen3_forward (the Llama-lineage decoders).
-DECODERS = ("qwen3", "qwen2", "llama", "mistral")
+DECODERS = ("qwen3", "qwen2", "llama", "mistral", "gemma")
 
 BASE_CLASSES = {
     "BertModel": ("bert", None),
@@ -385,6 +397,9 @@ BASE_CLASSES = {
     # transformers' Gemma3 text model; EmbeddingGemma names the bare model.
     "Gemma3TextModel": ("gemma3", "model"),
     "Gemma3ForCausalLM": ("gemma3", "model"),
+    # transformers' Gemma (base_model_prefix "model"); bge-reranker-v2-gemma is the causal LM whole.
+    "GemmaModel": ("gemma", "model"),
+    "GemmaForCausalLM": ("gemma", "model"),
 }
 
 
@@ -572,7 +587,7 @@ class Reference:
             # Qwen3Config's, Qwen2Config's, LlamaConfig's and MistralConfig's defaults.
             self.hidden = c["hidden_size"]
             self.heads = c["num_attention_heads"]
-            self.kv_heads = c.get("num_key_value_heads", 8 if self.family == "mistral" else self.heads)
+            self.kv_heads = c.get("num_key_value_heads", {"mistral": 8, "gemma": 16}.get(self.family, self.heads))
             self.layers = c["num_hidden_layers"]
             self.intermediate = c["intermediate_size"]
             self.eps = c.get("rms_norm_eps", 1e-6)
@@ -588,6 +603,10 @@ class Reference:
             elif self.family == "llama":
                 self.qkv_bias = self.o_bias = c.get("attention_bias", False)
                 self.mlp_bias = c.get("mlp_bias", False)
+            elif self.family == "gemma":
+                self.qkv_bias = self.o_bias = c.get("attention_bias", False)
+                self.act = ACTIVATIONS[c.get("hidden_activation") or "gelu_pytorch_tanh"]
+                self.causal = not c.get("use_bidirectional_attention", False) and self.causal
             else:
                 self.qkv_bias = self.o_bias = False
                 self.sliding_window = c.get("sliding_window", 4096)
@@ -638,7 +657,7 @@ class Reference:
         if self.family in DECODERS:
             # Qwen3Config / Qwen2Config have no pad_token_id; padded positions are masked, any id serves.
             self.pad_id = c.get("pad_token_id") or c.get("eos_token_id") or 0
-            self.head_dim = c.get("head_dim") or self.hidden // self.heads
+            self.head_dim = c.get("head_dim") or (256 if self.family == "gemma" else self.hidden // self.heads)
         elif self.family == "gemma3":
             self.head_dim = c.get("head_dim", 256)
         else:
@@ -1064,6 +1083,10 @@ class Reference:
         B, L = ids.shape
         d = self.head_dim
         x = self.W("embed_tokens.weight")[ids]
+        rms = self.qwen3_rms
+        if self.family == "gemma":
+            x = x * torch.tensor(self.hidden ** 0.5, dtype=x.dtype)
+            rms = self.gemma3_rms
         # create_causal_mask, eager: additive, finfo.min where j > i or key j is padding (where key j
         # is padding only when the config says is_causal: false).
         allowed = mask[:, None, None, :].bool()
@@ -1106,11 +1129,11 @@ class Reference:
         for i in range(self.layers):
             p = f"layers.{i}."
             residual = x
-            h = self.qwen3_rms(x, p + "input_layernorm")
+            h = rms(x, p + "input_layernorm")
             q = self.qwen3_linear(h, p + "self_attn.q_proj", self.qkv_bias).view(B, L, -1, d)
             k = self.qwen3_linear(h, p + "self_attn.k_proj", self.qkv_bias).view(B, L, -1, d)
             if self.qk_norm:
-                q, k = self.qwen3_rms(q, p + "self_attn.q_norm"), self.qwen3_rms(k, p + "self_attn.k_norm")
+                q, k = rms(q, p + "self_attn.q_norm"), rms(k, p + "self_attn.k_norm")
             q, k = q.transpose(1, 2), k.transpose(1, 2)
             v = self.qwen3_linear(h, p + "self_attn.v_proj", self.qkv_bias).view(B, L, -1, d).transpose(1, 2)
             q, k = (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
@@ -1121,11 +1144,11 @@ class Reference:
             ctx = torch.matmul(probs, v).transpose(1, 2).contiguous().reshape(B, L, -1)
             x = residual + self.qwen3_linear(ctx, p + "self_attn.o_proj", self.o_bias)
             residual = x
-            h = self.qwen3_rms(x, p + "post_attention_layernorm")
+            h = rms(x, p + "post_attention_layernorm")
             mlp = (self.act(self.qwen3_linear(h, p + "mlp.gate_proj", self.mlp_bias)) *
                    self.qwen3_linear(h, p + "mlp.up_proj", self.mlp_bias))
             x = residual + self.qwen3_linear(mlp, p + "mlp.down_proj", self.mlp_bias)
-        return self.qwen3_rms(x, "norm")
+        return rms(x, "norm")
 
     # -- Gemma3 (modeling_gemma3.py) ------------------------------------------------------
     def gemma3_rms(self, x, name):

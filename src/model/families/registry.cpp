@@ -24,6 +24,7 @@ extern const Family kQwen3Family;
 extern const Family kQwen2Family;
 extern const Family kGemma3Family;
 extern const Family kLlamaFamily;
+extern const Family kGemmaFamily;
 extern const Family kMistralFamily;
 
 namespace {
@@ -31,7 +32,7 @@ namespace {
 const std::array kFamilies{&kBertFamily,       &kRobertaFamily, &kDistilBertFamily, &kDebertaV2Family,
                            &kJinaBertFamily,   &kMpnetFamily,   &kNomicBertFamily,  &kGteFamily,
                            &kModernBertFamily, &kQwen3Family,   &kQwen2Family,      &kGemma3Family,
-                           &kLlamaFamily,      &kMistralFamily};
+                           &kLlamaFamily,      &kMistralFamily, &kGemmaFamily};
 
 std::optional<ResolvedClass> find_class(std::string_view name) {
   for (const Family* f : kFamilies) {
