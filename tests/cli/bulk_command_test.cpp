@@ -15,7 +15,9 @@
 #include "bulk/vector_writer.hpp"
 #include "cli/run_warden.hpp"
 #include "core/file.hpp"
+#include "core/json_writer.hpp"
 #include "embed/neural_embedder.hpp"
+#include "support/classifier_goldens.hpp"
 #include "support/golden_fixture.hpp"
 
 namespace warden {
@@ -172,6 +174,31 @@ TEST_F(BulkCommand, ModelDirBulkEqualsPlainEmbed) {
     EXPECT_EQ(b[i].first, std::to_string(100 + i));
     EXPECT_EQ(b[i].second, p[i].second) << i;
   }
+}
+
+// A causal LM's folder is an LLM reranker when --rerank-template names its template (mxbai's
+// Qwen2 here, an embedder without it); the scores are the golden's.
+TEST_F(BulkCommand, RerankTemplateMakesACausalLmAReranker) {
+  const testing::ClassifierGolden golden = testing::read_classifier_golden("qwen2-mxbai-reranker");
+  const std::filesystem::path model = testing::make_classifier_fixture("qwen2-mxbai-reranker");
+  const testing::ClassifierCase& k = golden.cases.front();
+  ASSERT_TRUE(k.pair.has_value() && k.instruction.empty());
+  JsonWriter line;
+  line.begin_object().key("id").value("p").key("query").value(k.text).key("text").value(*k.pair).end_object();
+  write_file_atomic(path("pair.jsonl"), line.take() + "\n");
+  const auto scored = run_warden("rerank --rerank-template mxbai-rerank-v2 --model-dir " + model.string() +
+                                 " --input " + path("pair.jsonl") + " --progress none");
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  simdjson::dom::parser parser;
+  EXPECT_NEAR(double(parser.parse(scored.out)["score"]), k.scores[0], 1e-4) << scored.out;
+  const auto plain = run_warden("rerank --model-dir " + model.string() + " --input " + path("pair.jsonl") +
+                                " --progress none");
+  EXPECT_NE(plain.exit_code, 0) << plain.out;
+  const auto unknown = run_warden("rerank --rerank-template nosuch --model-dir " + model.string() +
+                                  " --input " + path("pair.jsonl") + " --progress none");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("nosuch"), std::string::npos) << unknown.err;
+  std::filesystem::remove_all(model);
 }
 
 TEST_F(BulkCommand, RerankPairsQueryAndQueries) {

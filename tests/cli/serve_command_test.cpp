@@ -404,6 +404,21 @@ TEST(ServeCommand, BadCacheFlagsExit2) {
   EXPECT_NE(r.err.find("--warmup-file needs --cache-bytes"), std::string::npos) << r.err;
 }
 
+// --rerank-template is checked before the server listens: an unknown template, a missing file
+// and a NAME= that names no model exit 2 naming the flag.
+TEST(ServeCommand, BadRerankTemplatesExit2) {
+  auto r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --rerank-template nosuch");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--rerank-template: unknown reranker template 'nosuch'"), std::string::npos) << r.err;
+  r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --rerank-template /no/such/template.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/no/such/template.json"), std::string::npos) << r.err;
+  r = testing::run_warden("serve --model a=hashing-ngram-256 --port 0 --rerank-template b=mxbai-rerank-v2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--rerank-template b=mxbai-rerank-v2: no --model is called b"), std::string::npos)
+      << r.err;
+}
+
 // A probe the user names is the whole guard: it must load, for the served embedder, and
 // cannot be combined with the other guard sources.
 TEST(ServeCommand, BadGuardProbeFlagsStopTheServer) {

@@ -89,7 +89,7 @@ class Served {
   explicit Served(const std::string& name, std::size_t max_batch_tokens = 16384)
       : golden_(warden::testing::read_classifier_golden(name)),
         dir_(warden::testing::make_classifier_fixture(name)),
-        classifier_(dir_, &pool_),
+        classifier_(dir_, &pool_, Precision::Float32, golden_.rerank_template),
         service_(ServedModel{nullptr, &classifier_}, options(max_batch_tokens), &metrics_) {}
   ~Served() { fs::remove_all(dir_); }
   Handler& handler() { return service_.handler(); }
@@ -126,7 +126,8 @@ std::vector<const ClassifierCase*> pair_cases(const ClassifierGolden& g) {
 }
 
 TEST(ClassifierRoutes, RerankMatchesTheGoldens) {
-  for (const char* name : {"bert-reranker", "xlm-roberta-reranker", "qwen3-reranker"}) {
+  for (const char* name : {"bert-reranker", "xlm-roberta-reranker", "qwen3-reranker", "qwen2-mxbai-reranker",
+                           "gemma-reranker"}) {
     SCOPED_TRACE(name);
     Served s(name);
     const auto pairs = pair_cases(s.golden());
@@ -135,13 +136,16 @@ TEST(ClassifierRoutes, RerankMatchesTheGoldens) {
     // Every pair as its own request, all in flight at once: the scheduler batches them together.
     std::vector<std::future<Answer>> scored, raw, v1;
     for (const ClassifierCase* k : pairs) {
+      // An LLM reranker's case may carry its own instruction (mxbai's "instruction: ...").
+      const std::string told =
+          k->instruction.empty() ? "" : R"(, "instruction": )" + json_string(k->instruction);
       const std::string body =
-          R"({"query": )" + json_string(k->text) + R"(, "texts": [)" + json_string(*k->pair) + "]";
+          R"({"query": )" + json_string(k->text) + R"(, "texts": [)" + json_string(*k->pair) + "]" + told;
       scored.push_back(send(s.handler(), "POST", "/rerank", body + "}"));
       raw.push_back(send(s.handler(), "POST", "/rerank", body + R"(, "raw_scores": true})"));
-      v1.push_back(send(
-          s.handler(), "POST", "/v1/rerank",
-          R"({"query": )" + json_string(k->text) + R"(, "documents": [)" + json_string(*k->pair) + "]}"));
+      v1.push_back(send(s.handler(), "POST", "/v1/rerank",
+                        R"({"query": )" + json_string(k->text) + R"(, "documents": [)" +
+                            json_string(*k->pair) + "]" + told + "}"));
     }
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const Answer a = scored[i].get(), r = raw[i].get(), o = v1[i].get();
@@ -160,7 +164,9 @@ TEST(ClassifierRoutes, RerankMatchesTheGoldens) {
     }
     // The passages of one query in one request: sorted by score, highest first, as the goldens order them.
     std::map<std::string, std::vector<const ClassifierCase*>> by_query;
-    for (const ClassifierCase* k : pairs) by_query[k->text].push_back(k);
+    for (const ClassifierCase* k : pairs) {
+      if (k->instruction.empty()) by_query[k->text].push_back(k);
+    }
     for (const auto& [query, cases] : by_query) {
       if (cases.size() < 2) continue;
       std::string texts;
