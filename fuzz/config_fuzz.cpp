@@ -1,5 +1,6 @@
 // libFuzzer: any text given to the config.json and sentence-transformers readers (modules.json,
-// a Pooling's or a Dense module's config.json, config_sentence_transformers.json) either
+// a Pooling's or a Dense module's config.json, config_sentence_transformers.json, an LLM
+// reranker's template file) either
 // parses into a config within its documented bounds or throws warden::Error. (The heads divide
 // the hidden size only in the families that say so: the decoders have a head width of their own,
 // head_dim, or hidden // heads as their upstream code floors it.)
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "classify/rerank_template.hpp"
 #include "core/error.hpp"
 #include "model/families/registry.hpp"
 #include "model/metadata/sentence_transformers.hpp"
@@ -37,6 +39,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto d = warden::model::metadata::parse_dense_module_config(text, "dense");
     if (d.in_features == 0 || d.out_features == 0) std::abort();
+  } catch (const warden::Error&) {
+  }
+  try {
+    const auto t = warden::classify::parse_rerank_template(text, "template.json");
+    if (t.score_tokens.empty() || t.score_tokens.size() > 2) std::abort();
   } catch (const warden::Error&) {
   }
   return 0;

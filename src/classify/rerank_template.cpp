@@ -81,9 +81,9 @@ bool has_placeholder(std::string_view text, std::string_view name) {
   return text.find(fmt::format("{{{}}}", name)) != std::string_view::npos;
 }
 
-RerankTemplate read_file_template(const std::filesystem::path& path) {
-  const std::string text = read_file(path);
-  const std::string source = path.string();
+}  // namespace
+
+RerankTemplate parse_rerank_template(std::string_view text, std::string_view source) {
   simdjson::dom::parser parser;
   const simdjson::dom::object object = model::formats::json_fields::parse_object(parser, text, source);
   const model::formats::json_fields::Fields f(object, source);
@@ -105,7 +105,7 @@ RerankTemplate read_file_template(const std::filesystem::path& path) {
     if (!kKeys.contains(field.key)) throw f.fail(field.key, "is not a reranker template key");
   }
   RerankTemplate t;
-  t.name = source;
+  t.name = std::string(source);
   const std::string layout = f.string("layout").value_or("pair");
   if (layout == "joint") {
     t.layout = RerankTemplate::Layout::Joint;
@@ -157,8 +157,6 @@ RerankTemplate read_file_template(const std::filesystem::path& path) {
   return t;
 }
 
-}  // namespace
-
 std::vector<std::string_view> rerank_template_names() {
   return {"qwen3-reranker", "mxbai-rerank-v2", "bge-reranker-v2-gemma"};
 }
@@ -167,7 +165,7 @@ RerankTemplate rerank_template(std::string_view spec) {
   if (spec == "qwen3-reranker") return qwen3_reranker();
   if (spec == "mxbai-rerank-v2") return mxbai_rerank_v2();
   if (spec == "bge-reranker-v2-gemma") return bge_reranker_v2_gemma();
-  if (spec.ends_with(".json")) return read_file_template(std::filesystem::path(spec));
+  if (spec.ends_with(".json")) return parse_rerank_template(read_file(std::filesystem::path(spec)), spec);
   throw Error(ErrorKind::InvalidArgument,
               fmt::format("unknown reranker template '{}': name one of {} or a .json file", spec,
                           fmt::join(rerank_template_names(), ", ")));

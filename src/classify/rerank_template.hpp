@@ -68,5 +68,7 @@ std::vector<std::string_view> rerank_template_names();
 // key, a wrong type, a body or document without its placeholder, no or more than two score
 // tokens).
 RerankTemplate rerank_template(std::string_view spec);
+// A template file's text, named `source` in errors (what rerank_template reads from a file).
+RerankTemplate parse_rerank_template(std::string_view text, std::string_view source);
 
 }  // namespace warden::classify
