@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A Qwen3 or Gemma3 fixture folder (warden-fixture --arch qwen3 / gemma3) as a GGUF file for
+"""A Qwen3, Qwen2 or Gemma3 fixture folder (warden-fixture --arch qwen3 / qwen2 / gemma3) as a GGUF file for
 llama.cpp, so that bench/run_qwen3 can run llama.cpp on the same weights. llama.cpp's own converter
 (convert_hf_to_gguf.py) needs `transformers` for the tokenizer, which is not installable here
 (no PyPI), so this writes the file itself, as that converter writes the model (Qwen3Model ->
@@ -8,6 +8,8 @@ gpt2 path too; gguf-py's tensor map, GGUF v3):
 
     /usr/bin/python3 bench/peers/decoder_gguf.py MODEL_DIR OUT.gguf [--type f32|bf16|q8_0] [--embedding]
 
+* Qwen2 (general.architecture "qwen2", Qwen2Model in that converter): Qwen3's keys under its name,
+  no q/k norms, the q/k/v biases as blk.N.attn_{q,k,v}.bias.
 * Metadata: general.architecture "qwen3"; qwen3.{context_length, embedding_length, block_count,
   feed_forward_length, attention.head_count, attention.head_count_kv, attention.key_length,
   attention.value_length, rope.freq_base, attention.layer_norm_rms_epsilon}; with --embedding
@@ -101,7 +103,7 @@ def main():
     w = {k: np.asarray(v, dtype=np.float32) for k, v in reference.load_model_weights(args.model_dir).items()}
     p = "model." if "model.embed_tokens.weight" in w else ""
     gemma = c["model_type"] == "gemma3_text"
-    arch = "gemma-embedding" if gemma else "qwen3"
+    arch = "gemma-embedding" if gemma else c["model_type"]  # qwen3 or qwen2
     vocab_size = c["vocab_size"]
     hidden, layers = c["hidden_size"], c["num_hidden_layers"]
     head_dim = c.get("head_dim") or hidden // c["num_attention_heads"]
@@ -159,7 +161,7 @@ def main():
                  kv("tokenizer.ggml.bos_token_id", T_UINT32, eos),
                  kv("tokenizer.ggml.add_bos_token", T_BOOL, False)]
         if args.embedding:
-            meta += [kv("qwen3.pooling_type", T_UINT32, 3), kv("tokenizer.ggml.add_eos_token", T_BOOL, True)]
+            meta += [kv(f"{arch}.pooling_type", T_UINT32, 3), kv("tokenizer.ggml.add_eos_token", T_BOOL, True)]
 
     names = [("token_embd.weight", p + "embed_tokens.weight")]
     for i in range(layers):
@@ -183,6 +185,11 @@ def main():
     names.append(("output_norm.weight", p + "norm.weight"))
     if "lm_head.weight" in w:
         names.append(("output.weight", "lm_head.weight"))
+    for i in range(layers):  # Qwen2's attention biases
+        for m in ("q", "k", "v"):
+            if f"{p}layers.{i}.self_attn.{m}_proj.bias" in w:
+                names.append((f"blk.{i}.attn_{m}.bias", f"{p}layers.{i}.self_attn.{m}_proj.bias"))
+    names = [(gg, hf) for gg, hf in names if hf in w or not hf.endswith(("q_norm.weight", "k_norm.weight"))]
     names += dense
     if gemma:  # Gemma3Model.modify_tensors: the norms' weights shifted by one
         for k in w:
