@@ -100,7 +100,16 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
       (!dims_.windowed_layers.empty() && dims_.attention_window == 0)) {
     throw Error(ErrorKind::Internal, "Encoder: the per-layer attention settings do not match the layers");
   }
-  for (const EncoderLayer& layer : w_.layers) {
+  if (!per_layer(dims_.moe_layers) || (!dims_.moe_layers.empty() && (dims_.gated_ffn || dims_.pre_norm))) {
+    throw Error(ErrorKind::Internal, "Encoder: the mixture-of-experts layers do not match the layers");
+  }
+  for (std::size_t l = 0; l < w_.layers.size(); ++l) {
+    const EncoderLayer& layer = w_.layers[l];
+    const bool moe = !dims_.moe_layers.empty() && dims_.moe_layers[l];
+    if (moe != !layer.moe.empty() || (moe && (layer.moe.experts() != dims_.experts || layer.moe.top_k == 0 ||
+                                              layer.moe.top_k > dims_.experts))) {
+      throw Error(ErrorKind::Internal, "Encoder: a mixture-of-experts layer does not match the dimensions");
+    }
     if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {
       throw Error(ErrorKind::Internal, "Encoder: the gated FFN layer does not match the dimensions");
     }
@@ -308,14 +317,21 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
     } else {
       norm(layer.attn_norm, x);
     }
-    if (dims_.gated_ffn) {
-      kernels::gated_dense(ffn_in, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn, dims_.intermediate,
-                           pool);
+    if (!layer.moe.empty()) {
+      // NomicBertBlock: X = LN(X + (Σ experts + b)), the experts' sum formed apart as upstream.
+      moe_ffn(ffn_in, h, tokens, h, layer.moe, dims_.ffn_activation, ffn, ws.moe(), pool);
+      for (std::size_t i = 0; i < tokens * h; ++i) x[i] += ffn[i];
     } else {
-      kernels::dense(ffn_in, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation}, pool);
+      if (dims_.gated_ffn) {
+        kernels::gated_dense(ffn_in, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn,
+                             dims_.intermediate, pool);
+      } else {
+        kernels::dense(ffn_in, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation},
+                       pool);
+      }
+      // The FFN's input in the context buffer is spent: it holds a post-normed output.
+      sublayer_out(ffn, dims_.intermediate, layer.ffn_out, layer.post_ffn_norm, ctx);
     }
-    // The FFN's input in the context buffer is spent: it holds a post-normed output.
-    sublayer_out(ffn, dims_.intermediate, layer.ffn_out, layer.post_ffn_norm, ctx);
     if (!dims_.pre_norm) norm(layer.ffn_norm, x);
   }
   if (!w_.final_norm.gamma.empty()) norm(w_.final_norm, x);
@@ -335,6 +351,7 @@ std::size_t Encoder::layer_bytes() const noexcept {
               l.ffn_norm.beta.size() + l.q_norm.gamma.size() + l.k_norm.gamma.size() +
               l.post_attn_norm.gamma.size() + l.post_ffn_norm.gamma.size()) *
              sizeof(float);
+    bytes += l.moe.bytes();
     for (const auto& t : l.pos_key) bytes += t.bytes();
     for (const auto& t : l.pos_query) bytes += t.bytes();
   }

@@ -13,6 +13,7 @@
 //   H   = gelu(X·W1ᵀ + b1)        activation fused into the GEMM epilogue (or, for gated
 //                                 FFNs, act(X·Waᵀ) ⊙ (X·Wgᵀ), kernels/gated_dense.hpp)
 //   X   = LN(H·W2ᵀ + b2 + X)
+// (A mixture-of-experts layer replaces the FFN's two GEMMs by its experts': moe_ffn.hpp.)
 // Pre-LN (ModernBERT) normalises each sublayer's input instead and keeps X the residual
 // stream: QKV = LN(X)·Wqkvᵀ, X = CTX·Woᵀ + X, H = act(LN(X)·W1ᵀ), X = H·W2ᵀ + X, and one
 // final LN after the last layer. Gemma normalises the sublayers' outputs too:
@@ -35,6 +36,7 @@
 #include "kernels/rotary.hpp"
 #include "model/engine/embedding_table.hpp"
 #include "model/engine/layer_norm_weights.hpp"
+#include "model/engine/moe_ffn.hpp"
 #include "model/engine/packed_image.hpp"
 #include "model/engine/token_batch.hpp"
 
@@ -113,6 +115,12 @@ struct EncoderDims {
   // output normalised (EncoderLayer::post_attn_norm, post_ffn_norm) before the residual add.
   float embedding_scale = 1.0F;
   std::optional<float> attention_scale;
+  // Mixture-of-experts feed-forwards (nomic-embed-text-v2-moe): in the layers marked in
+  // moe_layers each token goes through moe_top_k of `experts` experts of `intermediate` width
+  // (EncoderLayer::moe, model/engine/moe_ffn.hpp) in place of the FFN. Empty: no such layer.
+  std::vector<bool> moe_layers;
+  std::size_t experts = 0;
+  std::size_t moe_top_k = 0;
 
   [[nodiscard]] std::size_t head_size() const noexcept { return head_dim != 0 ? head_dim : hidden / heads; }
   [[nodiscard]] std::size_t kv_head_count() const noexcept { return kv_heads != 0 ? kv_heads : heads; }
@@ -137,6 +145,7 @@ struct EncoderLayer {
   // (p2c) weights, one packed [table rows x head_dim] slice per head; empty when unused.
   std::vector<kernels::PackedLinear> pos_key;
   std::vector<kernels::PackedLinear> pos_query;
+  MoeFfn moe;  // a mixture-of-experts layer's FFN (ffn_in and ffn_out are then empty)
 };
 
 struct EncoderWeights {
@@ -164,6 +173,7 @@ class EncoderWorkspace {
   float* context(std::size_t floats) { return ensure(context_, floats); }
   float* ffn(std::size_t floats) { return ensure(ffn_, floats); }
   float* row(std::size_t floats) { return ensure(row_, floats); }  // one widened embedding row
+  MoeScratch& moe() noexcept { return moe_; }
   // The rotary table of `inv_freq` for at least `positions` positions (rebuilt when longer).
   // The two most recently used tables are kept (a model may rotate with two bases), and a
   // reference stays valid until tables of two other bases were asked for.
@@ -179,6 +189,7 @@ class EncoderWorkspace {
   std::size_t rotary_uses_ = 0;
   static float* ensure(AlignedBuffer<float>& buffer, std::size_t floats);
   AlignedBuffer<float> hidden_, qkv_, context_, ffn_, row_;
+  MoeScratch moe_;
 };
 
 class Encoder {

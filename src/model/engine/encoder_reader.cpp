@@ -35,12 +35,22 @@ std::vector<EncoderLayer> load_layers(std::size_t layers, ThreadPool* pool, Load
   return out;
 }
 
-// Bytes of one encoder layer's dense layers, in the order read_encoder packs them.
-std::size_t layer_arena_bytes(const EncoderDims& d, Precision precision, Isa isa) {
+bool is_moe_layer(const EncoderDims& d, std::size_t layer) {
+  return !d.moe_layers.empty() && d.moe_layers[layer];
+}
+
+// Bytes of one encoder layer's dense layers, in the order read_encoder packs them: a
+// mixture-of-experts layer's experts (every input matrix, then every output one) in place of the FFN.
+std::size_t layer_arena_bytes(const EncoderDims& d, std::size_t layer, Precision precision, Isa isa) {
   const std::size_t h = d.hidden;
   const std::size_t i = d.intermediate;
-  return kernels::DenseLayer::arena_bytes(precision, d.qkv_width(), h, isa) +
-         kernels::DenseLayer::arena_bytes(precision, h, d.heads * d.head_size(), isa) +
+  const std::size_t attention = kernels::DenseLayer::arena_bytes(precision, d.qkv_width(), h, isa) +
+                                kernels::DenseLayer::arena_bytes(precision, h, d.heads * d.head_size(), isa);
+  if (is_moe_layer(d, layer)) {
+    return attention + d.experts * (kernels::DenseLayer::arena_bytes(precision, i, h, isa) +
+                                    kernels::DenseLayer::arena_bytes(precision, h, i, isa));
+  }
+  return attention +
          (d.gated_ffn ? kernels::GatedDense::arena_bytes(precision, i, h, isa)
                       : kernels::DenseLayer::arena_bytes(precision, i, h, isa)) +
          kernels::DenseLayer::arena_bytes(precision, h, i, isa);
@@ -94,25 +104,30 @@ EncoderWeights read_encoder(const formats::ModelWeights& weights, const std::str
   // packed image of them can be mapped back.
   const std::size_t table_bytes =
       Arena::footprint<std::byte>(r.table_arena_bytes(names.word_embeddings, d.vocab, h));
-  const std::size_t per_layer = Arena::footprint<std::byte>(layer_arena_bytes(d, precision, isa)) +
-                                relative_arena_bytes(relative, d, isa);
-  const std::size_t total = table_bytes + per_layer * d.layers;
+  std::vector<std::size_t> per_layer(d.layers);
+  std::size_t total = table_bytes;
+  for (std::size_t i = 0; i < d.layers; ++i) {
+    per_layer[i] = Arena::footprint<std::byte>(layer_arena_bytes(d, i, precision, isa)) +
+                   relative_arena_bytes(relative, d, isa);
+    total += per_layer[i];
+  }
   PackedArena packed = open_packed_arena(
       weights,
       fmt::format(
           "encoder prefix={} names={} vocab={} hidden={} intermediate={} layers={} table={} precision={} "
-          "isa={} relative={}/{}{}{}{} ffn={}{} biases={}{}{}{}{}",
+          "isa={} relative={}/{}{}{}{} ffn={}{} biases={}{}{}{}{} moe={}x{}/{}",
           prefix, names.layer_prefix, d.vocab, d.hidden, d.intermediate, d.layers, table_bytes,
           precision_name(precision), isa_name(isa), relative.table_rows, d.c2p ? "c2p" : "",
           d.p2c ? "p2c" : "", relative.norm ? "norm" : "", relative.shared ? "shared" : "",
           d.gated_ffn ? names.ffn_gated : names.ffn_in, names.ffn_gate, biases.attention ? 1 : 0,
           biases.ffn_in ? 1 : 0, biases.ffn_out ? 1 : 0, biases.norms ? "" : "/no-norm-bias",
-          biases.attention_out_unbiased ? "/no-out-bias" : ""),
+          biases.attention_out_unbiased ? "/no-out-bias" : "", d.experts, d.moe_top_k,
+          std::count(d.moe_layers.begin(), d.moe_layers.end(), true)),
       total);
   Arena table_arena = packed.arena->child(table_bytes);
   std::vector<Arena> layer_arenas;
   layer_arenas.reserve(d.layers);
-  for (std::size_t i = 0; i < d.layers; ++i) layer_arenas.push_back(packed.arena->child(per_layer));
+  for (std::size_t i = 0; i < d.layers; ++i) layer_arenas.push_back(packed.arena->child(per_layer[i]));
 
   w.word_embeddings = r.table(names.word_embeddings, d.vocab, h, table_arena);
   if (d.position_embeddings) {
@@ -165,7 +180,14 @@ EncoderWeights read_encoder(const formats::ModelWeights& weights, const std::str
       layer.q_norm = read_norm(reader, name(names.q_norm), d.head_size());
       layer.k_norm = read_norm(reader, name(names.k_norm), d.head_size());
     }
-    if (d.gated_ffn && !names.ffn_gate.empty()) {
+    if (is_moe_layer(d, i)) {
+      // Router, then every expert's input matrix and every expert's output matrix.
+      layer.moe.router = reader.linear(name(names.moe_router), d.experts, h, false);
+      layer.moe.up = reader.experts(name(names.moe_up), d.experts, d.intermediate, h, false);
+      layer.moe.down = reader.experts(name(names.moe_down), d.experts, d.intermediate, h, true);
+      layer.moe.bias = reader.floats(name(names.moe_bias), {h});
+      layer.moe.top_k = d.moe_top_k;
+    } else if (d.gated_ffn && !names.ffn_gate.empty()) {
       layer.ffn_gated =
           reader.gated_pair(name(names.ffn_gated), name(names.ffn_gate), d.intermediate, h, biases.ffn_in);
     } else if (d.gated_ffn) {
@@ -173,7 +195,8 @@ EncoderWeights read_encoder(const formats::ModelWeights& weights, const std::str
     } else {
       layer.ffn_in = reader.dense({name(names.ffn_in)}, d.intermediate, h, biases.ffn_in);
     }
-    layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate, biases.ffn_out);
+    if (!is_moe_layer(d, i))
+      layer.ffn_out = reader.dense({name(names.ffn_out)}, h, d.intermediate, biases.ffn_out);
     layer.ffn_norm = read_norm(reader, name(names.ffn_norm), h);
     if (!names.post_attn_norm.empty())
       layer.post_attn_norm = read_norm(reader, name(names.post_attn_norm), h);

@@ -44,6 +44,13 @@ struct LayerNames {
   std::string_view post_ffn_norm = {};
   // Gemma stores every RMSNorm weight as an offset from one (its norm scales by 1 + weight).
   bool norm_weights_from_one = false;
+  // A mixture-of-experts layer's router ("<base>.weight" [experts x hidden]), its experts'
+  // stacked input and output matrices (tensors themselves: [experts·intermediate x hidden] each)
+  // and their shared output bias ([hidden]); read in the layers EncoderDims::moe_layers marks.
+  std::string_view moe_router = {};
+  std::string_view moe_up = {};
+  std::string_view moe_down = {};
+  std::string_view moe_bias = {};
 };
 
 // Which of a layer's nn.Linear modules have biases (NomicBERT's are configurable).

@@ -205,6 +205,48 @@ kernels::GatedDense WeightReader::gated_pair(std::string_view activated, std::st
   return layer;
 }
 
+std::vector<kernels::DenseLayer> WeightReader::experts(std::string_view name, std::size_t experts,
+                                                       std::size_t rows, std::size_t in,
+                                                       bool transposed) const {
+  std::vector<kernels::DenseLayer> out;
+  out.reserve(experts);
+  const std::size_t n = transposed ? in : rows;
+  const std::size_t k = transposed ? rows : in;
+  if (arena_ != nullptr && arena_->prefilled()) {
+    for (std::size_t e = 0; e < experts; ++e) {
+      out.push_back(kernels::DenseLayer::prefilled(precision_, n, k, isa_, *arena_));
+    }
+    return out;
+  }
+  const std::string full = prefix_ + std::string(name);
+  const formats::Tensor& t = weights_.require(full, {experts * rows, in});
+  if (t.dtype == formats::Dtype::I8) {
+    throw Error(
+        ErrorKind::Unsupported,
+        fmt::format("{}: tensor '{}' is int8; Warden reads a mixture of experts' matrices in float and "
+                    "quantises them at load (--dtype int8)",
+                    weights_.source().string(), full));
+  }
+  std::vector<float> scratch;
+  const std::span<const float> all = formats::is_aligned_float32(t)
+                                         ? formats::as_float32(t)
+                                         : std::span<const float>(scratch = formats::to_float32(t));
+  std::vector<float> turned;
+  for (std::size_t e = 0; e < experts; ++e) {
+    std::span<const float> slice = all.subspan(e * rows * in, rows * in);
+    if (transposed) {
+      turned.resize(rows * in);
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < in; ++c) turned[c * rows + r] = slice[r * in + c];
+      }
+      slice = turned;
+    }
+    out.push_back(kernels::DenseLayer::make(precision_, slice, n, k, {}, isa_, arena_));
+  }
+  release_pages(t.data);
+  return out;
+}
+
 kernels::PackedLinear WeightReader::linear(std::string_view base, std::size_t out, std::size_t in,
                                            bool with_bias) const {
   std::vector<float> scratch;

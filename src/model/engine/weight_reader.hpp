@@ -77,6 +77,13 @@ class WeightReader {
   kernels::GatedDense gated_pair(std::string_view activated, std::string_view gate, std::size_t width,
                                  std::size_t in, bool with_bias) const;
 
+  // A mixture-of-experts layer's expert matrices, `name` [experts·rows x in] itself (no
+  // ".weight": NomicExpertMLP's w1 and w2), expert e's rows e·rows .. (e+1)·rows: each one layer
+  // [rows x in] in the model's precision, or with `transposed` [in x rows] (w2 multiplies the
+  // activations as it is stored: act · W2_e). Error(Unsupported) for an int8 checkpoint's.
+  std::vector<kernels::DenseLayer> experts(std::string_view name, std::size_t experts, std::size_t rows,
+                                           std::size_t in, bool transposed) const;
+
   // A float32 layer whatever the model's precision (the classification heads: they run on
   // one row per sequence, so precision there costs nothing).
   kernels::PackedLinear linear(std::string_view base, std::size_t out, std::size_t in,
