@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "fixtures/fixture.hpp"
@@ -109,6 +111,54 @@ TEST(NomicBert, MalformedRotaryAndWeightsAreNamed) {
     const testing::TempDir tmp;
     expect_load_error(with_config(tmp, "\"rotary_emb_fraction\": 1.0", "\"rotary_emb_fraction\": 0.0"),
                       ErrorKind::CorruptFile, "embeddings.position_embeddings.weight");
+  }
+}
+
+std::filesystem::path moe_with_config(const testing::TempDir& tmp, const std::string& from,
+                                      const std::string& to) {
+  return testing::family_with_config(tmp, "nomic-bert-moe", fixtures::Head::None, from, to);
+}
+
+// nomic-embed-text-v2-moe's layout: the odd layers are mixtures of experts (the goldens of
+// nomic-bert-moe-none check the routing and the arithmetic against the PyTorch reference).
+TEST(NomicBertMoe, TheOddLayersAreMixturesOfExperts) {
+  const testing::TempDir tmp;
+  const auto m = load_encoder_model(testing::write_family(tmp, "nomic-bert-moe", fixtures::Head::None));
+  const engine::EncoderDims& d = m->encoder.dims();
+  EXPECT_EQ(d.moe_layers, (std::vector<bool>{false, true, false, true}));
+  EXPECT_EQ(d.experts, 4U);
+  EXPECT_EQ(d.moe_top_k, 2U);
+  EXPECT_EQ(d.ffn_activation, kernels::Activation::Gelu);
+  EXPECT_FALSE(d.gated_ffn);
+  EXPECT_GT(m->encoder.layer_bytes(), 0U);
+}
+
+TEST(NomicBertMoe, RoutingVariantsNotRunAndMissingExpertsAreNamed) {
+  const std::pair<std::string, std::string> refused[] = {
+      {"\"num_shared_experts\": 0", "\"num_shared_experts\": 1"},
+      {"\"expert_choice_router\": false", "\"expert_choice_router\": true"},
+      {"\"moe_normalize_expert_weights\": false", "\"moe_normalize_expert_weights\": 1.0"},
+      {"\"moe_top_k\": 2", "\"moe_top_k\": 5"},
+      {"\"num_experts\": 4", "\"num_experts\": 0"},
+  };
+  for (const auto& [from, to] : refused) {
+    SCOPED_TRACE(to);
+    const testing::TempDir tmp;
+    const std::string key = to.substr(1, to.find('"', 1) - 1);
+    expect_load_error(moe_with_config(tmp, from, to), ErrorKind::CorruptFile, key);
+  }
+  {
+    // More experts than the stacked matrices hold.
+    const testing::TempDir tmp;
+    expect_load_error(moe_with_config(tmp, "\"num_experts\": 4", "\"num_experts\": 6"),
+                      ErrorKind::CorruptFile, "encoder.layers.1.mlp.router.layer.weight");
+  }
+  {
+    // moe_every_n_layers 1: upstream's i % 1 == 1 marks no layer, so layer 1 needs the plain MLP
+    // its file does not have.
+    const testing::TempDir tmp;
+    expect_load_error(moe_with_config(tmp, "\"moe_every_n_layers\": 2", "\"moe_every_n_layers\": 1"),
+                      ErrorKind::CorruptFile, "encoder.layers.1.mlp.fc1");
   }
 }
 

@@ -103,6 +103,12 @@ FIXTURES = [
     # positions with rotary_scaling_factor 2, so the ~130-, ~480- and ~4,100-token inputs take the
     # dynamic NTK path and the short ones the plain one.
     ("nomic-bert-none", "nomic-bert", "none", ["--pooling", "mean"], "mean", "tiny", "xlong"),
+    # nomic-embed-text-v2-moe (its config keys at a tiny shape: 4 layers, layers 1 and 3 mixtures
+    # of 4 experts with 2 per token, GELU MLPs with biases elsewhere, rotary over whole heads, XLM-R's
+    # SentencePiece vocabulary): inputs of exactly 1, 7, 128 and 2048 tokens besides the usual ones.
+    # The reference records how close a kept and a dropped expert's router scores came
+    # (moe_min_router_margin): a near tie would make the routing, and so the golden, fragile.
+    ("nomic-bert-moe-none", "nomic-bert-moe", "none", ["--pooling", "mean"], "mean", "tiny", "lengths+long"),
     # GTE (gte-base-en-v1.5's config keys): rotary positions (rope_theta 500000) with fixed NTK
     # scaling at every length, the [up | gate] GELU MLP, no token types; and its reranker class.
     ("gte-none", "gte", "none", ["--pooling", "cls"], "cls", "tiny", "xlong"),
@@ -447,6 +453,10 @@ def make_one(spec, args, scratch):
             d = float((a.double() - dense64(o[pooling])).abs().max())
             dense_diff["sentence_embedding"] = max(dense_diff.get("sentence_embedding", 0.0), d)
 
+    moe_margin = min(getattr(m32, "moe_margins", []) or [float("inf")])
+    if moe_margin < 1e-4:
+        raise SystemExit(f"{name}: a token's kept and dropped experts' scores are {moe_margin:.2e} apart: routing too fragile")
+
     unused = m32.unused_tensors()
     if unused:
         raise SystemExit(f"{name}: tensors the reference did not use: {unused}")
@@ -527,6 +537,7 @@ def make_one(spec, args, scratch):
                                "about": "the prompt and score of tools/golden/llm_rerank_reference.py"}}
                if rerank else {}),
             "batched_vs_alone_max_abs_diff": reference.max_abs_diff(out32, alone),
+            **({"moe_min_router_margin": moe_margin} if moe_margin != float("inf") else {}),
         },
         "cases": cases,
     }

@@ -543,6 +543,11 @@ class Reference:
             self.fc2_bias = c.get("mlp_fc2_bias", True)
             self.type_vocab_size = c.get("type_vocab_size", 2)
             self.rotary_fraction = c.get("rotary_emb_fraction", 0.0)
+            # nomic-embed-text-v2-moe's NomicMoELayer in every moe_every_n_layers-th layer.
+            self.moe_every = c.get("moe_every_n_layers", 0) or 0
+            self.num_experts = c.get("num_experts", 0)
+            self.moe_top_k = c.get("moe_top_k", 1)
+            self.moe_margins = []  # per MoE call: the smallest score gap between a kept and a dropped expert
             self.rotary_base = float(c.get("rotary_emb_base", 10_000))
             self.rotary_interleaved = c.get("rotary_emb_interleaved", False)
             self.rotary_scaling_factor = c.get("rotary_scaling_factor")
@@ -951,12 +956,43 @@ class Reference:
             scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + ext
             ctx = torch.matmul(torch.softmax(scores, dim=-1), v).permute(0, 2, 1, 3).reshape(B, L, self.hidden)
             h = self.layer_norm(self.nomic_linear(ctx, p + "attn.out_proj", self.qkv_bias) + x, p + "norm1")
+            if self.moe_every > 0 and i % self.moe_every == 1:
+                x = self.layer_norm(h + self.nomic_moe(h, p, mask), p + "norm2")
+                continue
             if self.gated:  # NomciBertGatedMLP: fc11(x) * act(fc12(x))
                 y = self.nomic_linear(h, p + "mlp.fc11", self.fc1_bias) * act(self.nomic_linear(h, p + "mlp.fc12", self.fc1_bias))
             else:  # NomicBertMLP
                 y = _gelu_erf(self.nomic_linear(h, p + "mlp.fc1", self.fc1_bias))
             x = self.layer_norm(self.nomic_linear(y, p + "mlp.fc2", self.fc2_bias) + h, p + "norm2")
         return x
+
+    def nomic_moe(self, h, p, mask):
+        # NomicMoELayer (vLLM's bert_with_rope.py, contrastors' layers/moe.py MoEBlock): NomicRouter
+        # — softmax of router.layer(x) in float32, topk, the kept probabilities as they are (no
+        # renormalisation) — then NomicExperts: for each expert in order, its tokens through
+        # act(x @ w1[e].T) @ w2[e] (w1 and w2 viewed [experts, n_inner, hidden]), times their
+        # weights, index_add_ into zeros; plus experts.bias. act: the config's activation (gelu, exact).
+        B, L, H = h.shape
+        x = h.reshape(-1, H)
+        E, k = self.num_experts, self.moe_top_k
+        softmax_dtype = torch.float32 if self.dtype == torch.float32 else self.dtype
+        scores = torch.nn.functional.linear(x, self.W(p + "mlp.router.layer.weight"))
+        weights = scores.softmax(dim=-1, dtype=softmax_dtype)
+        top_w, top_e = torch.topk(weights, k, dim=-1)
+        if k < E:  # how close the kept and dropped experts' scores came, over the real tokens
+            ranked = torch.sort(scores, dim=-1, descending=True).values
+            real = mask.reshape(-1).bool()
+            self.moe_margins.append(float((ranked[real, k - 1] - ranked[real, k]).min()))
+        w1 = self.W(p + "mlp.experts.mlp.w1").view(E, -1, H)
+        w2 = self.W(p + "mlp.experts.mlp.w2").view(E, -1, H)
+        out = torch.zeros_like(x)
+        for e in range(E):
+            tok, slot = torch.where(top_e == e)
+            if tok.numel() == 0:
+                continue
+            y = _gelu_erf(x[tok] @ w1[e].t()) @ w2[e]
+            out.index_add_(0, tok, y * top_w[tok, slot, None].to(x.dtype))
+        return (out + self.W(p + "mlp.experts.bias")).view(B, L, H)
 
     # -- GTE "NewModel" (Alibaba-NLP/new-impl modeling.py) --------------------------------------
     def gte_cos_sin(self, seqlen):

@@ -1,6 +1,8 @@
 // NomicBERT (nomic-ai/nomic-bert-2048's remote code; nomic-embed-text-v1/v1.5): a GPT2Config's
 // key names, stacked Wqkv, rotary positions over a fraction of each head (with dynamic NTK
-// scaling past the trained length), and a SwiGLU, GEGLU or plain MLP with configurable biases.
+// scaling past the trained length), and a SwiGLU, GEGLU or plain MLP with configurable biases;
+// and nomic-embed-text-v2-moe, whose every moe_every_n_layers-th layer (the odd ones for 2) routes
+// each token through moe_top_k of num_experts expert MLPs (model/engine/moe_ffn.hpp).
 
 #include <cmath>
 
@@ -35,6 +37,10 @@ struct Settings : FamilySettings {
   // Dynamic NTK scaling, which raises the base for a sequence longer than max_trained_positions.
   std::optional<double> rotary_scaling_factor;
   std::size_t max_trained_positions = 2048;
+  // Mixture of experts (0 experts: none): which layers, how many experts, how many per token.
+  std::size_t moe_every_n_layers = 0;
+  std::size_t experts = 0;
+  std::size_t moe_top_k = 0;
 };
 
 // NomicBertConfig (configuration_hf_nomic_bert.py), a GPT2Config: GPT-2's key names and
@@ -87,8 +93,32 @@ std::shared_ptr<const FamilySettings> read_config(const formats::json_fields::Fi
   if (f.number("rotary_emb_scale_base")) {
     throw f.fail("rotary_emb_scale_base", "is set: xPos-scaled rotary embeddings are not supported");
   }
-  if (f.integer("moe_every_n_layers").value_or(0) > 0) {
-    throw f.fail("moe_every_n_layers", "is set: mixture-of-experts layers are not supported");
+  // nomic-embed-text-v2-moe (NomicMoELayer, as vLLM's bert_with_rope.py and contrastors' MoEBlock
+  // run it): a softmax router whose top-k probabilities weight the experts as they are, experts
+  // without biases, no shared experts. The variants its training code knows beyond that are refused.
+  s->moe_every_n_layers = optional_in(f, "moe_every_n_layers", 0, kMaxLayers, 0);
+  if (s->moe_every_n_layers > 0) {
+    s->experts = optional_in(f, "num_experts", 0, 1024, 0);
+    if (s->experts == 0) throw f.fail("num_experts", "must be at least 1 when moe_every_n_layers is set");
+    s->moe_top_k = optional_in(f, "moe_top_k", 1, s->experts, 1);
+    if (f.integer("num_shared_experts").value_or(0) != 0) {
+      throw f.fail("num_shared_experts", "is set: shared experts are not supported");
+    }
+    if (f.boolean("expert_choice_router").value_or(false)) {
+      throw f.fail("expert_choice_router", "is true: expert-choice routing is not supported");
+    }
+    // megablocks' p-norm order of the kept weights (null or false: none).
+    if (f.has("moe_normalize_expert_weights")) {
+      bool off = false;
+      try {
+        off = f.boolean("moe_normalize_expert_weights") == false;
+      } catch (const Error&) {
+        off = false;  // a number: a norm order
+      }
+      if (!off)
+        throw f.fail("moe_normalize_expert_weights", "is set: renormalised expert weights are not supported");
+    }
+    if (gated) throw f.fail("activation_function", "is gated: gated experts are not supported");
   }
   if (const auto kv = f.integer("num_heads_kv");
       kv && *kv != static_cast<std::int64_t>(c.num_attention_heads)) {
@@ -129,6 +159,19 @@ void plan(const metadata::ModelConfig& config, EncoderPlan& p, const std::filesy
   p.dims.rotary_interleaved = s.rotary_interleaved;
   p.dims.rotary_ntk_factor = s.rotary_scaling_factor;
   p.dims.rotary_max_trained = s.max_trained_positions;
+  if (s.moe_every_n_layers > 0) {
+    // NomicBertEncoder: layer i is a NomicMoELayer when i % moe_every_n_layers == 1.
+    p.dims.moe_layers.resize(config.num_hidden_layers);
+    for (std::size_t i = 0; i < config.num_hidden_layers; ++i) {
+      p.dims.moe_layers[i] = i % s.moe_every_n_layers == 1;
+    }
+    p.dims.experts = s.experts;
+    p.dims.moe_top_k = s.moe_top_k;
+    p.names.moe_router = "mlp.router.layer";
+    p.names.moe_up = "mlp.experts.mlp.w1";
+    p.names.moe_down = "mlp.experts.mlp.w2";
+    p.names.moe_bias = "mlp.experts.bias";
+  }
 }
 
 }  // namespace
