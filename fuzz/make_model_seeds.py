@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT, GTE, ModernBERT and static (model2vec) seeds of the model fuzz target (fuzz/corpus/model): valid
+"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT (and its mixture of experts), GTE, ModernBERT and static (model2vec) seeds of the model fuzz target (fuzz/corpus/model): valid
 float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
 
     /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
@@ -83,6 +83,23 @@ def nomic_bert():
     return t + norm(layer + "norm1", h) + norm(layer + "norm2", h)
 
 
+def nomic_bert_moe():
+    # Layer 1 a mixture of 2 experts (router, stacked w1/w2 of [2 * n_inner, hidden], shared bias).
+    h, i, e = 4, 8, 2
+    t = [("embeddings.word_embeddings.weight", [8, h]), ("embeddings.token_type_embeddings.weight", [1, h])]
+    t += norm("emb_ln", h)
+    for n in (0, 1):
+        layer = f"encoder.layers.{n}."
+        t += linear(layer + "attn.Wqkv", 3 * h, h) + linear(layer + "attn.out_proj", h, h)
+        if n == 1:
+            t += [(layer + "mlp.router.layer.weight", [e, h]), (layer + "mlp.experts.mlp.w1", [e * i, h]),
+                  (layer + "mlp.experts.mlp.w2", [e * i, h]), (layer + "mlp.experts.bias", [h])]
+        else:
+            t += linear(layer + "mlp.fc1", i, h) + linear(layer + "mlp.fc2", h, i)
+        t += norm(layer + "norm1", h) + norm(layer + "norm2", h)
+    return t
+
+
 def gte():
     h, i, layer = 4, 8, "encoder.layer.0."
     t = [("embeddings.word_embeddings.weight", [8, h])] + norm("embeddings.LayerNorm", h)
@@ -114,7 +131,8 @@ def main():
     for name, tensors in (("deberta-v2.safetensors", deberta()), ("jina-bert.safetensors", jina_bert()),
                           ("mpnet.safetensors", mpnet()), ("nomic-bert.safetensors", nomic_bert()),
                           ("gte.safetensors", gte()), ("static-model2vec.safetensors", static_model()),
-                          ("modernbert.safetensors", modernbert())):
+                          ("modernbert.safetensors", modernbert()),
+                          ("nomic-bert-moe.safetensors", nomic_bert_moe())):
         with open(os.path.join(out, name), "wb") as f:
             f.write(safetensors(tensors))
 

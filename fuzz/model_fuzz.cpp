@@ -3,7 +3,7 @@
 // and runs a forward pass, or throws warden::Error; never anything else. The config is BERT's,
 // DeBERTa-v3's (relative attention over log buckets, shared keys, a normalised table) when the
 // bytes mention "rel_embeddings", JinaBERT's (ALiBi, GEGLU) when they mention "gated_layers",
-// MPNet's, NomicBERT's and GTE's by their own tensor names; bytes naming "embeddings" or
+// MPNet's, NomicBERT's (with mixture-of-experts layers when it names a router) and GTE's by their own tensor names; bytes naming "embeddings" or
 // "mapping" are read as a static (model2vec) table instead. Seeds: fuzz/corpus/model (float32
 // and int8 BERT checkpoints; one per other family, written by fuzz/make_model_seeds.py).
 
@@ -53,6 +53,13 @@ constexpr std::string_view kNomicConfig = R"({"architectures": ["NomicBertModel"
  "rotary_emb_base": 1000, "rotary_emb_fraction": 1.0, "rotary_scaling_factor": 2.0,
  "max_trained_positions": 4, "layer_norm_epsilon": 1e-12, "type_vocab_size": 2})";
 
+// Two layers, the second a mixture of two experts with both kept per token (nomic-embed-text-v2-moe's).
+constexpr std::string_view kNomicMoeConfig = R"({"architectures": ["NomicBertModel"], "model_type": "nomic_bert",
+ "n_embd": 4, "n_layer": 2, "n_head": 2, "n_inner": 8, "n_positions": 16, "vocab_size": 8,
+ "activation_function": "gelu", "qkv_proj_bias": true, "mlp_fc1_bias": true, "mlp_fc2_bias": true,
+ "rotary_emb_base": 10000, "rotary_emb_fraction": 1.0, "layer_norm_epsilon": 1e-5, "type_vocab_size": 1,
+ "moe_every_n_layers": 2, "num_experts": 2, "moe_top_k": 2})";
+
 constexpr std::string_view kGteConfig = R"({"architectures": ["NewModel"], "model_type": "new",
  "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
  "vocab_size": 8, "max_position_embeddings": 16, "type_vocab_size": 0, "hidden_act": "gelu",
@@ -85,6 +92,7 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
   const std::string_view config = mentions(data, size, "gated_layers")              ? kJinaBertConfig
                                   : mentions(data, size, "rel_embeddings")          ? kDebertaConfig
                                   : mentions(data, size, "relative_attention_bias") ? kMpnetConfig
+                                  : mentions(data, size, "router")                  ? kNomicMoeConfig
                                   : mentions(data, size, "Wqkv")                    ? kNomicConfig
                                   : mentions(data, size, "up_gate_proj")            ? kGteConfig
                                   : mentions(data, size, "tok_embeddings")          ? kModernBertConfig
