@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A Qwen3, Qwen2 or Gemma3 fixture folder (warden-fixture --arch qwen3 / qwen2 / gemma3) as a GGUF file for
+"""A Qwen3, Qwen2, Llama or Gemma3 fixture folder (warden-fixture --arch qwen3 / qwen2 / llama / gemma3) as a GGUF file for
 llama.cpp, so that bench/run_qwen3 can run llama.cpp on the same weights. llama.cpp's own converter
 (convert_hf_to_gguf.py) needs `transformers` for the tokenizer, which is not installable here
 (no PyPI), so this writes the file itself, as that converter writes the model (Qwen3Model ->
@@ -10,6 +10,11 @@ gpt2 path too; gguf-py's tensor map, GGUF v3):
 
 * Qwen2 (general.architecture "qwen2", Qwen2Model in that converter): Qwen3's keys under its name,
   no q/k norms, the q/k/v biases as blk.N.attn_{q,k,v}.bias.
+* Llama (general.architecture "llama", LlamaModel in that converter): Qwen2's layout without
+  biases, llama.rope.dimension_count, Llama 3's rope_scaling as the rope_freqs.weight factors
+  (generate_extra_tensors: 1 above the high-frequency wavelength, the factor below the low one,
+  1 / ((1 - smooth) / factor + smooth) between), <s> added, pooling MEAN with --embedding (the
+  fixture's), the BPE vocabulary and merges under the gpt2 model (ids are synthetic in the bench).
 * Metadata: general.architecture "qwen3"; qwen3.{context_length, embedding_length, block_count,
   feed_forward_length, attention.head_count, attention.head_count_kv, attention.key_length,
   attention.value_length, rope.freq_base, attention.layer_norm_rms_epsilon}; with --embedding
@@ -103,7 +108,8 @@ def main():
     w = {k: np.asarray(v, dtype=np.float32) for k, v in reference.load_model_weights(args.model_dir).items()}
     p = "model." if "model.embed_tokens.weight" in w else ""
     gemma = c["model_type"] == "gemma3_text"
-    arch = "gemma-embedding" if gemma else c["model_type"]  # qwen3 or qwen2
+    arch = "gemma-embedding" if gemma else c["model_type"]  # qwen3, qwen2 or llama
+    llama = arch == "llama"
     vocab_size = c["vocab_size"]
     hidden, layers = c["hidden_size"], c["num_hidden_layers"]
     head_dim = c.get("head_dim") or hidden // c["num_attention_heads"]
@@ -134,7 +140,7 @@ def main():
         kv(f"{arch}.rope.freq_base", T_FLOAT32, float(c.get("rope_theta", 10000.0))),
         kv(f"{arch}.attention.layer_norm_rms_epsilon", T_FLOAT32, float(c.get("rms_norm_eps", 1e-6))),
         kv("tokenizer.ggml.model", T_STRING, "gpt2"),
-        kv("tokenizer.ggml.pre", T_STRING, "default" if gemma else "qwen2"),
+        kv("tokenizer.ggml.pre", T_STRING, "default" if gemma or llama else "qwen2"),
         kv("tokenizer.ggml.tokens", T_ARRAY, (T_STRING, tokens)),
         kv("tokenizer.ggml.token_type", T_ARRAY, (T_INT32, types)),
         kv("tokenizer.ggml.merges", T_ARRAY, (T_STRING, merges)),
@@ -154,6 +160,29 @@ def main():
             out_f, in_f = w[f"{folder}.linear.weight"].shape
             meta += [kv(f"{arch}.dense_{n}_feat_in", T_UINT32, in_f), kv(f"{arch}.dense_{n}_feat_out", T_UINT32, out_f)]
             dense.append((f"dense_{n}.weight", f"{folder}.linear.weight"))
+    elif llama:
+        meta += [kv("llama.rope.dimension_count", T_UINT32, head_dim),
+                 kv("tokenizer.ggml.bos_token_id", T_UINT32, ids["<s>"]),
+                 kv("tokenizer.ggml.eos_token_id", T_UINT32, ids["</s>"]),
+                 kv("tokenizer.ggml.add_bos_token", T_BOOL, True)]
+        if args.embedding:
+            meta += [kv("llama.pooling_type", T_UINT32, 1)]
+        scaling = c.get("rope_scaling") or {}
+        if scaling.get("rope_type", scaling.get("type")) == "llama3":
+            base, dim = float(c.get("rope_theta", 10000.0)), head_dim
+            factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+            old = scaling["original_max_position_embeddings"]
+            factors = []
+            for freq in 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float32) / dim)):
+                wavelen = 2 * np.pi / freq
+                if wavelen < old / high:
+                    factors.append(1.0)
+                elif wavelen > old / low:
+                    factors.append(factor)
+                else:
+                    smooth = (old / wavelen - low) / (high - low)
+                    factors.append(1 / ((1 - smooth) / factor + smooth))
+            w["rope_freqs.weight"] = np.asarray(factors, dtype=np.float32)
     else:
         eos = ids["<|endoftext|>"]
         meta += [kv("tokenizer.ggml.eos_token_id", T_UINT32, eos),
@@ -183,6 +212,8 @@ def main():
         else:
             names.append((gg + "ffn_norm.weight", hf + "post_attention_layernorm.weight"))
     names.append(("output_norm.weight", p + "norm.weight"))
+    if "rope_freqs.weight" in w:
+        names.append(("rope_freqs.weight", "rope_freqs.weight"))
     if "lm_head.weight" in w:
         names.append(("output.weight", "lm_head.weight"))
     for i in range(layers):  # Qwen2's attention biases
