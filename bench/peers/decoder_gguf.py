@@ -69,7 +69,7 @@ def kv(key, vtype, value):
         out += struct.pack("<IQ", etype, len(items))
         if etype == T_STRING:
             return out + b"".join(gguf_string(x) for x in items)
-        return out + np.asarray(items, dtype={T_INT32: "<i4", T_UINT32: "<u4"}[etype]).tobytes()
+        return out + np.asarray(items, dtype={T_INT32: "<i4", T_UINT32: "<u4", T_FLOAT32: "<f4"}[etype]).tobytes()
     fmt = {T_UINT32: "<I", T_INT32: "<i", T_FLOAT32: "<f", T_BOOL: "<?"}[vtype]
     return out + struct.pack(fmt, value)
 
