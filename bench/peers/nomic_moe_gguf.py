@@ -10,7 +10,8 @@ convert_hf_to_gguf.py writes nomic-embed-text-v2-moe (NomicBertModel with its XL
   attention.causal false, pooling_type 1 (MEAN), rope.freq_base, moe_every_n_layers,
   expert_count, expert_used_count; tokenizer.ggml.token_type_count.
 * Tokenizer: tokenizer.ggml.model "t5" (the unigram vocabulary and its scores), the rows past it
-  "[PAD{i}]" unused, <s>/</s>/<unk>/<pad> ids; the bench feeds synthetic ids.
+  "[PAD{i}]" unused, a repeated piece renamed "[DUP{i}]", <s>/</s>/<unk>/<pad> ids; the bench feeds
+  synthetic ids.
 * Tensors: token_embd, token_types, token_embd_norm; per block attn_qkv, attn_output,
   attn_output_norm (norm1), ffn_up/ffn_down (fc1/fc2) or, in the mixture layers, ffn_gate_inp (the
   router), ffn_up_exps (w1 viewed [experts, n_inner, hidden]) and ffn_down_exps (w2 viewed so and
@@ -62,6 +63,13 @@ def main():
         ids[a["content"]] = a["id"]
     if "<unk>" in ids:
         types[ids["<unk>"]] = 2
+    # llama.cpp's vocabulary needs every token text once; the fixture's trained vocabulary repeats a
+    # piece or two, renamed here (the bench feeds ids, not text).
+    seen = set()
+    for i, t in enumerate(tokens):
+        if t in seen:
+            tokens[i] = f"[DUP{i}]"
+        seen.add(tokens[i])
 
     meta = [
         g.kv("general.architecture", g.T_STRING, arch),
