@@ -92,6 +92,34 @@ def to_q8_0(a):
     return out.tobytes()
 
 
+def write_gguf(path, meta, tensors, gtype, keep_f32=()):
+    """GGUF v3 at `path`: the metadata entries `meta` (kv() bytes), then `tensors` ([(name, array)],
+    float32 values) as F32 when one-dimensional, named in `keep_f32` or gtype is "f32", else BF16 or
+    Q8_0; each aligned to ALIGNMENT, dims reversed (ggml's ne0 is the innermost)."""
+    infos, blobs, offset = [], [], 0
+    for name, values in tensors:
+        a = np.asarray(values, dtype=np.float32)
+        if a.ndim == 1 or gtype == "f32" or name in keep_f32:
+            ggml_type, data = GGML_F32, a.astype("<f4").tobytes()
+        elif gtype == "bf16":
+            ggml_type, data = GGML_BF16, to_bf16(a).tobytes()
+        else:
+            ggml_type, data = GGML_Q8_0, to_q8_0(a)
+        dims = list(reversed(a.shape))
+        infos.append(gguf_string(name) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims) +
+                     struct.pack("<IQ", ggml_type, offset))
+        pad = (-len(data)) % ALIGNMENT
+        blobs.append(data + b"\0" * pad)
+        offset += len(data) + pad
+    head = b"GGUF" + struct.pack("<IQQ", 3, len(infos), len(meta)) + b"".join(meta) + b"".join(infos)
+    head += b"\0" * ((-len(head)) % ALIGNMENT)
+    with open(path, "wb") as f:
+        f.write(head)
+        for b in blobs:
+            f.write(b)
+    print(f"{path}: {len(infos)} tensors, {gtype}, {os.path.getsize(path) / 2**20:.1f} MiB", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model_dir")
@@ -227,30 +255,7 @@ def main():
             if k.endswith("norm.weight"):
                 w[k] = w[k] + np.float32(1.0)
 
-    infos, blobs, offset = [], [], 0
-    for gg, hf in names:
-        a = np.asarray(w[hf], dtype=np.float32)
-        if a.ndim == 1 or args.type == "f32":
-            ggml_type, data = GGML_F32, a.astype("<f4").tobytes()
-        elif args.type == "bf16":
-            ggml_type, data = GGML_BF16, to_bf16(a).tobytes()
-        else:
-            ggml_type, data = GGML_Q8_0, to_q8_0(a)
-        dims = list(reversed(a.shape))  # ggml: ne0 is the innermost (input) dimension
-        infos.append(gguf_string(gg) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims) +
-                     struct.pack("<IQ", ggml_type, offset))
-        pad = (-len(data)) % ALIGNMENT
-        blobs.append(data + b"\0" * pad)
-        offset += len(data) + pad
-
-    head = b"GGUF" + struct.pack("<IQQ", 3, len(infos), len(meta)) + b"".join(meta) + b"".join(infos)
-    head += b"\0" * ((-len(head)) % ALIGNMENT)
-    with open(args.out, "wb") as f:
-        f.write(head)
-        for b in blobs:
-            f.write(b)
-    print(f"{args.out}: {len(infos)} tensors, {args.type}, {os.path.getsize(args.out) / 2**20:.1f} MiB",
-          file=sys.stderr)
+    write_gguf(args.out, meta, [(gg, w[hf]) for gg, hf in names], args.type)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ convert_hf_to_gguf.py writes nomic-embed-text-v2-moe (NomicBertModel with its XL
 import argparse
 import json
 import os
-import struct
 import sys
 
 import numpy as np
@@ -124,31 +123,9 @@ def main():
         names += [(gg + "layer_output_norm.weight", hf + "norm2.weight"),
                   (gg + "layer_output_norm.bias", hf + "norm2.bias")]
 
-    infos, blobs, offset = [], [], 0
-    for gg, hf in names:
-        a = np.asarray(w[hf], dtype=np.float32)
-        # The router and the token types stay F32, as the converter keeps small tensors.
-        if a.ndim == 1 or args.type == "f32" or gg.endswith(("ffn_gate_inp.weight", "token_types.weight")):
-            ggml_type, data = g.GGML_F32, a.astype("<f4").tobytes()
-        elif args.type == "bf16":
-            ggml_type, data = g.GGML_BF16, g.to_bf16(a).tobytes()
-        else:
-            ggml_type, data = g.GGML_Q8_0, g.to_q8_0(a)
-        dims = list(reversed(a.shape))  # ggml: ne0 is the innermost dimension
-        infos.append(g.gguf_string(gg) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims) +
-                     struct.pack("<IQ", ggml_type, offset))
-        pad = (-len(data)) % g.ALIGNMENT
-        blobs.append(data + b"\0" * pad)
-        offset += len(data) + pad
-
-    head = b"GGUF" + struct.pack("<IQQ", 3, len(infos), len(meta)) + b"".join(meta) + b"".join(infos)
-    head += b"\0" * ((-len(head)) % g.ALIGNMENT)
-    with open(args.out, "wb") as f:
-        f.write(head)
-        for b in blobs:
-            f.write(b)
-    print(f"{args.out}: {len(infos)} tensors, {args.type}, {os.path.getsize(args.out) / 2**20:.1f} MiB",
-          file=sys.stderr)
+    # The router and the token types stay F32, as the converter keeps small tensors.
+    g.write_gguf(args.out, meta, [(gg, w[hf]) for gg, hf in names], args.type,
+                 keep_f32=[gg for gg, _ in names if gg.endswith(("ffn_gate_inp.weight", "token_types.weight"))])
 
 
 if __name__ == "__main__":
