@@ -92,6 +92,16 @@ def to_q8_0(a):
     return out.tobytes()
 
 
+def read_folder(model_dir):
+    """A fixture folder's config.json, tokenizer.json and weights (float32 arrays by name)."""
+    with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    with open(os.path.join(model_dir, "tokenizer.json"), encoding="utf-8") as f:
+        tokenizer = json.load(f)
+    weights = {k: np.asarray(v, dtype=np.float32) for k, v in reference.load_model_weights(model_dir).items()}
+    return config, tokenizer, weights
+
+
 def write_gguf(path, meta, tensors, gtype, keep_f32=()):
     """GGUF v3 at `path`: the metadata entries `meta` (kv() bytes), then `tensors` ([(name, array)],
     float32 values) as F32 when one-dimensional, named in `keep_f32` or gtype is "f32", else BF16 or
@@ -129,11 +139,7 @@ def main():
                     help="Qwen3: last-token pooling, <|endoftext|> appended (a Gemma3 file is always an embedder)")
     args = ap.parse_args()
 
-    with open(os.path.join(args.model_dir, "config.json"), encoding="utf-8") as f:
-        c = json.load(f)
-    with open(os.path.join(args.model_dir, "tokenizer.json"), encoding="utf-8") as f:
-        tok = json.load(f)
-    w = {k: np.asarray(v, dtype=np.float32) for k, v in reference.load_model_weights(args.model_dir).items()}
+    c, tok, w = read_folder(args.model_dir)
     p = "model." if "model.embed_tokens.weight" in w else ""
     gemma = c["model_type"] == "gemma3_text"
     arch = "gemma-embedding" if gemma else c["model_type"]  # qwen3, qwen2 or llama

@@ -21,7 +21,6 @@ convert_hf_to_gguf.py writes nomic-embed-text-v2-moe (NomicBertModel with its XL
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -29,9 +28,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "golden"))
-import decoder_gguf as g  # noqa: E402  (the GGUF writing helpers)
-import reference  # noqa: E402  (its safetensors reader)
+import decoder_gguf as g  # noqa: E402  (the folder reader and the GGUF writer)
 
 
 def main():
@@ -41,11 +38,7 @@ def main():
     ap.add_argument("--type", choices=("f32", "bf16", "q8_0"), default="f32")
     args = ap.parse_args()
 
-    with open(os.path.join(args.model_dir, "config.json"), encoding="utf-8") as f:
-        c = json.load(f)
-    with open(os.path.join(args.model_dir, "tokenizer.json"), encoding="utf-8") as f:
-        tok = json.load(f)
-    w = {k: np.asarray(v, dtype=np.float32) for k, v in reference.load_model_weights(args.model_dir).items()}
+    c, tok, w = g.read_folder(args.model_dir)
     arch = "nomic-bert-moe"
     hidden, layers, inner = c["n_embd"], c["n_layer"], c["n_inner"]
     experts, every = c["num_experts"], c["moe_every_n_layers"]
