@@ -97,8 +97,12 @@ void glu_rows_portable(const float* x, const float* gate, std::size_t ldx, std::
                        std::size_t width, Activation act, float* out, std::size_t ldo) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* a = x + r * ldx;
-    const float* g = gate + r * ldx;
     float* o = out + r * ldo;
+    if (gate == nullptr) {
+      for (std::size_t j = 0; j < width; ++j) o[j] = activate(a[j], act);
+      continue;
+    }
+    const float* g = gate + r * ldx;
     for (std::size_t j = 0; j < width; ++j) o[j] = activate(a[j], act) * g[j];
   }
 }

@@ -26,6 +26,7 @@ struct KernelTable {
   void (*int8_epilogue)(const std::int32_t* acc, std::size_t rows, std::size_t cols, const float* row_scales,
                         const float* col_scales, const float* bias, Activation act, const float* residual,
                         std::size_t ldr, float* c, std::size_t ldc);
+  // out = act(x) ⊙ gate, row by row (gate null: act(x) alone; out may be x).
   void (*glu_rows)(const float* x, const float* gate, std::size_t ldx, std::size_t rows, std::size_t width,
                    Activation act, float* out, std::size_t ldo);
   void (*bf16_epilogue)(const float* acc, std::size_t rows, std::size_t cols, const float* bias,

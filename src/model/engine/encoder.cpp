@@ -110,6 +110,15 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
                                               layer.moe.top_k > dims_.experts))) {
       throw Error(ErrorKind::Internal, "Encoder: a mixture-of-experts layer does not match the dimensions");
     }
+    for (const LoraLinear* lora :
+         {&layer.qkv_lora, &layer.attn_out_lora, &layer.ffn_in_lora, &layer.ffn_out_lora}) {
+      if (lora->down.size() != lora->up.size() || (!lora->empty() && lora->down.size() != w_.adapters)) {
+        throw Error(ErrorKind::Internal, "Encoder: a layer's task adapters do not match the model's tasks");
+      }
+    }
+    if (!layer.ffn_in_lora.empty() && (dims_.gated_ffn || moe)) {
+      throw Error(ErrorKind::Internal, "Encoder: task adapters on a layer kind that does not take them");
+    }
     if (dims_.gated_ffn && layer.ffn_gated.width() != dims_.intermediate) {
       throw Error(ErrorKind::Internal, "Encoder: the gated FFN layer does not match the dimensions");
     }
@@ -133,6 +142,16 @@ void Encoder::validate(const TokenBatch& batch) const {
                               dims_.max_positions - dims_.position_offset));
     }
   }
+  if (!batch.adapters.empty() && batch.adapters.size() != batch.sequences()) {
+    throw Error(ErrorKind::InvalidInput, "the batch's adapters do not match its sequences");
+  }
+  for (const std::int32_t a : batch.adapters) {
+    if (a != TokenBatch::kNoAdapter && (a < 0 || static_cast<std::size_t>(a) >= w_.adapters)) {
+      throw Error(ErrorKind::InvalidInput,
+                  w_.adapters == 0 ? std::string("this model has no task adapters")
+                                   : fmt::format("task adapter {} is outside [0, {})", a, w_.adapters));
+    }
+  }
   if (!batch.visible_keys.empty() && !dims_.relative_rows.empty()) {
     throw Error(ErrorKind::Unsupported,
                 "this architecture's relative attention does not hide tokens from attention (ColBERT's "
@@ -153,6 +172,20 @@ void Encoder::validate(const TokenBatch& batch) const {
 
 Precision Encoder::precision() const noexcept {
   return w_.layers.empty() ? w_.word_embeddings.precision() : w_.layers.front().qkv.precision();
+}
+
+void Encoder::embed_adapters(const TokenBatch& batch, float* x) const {
+  if (batch.adapters.empty() || (w_.word_lora.empty() && w_.type_lora.empty())) return;
+  const std::size_t h = dims_.hidden;
+  for (std::size_t s = 0; s < batch.sequences(); ++s) {
+    const std::int32_t task = batch.adapter(s);
+    if (task == TokenBatch::kNoAdapter) continue;
+    const auto t = static_cast<std::size_t>(task);
+    for (std::size_t i = batch.offsets[s]; i < batch.offsets[s + 1]; ++i) {
+      if (!w_.word_lora.empty()) w_.word_lora.add(t, batch.ids[i], x + i * h);
+      if (!w_.type_lora.empty() && dims_.type_vocab > 0) w_.type_lora.add(t, batch.type_ids[i], x + i * h);
+    }
+  }
 }
 
 void Encoder::embed(const TokenBatch& batch, float* x, float* scratch) const {
@@ -241,6 +274,12 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   float* ffn = ws.ffn(tokens * std::max(dims_.intermediate, h));
 
   embed(batch, x, ws.row(h));
+  embed_adapters(batch, x);
+  // The layers' adapters: C += (A·downᵀ)·upᵀ for the sequences that name a task.
+  const bool adapted = w_.adapters > 0 && !batch.adapters.empty();
+  auto adapt = [&](const float* a, std::size_t lda, const LoraLinear& lora, float* c, std::size_t ldc) {
+    if (adapted && !lora.empty()) add_lora(a, lda, batch, lora, c, ldc, ws.lora(tokens * lora.rank()), pool);
+  };
   auto norm_of = [&](const float* in, const LayerNormWeights& n, float* out) {
     if (dims_.rms_norm) {
       kernels::rms_norm(in, h, out, h, tokens, h, n.gamma.data(), dims_.layer_norm_eps, pool);
@@ -252,13 +291,15 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   auto norm = [&](const LayerNormWeights& n, float* out) { norm_of(x, n, out); };
   // X += LN'(A·Wᵀ) through `scratch` when the layer norms the sublayer's output (Gemma), else the
   // residual add fused into the GEMM.
-  auto sublayer_out = [&](const float* a, std::size_t k, const kernels::DenseLayer& w,
+  auto sublayer_out = [&](const float* a, std::size_t k, const kernels::DenseLayer& w, const LoraLinear& lora,
                           const LayerNormWeights& post, float* scratch) {
     if (post.gamma.empty()) {
       kernels::dense(a, k, tokens, w, x, h, {kernels::Activation::None, x, h}, pool);
+      adapt(a, k, lora, x, h);
       return;
     }
     kernels::dense(a, k, tokens, w, scratch, h, {}, pool);
+    adapt(a, k, lora, scratch, h);
     norm_of(scratch, post, scratch);
     for (std::size_t i = 0; i < tokens * h; ++i) x[i] += scratch[i];
   };
@@ -288,6 +329,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       attn_in = ctx;
     }
     kernels::dense(attn_in, h, tokens, layer.qkv, qkv, width, {}, pool);
+    adapt(attn_in, h, layer.qkv_lora, qkv, width);
     if (dims_.qk_norm) {
       kernels::rms_norm_heads(qkv, width, tokens, dims_.heads, head_dim, layer.q_norm.gamma.data(),
                               dims_.layer_norm_eps, pool);
@@ -309,7 +351,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       rel.max_distance = dims_.max_positions - 1;
       kernels::relative_attention(qkv, width, batch.offsets, shape, rel, ctx, h, pool);
     }
-    sublayer_out(ctx, q_cols, layer.attn_out, layer.post_attn_norm, ffn);
+    sublayer_out(ctx, q_cols, layer.attn_out, layer.attn_out_lora, layer.post_attn_norm, ffn);
     const float* ffn_in = x;
     if (dims_.pre_norm) {
       norm(layer.ffn_norm, ctx);
@@ -325,12 +367,18 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
       if (dims_.gated_ffn) {
         kernels::gated_dense(ffn_in, h, tokens, layer.ffn_gated, dims_.ffn_activation, ffn,
                              dims_.intermediate, pool);
+      } else if (adapted && !layer.ffn_in_lora.empty()) {
+        // The adapter's product joins the sum before the activation.
+        kernels::dense(ffn_in, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {}, pool);
+        adapt(ffn_in, h, layer.ffn_in_lora, ffn, dims_.intermediate);
+        kernels::activate_rows(ffn, dims_.intermediate, tokens, dims_.intermediate, dims_.ffn_activation,
+                               pool);
       } else {
         kernels::dense(ffn_in, h, tokens, layer.ffn_in, ffn, dims_.intermediate, {dims_.ffn_activation},
                        pool);
       }
       // The FFN's input in the context buffer is spent: it holds a post-normed output.
-      sublayer_out(ffn, dims_.intermediate, layer.ffn_out, layer.post_ffn_norm, ctx);
+      sublayer_out(ffn, dims_.intermediate, layer.ffn_out, layer.ffn_out_lora, layer.post_ffn_norm, ctx);
     }
     if (!dims_.pre_norm) norm(layer.ffn_norm, x);
   }
@@ -340,7 +388,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
 
 std::size_t Encoder::weight_bytes() const noexcept {
   return w_.word_embeddings.bytes() + w_.position_embeddings.bytes() + w_.token_type_embeddings.bytes() +
-         layer_bytes();
+         w_.word_lora.bytes() + w_.type_lora.bytes() + layer_bytes();
 }
 
 std::size_t Encoder::layer_bytes() const noexcept {
@@ -352,6 +400,7 @@ std::size_t Encoder::layer_bytes() const noexcept {
               l.post_attn_norm.gamma.size() + l.post_ffn_norm.gamma.size()) *
              sizeof(float);
     bytes += l.moe.bytes();
+    bytes += l.qkv_lora.bytes() + l.attn_out_lora.bytes() + l.ffn_in_lora.bytes() + l.ffn_out_lora.bytes();
     for (const auto& t : l.pos_key) bytes += t.bytes();
     for (const auto& t : l.pos_query) bytes += t.bytes();
   }

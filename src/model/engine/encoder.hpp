@@ -36,6 +36,7 @@
 #include "kernels/rotary.hpp"
 #include "model/engine/embedding_table.hpp"
 #include "model/engine/layer_norm_weights.hpp"
+#include "model/engine/lora.hpp"
 #include "model/engine/moe_ffn.hpp"
 #include "model/engine/packed_image.hpp"
 #include "model/engine/token_batch.hpp"
@@ -146,6 +147,8 @@ struct EncoderLayer {
   std::vector<kernels::PackedLinear> pos_key;
   std::vector<kernels::PackedLinear> pos_query;
   MoeFfn moe;  // a mixture-of-experts layer's FFN (ffn_in and ffn_out are then empty)
+  // Task adapters of the four dense layers (lora.hpp; empty: none).
+  LoraLinear qkv_lora, attn_out_lora, ffn_in_lora, ffn_out_lora;
 };
 
 struct EncoderWeights {
@@ -162,6 +165,10 @@ struct EncoderWeights {
   LayerNormWeights final_norm;  // pre-LN encoders only
   // A per-head bias of the key-query distance, added to every layer's scores (empty: none).
   kernels::DistanceBias distance_bias;
+  // Task adapters (lora.hpp): how many tasks a sequence may name (0: none), and those of the word
+  // and token type tables (the layers' are in EncoderLayer).
+  std::size_t adapters = 0;
+  LoraTable word_lora, type_lora;
 };
 
 // Scratch buffers of one forward pass. Reused across calls: they grow to the largest
@@ -172,7 +179,8 @@ class EncoderWorkspace {
   float* qkv(std::size_t floats) { return ensure(qkv_, floats); }
   float* context(std::size_t floats) { return ensure(context_, floats); }
   float* ffn(std::size_t floats) { return ensure(ffn_, floats); }
-  float* row(std::size_t floats) { return ensure(row_, floats); }  // one widened embedding row
+  float* row(std::size_t floats) { return ensure(row_, floats); }    // one widened embedding row
+  float* lora(std::size_t floats) { return ensure(lora_, floats); }  // a low-rank product's rows
   MoeScratch& moe() noexcept { return moe_; }
   // The rotary table of `inv_freq` for at least `positions` positions (rebuilt when longer).
   // The two most recently used tables are kept (a model may rotate with two bases), and a
@@ -188,7 +196,7 @@ class EncoderWorkspace {
   std::array<CachedRotary, 2> rotary_;
   std::size_t rotary_uses_ = 0;
   static float* ensure(AlignedBuffer<float>& buffer, std::size_t floats);
-  AlignedBuffer<float> hidden_, qkv_, context_, ffn_, row_;
+  AlignedBuffer<float> hidden_, qkv_, context_, ffn_, row_, lora_;
   MoeScratch moe_;
 };
 
@@ -218,6 +226,8 @@ class Encoder {
 
  private:
   void embed(const TokenBatch& batch, float* x, float* scratch) const;
+  // Adds each token's embedding adapters (EncoderWeights::word_lora, type_lora) to its row of x.
+  void embed_adapters(const TokenBatch& batch, float* x) const;
   // One rotary table per sequence of the batch: the workspace's for `inv_freq`, or, for a
   // sequence past rotary_max_trained with NTK scaling, its own (kept in `scaled`).
   std::vector<const kernels::RotaryTable*> rotary_tables(const TokenBatch& batch, EncoderWorkspace& ws,

@@ -5,7 +5,7 @@
 namespace warden::model::engine {
 
 void TokenBatch::add(std::span<const std::uint32_t> seq_ids, std::span<const std::uint32_t> seq_type_ids,
-                     std::size_t seq_visible_keys) {
+                     std::size_t seq_visible_keys, std::int32_t adapter) {
   if (!seq_type_ids.empty() && seq_type_ids.size() != seq_ids.size()) {
     throw Error(ErrorKind::InvalidInput, "token type ids and token ids differ in length");
   }
@@ -19,6 +19,10 @@ void TokenBatch::add(std::span<const std::uint32_t> seq_ids, std::span<const std
     visible_keys.resize(sequences(), 0);  // the sequences before the first limited one see all
     visible_keys.push_back(seq_visible_keys);
   }
+  if (adapter != kNoAdapter || !adapters.empty()) {
+    adapters.resize(sequences(), kNoAdapter);
+    adapters.push_back(adapter);
+  }
   offsets.push_back(ids.size());
 }
 
@@ -27,6 +31,7 @@ void TokenBatch::clear() {
   type_ids.clear();
   offsets.assign(1, 0);
   visible_keys.clear();
+  adapters.clear();
 }
 
 }  // namespace warden::model::engine
