@@ -256,6 +256,7 @@ std::unique_ptr<EncoderModel> load_encoder_model(const std::filesystem::path& di
   } else {
     weights = std::make_unique<formats::ModelWeights>(formats::ModelWeights::open_dir(dir));
   }
+  if (family.adapt_weights != nullptr) family.adapt_weights(*weights);
   // Checkpoints saved from the *ForSequenceClassification class prefix the encoder's
   // tensors with the base model's name; base-model checkpoints usually do not.
   const std::string prefix = weights->find(std::string(plan.names.word_embeddings)) != nullptr

@@ -74,6 +74,8 @@ struct Case {
   std::vector<float> normalized[4];
   std::vector<float> logits;
   std::vector<float> sentence;  // after the folder's Dense modules (empty: it has none)
+  std::string task;             // the task adapter the case runs with (empty: the base weights)
+  std::int32_t adapter = engine::TokenBatch::kNoAdapter;
 };
 
 constexpr metadata::PoolingMode kModes[4] = {metadata::PoolingMode::Cls, metadata::PoolingMode::Mean,
@@ -125,6 +127,8 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
       if (c["logits"].get(logits) == simdjson::SUCCESS) k.logits = floats(logits);
       element sentence;
       if (c["sentence_embedding"].get(sentence) == simdjson::SUCCESS) k.sentence = floats(sentence);
+      std::string_view task;
+      if (c["task"].get(task) == simdjson::SUCCESS) k.task = task;
       cases.push_back(std::move(k));
     }
     ASSERT_GE(cases.size(), 5U);
@@ -132,8 +136,17 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
     // 3. Warden, all cases in one mixed-length batch.
     const auto model = load_encoder_model(dir);
     const std::size_t h = model->encoder.dims().hidden;
+    // A case's task is its adapter's index among config.json's tasks.
+    for (auto& c : cases) {
+      if (c.task.empty()) continue;
+      const auto& tasks = model->config.task_adapters;
+      const auto it =
+          std::find_if(tasks.begin(), tasks.end(), [&](const auto& t) { return t.name == c.task; });
+      ASSERT_NE(it, tasks.end()) << "task " << c.task;
+      c.adapter = static_cast<std::int32_t>(it - tasks.begin());
+    }
     engine::TokenBatch batch;
-    for (const auto& c : cases) batch.add(c.ids, c.type_ids);
+    for (const auto& c : cases) batch.add(c.ids, c.type_ids, 0, c.adapter);
     model->encoder.validate(batch);
     engine::EncoderWorkspace ws;
     const auto hidden = model->encoder.forward(batch, ws, &threads);
@@ -189,7 +202,7 @@ TEST(EncoderGolden, EveryFixtureMatchesThePyTorchReference) {
 
       // 4. Batch invariance: the same input alone.
       engine::TokenBatch alone;
-      alone.add(c.ids, c.type_ids);
+      alone.add(c.ids, c.type_ids, 0, c.adapter);
       engine::EncoderWorkspace ws_alone;
       const auto single = model->encoder.forward(alone, ws_alone, &threads);
       worst_alone = std::max(worst_alone, max_abs_diff(single, mine));

@@ -1,4 +1,5 @@
-// The family registry's own consistency: each HF class belongs to one family, each model_type
+// The family registry's own consistency: each HF class belongs to one family (a remote-code
+// family's to it among configs naming its code), each model_type
 // to one family whose base class it resolves to, and a family's class roles have what they need
 // (a classifier class its head builder, the registry's lists what the loader reads).
 
@@ -18,7 +19,15 @@ TEST(Families, EachClassAndModelTypeHasOneFamily) {
     EXPECT_TRUE(names.insert(f->name).second) << f->name;
     EXPECT_FALSE(f->classes.empty()) << f->name;
     EXPECT_FALSE(f->weight_prefix.empty()) << f->name;
-    for (const FamilyClass& c : f->classes) EXPECT_TRUE(classes.insert(c.name).second) << c.name;
+    // A remote-code family's classes are looked up among its own only (Family::remote_configs):
+    // jina-embeddings-v3's XLMRobertaModel is not stock XLM-R's.
+    std::set<std::string_view> own;
+    for (const FamilyClass& c : f->classes) {
+      EXPECT_TRUE(own.insert(c.name).second) << c.name;
+      if (f->remote_configs.empty()) {
+        EXPECT_TRUE(classes.insert(c.name).second) << c.name;
+      }
+    }
     for (const std::string_view t : f->model_types) {
       EXPECT_TRUE(model_types.insert(t).second) << t;
       EXPECT_EQ(for_model_type(t), f) << t;
@@ -56,6 +65,17 @@ TEST(Families, BaseClassesResolve) {
   alibi.model_type = "bert";
   alibi.position_embedding_type = "alibi";
   EXPECT_EQ(resolve(alibi, "/m").family->name, "jina-bert");
+  // The same class name is jina-embeddings-v3's when auto_map names its remote config class.
+  metadata::ModelConfig jina;
+  jina.model_type = "xlm-roberta";
+  jina.architectures = {"XLMRobertaModel"};
+  EXPECT_EQ(resolve(jina, "/m").family->name, "roberta");
+  jina.remote_config = "XLMRobertaFlashConfig";
+  EXPECT_EQ(resolve(jina, "/m").family->name, "xlm-roberta-flash");
+  jina.architectures.clear();
+  EXPECT_EQ(resolve(jina, "/m").family->name, "xlm-roberta-flash");
+  jina.architectures = {"XLMRobertaForSequenceClassification"};
+  EXPECT_THROW((void)resolve(jina, "/m"), Error);
   metadata::ModelConfig unknown;
   unknown.model_type = "gpt2";
   try {

@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import colbert_reference  # noqa: E402
+import jina_v3_reference  # noqa: E402
 import llm_rerank_reference  # noqa: E402
 import m3_reference  # noqa: E402
 import reference  # noqa: E402
@@ -172,6 +173,14 @@ FIXTURES = [
     # projection, [unused0]/[unused1] markers, 32-token queries expanded with unattended [MASK]s,
     # punctuation left out of documents): tools/golden/colbert_reference.py's token vectors.
     ("bert-colbert", "bert", "none", ["--colbert"], None, "tiny", "colbert+long"),
+    # jina-embeddings-v3 (XLMRobertaLoRA's checkpoint and config keys at a tiny shape: rotary
+    # positions with base 20000 over whole heads, no position table, LoRA adapters of rank 4 for its
+    # five tasks on every Linear and Embedding; tools/golden/jina_v3_reference.py): the base weights
+    # on inputs of exactly 1, 7, 128 and 2048 tokens besides the usual ones; and every input with a
+    # task (the i-th input the (i mod 5)-th, its instruction prepended as encode(task=) does), all
+    # in one batch as adapter_mask runs them.
+    ("jina-v3-none", "jina-v3", "none", ["--pooling", "mean"], "mean", "tiny", "lengths+long"),
+    ("jina-v3-tasks", "jina-v3", "none", ["--pooling", "mean"], "mean", "tiny", "tasks+long"),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]
@@ -371,7 +380,18 @@ def make_one(spec, args, scratch):
               (exact_length_texts(os.path.join(model_dir, "tokenizer.json"), EXACT_LENGTHS)
                if "lengths" in kinds else []))
     rerank = next((k.split("=", 1)[1] for k in kinds if k.startswith("rerank=")), None)
-    if rerank:
+    ref = jina_v3_reference if arch == "jina-v3" else reference
+    case_tasks = []
+    if "tasks" in kinds:
+        with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
+            cfg = json.load(f)
+        names, instructions = cfg["lora_adaptations"], cfg["task_instructions"]
+        case_tasks = [names[i % len(names)] for i in range(len(inputs))]
+        tok = tokenize(os.path.join(model_dir, "tokenizer.json"),
+                       [instructions[t] + x for t, x in zip(case_tasks, inputs)])
+        for e, t in zip(tok["encodings"], case_tasks):
+            e["adapter"] = names.index(t)
+    elif rerank:
         llm_cases = LLM_RERANK_PAIRS + {"mxbai-rerank-v2": LLM_RERANK_INSTRUCTED,
                                         "bge-reranker-v2-gemma": LLM_RERANK_LONG}.get(rerank, [])
         inputs = [[q, d] for q, d, _ in llm_cases]
@@ -383,19 +403,19 @@ def make_one(spec, args, scratch):
         tok = tokenize(os.path.join(model_dir, "tokenizer.json"), inputs)
     enc = tok["encodings"]
 
-    m32 = reference.Reference(model_dir, torch.float32)
-    m64 = reference.Reference(model_dir, torch.float64)
+    m32 = ref.Reference(model_dir, torch.float32)
+    m64 = ref.Reference(model_dir, torch.float64)
     batched = [e for e in enc if len(e["ids"]) <= XLONG_TOKENS]
     apart = [e for e in enc if len(e["ids"]) > XLONG_TOKENS]
 
     def run_all(model):
-        by_id = {id(e): o for e, o in zip(batched, reference.run(model, batched))}
-        by_id.update({id(e): reference.run(model, [e])[0] for e in apart})
+        by_id = {id(e): o for e, o in zip(batched, ref.run(model, batched))}
+        by_id.update({id(e): ref.run(model, [e])[0] for e in apart})
         return [by_id[id(e)] for e in enc]
 
     out32 = run_all(m32)
     out64 = run_all(m64)
-    alone = [reference.run(m32, [e])[0] if len(e["ids"]) <= XLONG_TOKENS else o for e, o in zip(enc, out32)]
+    alone = [ref.run(m32, [e])[0] if len(e["ids"]) <= XLONG_TOKENS else o for e, o in zip(enc, out32)]
 
     splade32 = []
     splade_diff = {}
@@ -468,7 +488,8 @@ def make_one(spec, args, scratch):
         if len(e["ids"]) > XLONG_TOKENS:
             rows = list(range(0, len(e["ids"]), HIDDEN_ROW_STRIDE)) + [len(e["ids"]) - 1]
             hidden = hidden[rows]
-        c = {"input": inp, "tokens": e["tokens"], "ids": e["ids"], "type_ids": e["type_ids"],
+        c = {"input": inp, **({"task": case_tasks[ci]} if case_tasks else {}),
+             "tokens": e["tokens"], "ids": e["ids"], "type_ids": e["type_ids"],
              "attention_mask": e["attention_mask"],
              **({"hidden_rows": rows} if rows is not None else {}),
              "last_hidden_state": f32(hidden),
@@ -522,6 +543,7 @@ def make_one(spec, args, scratch):
             "files_sha256": sha256_tree(model_dir),
         },
         "reference": {
+            "code": f"tools/golden/{ref.__name__}.py",
             "architecture": m32.architecture,
             "hidden_size": m32.hidden, "num_layers": m32.layers, "num_heads": m32.heads,
             "layer_norm_eps": m32.eps, "pad_token_id": m32.pad_id,
@@ -529,6 +551,7 @@ def make_one(spec, args, scratch):
             "tokenizer": tok["tokenizers_binding"],
             "torch": torch.__version__, "numpy": np.__version__,
             "batch": "all cases in one right-padded batch (pad_token_id, attention mask 0)" +
+                     ("; each case's task adapter by adapter_mask, its instruction prepended" if case_tasks else "") +
                      (f"; cases over {XLONG_TOKENS} tokens alone, their hidden rows sampled (hidden_rows)"
                       if apart else ""),
             "fp32_vs_fp64_max_abs_diff": {**reference.max_abs_diff(out32, out64), **m3_diff, **splade_diff,

@@ -94,6 +94,10 @@ struct Family {
   std::string_view name;  // "bert"
   std::span<const FamilyClass> classes;
   std::span<const std::string_view> model_types;  // the model_types whose keys it reads
+  // Remote-code config classes (auto_map's AutoConfig) that make a config this family's whatever
+  // its "architectures" say: jina-embeddings-v3's remote code calls its model XLMRobertaModel,
+  // a name stock XLM-R has too, and the name is then looked up among this family's classes only.
+  std::span<const std::string_view> remote_configs = {};
   // The class a config of its model_type without "architectures" names (its base model);
   // null: its first Encoder class.
   std::string_view (*base_class)(const metadata::ModelConfig& config) = nullptr;
@@ -110,6 +114,9 @@ struct Family {
   void (*plan)(const metadata::ModelConfig& config, EncoderPlan& plan,
                const std::filesystem::path& dir) = nullptr;
   std::string_view weight_prefix;  // the encoder's prefix in a *ForSequenceClassification checkpoint
+  // Gives the checkpoint's tensors the names the reader asks for, before anything is read (null:
+  // they have them already).
+  void (*adapt_weights)(formats::ModelWeights& weights) = nullptr;
   void (*finish)(const FinishSource& source, engine::EncoderWeights& weights) = nullptr;
   heads::ClassifierHead (*classifier)(const HeadSource& source) = nullptr;  // null: no classifier class
   const MlmHeadNames* mlm_head = nullptr;  // null: SPLADE cannot use its *ForMaskedLM

@@ -26,16 +26,32 @@ extern const Family kGemma3Family;
 extern const Family kLlamaFamily;
 extern const Family kGemmaFamily;
 extern const Family kMistralFamily;
+extern const Family kXlmRobertaFlashFamily;
 
 namespace {
 
 const std::array kFamilies{&kBertFamily,       &kRobertaFamily, &kDistilBertFamily, &kDebertaV2Family,
                            &kJinaBertFamily,   &kMpnetFamily,   &kNomicBertFamily,  &kGteFamily,
                            &kModernBertFamily, &kQwen3Family,   &kQwen2Family,      &kGemma3Family,
-                           &kLlamaFamily,      &kMistralFamily, &kGemmaFamily};
+                           &kLlamaFamily,      &kMistralFamily, &kGemmaFamily,      &kXlmRobertaFlashFamily};
 
-std::optional<ResolvedClass> find_class(std::string_view name) {
+// The family whose remote code the config names (Family::remote_configs), or null.
+const Family* remote_family(const metadata::ModelConfig& config) {
+  if (config.remote_config.empty()) return nullptr;
   for (const Family* f : kFamilies) {
+    for (const std::string_view r : f->remote_configs) {
+      if (r == config.remote_config) return f;
+    }
+  }
+  return nullptr;
+}
+
+// The class `name` among the classes of the config's remote-code family when it has one, else of
+// every family.
+std::optional<ResolvedClass> find_class(std::string_view name, const metadata::ModelConfig& config) {
+  const Family* remote = remote_family(config);
+  for (const Family* f : kFamilies) {
+    if (remote != nullptr && f != remote) continue;
     for (const FamilyClass& c : f->classes) {
       if (c.name == name) return ResolvedClass{f, &c};
     }
@@ -43,10 +59,12 @@ std::optional<ResolvedClass> find_class(std::string_view name) {
   return std::nullopt;
 }
 
-// The class a config names: its first "architectures" entry, else its model_type's base model.
+// The class a config names: its first "architectures" entry, else its model_type's base model
+// (its remote-code family's, when it has one).
 std::string named_class(const metadata::ModelConfig& config) {
   if (!config.architectures.empty()) return config.architectures.front();
-  const Family* f = for_model_type(config.model_type);
+  const Family* remote = remote_family(config);
+  const Family* f = remote != nullptr ? remote : for_model_type(config.model_type);
   if (f == nullptr) return {};
   if (f->base_class != nullptr) return std::string(f->base_class(config));
   for (const FamilyClass& c : f->classes) {
@@ -72,7 +90,7 @@ const Family* for_model_type(std::string_view model_type) {
 
 ResolvedClass resolve(const metadata::ModelConfig& config, const std::filesystem::path& dir) {
   const std::string named = named_class(config);
-  if (const auto found = find_class(named)) return *found;
+  if (const auto found = find_class(named, config)) return *found;
   throw Error(ErrorKind::Unsupported,
               fmt::format("{}: unsupported architecture '{}' (model_type '{}'); supported: {}",
                           (dir / "config.json").string(), named.empty() ? "(none)" : named, config.model_type,
@@ -105,7 +123,7 @@ metadata::ModelConfig parse_model_config(std::string_view json, std::string_view
   // read as its model_type's family would, an unknown model_type with BERT's names (loading it
   // then says which architectures are supported).
   const Family* family = nullptr;
-  if (const auto named = model::families::find_class(model::families::named_class(c))) {
+  if (const auto named = model::families::find_class(model::families::named_class(c), c)) {
     family = named->family;
   } else {
     family = model::families::for_model_type(c.model_type);

@@ -193,6 +193,14 @@ const Tensor* ModelWeights::find(std::string_view name) const noexcept {
   return it == tensors_.end() ? nullptr : it->second;
 }
 
+void ModelWeights::alias(const std::string& name, std::string_view existing) {
+  const Tensor* t = find(existing);
+  if (t == nullptr || !tensors_.emplace(name, t).second) {
+    throw Error(ErrorKind::Internal,
+                fmt::format("{}: cannot name tensor '{}' '{}'", source_.string(), existing, name));
+  }
+}
+
 const Tensor& ModelWeights::require(std::string_view name, std::span<const std::size_t> shape) const {
   return check(name, shape, false);
 }

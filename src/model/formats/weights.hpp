@@ -37,6 +37,11 @@ struct TensorViews {
   std::shared_ptr<const void> owner;
 
   [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
+  // Makes the tensor `existing` answer to `name` as well (a family whose checkpoints keep a
+  // weight under another name: torch parametrizations' "X.parametrizations.weight.original" for
+  // "X.weight"). Errors name the tensor as its file does. Error(Internal) when `existing` is
+  // missing or `name` is taken.
+  void alias(const std::string& name, std::string_view existing);
 };
 
 // One file of a checkpoint: safetensors (by its extension) or a PyTorch checkpoint (anything
@@ -49,6 +54,11 @@ class WeightFile {
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept;
   [[nodiscard]] std::span<const Tensor> tensors() const noexcept;
   [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
+  // Makes the tensor `existing` answer to `name` as well (a family whose checkpoints keep a
+  // weight under another name: torch parametrizations' "X.parametrizations.weight.original" for
+  // "X.weight"). Errors name the tensor as its file does. Error(Internal) when `existing` is
+  // missing or `name` is taken.
+  void alias(const std::string& name, std::string_view existing);
 
  private:
   std::variant<SafetensorsFile, TorchCheckpoint, TensorViews> file_;
@@ -72,6 +82,11 @@ class ModelWeights {
   static ModelWeights from_views(std::vector<TensorViews> files);
 
   [[nodiscard]] const Tensor* find(std::string_view name) const noexcept;
+  // Makes the tensor `existing` answer to `name` as well (a family whose checkpoints keep a
+  // weight under another name: torch parametrizations' "X.parametrizations.weight.original" for
+  // "X.weight"). Errors name the tensor as its file does. Error(Internal) when `existing` is
+  // missing or `name` is taken.
+  void alias(const std::string& name, std::string_view existing);
   // The tensor `name` with exactly `shape` and a float dtype (F32, F16 or BF16): what the
   // engine asks for each weight. Throws Error(CorruptFile) naming the tensor and the source
   // when it is missing, has another shape, or another dtype.

@@ -86,6 +86,18 @@ void read_config_identity(const Fields& f, ModelConfig& c) {
   c.torch_dtype = f.string("torch_dtype");
   if (!c.torch_dtype) c.torch_dtype = f.string("dtype");
   c.position_embedding_type = f.string("position_embedding_type").value_or("absolute");
+  if (const auto auto_map = f.object("auto_map")) {
+    // "repo--module.Class" or "module.Class": the class is what follows the last dot.
+    const Fields m(*auto_map, f.source());
+    std::string name;
+    try {
+      name = m.string("AutoConfig").value_or("");
+    } catch (const Error&) {
+      throw f.fail("auto_map", "has an AutoConfig that is not a string");
+    }
+    const std::size_t dot = name.rfind('.');
+    c.remote_config = dot == std::string::npos ? name : name.substr(dot + 1);
+  }
 }
 
 void read_config_padding_and_labels(const Fields& f, ModelConfig& c,

@@ -29,6 +29,13 @@ class Fields;
 
 namespace warden::model::metadata {
 
+// A task adapter a config names (jina-embeddings-v3's lora_adaptations) and the instruction its
+// remote code prepends to a text encoded for that task (task_instructions; may be empty).
+struct TaskAdapter {
+  std::string name;
+  std::string instruction;
+};
+
 struct ModelConfig {
   std::vector<std::string> architectures;  // e.g. {"BertModel"}; may be empty
   std::string model_type;                  // "bert", "xlm-roberta", "roberta", "distilbert", ...
@@ -43,11 +50,16 @@ struct ModelConfig {
   std::size_t vocab_size = 0;
   std::optional<std::int64_t> pad_token_id;
   std::string position_embedding_type = "absolute";
+  // The class of auto_map's "AutoConfig" (the remote code a trust_remote_code load runs, e.g.
+  // "XLMRobertaFlashConfig"), without its module path; empty when the config names none.
+  std::string remote_config;
   bool sinusoidal_pos_embds = false;  // DistilBERT only
   std::optional<std::string> torch_dtype;
   // Class names by id (dense, 0..n-1). transformers' default when the file says nothing is
   // two labels, LABEL_0 and LABEL_1; so it is here.
   std::vector<std::string> id2label;
+  // The task adapters its family read (model/engine/lora.hpp), by index; empty: none.
+  std::vector<TaskAdapter> task_adapters;
   // What only the config's family reads (model/families/family.hpp), or null.
   std::shared_ptr<const families::FamilySettings> family_settings;
   std::map<std::string, std::int64_t> label2id;
@@ -59,7 +71,8 @@ struct ModelConfig {
 namespace json_fields = formats::json_fields;
 
 // The keys that say which family reads the rest: model_type (required), architectures,
-// torch_dtype (or dtype) and position_embedding_type (what tells a JinaBERT config from BERT's).
+// torch_dtype (or dtype), position_embedding_type (what tells a JinaBERT config from BERT's) and
+// auto_map's AutoConfig (what tells jina-embeddings-v3's XLMRobertaModel from XLM-R's).
 void read_config_identity(const formats::json_fields::Fields& f, ModelConfig& c);
 // After the family's keys: pad_token_id (checked against the vocabulary; else the family's
 // default, and room in the table for positions that start after it) and the labels.
