@@ -36,6 +36,9 @@ struct InputOptions {
   // ColBERT encodes a query (its marker, [MASK] expansion) unlike a document (its marker,
   // punctuation dropped); the other embedders ignore it.
   bool query = false;
+  // The task adapter the weights take (one of Embedder::tasks(): jina-embeddings-v3's LoRA);
+  // empty: the base weights.
+  std::string_view task;
 };
 
 // One input after prepare(): everything embed_prepared() needs, plus what usage counts.
@@ -47,6 +50,7 @@ struct PreparedInput {
   std::size_t prompt_tokens = 0;        // leading tokens that came from the prompt
   bool query = false;                   // InputOptions::query, for the outputs that differ
   std::size_t visible_tokens = 0;       // leading tokens attention lets every token see (0: all)
+  std::int32_t adapter = -1;            // the index of InputOptions::task in tasks(); -1: none
   // (NeuralEmbedder counts the special tokens before the prompt too, e.g. [CLS]: exactly the
   // tokens that sentence-transformers leaves out of pooling when include_prompt is false.)
 };
@@ -148,6 +152,10 @@ class Embedder {
   [[nodiscard]] virtual const std::map<std::string, std::string>& prompts() const noexcept;
   // The prompt applied when a request names none, if the model sets one.
   [[nodiscard]] virtual std::optional<std::string> default_prompt_name() const { return std::nullopt; }
+  // The task adapters the model has (jina-embeddings-v3's retrieval.query, ...), each also a
+  // prompt name: a request naming that prompt gets the adapter too, as the model's own
+  // encode(task=...) prepends the task's instruction and selects its adapter. Empty: none.
+  [[nodiscard]] virtual std::span<const std::string> tasks() const noexcept { return {}; }
 
   // What embed() does to embed_prepared()'s rows: L2-normalises each dim()-wide row in
   // place, unless unit_vectors() (then they are left exactly as they are).

@@ -4,6 +4,7 @@
 #include <future>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "core/utf8.hpp"
@@ -69,6 +70,11 @@ NeuralEmbedder::NeuralEmbedder(const std::filesystem::path& dir, ThreadPool* poo
       pool_(pool) {
   if (id_.empty()) id_ = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
   if (!pooling.empty()) model::override_pooling(*model_, pooling, active_isa(), precision);
+  prompts_ = model_->st.prompts;
+  for (const model::metadata::TaskAdapter& t : model_->config.task_adapters) {
+    tasks_.push_back(t.name);
+    prompts_.emplace(t.name, t.instruction);  // the prompts file's own wins
+  }
   // Never let the tokenizer emit more tokens than the model takes.
   const auto& own = tokenizer_->truncation();
   truncation_ = own.value_or(tokenizer::TruncationParams{});
@@ -201,6 +207,7 @@ PreparedInput NeuralEmbedder::prepare_colbert(std::string_view input, const Inpu
                             limit, options.query ? "query" : "document"));
   }
   PreparedInput p;
+  p.adapter = adapter_of(options);
   p.query = options.query;
   p.ids = std::move(e.ids);
   p.type_ids = std::move(e.type_ids);
@@ -227,6 +234,7 @@ PreparedInput NeuralEmbedder::prepare(std::string_view text, const InputOptions&
   tokenizer::Encoding e = encode(input, options, false);
   if (e.size() == 0) throw Error(ErrorKind::InvalidInput, "input has no tokens");
   PreparedInput p;
+  p.adapter = adapter_of(options);
   p.prompt_tokens = count_prompt_tokens(e, options.prompt.size());
   p.ids = std::move(e.ids);
   p.type_ids = std::move(e.type_ids);
@@ -258,6 +266,7 @@ PreparedInput NeuralEmbedder::prepare_ids(std::span<const std::uint32_t> ids,
     ids = options.side == TruncationSide::Left ? ids.last(max_input_tokens_) : ids.first(max_input_tokens_);
   }
   PreparedInput p;
+  p.adapter = adapter_of(options);
   p.ids.assign(ids.begin(), ids.end());
   p.tokens = p.ids.size();
   p.query = options.query;
@@ -271,7 +280,7 @@ model::heads::HeadPass NeuralEmbedder::forward(std::span<const PreparedInput* co
   prompts.reserve(inputs.size());
   queries.reserve(inputs.size());
   for (const PreparedInput* p : inputs) {
-    batch.add(p->ids, p->type_ids, p->visible_tokens);
+    batch.add(p->ids, p->type_ids, p->visible_tokens, p->adapter);
     prompts.push_back(p->prompt_tokens);
     queries.push_back(p->query ? 1 : 0);
   }
@@ -368,7 +377,18 @@ std::string NeuralEmbedder::decode(std::span<const std::uint32_t> ids, bool skip
 }
 
 const std::map<std::string, std::string>& NeuralEmbedder::prompts() const noexcept {
-  return model_->st.prompts;
+  return prompts_;
+}
+
+std::int32_t NeuralEmbedder::adapter_of(const InputOptions& options) const {
+  if (options.task.empty()) return model::engine::TokenBatch::kNoAdapter;
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    if (tasks_[i] == options.task) return static_cast<std::int32_t>(i);
+  }
+  throw Error(ErrorKind::InvalidArgument,
+              tasks_.empty() ? fmt::format("task `{}`: {} has no task adapters", options.task, id_)
+                             : fmt::format("task `{}` is not one of {}'s ({})", options.task, id_,
+                                           fmt::join(tasks_, ", ")));
 }
 
 std::optional<std::string> NeuralEmbedder::default_prompt_name() const {

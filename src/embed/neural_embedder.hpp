@@ -77,9 +77,13 @@ class NeuralEmbedder final : public Embedder {
                                                 const InputOptions& options) const override;
   [[nodiscard]] std::string decode(std::span<const std::uint32_t> ids,
                                    bool skip_special_tokens) const override;
-  // From config_sentence_transformers.json; empty when the folder has none.
+  // From config_sentence_transformers.json, with each task adapter's instruction (config.json's
+  // task_instructions) under the task's name where that file has no prompt of the name; empty
+  // when the folder has neither.
   [[nodiscard]] const std::map<std::string, std::string>& prompts() const noexcept override;
   [[nodiscard]] std::optional<std::string> default_prompt_name() const override;
+  // config.json's task adapters (jina-embeddings-v3's lora_adaptations), in their order.
+  [[nodiscard]] std::span<const std::string> tasks() const noexcept override { return tasks_; }
 
   [[nodiscard]] const model::EncoderModel& model() const noexcept { return *model_; }
   [[nodiscard]] const tokenizer::Tokenizer& tokenizer() const noexcept { return *tokenizer_; }
@@ -106,6 +110,11 @@ class NeuralEmbedder final : public Embedder {
   std::size_t max_input_tokens_ = 0;
   tokenizer::TruncationParams truncation_;  // the tokenizer's own, with max_length = max_input_tokens_
   model::Heads heads_;                      // what each pass gives (model/embedder_heads.hpp); views model_
+  std::map<std::string, std::string> prompts_;  // see prompts()
+  std::vector<std::string> tasks_;              // see tasks()
+  // The adapter index of options.task (-1 for none); Error(InvalidArgument) for a task the model
+  // does not have.
+  [[nodiscard]] std::int32_t adapter_of(const InputOptions& options) const;
 
   // A ColBERT's marker and expansion tokens (PyLate's preprocess), when the model is one.
   struct ColbertTokens {

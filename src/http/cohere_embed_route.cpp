@@ -61,19 +61,6 @@ CohereEmbedRequest parse_cohere_embed(std::string_view body) {
   return request;
 }
 
-namespace {
-
-// The sentence-transformers prompt names that mean a Cohere input_type: one named exactly
-// so first, then search_query: "query"; search_document: "document", "passage", "corpus".
-std::vector<std::string> purposes_of(const std::string& input_type) {
-  std::vector<std::string> names = {input_type};
-  if (input_type == "search_query") names.emplace_back("query");
-  if (input_type == "search_document") names.insert(names.end(), {"document", "passage", "corpus"});
-  return names;
-}
-
-}  // namespace
-
 void cohere_embed(App& app, std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<CohereEmbedRequest>(parse_cohere_embed(body));
   // v1 without embedding_types answers a plain list of float vectors; otherwise by type.
@@ -86,7 +73,7 @@ void cohere_embed(App& app, std::shared_ptr<Call> call, std::string_view body, i
     call->characters += code_points(t);
   }
   task.tokenization = tokenization(request->truncate, request->truncation_direction);
-  if (request->input_type) task.purposes = purposes_of(*request->input_type);
+  if (request->input_type) task.purposes = input_type_purposes(*request->input_type);
   task.dimensions = request->output_dimension;
   task.dimensions_field = "output_dimension";
   task.normalize = true;  // Cohere's vectors are unit length

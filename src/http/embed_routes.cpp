@@ -23,6 +23,12 @@ EmbedRequest tei_embed_fields(object obj) {
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
   request.prompt_name = optional_string(obj, "prompt_name");
+  if (std::optional<std::string> task = optional_string(obj, "task")) {
+    if (request.prompt_name && *request.prompt_name != *task)
+      throw validation("`task` and `prompt_name` name different prompts", "task");
+    request.prompt_name = std::move(task);
+    request.prompt_field = "task";
+  }
   request.dimensions = optional_positive(obj, "dimensions");
   // Empty strings pass: the parser checks shapes, not content. (TEI itself answers 400 Empty
   // for an empty text, in its tokenization step; that is the router's call.)
@@ -57,6 +63,10 @@ OpenAiEmbedRequest parse_openai_embed(std::string_view body) {
     throw validation("`encoding_format` must be \"float\" or \"base64\"", "encoding_format");
   }
   request.dimensions = optional_positive(obj, "dimensions");
+  request.task = optional_string(obj, "task");
+  request.input_type = optional_string(obj, "input_type");
+  if (request.task && request.input_type)
+    throw validation("give `task` or `input_type`, not both", "input_type");
   return request;
 }
 
@@ -114,8 +124,9 @@ void embed(App& app, std::shared_ptr<Call> call, std::string_view body, bool all
   EmbedRequest request = parse_tei_embed(body);
   call->characters += tasks::characters(request.inputs);
   tasks::Context context = app.task_context(*call, std::move(request.model));
-  const tasks::Tokenization tok =
+  tasks::Tokenization tok =
       tokenization(request.truncate, request.truncation_direction, std::move(request.prompt_name));
+  tok.prompt_field = request.prompt_field;
   if (all) {
     tasks::EmbedTokens task;
     task.inputs = std::move(request.inputs);
@@ -153,6 +164,11 @@ void openai_embed(App& app, std::shared_ptr<Call> call, std::string_view body) {
   task.normalize = true;
   task.refuse_empty = false;
   task.dimensions = request.dimensions;
+  if (request.task) {
+    task.tokenization.prompt_name = std::move(request.task);
+    task.tokenization.prompt_field = "task";
+  }
+  if (request.input_type) task.purposes = input_type_purposes(*request.input_type);
   const bool base64 = request.base64;
   app.tasks.embed(app.task_context(*call, std::move(request.model)), std::move(task),
                   app.answer<Embeddings>(call, [call, base64](Embeddings& rows) {

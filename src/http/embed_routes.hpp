@@ -24,6 +24,9 @@ struct EmbedRequest {
   std::optional<bool> truncate;  // absent: the server's --auto-truncate decides
   TruncationDirection truncation_direction = TruncationDirection::Right;
   std::optional<std::string> prompt_name;
+  // `task` (jina's API: a task adapter with its instruction) names a prompt as prompt_name does;
+  // prompt_field says which of the two named it.
+  std::string prompt_field = "prompt_name";
   std::optional<std::size_t> dimensions;  // >= 1 (422 otherwise); upper bound checked by the router
   std::string model;                      // empty when absent
 };
@@ -38,6 +41,11 @@ struct OpenAiEmbedRequest {
   bool base64 = false;                    // encoding_format "float" (default) | "base64"; anything else 422
   std::optional<std::size_t> dimensions;  // >= 1
   std::string user;                       // accepted, unused
+  // Beyond OpenAI's fields, as jina's and the OpenAI-style embedding servers take them: `task`
+  // (a prompt by name, a task adapter with it) or `input_type` (query, passage, document, or
+  // Cohere's names: a prompt by purpose, as Cohere's route). Not both.
+  std::optional<std::string> task;
+  std::optional<std::string> input_type;
 };
 OpenAiEmbedRequest parse_openai_embed(std::string_view body);
 

@@ -96,6 +96,7 @@ void embed_retrieval(App& app, std::shared_ptr<Call> call, std::string_view body
   serving::tasks::EmbedRetrieval task;
   task.inputs = std::move(rq.inputs);
   task.tokenization = tokenization(rq.truncate, rq.truncation_direction, std::move(rq.prompt_name));
+  task.tokenization.prompt_field = rq.prompt_field;
   task.outputs = request.outputs;
   task.dimensions = rq.dimensions;
   task.normalize = rq.normalize;

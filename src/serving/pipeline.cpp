@@ -116,6 +116,7 @@ std::string Pipeline::cache_prefix(const ModelLease& lease, std::string_view kin
   k.add(std::uint64_t{o.truncate ? 1U : 0U})
       .add(std::uint64_t{o.side == embed::TruncationSide::Left ? 1U : 0U});
   k.add(o.prompt).add(std::uint64_t{o.add_special_tokens ? 1U : 0U}).add(std::uint64_t{o.query ? 1U : 0U});
+  k.add(o.task);  // a task adapter changes the weights (jina-embeddings-v3's tasks share empty prompts)
   return k.take();
 }
 

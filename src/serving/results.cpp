@@ -28,6 +28,13 @@ std::vector<float> softmax(std::span<const float> logits) {
 
 }  // namespace
 
+std::string_view task_named(const embed::Embedder& e, const std::string& prompt_name) {
+  for (const std::string& t : e.tasks()) {
+    if (t == prompt_name) return t;
+  }
+  return {};
+}
+
 embed::InputOptions input_options(const embed::Embedder& e, bool truncate, embed::TruncationSide side,
                                   const std::optional<std::string>& prompt_name) {
   embed::InputOptions o;
@@ -41,11 +48,11 @@ embed::InputOptions input_options(const embed::Embedder& e, bool truncate, embed
     if (it == prompts.end()) {
       std::string known;
       for (const auto& [k, v] : prompts) known += (known.empty() ? "" : ", ") + k;
-      throw Error(ErrorKind::InvalidArgument,
-                  fmt::format("prompt_name `{}` is not one of the model's prompts ({})", *name,
-                              known.empty() ? "it has none" : known));
+      throw Error(ErrorKind::InvalidArgument, fmt::format("`{}` is not one of the model's prompts ({})",
+                                                          *name, known.empty() ? "it has none" : known));
     }
     o.prompt = it->second;  // the map lives as long as the embedder
+    o.task = task_named(e, it->first);
   }
   return o;
 }

@@ -20,6 +20,9 @@ namespace warden::serving {
 // default prompt, if it has one). The prompt must be one of the model's.
 embed::InputOptions input_options(const embed::Embedder& e, bool truncate, embed::TruncationSide side,
                                   const std::optional<std::string>& prompt_name);
+// The model's task adapter of that name (Embedder::tasks(), a view of the embedder's own string),
+// or empty: a prompt named like a task selects the task's adapter too.
+std::string_view task_named(const embed::Embedder& e, const std::string& prompt_name);
 
 // Matryoshka truncation then (optionally) normalisation, per row: the order
 // sentence-transformers uses (truncate_dim, then normalize). Rows that are unit vectors

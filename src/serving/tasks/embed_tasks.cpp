@@ -30,6 +30,7 @@ embed::InputOptions options_for(const embed::Embedder& e, const Embed& task, con
   for (const std::string& purpose : task.purposes) {
     if (const auto it = e.prompts().find(purpose); it != e.prompts().end()) {
       o.prompt = it->second;
+      o.task = task_named(e, it->first);
       break;
     }
   }

@@ -52,7 +52,7 @@ embed::InputOptions embed_options(const embed::Embedder& e, const Tokenization& 
   try {
     return serving::input_options(e, t.truncate.value_or(limits.auto_truncate), t.side, t.prompt_name);
   } catch (const Error& err) {
-    throw TaskError(Fault::Invalid, err.what(), "prompt_name");
+    throw TaskError(Fault::Invalid, fmt::format("{}: {}", t.prompt_field, err.what()), t.prompt_field);
   }
 }
 

@@ -36,6 +36,9 @@ struct Tokenization {
   std::optional<bool> truncate;  // absent: Limits::auto_truncate
   embed::TruncationSide side = embed::TruncationSide::Right;
   std::optional<std::string> prompt_name;  // absent: the model's default prompt, if any
+  // The request's field that named the prompt, for errors ("task" on the routes that take
+  // jina's word for it).
+  std::string prompt_field = "prompt_name";
 };
 
 // Where a task's inputs sit in its request, for errors: `field` (OpenAI's param), and
