@@ -7,7 +7,7 @@
 namespace warden::bulk {
 
 void EmbedScorer::prepare(const Record& record, std::span<embed::PreparedInput> out) const {
-  out[0] = embedder_.prepare(record.text, embed::InputOptions{});
+  out[0] = embedder_.prepare(record.text, options_);
 }
 
 void EmbedScorer::compute(std::span<const embed::PreparedInput* const> inputs, std::span<float> out) const {

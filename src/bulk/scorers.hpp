@@ -15,7 +15,9 @@ namespace warden::bulk {
 // One unit vector per record (Embedder::embed's prepare, embed_prepared and normalisation).
 class EmbedScorer final : public Scorer {
  public:
-  explicit EmbedScorer(const embed::Embedder& embedder) : embedder_(embedder) {}
+  // `options`: the prompt and task adapter every record is encoded with (views into the embedder).
+  explicit EmbedScorer(const embed::Embedder& embedder, embed::InputOptions options = {})
+      : embedder_(embedder), options_(options) {}
   [[nodiscard]] std::size_t units_per_record() const noexcept override { return 1; }
   [[nodiscard]] std::size_t unit_width() const noexcept override { return embedder_.dim(); }
   void prepare(const Record& record, std::span<embed::PreparedInput> out) const override;
@@ -24,6 +26,7 @@ class EmbedScorer final : public Scorer {
 
  private:
   const embed::Embedder& embedder_;
+  embed::InputOptions options_;
 };
 
 // What a retrieval job writes per record: a sparse vector or token vectors.

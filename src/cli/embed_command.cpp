@@ -19,6 +19,7 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "serving/results.hpp"
 
 namespace warden::cli {
 
@@ -34,6 +35,7 @@ struct EmbedOptions {
   std::string pooling;                // overrides the folder's (TEI's --pooling)
   std::string output_kind = "dense";  // a bulk job's: dense, sparse or multi
   std::string input_type = "document";
+  std::string prompt_name;  // a prompt by name (a task adapter with it); empty: the model's default
   std::vector<std::string> texts;
   BulkFlags bulk;
 };
@@ -92,7 +94,7 @@ int run_bulk_retrieval(const EmbedOptions& options, const embed::Embedder& embed
 
 // `warden embed --input FILE --output FILE`: the corpus through the bulk runner.
 int run_bulk_embed(const EmbedOptions& options, const embed::Embedder& embedder, const std::string& model,
-                   ThreadPool* pool) {
+                   const embed::InputOptions& input, ThreadPool* pool) {
   if (!options.texts.empty()) throw Error(ErrorKind::InvalidArgument, "give texts or --input, not both");
   if (options.output_kind != "dense") return run_bulk_retrieval(options, embedder, model, pool);
   if (!embedder.retrieval_outputs().dense) {
@@ -108,6 +110,8 @@ int run_bulk_embed(const EmbedOptions& options, const embed::Embedder& embedder,
   job.fingerprint = {{"command", "embed"},
                      {"model", model},
                      {"dim", std::to_string(embedder.dim())},
+                     {"prompt", std::string(input.prompt)},
+                     {"task", std::string(input.task)},
                      {"dtype", options.dtype},
                      {"format", std::string(bulk::output_format_name(format))}};
   bulk::SinkOptions sink;
@@ -122,7 +126,7 @@ int run_bulk_embed(const EmbedOptions& options, const embed::Embedder& embedder,
     return bulk::make_vector_sink(sink);
   };
   job.pool = pool;
-  const bulk::EmbedScorer scorer(embedder);
+  const bulk::EmbedScorer scorer(embedder, input);
   return run_bulk(options.bulk, reader_options(options.bulk), job, scorer);
 }
 
@@ -143,8 +147,12 @@ int run_embed(const EmbedOptions& options) {
                opened.model.spec.name, opened.fallback_reason);
   }
   const embed::Embedder* embedder = opened.loaded->embedder.get();
+  // The prompt as the server picks it: by name, else the model's default; a task of that name too.
+  const embed::InputOptions input = serving::input_options(
+      *embedder, true, embed::TruncationSide::Right,
+      options.prompt_name.empty() ? std::nullopt : std::optional<std::string>(options.prompt_name));
   if (!options.bulk.input.empty())
-    return run_bulk_embed(options, *embedder, catalog::model_identity(opened), &pool);
+    return run_bulk_embed(options, *embedder, catalog::model_identity(opened), input, &pool);
   if (options.output_kind != "dense") {
     throw Error(ErrorKind::InvalidArgument,
                 fmt::format("--output-kind {} needs a bulk job (--input)", options.output_kind));
@@ -156,7 +164,7 @@ int run_embed(const EmbedOptions& options) {
   const std::vector<std::string> texts = options.texts.empty() ? read_stdin_lines() : options.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
 
-  const Embeddings embeddings = embedder->embed(views);
+  const Embeddings embeddings = embedder->embed(views, input);
   OutputFile out(options.output);
   if (options.format == "npy") {
     write_npy(out, embeddings);
@@ -203,6 +211,11 @@ Command add_embed_command(CLI::App& root) {
                   "Encode the records as documents or queries (a ColBERT encodes them differently)")
       ->check(CLI::IsMember({"document", "query"}))
       ->capture_default_str();
+  app->add_option("--prompt-name,--task", options->prompt_name,
+                  "A prompt of the model's by name (config_sentence_transformers.json), prepended to every "
+                  "text; a task adapter of that name too (jina-embeddings-v3: retrieval.query, "
+                  "retrieval.passage, separation, classification, text-matching). Default: the model's "
+                  "default prompt, if any");
   add_bulk_flags(*app, options->bulk);
   app->add_option("texts", options->texts, "Texts to embed; none reads stdin");
   return {app, [options] { return run_embed(*options); }};

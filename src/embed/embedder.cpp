@@ -42,7 +42,7 @@ const std::map<std::string, std::string>& Embedder::prompts() const noexcept {
   return kNone;
 }
 
-Embeddings Embedder::embed(std::span<const std::string_view> texts) const {
+Embeddings Embedder::embed(std::span<const std::string_view> texts, const InputOptions& options) const {
   // Every text is checked before any is prepared, so that the error names the first bad
   // index whatever the embedder's own messages say.
   for (std::size_t i = 0; i < texts.size(); ++i) utf8::require_valid(texts[i], fmt::format("input {}", i));
@@ -50,7 +50,7 @@ Embeddings Embedder::embed(std::span<const std::string_view> texts) const {
   prepared.reserve(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     try {
-      prepared.push_back(prepare(texts[i], InputOptions{}));
+      prepared.push_back(prepare(texts[i], options));
     } catch (const Error& e) {
       throw Error(e.kind(), fmt::format("input {}: {}", i, e.what()));
     }

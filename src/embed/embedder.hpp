@@ -161,10 +161,11 @@ class Embedder {
   // place, unless unit_vectors() (then they are left exactly as they are).
   void normalize_rows(std::span<float> rows) const;
 
-  // prepare() with default options, embed_prepared(), then L2 normalisation (unless
+  // prepare() with `options` (default: none), embed_prepared(), then L2 normalisation (unless
   // unit_vectors()): one unit vector per text, in order. Throws Error(InvalidInput) naming
   // the index of a bad text; nothing is returned for the batch in that case.
-  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts) const;
+  [[nodiscard]] Embeddings embed(std::span<const std::string_view> texts,
+                                 const InputOptions& options = {}) const;
 };
 
 }  // namespace warden::embed

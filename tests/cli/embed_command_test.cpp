@@ -126,3 +126,40 @@ TEST_F(EmbedCommand, ModelDirRunsTheEngineAndRejectsBadFolders) {
 
 }  // namespace
 }  // namespace warden
+
+namespace warden {
+namespace {
+
+// --task (or --prompt-name) prepends the prompt and, on jina-embeddings-v3, runs the task's adapter:
+// two tasks with the same (empty) prompt still give different vectors; an unknown one exits 2.
+TEST_F(EmbedCommand, TaskPicksThePromptAndTheAdapter) {
+  const std::string dir = "/tmp/warden-cli-jina-" + std::to_string(::getpid());
+  ASSERT_EQ(
+      std::system((std::string(WARDEN_BINARY_DIR) +
+                   "/bin/warden-fixture --arch jina-v3 --preset tiny --seed 3 --out " + dir + " >/dev/null")
+                      .c_str()),
+      0);
+  auto vector_of = [&](const std::string& flags) {
+    const auto r =
+        testing::run_warden("embed --model-dir " + dir + " --threads 2 " + flags + " 'hello world'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<double> v;
+    simdjson::dom::parser parser;
+    for (const auto x : parser.parse(r.out)["embedding"].get_array()) v.push_back(double(x));
+    return v;
+  };
+  const auto base = vector_of("");
+  const auto separation = vector_of("--task separation");
+  const auto classification = vector_of("--prompt-name classification");
+  ASSERT_EQ(base.size(), 64U);
+  EXPECT_NE(base, separation);
+  EXPECT_NE(separation, classification);
+  EXPECT_EQ(vector_of("--task classification"), classification);
+  const auto bad = testing::run_warden("embed --model-dir " + dir + " --task summarization hi");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("summarization"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace warden
