@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,6 +89,34 @@ TEST(JinaV3, EachTaskRunsItsOwnAdapterAndOnlyKnownOnesAreTaken) {
   engine::TokenBatch bad;
   bad.add(std::vector<std::uint32_t>{0, 5, 2}, {}, 0, 5);
   EXPECT_THROW(m->encoder.validate(bad), Error);
+}
+
+// The adapters stay float32 whatever the model's precision: a task's rows in int8 and bf16 are
+// as close to float32 as the base weights' (docs/precision.md's bars, as precision_test.cpp's).
+TEST(JinaV3, TasksInReducedPrecisionStayWithinTheBars) {
+  const testing::TempDir tmp;
+  const auto dir = write_jina(tmp);
+  const auto f32 = load_encoder_model(dir);
+  for (const auto& [precision, bar] :
+       {std::pair{Precision::Int8, 0.998}, std::pair{Precision::BFloat16, 0.9998}}) {
+    const auto reduced = load_encoder_model(dir, nullptr, active_isa(), precision);
+    const std::size_t h = f32->encoder.dims().hidden;
+    for (std::int32_t t = 0; t < 5; ++t) {
+      const auto want = run(*f32, t);
+      const auto got = run(*reduced, t);
+      double worst = 1;
+      for (std::size_t r = 0; r < want.size() / h; ++r) {
+        double dot = 0, nw = 0, ng = 0;
+        for (std::size_t j = 0; j < h; ++j) {
+          dot += double(want[r * h + j]) * double(got[r * h + j]);
+          nw += double(want[r * h + j]) * double(want[r * h + j]);
+          ng += double(got[r * h + j]) * double(got[r * h + j]);
+        }
+        worst = std::min(worst, dot / std::sqrt(nw * ng));
+      }
+      EXPECT_GE(worst, bar) << precision_name(precision) << " task " << t;
+    }
+  }
 }
 
 TEST(JinaV3, FreshAdaptersAreTheBaseWeights) {
