@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT (and its mixture of experts), GTE, ModernBERT and static (model2vec) seeds of the model fuzz target (fuzz/corpus/model): valid
+"""Writes the DeBERTa-v3, JinaBERT, MPNet, NomicBERT (and its mixture of experts), GTE, ModernBERT,
+jina-embeddings-v3 and static (model2vec) seeds of the model fuzz target (fuzz/corpus/model): valid
 float32 checkpoints of the tiny configs in fuzz/model_fuzz.cpp, small random values.
 
     /usr/bin/python3 fuzz/make_model_seeds.py fuzz/corpus/model
@@ -120,6 +121,27 @@ def modernbert():
     return t + [("final_norm.weight", [h])]
 
 
+def jina_v3():
+    # XLMRobertaLoRA: every Linear and Embedding parametrized (original, lora_A, lora_B) for 2
+    # tasks of rank 2, under "roberta.".
+    h, i, tasks, rank, layer = 4, 8, 2, 2, "roberta.encoder.layers.0."
+
+    def lora_linear(name, out, inp):
+        p = name + ".parametrizations.weight."
+        return [(name + ".bias", [out]), (p + "original", [out, inp]), (p + "0.lora_A", [tasks, rank, inp]),
+                (p + "0.lora_B", [tasks, out, rank])]
+
+    def lora_embedding(name, rows):
+        p = name + ".parametrizations.weight."
+        return [(p + "original", [rows, h]), (p + "0.lora_A", [tasks, rows, rank]), (p + "0.lora_B", [tasks, rank, h])]
+
+    t = lora_embedding("roberta.embeddings.word_embeddings", 8) + lora_embedding("roberta.embeddings.token_type_embeddings", 1)
+    t += norm("roberta.emb_ln", h)
+    t += lora_linear(layer + "mixer.Wqkv", 3 * h, h) + lora_linear(layer + "mixer.out_proj", h, h)
+    t += norm(layer + "norm1", h) + lora_linear(layer + "mlp.fc1", i, h) + lora_linear(layer + "mlp.fc2", h, i)
+    return t + norm(layer + "norm2", h)
+
+
 def static_model():
     # model2vec after vocabulary quantisation: 8 rows for 16 token ids, a weight per id.
     return [("embeddings", [8, 4]), ("weights", [16]), ("mapping", [16], "I32")]
@@ -132,7 +154,8 @@ def main():
                           ("mpnet.safetensors", mpnet()), ("nomic-bert.safetensors", nomic_bert()),
                           ("gte.safetensors", gte()), ("static-model2vec.safetensors", static_model()),
                           ("modernbert.safetensors", modernbert()),
-                          ("nomic-bert-moe.safetensors", nomic_bert_moe())):
+                          ("nomic-bert-moe.safetensors", nomic_bert_moe()),
+                          ("jina-v3.safetensors", jina_v3())):
         with open(os.path.join(out, name), "wb") as f:
             f.write(safetensors(tensors))
 

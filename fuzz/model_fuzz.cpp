@@ -3,8 +3,9 @@
 // and runs a forward pass, or throws warden::Error; never anything else. The config is BERT's,
 // DeBERTa-v3's (relative attention over log buckets, shared keys, a normalised table) when the
 // bytes mention "rel_embeddings", JinaBERT's (ALiBi, GEGLU) when they mention "gated_layers",
-// MPNet's, NomicBERT's (with mixture-of-experts layers when it names a router) and GTE's by their own tensor names; bytes naming "embeddings" or
-// "mapping" are read as a static (model2vec) table instead. Seeds: fuzz/corpus/model (float32
+// MPNet's, NomicBERT's (with mixture-of-experts layers when it names a router), GTE's and
+// jina-embeddings-v3's (task adapters, run on a second sequence) by their own tensor names; bytes naming
+// "embeddings" or "mapping" are read as a static (model2vec) table instead. Seeds: fuzz/corpus/model (float32
 // and int8 BERT checkpoints; one per other family, written by fuzz/make_model_seeds.py).
 
 #include <unistd.h>
@@ -54,7 +55,8 @@ constexpr std::string_view kNomicConfig = R"({"architectures": ["NomicBertModel"
  "max_trained_positions": 4, "layer_norm_epsilon": 1e-12, "type_vocab_size": 2})";
 
 // Two layers, the second a mixture of two experts with both kept per token (nomic-embed-text-v2-moe's).
-constexpr std::string_view kNomicMoeConfig = R"({"architectures": ["NomicBertModel"], "model_type": "nomic_bert",
+constexpr std::string_view kNomicMoeConfig =
+    R"({"architectures": ["NomicBertModel"], "model_type": "nomic_bert",
  "n_embd": 4, "n_layer": 2, "n_head": 2, "n_inner": 8, "n_positions": 16, "vocab_size": 8,
  "activation_function": "gelu", "qkv_proj_bias": true, "mlp_fc1_bias": true, "mlp_fc2_bias": true,
  "rotary_emb_base": 10000, "rotary_emb_fraction": 1.0, "layer_norm_epsilon": 1e-5, "type_vocab_size": 1,
@@ -74,6 +76,16 @@ constexpr std::string_view kModernBertConfig =
  "norm_bias": false, "attention_bias": false, "mlp_bias": false, "local_attention": 4,
  "global_attn_every_n_layers": 2, "global_rope_theta": 160000.0, "local_rope_theta": 10000.0})";
 
+// jina-embeddings-v3's remote code (XLMRobertaFlashConfig): rotary XLM-R with two task adapters.
+constexpr std::string_view kJinaV3Config =
+    R"({"architectures": ["XLMRobertaModel"], "model_type": "xlm-roberta",
+ "auto_map": {"AutoConfig": "jinaai/xlm-roberta-flash-implementation--configuration_xlm_roberta.XLMRobertaFlashConfig"},
+ "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+ "vocab_size": 8, "max_position_embeddings": 16, "type_vocab_size": 1, "hidden_act": "gelu",
+ "layer_norm_eps": 1e-5, "pad_token_id": 1, "position_embedding_type": "rotary", "rotary_emb_base": 20000.0,
+ "lora_adaptations": ["a", "b"], "task_instructions": {"a": "", "b": ""}, "lora_rank": 2, "lora_alpha": 1,
+ "load_trained_adapters": true})";
+
 bool mentions(const std::uint8_t* data, std::size_t size, std::string_view word) {
   return std::string_view(reinterpret_cast<const char*>(data), size).find(word) != std::string_view::npos;
 }
@@ -89,7 +101,8 @@ const std::filesystem::path& model_dir(const std::uint8_t* data, std::size_t siz
     return d;
   }();
   static std::string_view written;
-  const std::string_view config = mentions(data, size, "gated_layers")              ? kJinaBertConfig
+  const std::string_view config = mentions(data, size, "parametrizations")          ? kJinaV3Config
+                                  : mentions(data, size, "gated_layers")            ? kJinaBertConfig
                                   : mentions(data, size, "rel_embeddings")          ? kDebertaConfig
                                   : mentions(data, size, "relative_attention_bias") ? kMpnetConfig
                                   : mentions(data, size, "router")                  ? kNomicMoeConfig
@@ -147,6 +160,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto model = warden::model::load_encoder_model(dir, nullptr, warden::active_isa(), p);
       warden::model::engine::TokenBatch batch;
       batch.add(std::vector<std::uint32_t>{1, 2, 3});
+      // A task adapter, when the model has some (jina-embeddings-v3's).
+      if (!model->config.task_adapters.empty()) batch.add(std::vector<std::uint32_t>{0, 4, 2}, {}, 0, 1);
       model->encoder.validate(batch);
       warden::model::engine::EncoderWorkspace ws;
       (void)model->encoder.forward(batch, ws, nullptr);
