@@ -6,6 +6,7 @@
 #include "kernels/gemm_bf16.hpp"
 #include "kernels/gemm_int8.hpp"
 #include "kernels/layer_norm.hpp"
+#include "kernels/row_projection.hpp"
 
 namespace warden::kernels {
 
@@ -18,7 +19,8 @@ KernelTable choose(Isa isa) {
                 detail::bf16_round_row_portable,
                 nullptr,
                 detail::glu_rows_portable,
-                nullptr};
+                nullptr,
+                detail::project_rows_portable};
 #if defined(__x86_64__)
   if (has_avx512(isa)) {
     t.layer_norm_rows = detail::layer_norm_rows_avx512;
@@ -28,6 +30,7 @@ KernelTable choose(Isa isa) {
     t.int8_epilogue = detail::int8_epilogue_avx512;
     t.bf16_epilogue = detail::bf16_epilogue_avx512;
     t.glu_rows = detail::glu_rows_avx512;
+    t.project_rows = detail::project_rows_avx512;
   } else if (isa == Isa::Avx2) {
     t.layer_norm_rows = detail::layer_norm_rows_avx2;
     t.attend_head = detail::attend_head_avx2;
@@ -36,6 +39,7 @@ KernelTable choose(Isa isa) {
     t.int8_epilogue = detail::int8_epilogue_avx2;
     t.bf16_epilogue = detail::bf16_epilogue_avx2;
     t.glu_rows = detail::glu_rows_avx2;
+    t.project_rows = detail::project_rows_avx2;
   }
 #endif
 #if defined(__aarch64__)

@@ -31,6 +31,8 @@ struct KernelTable {
                    Activation act, float* out, std::size_t ldo);
   void (*bf16_epilogue)(const float* acc, std::size_t rows, std::size_t cols, const float* bias,
                         Activation act, const float* residual, std::size_t ldr, float* c, std::size_t ldc);
+  void (*project_rows)(const float* x, std::size_t ldx, std::size_t rows, std::size_t k, const float* w,
+                       std::size_t r, float* out, std::size_t ldo);  // row_projection.hpp
 };
 
 // This CPU's table, chosen on the first call (thread-safe) and the same for the process.

@@ -112,7 +112,8 @@ Encoder::Encoder(const EncoderDims& dims, EncoderWeights weights) : dims_(dims),
     }
     for (const LoraLinear* lora :
          {&layer.qkv_lora, &layer.attn_out_lora, &layer.ffn_in_lora, &layer.ffn_out_lora}) {
-      if (lora->down.size() != lora->up.size() || (!lora->empty() && lora->down.size() != w_.adapters)) {
+      if (!lora->empty() &&
+          (lora->tasks() != w_.adapters || lora->down.size() != lora->tasks() * lora->rank * lora->in)) {
         throw Error(ErrorKind::Internal, "Encoder: a layer's task adapters do not match the model's tasks");
       }
     }
@@ -278,7 +279,7 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   // The layers' adapters: C += (A·downᵀ)·upᵀ for the sequences that name a task.
   const bool adapted = w_.adapters > 0 && !batch.adapters.empty();
   auto adapt = [&](const float* a, std::size_t lda, const LoraLinear& lora, float* c, std::size_t ldc) {
-    if (adapted && !lora.empty()) add_lora(a, lda, batch, lora, c, ldc, ws.lora(tokens * lora.rank()), pool);
+    if (adapted && !lora.empty()) add_lora(a, lda, batch, lora, c, ldc, ws.lora(tokens * lora.rank), pool);
   };
   auto norm_of = [&](const float* in, const LayerNormWeights& n, float* out) {
     if (dims_.rms_norm) {

@@ -19,14 +19,18 @@ class ThreadPool;
 
 namespace warden::model::engine {
 
-// One nn.Linear's adapters: per task, down = scale·A_t [rank x in] and up = B_t [out x rank],
-// both float32 whatever the model's precision. Empty: the layer has none.
+// One nn.Linear's adapters, float32 whatever the model's precision: per task, down = scale·A_t
+// [rank x in] (row-major: kernels/row_projection.hpp's few dot products per row, as narrow a
+// product costing the GEMM a whole 32-column panel) and up = B_t [out x rank], a packed layer.
+// Empty: the layer has none.
 struct LoraLinear {
-  std::vector<kernels::DenseLayer> down;
+  std::vector<float> down;  // [tasks][rank][in]
   std::vector<kernels::DenseLayer> up;
+  std::size_t rank = 0;
+  std::size_t in = 0;
 
-  [[nodiscard]] bool empty() const noexcept { return down.empty(); }
-  [[nodiscard]] std::size_t rank() const noexcept { return empty() ? 0 : down.front().n(); }
+  [[nodiscard]] bool empty() const noexcept { return up.empty(); }
+  [[nodiscard]] std::size_t tasks() const noexcept { return up.size(); }
   [[nodiscard]] std::size_t bytes() const noexcept;
 };
 
@@ -53,7 +57,8 @@ LoraTable make_lora_table(std::span<const float> a, std::span<const float> b, st
 
 // C[t] += (A[t]·downᵀ)·upᵀ for the rows t of every sequence of `batch` that has an adapter
 // (consecutive sequences of one adapter in one product), A of row stride lda and C of ldc.
-// `scratch` holds at least batch.tokens() · rank floats.
+// `scratch` holds at least batch.tokens() · rank floats. Products this small are not worth waking
+// the pool for: only a run of many rows shares them out.
 void add_lora(const float* a, std::size_t lda, const TokenBatch& batch, const LoraLinear& lora, float* c,
               std::size_t ldc, float* scratch, ThreadPool* pool);
 
