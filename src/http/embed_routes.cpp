@@ -16,19 +16,29 @@ namespace warden::http {
 
 using namespace body;
 
+namespace {
+
+// `prompt_name`, or `task` (jina's word: the prompt, and a task adapter of that name) in its
+// place; both given must name the same prompt. `field` says which named it, for errors.
+void read_prompt(object obj, std::optional<std::string>& prompt_name, std::string& field) {
+  prompt_name = optional_string(obj, "prompt_name");
+  if (std::optional<std::string> task = optional_string(obj, "task")) {
+    if (prompt_name && *prompt_name != *task)
+      throw validation("`task` and `prompt_name` name different prompts", "task");
+    prompt_name = std::move(task);
+    field = "task";
+  }
+}
+
+}  // namespace
+
 EmbedRequest tei_embed_fields(object obj) {
   EmbedRequest request;
   request.inputs = embedding_inputs(obj, "inputs");
   request.normalize = bool_or(obj, "normalize", true);
   request.truncate = optional_bool(obj, "truncate");
   request.truncation_direction = truncation_direction(obj, TruncationDirection::Right);
-  request.prompt_name = optional_string(obj, "prompt_name");
-  if (std::optional<std::string> task = optional_string(obj, "task")) {
-    if (request.prompt_name && *request.prompt_name != *task)
-      throw validation("`task` and `prompt_name` name different prompts", "task");
-    request.prompt_name = std::move(task);
-    request.prompt_field = "task";
-  }
+  read_prompt(obj, request.prompt_name, request.prompt_field);
   request.dimensions = optional_positive(obj, "dimensions");
   // Empty strings pass: the parser checks shapes, not content. (TEI itself answers 400 Empty
   // for an empty text, in its tokenization step; that is the router's call.)
@@ -63,10 +73,10 @@ OpenAiEmbedRequest parse_openai_embed(std::string_view body) {
     throw validation("`encoding_format` must be \"float\" or \"base64\"", "encoding_format");
   }
   request.dimensions = optional_positive(obj, "dimensions");
-  request.task = optional_string(obj, "task");
+  read_prompt(obj, request.prompt_name, request.prompt_field);
   request.input_type = optional_string(obj, "input_type");
-  if (request.task && request.input_type)
-    throw validation("give `task` or `input_type`, not both", "input_type");
+  if (request.prompt_name && request.input_type)
+    throw validation(fmt::format("give `{}` or `input_type`, not both", request.prompt_field), "input_type");
   return request;
 }
 
@@ -164,10 +174,8 @@ void openai_embed(App& app, std::shared_ptr<Call> call, std::string_view body) {
   task.normalize = true;
   task.refuse_empty = false;
   task.dimensions = request.dimensions;
-  if (request.task) {
-    task.tokenization.prompt_name = std::move(request.task);
-    task.tokenization.prompt_field = "task";
-  }
+  task.tokenization.prompt_name = std::move(request.prompt_name);
+  task.tokenization.prompt_field = request.prompt_field;
   if (request.input_type) task.purposes = input_type_purposes(*request.input_type);
   const bool base64 = request.base64;
   app.tasks.embed(app.task_context(*call, std::move(request.model)), std::move(task),

@@ -41,10 +41,12 @@ struct OpenAiEmbedRequest {
   bool base64 = false;                    // encoding_format "float" (default) | "base64"; anything else 422
   std::optional<std::size_t> dimensions;  // >= 1
   std::string user;                       // accepted, unused
-  // Beyond OpenAI's fields, as jina's and the OpenAI-style embedding servers take them: `task`
-  // (a prompt by name, a task adapter with it) or `input_type` (query, passage, document, or
-  // Cohere's names: a prompt by purpose, as Cohere's route). Not both.
-  std::optional<std::string> task;
+  // Beyond OpenAI's fields, as TEI, jina and the OpenAI-style embedding servers take them:
+  // `prompt_name` or `task` (a prompt by name, a task adapter with it; both must agree), or
+  // `input_type` (query, passage, document, or Cohere's names: a prompt by purpose, as Cohere's
+  // route) instead.
+  std::optional<std::string> prompt_name;
+  std::string prompt_field = "prompt_name";
   std::optional<std::string> input_type;
 };
 OpenAiEmbedRequest parse_openai_embed(std::string_view body);

@@ -87,6 +87,12 @@ void info(App& app, std::shared_ptr<Call> call) {
           for (const auto& [name, text] : m.embedder->prompts()) w.value(name);
         }
         w.end_array();
+        // The task adapters (each also a prompt name): jina-embeddings-v3's.
+        w.key("tasks").begin_array();
+        if (m.embedder != nullptr) {
+          for (const std::string& name : m.embedder->tasks()) w.value(name);
+        }
+        w.end_array();
         // Every model this server answers for, loaded or not (GET /admin/models has the details).
         w.key("models").begin_array();
         for (const std::string& name : app.models.names()) w.value(name);

@@ -141,6 +141,10 @@ TEST_F(TaskRouter, InputTypesOfOpenAiAndCohereReachTheTask) {
                              "embedding_types": ["float"]})");
   ASSERT_EQ(co.status, 200) << co.body;
   EXPECT_LE(max_diff(first_vector(co.body), passage), 1e-6);
+  const Answer op = post(handler(), "/v1/embeddings",
+                         R"({"input": "where is the station", "prompt_name": "retrieval.query"})");
+  ASSERT_EQ(op.status, 200) << op.body;
+  EXPECT_LE(max_diff(first_vector(op.body), query), 1e-6);
   EXPECT_EQ(
       post(handler(), "/v1/embeddings", R"({"input": "x", "task": "separation", "input_type": "query"})")
           .status,
