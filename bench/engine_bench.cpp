@@ -6,7 +6,11 @@
 // bandwidth, whichever limits that point; "bound" says which).
 //
 //   engine_bench --model-dir DIR [--threads N] [--batches 1,8,32] [--seqs 16,128,512]
-//                [--min-seconds 1.0]
+//                [--min-seconds 1.0] [--adapter T]
+//
+// --adapter T runs every sequence with the model's task adapter T (jina-embeddings-v3's LoRA,
+// applied on the fly); without it, the base weights: what a model with the adapter merged in
+// would cost.
 
 #include <algorithm>
 #include <atomic>
@@ -50,10 +54,11 @@ int main(int argc, char** argv) {
   double min_seconds = 1.0;
   std::string dtype = "float32";
   bool roofline_on = true;  // --roofline off: skip measuring it (profiling the engine alone)
+  std::int32_t adapter = warden::model::engine::TokenBatch::kNoAdapter;
   if (argc == 2 && std::string(argv[1]) == "--help") {
     std::printf(
         "usage: engine_bench --model-dir DIR [--threads N] [--batches ..] [--seqs ..] [--min-seconds S] "
-        "[--dtype float32|bfloat16|int8] [--roofline on|off]\n");
+        "[--dtype float32|bfloat16|int8] [--roofline on|off] [--adapter T]\n");
     return 0;
   }
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -73,6 +78,8 @@ int main(int argc, char** argv) {
       dtype = value;
     else if (flag == "--roofline")
       roofline_on = value != "off";
+    else if (flag == "--adapter")
+      adapter = static_cast<std::int32_t>(std::stol(value));
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -104,9 +111,9 @@ int main(int argc, char** argv) {
     std::printf("%s\n", roofline.json().c_str());
     std::printf(
         "{\"peak_gflops\": %.1f, \"threads\": %zu, \"isa\": \"%s\", \"dtype\": \"%s\", "
-        "\"weight_bytes\": %zu, \"layer_bytes\": %zu}\n",
+        "\"weight_bytes\": %zu, \"layer_bytes\": %zu, \"adapter\": %d}\n",
         peak * 1e-9, pool.size(), std::string(warden::isa_name(warden::active_isa())).c_str(),
-        dtype_name.c_str(), model->encoder.weight_bytes(), layer_bytes);
+        dtype_name.c_str(), model->encoder.weight_bytes(), layer_bytes, adapter);
     std::mt19937 rng(1);
     std::uniform_int_distribution<std::uint32_t> id_dist(1000, static_cast<std::uint32_t>(d.vocab - 1));
     warden::model::engine::EncoderWorkspace ws;
@@ -117,7 +124,7 @@ int main(int argc, char** argv) {
         std::vector<std::uint32_t> ids(seq);
         for (std::size_t b = 0; b < batch_size; ++b) {
           for (auto& id : ids) id = id_dist(rng);
-          batch.add(ids);
+          batch.add(ids, {}, 0, adapter);
         }
         model->encoder.validate(batch);
         for (int w = 0; w < 2; ++w) (void)model->encoder.forward(batch, ws, &pool);  // warm-up

@@ -7,7 +7,10 @@ tools/onnx_fixtures/make_encoder_fixtures.py's modules, written statement for st
 transformers' modelling code, so that ONNX Runtime (and Warden) see the graph an `optimum`
 export of the HF model gives. The other families are traced from the independent PyTorch
 reference (tools/golden/reference.py), which mirrors the HF modelling code op for op, so ONNX
-Runtime sees the same graph shape and its transformer fusions apply to it alike. Inputs:
+Runtime sees the same graph shape and its transformer fusions apply to it alike; jina-embeddings-v3
+(auto_map's XLMRobertaFlashConfig) from tools/golden/jina_v3_reference.py, with TASK=N (an index
+of lora_adaptations) with that task's adapter merged into the weights (as vLLM serves it).
+Inputs:
 input_ids, token_type_ids, attention_mask (int64 [batch, seq], dynamic; the HF-faithful
 modules take token_type_ids only where the class does); output: last_hidden_state; opset 14
 unless OPSET says otherwise.
@@ -25,6 +28,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "golden"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "onnx_fixtures"))
+import jina_v3_reference  # noqa: E402
 import make_encoder_fixtures  # noqa: E402
 import reference  # noqa: E402
 
@@ -51,9 +55,11 @@ class LastHiddenState(torch.nn.Module):
         return self.ref.forward(input_ids, token_type_ids, attention_mask)["last_hidden_state"]
 
 
-def export_reference(model_dir, out, opset):
-    ref = reference.Reference(model_dir, torch.float32)
+def export_reference(model_dir, out, opset, jina=False):
+    ref = (jina_v3_reference if jina else reference).Reference(model_dir, torch.float32)
     ref.heads_at_once = True  # one attention op per layer, as upstream's graph has
+    if jina and os.environ.get("TASK"):
+        ref.merge_task(int(os.environ["TASK"]))  # the task's adapter merged into the weights
     ids = torch.full((2, 8), min(1000, ref.config["vocab_size"] - 1), dtype=torch.long)
     types = torch.zeros_like(ids)
     mask = torch.ones_like(ids)
@@ -76,7 +82,10 @@ def main():
         config = json.load(f)
     architecture = (config.get("architectures") or [""])[0]
     plain = config.get("position_embedding_type", "absolute") == "absolute"
-    if architecture in HF_FAITHFUL and plain:
+    jina = (config.get("auto_map") or {}).get("AutoConfig", "").endswith(".XLMRobertaFlashConfig")
+    if jina:
+        export_reference(model_dir, out, opset, jina=True)
+    elif architecture in HF_FAITHFUL and plain:
         module, _, inputs = make_encoder_fixtures.build(HF_FAITHFUL[architecture], model_dir, cut=False)
         make_encoder_fixtures.export(module, inputs, out, opset)
     else:

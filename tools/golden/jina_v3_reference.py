@@ -97,12 +97,25 @@ class JinaV3Reference:
         if self.prefix + p + "original" not in self.w:
             return self._get(module + ".weight")
         w = self._get(p + "original")
+        if task is None or not self.trained_adapters:
+            # The adapters are read (and unused) all the same: the checkpoint holds them.
+            self.used.update(k for k in (self.prefix + p + "0.lora_A", self.prefix + p + "0.lora_B") if k in self.w)
+            return w
         a = self._get(p + "0.lora_A")
         b = self._get(p + "0.lora_B")
-        if task is None or not self.trained_adapters:
-            return w
         delta = a[task] @ b[task] if embedding else b[task] @ a[task]
         return w + delta.view(w.shape) * self.scaling
+
+    def merge_task(self, task: int):
+        """Folds task `task`'s adapters into the base weights (a merged model: what runs with no
+        task afterwards is that task), and drops the adapters."""
+        suffix = ".parametrizations.weight.original"
+        for key in [k for k in self.w if k.endswith(suffix)]:
+            module = key[len(self.prefix):-len(suffix)]
+            merged = self._weight(module, task, "embeddings" in module)
+            base = key[:-len("original")]
+            del self.w[base + "0.lora_A"], self.w[base + "0.lora_B"]
+            self.w[key] = merged
 
     def _linear(self, x, module: str, task):
         return torch.nn.functional.linear(x, self._weight(module, task, False), self._get(module + ".bias"))
