@@ -74,7 +74,10 @@ TEST(Families, BaseClassesResolve) {
   EXPECT_EQ(resolve(jina, "/m").family->name, "xlm-roberta-flash");
   jina.architectures.clear();
   EXPECT_EQ(resolve(jina, "/m").family->name, "xlm-roberta-flash");
-  jina.architectures = {"XLMRobertaForSequenceClassification"};
+  jina.architectures = {"XLMRobertaForSequenceClassification"};  // jina-reranker-v2
+  EXPECT_EQ(resolve(jina, "/m").family->name, "xlm-roberta-flash");
+  EXPECT_EQ(resolve(jina, "/m").cls->role, ClassRole::Classifier);
+  jina.architectures = {"XLMRobertaForMaskedLM"};  // stock XLM-R's, not the remote code's here
   EXPECT_THROW((void)resolve(jina, "/m"), Error);
   metadata::ModelConfig unknown;
   unknown.model_type = "gpt2";

@@ -1,4 +1,4 @@
-"""jina-embeddings-v3's forward pass, re-stated in PyTorch from its remote code
+"""jina-embeddings-v3's (and jina-reranker-v2's) forward pass, re-stated in PyTorch from its remote code
 (jinaai/xlm-roberta-flash-implementation: modeling_lora.py, modeling_xlm_roberta.py, embedding.py,
 mha.py, block.py, mlp.py, rotary.py, configuration_xlm_roberta.py), for the goldens of
 tools/golden/make_goldens.py. Independent of Warden's C++ (model/families/xlm_roberta_flash.cpp,
@@ -36,6 +36,8 @@ RotaryEmbedding (rotary.py, after flash_attn's): inv_freq = 1 / base^(arange(0, 
 create_mlp_cls / Mlp (mlp.py): fc1 (per task) -> F.gelu(approximate="tanh" for gelu_new,
     gelu_fast, gelu_pytorch_tanh, else "none") -> fc2 (per task).
 XLMRobertaPooler: tanh(dense(hidden[:, 0])) per task.
+XLMRobertaForSequenceClassification (jina-reranker-v2: absolute positions, no adapters, no pooler):
+    XLMRobertaClassificationHead = out_proj(tanh(dense(hidden[:, 0]))).
 The sentence-transformers folder (custom_st.Transformer, Pooling mean, Normalize) pools the last
 hidden state; pool_all gives every mode, as for the other families.
 """
@@ -57,7 +59,6 @@ class JinaV3Reference:
     """XLMRobertaLoRA (its XLMRobertaModel) of one model directory, in one compute dtype."""
 
     family = "roberta"  # token types as XLM-R: all zeros
-    num_labels = 0
 
     def __init__(self, model_dir: str, dtype: torch.dtype = torch.float32):
         with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as f:
@@ -83,11 +84,14 @@ class JinaV3Reference:
         self.instructions = dict(c.get("task_instructions") or {})
         self.scaling = c.get("lora_alpha", 1) / c.get("lora_rank", 4)
         self.trained_adapters = c.get("load_trained_adapters", False)
+        self.has_head = self.architecture.endswith("ForSequenceClassification")
+        id2label = c.get("id2label")
+        self.num_labels = c.get("num_labels", len(id2label) if id2label else 2) if self.has_head else None
 
     # -- weights -------------------------------------------------------------------------------
 
-    def _get(self, name: str) -> torch.Tensor:
-        key = self.prefix + name
+    def _get(self, name: str, base: bool = True) -> torch.Tensor:
+        key = (self.prefix if base else "") + name
         self.used.add(key)
         return self.w[key]
 
@@ -117,7 +121,9 @@ class JinaV3Reference:
             del self.w[base + "0.lora_A"], self.w[base + "0.lora_B"]
             self.w[key] = merged
 
-    def _linear(self, x, module: str, task):
+    def _linear(self, x, module: str, task, base: bool = True):
+        if not base:  # a head beside the model (XLMRobertaForSequenceClassification's classifier)
+            return torch.nn.functional.linear(x, self._get(module + ".weight", False), self._get(module + ".bias", False))
         return torch.nn.functional.linear(x, self._weight(module, task, False), self._get(module + ".bias"))
 
     def _per_task(self, x, adapter_mask, fn):
@@ -201,6 +207,12 @@ class JinaV3Reference:
         if self.prefix + "pooler.dense.bias" in self.w:
             out["pooler_output"] = torch.tanh(self._per_task(
                 x[:, 0], adapter_mask, lambda rows, task: self._linear(rows, "pooler.dense", task)))
+        if self.has_head:
+            # XLMRobertaClassificationHead: dense, tanh, out_proj on the <s> token.
+            y = torch.tanh(self._linear(x[:, 0], "classifier.dense", None, base=False))
+            logits = self._linear(y, "classifier.out_proj", None, base=False)
+            out["logits"] = logits
+            out["scores"] = torch.sigmoid(logits) if logits.shape[-1] == 1 else torch.softmax(logits, dim=-1)
         out.update(reference.pool_all(x, mask))
         return out
 

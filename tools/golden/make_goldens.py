@@ -181,6 +181,9 @@ FIXTURES = [
     # in one batch as adapter_mask runs them.
     ("jina-v3-none", "jina-v3", "none", ["--pooling", "mean"], "mean", "tiny", "lengths+long"),
     ("jina-v3-tasks", "jina-v3", "none", ["--pooling", "mean"], "mean", "tiny", "tasks+long"),
+    # jina-reranker-v2-base-multilingual (the same remote code's XLMRobertaForSequenceClassification:
+    # absolute positions after padding_idx, no adapters, RoBERTa's head) and a literal <pad>.
+    ("jina-v3-reranker", "jina-v3", "reranker", [], None, "tiny", "pad+long"),
 ]
 # A pad token inside the text (RoBERTa/XLM-R/MPNet number positions over the other tokens).
 PAD_LITERAL = ["a literal <pad> inside the text <pad> takes no position"]

@@ -8,6 +8,7 @@
 // ".0.lora_A" and ".0.lora_B" ([tasks, rank, in] and [tasks, out, rank] for a Linear; [tasks,
 // vocab, rank] and [tasks, rank, hidden] for an Embedding), and a sequence encoded for task t runs
 // W + (alpha / rank) · B_t·A_t (modeling_lora.py's lora_forward). No task: the base weights.
+// jina-reranker-v2 shares the code: the same layers with absolute positions and a classifier.
 
 #include <fmt/format.h>
 
@@ -24,6 +25,9 @@ using namespace metadata::config_keys;
 constexpr FamilyClass kClasses[] = {
     {"XLMRobertaModel", ClassRole::Encoder},
     {"XLMRobertaLoRA", ClassRole::Encoder},
+    // jina-reranker-v2-base-multilingual: the backbone without a pooler, absolute positions, and
+    // XLMRobertaClassificationHead (dense, tanh, out_proj on <s>), as RoBERTa's.
+    {"XLMRobertaForSequenceClassification", ClassRole::Classifier},
 };
 constexpr std::string_view kRemoteConfigs[] = {"XLMRobertaFlashConfig"};
 constexpr std::string_view kPositionTypes[] = {"rotary", "absolute"};
@@ -210,6 +214,7 @@ const Family kXlmRobertaFlashFamily{
     .weight_prefix = "roberta.",
     .adapt_weights = adapt_weights,
     .finish = finish,
+    .classifier = roberta_classifier,
     .default_pad_token_id = 1,
 };
 
