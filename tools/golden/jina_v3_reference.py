@@ -226,18 +226,8 @@ Reference = JinaV3Reference  # the name make_goldens.py asks each reference modu
 def run(model: JinaV3Reference, encodings):
     """The encodings as one right-padded batch, each with its task adapter ("adapter": an index,
     or None for the base weights; a batch is all tasks or all None, as adapter_mask is)."""
-    ids, tt, mask = reference.make_batch(encodings, model.pad_id)
     adapters = [e.get("adapter") for e in encodings]
     if any(a is None for a in adapters) and not all(a is None for a in adapters):
         raise ValueError("a batch mixes inputs with and without a task")
     adapter_mask = None if adapters[0] is None else torch.tensor(adapters, dtype=torch.int32)
-    out = model.forward(ids, tt, mask, adapter_mask)
-    per_input = []
-    for b, e in enumerate(encodings):
-        n = len(e["ids"])
-        r = {"last_hidden_state": out["last_hidden_state"][b, :n]}
-        for k, v in out.items():
-            if k != "last_hidden_state":
-                r[k] = v[b]
-        per_input.append(r)
-    return per_input
+    return reference.run(model, encodings, adapter_mask=adapter_mask)

@@ -1467,10 +1467,11 @@ def make_batch(encodings, pad_id):
     return ids, tt, mask
 
 
-def run(model: Reference, encodings):
-    """Runs the encodings as one padded batch; returns per-input outputs (real tokens only)."""
+def run(model: Reference, encodings, **forward_args):
+    """Runs the encodings as one padded batch; returns per-input outputs (real tokens only).
+    `forward_args` go to the model's forward (jina_v3_reference's adapter_mask)."""
     ids, tt, mask = make_batch(encodings, model.pad_id)
-    out = model.forward(ids, tt, mask)
+    out = model.forward(ids, tt, mask, **forward_args)
     per_input = []
     for b, e in enumerate(encodings):
         n = len(e["ids"])

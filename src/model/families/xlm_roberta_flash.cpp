@@ -154,21 +154,28 @@ void adapt_weights(formats::ModelWeights& weights) {
   }
 }
 
-// The adapters of the parametrized module `module` (under the encoder's prefix), [tasks x rank x
-// in] and [tasks x out x rank] for a Linear.
+// The adapters of the parametrized module `module` (under the encoder's prefix): its lora_A and
+// lora_B, of the shapes its kind has (modeling_lora.py's LoRAParametrization).
+std::pair<std::vector<float>, std::vector<float>> read_adapters(const FinishSource& src,
+                                                                const std::string& module,
+                                                                std::initializer_list<std::size_t> a_shape,
+                                                                std::initializer_list<std::size_t> b_shape) {
+  const std::string base = src.prefix + module + ".parametrizations.weight.0.";
+  return {formats::to_float32(src.weights.require(base + "lora_A", a_shape)),
+          formats::to_float32(src.weights.require(base + "lora_B", b_shape))};
+}
+
+// A Linear's: [tasks x rank x in] and [tasks x out x rank].
 engine::LoraLinear read_linear(const FinishSource& src, const std::string& module, std::size_t tasks,
                                std::size_t rank, std::size_t out, std::size_t in, float scale) {
-  const std::string base = src.prefix + module + ".parametrizations.weight.0.";
-  const auto a = formats::to_float32(src.weights.require(base + "lora_A", {tasks, rank, in}));
-  const auto b = formats::to_float32(src.weights.require(base + "lora_B", {tasks, out, rank}));
+  const auto [a, b] = read_adapters(src, module, {tasks, rank, in}, {tasks, out, rank});
   return engine::make_lora_linear(a, b, tasks, rank, in, out, scale);
 }
 
+// An Embedding's (fan_in is the vocabulary): [tasks x rows x rank] and [tasks x rank x width].
 engine::LoraTable read_table(const FinishSource& src, const std::string& module, std::size_t tasks,
                              std::size_t rank, std::size_t rows, std::size_t width, float scale) {
-  const std::string base = src.prefix + module + ".parametrizations.weight.0.";
-  const auto a = formats::to_float32(src.weights.require(base + "lora_A", {tasks, rows, rank}));
-  const auto b = formats::to_float32(src.weights.require(base + "lora_B", {tasks, rank, width}));
+  const auto [a, b] = read_adapters(src, module, {tasks, rows, rank}, {tasks, rank, width});
   return engine::make_lora_table(a, b, tasks, rank, rows, width, scale);
 }
 
