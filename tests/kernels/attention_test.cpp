@@ -71,7 +71,7 @@ TEST(Attention, EachHeadKernelMatchesADoubleReference) {
   std::normal_distribution<float> dist(0.0F, 1.5F);
   for (const HeadFn fn : head_fns()) {
     for (const std::size_t dim : {16U, 24U, 32U, 64U, 80U}) {
-      for (const std::size_t len : {1U, 7U, 16U, 17U, 63U, 64U, 130U}) {
+      for (const std::size_t len : {1U, 7U, 16U, 17U, 63U, 64U, 130U, 1020U}) {
         const std::size_t ld = 3 * dim + 5;
         std::vector<float> qkv(len * ld);
         for (auto& x : qkv) x = dist(rng);
