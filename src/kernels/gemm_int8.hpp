@@ -131,8 +131,12 @@ void int8_tile_portable(const std::int8_t* a, std::size_t lda, std::size_t rows,
                         std::size_t kp, const std::int32_t* sums, std::int32_t* out);
 void int8_tile_avx2(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                     std::size_t kp, const std::int32_t* sums, std::int32_t* out);
+// The VNNI tile's rows come offset by 128 (each byte q as the unsigned q + 128, what
+// int8_offset_row makes of a quantised row); its sums are still those of the signed rows.
 void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                            std::size_t kp, const std::int32_t* sums, std::int32_t* out);
+// In place: each of the kp bytes q of a quantised row becomes q + 128 read as unsigned.
+void int8_offset_row(std::int8_t* row, std::size_t kp);
 
 // The AMX tile: out[r][j] (row stride kInt8PanelWidth) for r < rows (<= kInt8AmxRows), all
 // kInt8PanelWidth columns, k < kp (a multiple of kInt8AmxDepth). It reads whole 16-row
