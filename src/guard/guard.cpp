@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <tuple>
 
@@ -236,18 +237,32 @@ bool same_vectors(const embed::Embedder& embedder, const FittedProbe& probe, std
     why = fmt::format("it was fitted on {}-d vectors, this embedder makes {}-d", probe.dim, embedder.dim());
     return false;
   }
-  const std::size_t n = std::min<std::size_t>(8, probe.texts.size());
-  const std::vector<float> rows = embed_units(embedder, std::span(probe.texts).first(n));
+  // Eight exemplars, the shortest: any change of weights moves their vectors as surely as a
+  // long text's, and this check runs on every server start with a cached fit, before the
+  // server listens (the first eight, windows of up to 512 tokens, had been most of a
+  // bge-small start).
+  std::vector<std::size_t> order(probe.texts.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::size_t n = std::min<std::size_t>(8, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      return probe.texts[a].size() != probe.texts[b].size()
+                                 ? probe.texts[a].size() < probe.texts[b].size()
+                                 : a < b;
+                    });
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < n; ++i) texts.push_back(probe.texts[order[i]]);
+  const std::vector<float> rows = embed_units(embedder, texts);
   for (std::size_t i = 0; i < n; ++i) {
+    const float* fitted = probe.rows.data() + order[i] * probe.dim;
     double dot = 0.0;
     for (std::size_t j = 0; j < probe.dim; ++j) {
-      dot +=
-          static_cast<double>(rows[i * probe.dim + j]) * static_cast<double>(probe.rows[i * probe.dim + j]);
+      dot += static_cast<double>(rows[i * probe.dim + j]) * static_cast<double>(fitted[j]);
     }
     if (dot < 0.999) {
       why = fmt::format(
           "this embedder's vectors differ from those it was fitted on (cosine {:.4f} on exemplar {})", dot,
-          i);
+          order[i]);
       return false;
     }
   }
