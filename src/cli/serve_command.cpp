@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -391,6 +392,12 @@ int run_serve(ServeOptions options) {
   std::unique_ptr<classify::NeuralClassifier> guard_classifier;
   std::unique_ptr<guard::Guard> guard;
   serving::LeasePtr guard_lease;  // keeps the probe's model in memory while the server runs
+  // The probe on the shipped bank is fitted (or its cached fit checked, tens of milliseconds)
+  // while the server already listens and embeds: no start waits for the guard. /guard waits
+  // for it. A bank or probe the user named must load, so those are fitted first, as before.
+  serving::tasks::GuardSlot guard_pending;
+  std::unique_ptr<guard::Guard> fitted_guard;  // the background fit's, once guard_pending is filled
+  std::jthread guard_fit;
   if (!options.guard_model.empty()) {
     guard_classifier = std::make_unique<classify::NeuralClassifier>(options.guard_model, pool.get());
     guard = make_classifier_guard(options, *guard_classifier);
@@ -400,7 +407,19 @@ int run_serve(ServeOptions options) {
     width = std::max(width, guard_classifier->hidden_size());
   } else if (!guard_model_name.empty()) {
     guard_lease = models.hold(guard_model_name);
-    guard = make_guard(options, *guard_lease->model().embedder, bank);
+    if (options.guard_probe.empty() && options.guard_bank.empty()) {
+      guard_fit = std::jthread(
+          [&options, &bank, &fitted_guard, &guard_pending, embedder = guard_lease->model().embedder.get()] {
+            try {
+              fitted_guard = make_guard(options, *embedder, bank);
+            } catch (const std::exception& e) {
+              log_line("warden serve: warning: no guard (/guard answers 424): {}\n", e.what());
+            }
+            guard_pending.fill(fitted_guard.get());
+          });
+    } else {
+      guard = make_guard(options, *guard_lease->model().embedder, bank);
+    }
   }
 
   // Batch limits from the memory there is, for the widest model's activations.
@@ -416,6 +435,7 @@ int run_serve(ServeOptions options) {
   service.router = options.router;
   service.router.guard_model = guard_model_name;
   service.cache.max_bytes = cache_bytes;
+  if (guard_fit.joinable()) service.guard_pending = &guard_pending;
   service.cache.ttl =
       std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(options.cache_ttl * 1000.0)));
   // POST /admin/models: the same resolution as --model, but a bad source is the caller's
@@ -498,6 +518,8 @@ int run_serve(ServeOptions options) {
   // The server has stopped accepting and drained its connections; gRPC's calls finish (or
   // are cancelled past the grace) while the scheduler still runs; then answer what is queued.
   if (grpc_server) grpc_server->shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
+  // Guard requests that waited for the fit are launched when it ends: before the shutdown.
+  if (guard_fit.joinable()) guard_fit.join();
   app.shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
   log_line("warden serve: stopped\n");
   return kExitOk;

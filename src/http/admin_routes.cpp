@@ -84,7 +84,7 @@ void admin_list(App& app, std::shared_ptr<Call> call) {
 }
 
 void admin_remove(App& app, std::shared_ptr<Call> call, const std::string& n) {
-  if (n == app.options.guard_model && app.guard_ptr != nullptr) {
+  if (n == app.options.guard_model && app.tasks.has_guard()) {
     throw ApiError(409, "Conflict", fmt::format("model {} is the guard's model and cannot be removed", n));
   }
   if (!app.models.remove(n)) {
@@ -99,7 +99,7 @@ void admin_put(App& app, std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<AdminModelRequest>(parse_admin_model(body));
   if (!app.options.make_spec)
     throw ApiError(501, "NotImplemented", "this server cannot load models at run time");
-  if (!request->name.empty() && request->name == app.options.guard_model && app.guard_ptr != nullptr) {
+  if (!request->name.empty() && request->name == app.options.guard_model && app.tasks.has_guard()) {
     throw ApiError(409, "Conflict",
                    fmt::format("model {} is the guard's model and cannot be replaced", request->name));
   }

@@ -34,7 +34,7 @@ using utf8::code_points;
 struct RouterMetrics;
 
 struct App {
-  App(serving::tasks::Tasks& tasks, const guard::Guard* guard, serving::MetricsRegistry* m, RouterOptions o);
+  App(serving::tasks::Tasks& tasks, serving::MetricsRegistry* m, RouterOptions o);
   ~App();
   App(const App&) = delete;
   App& operator=(const App&) = delete;
@@ -42,7 +42,6 @@ struct App {
   serving::Pipeline& pipeline;
   serving::ModelManager& models;
   serving::Scheduler& scheduler;
-  const guard::Guard* guard_ptr;
   RouterOptions options;
   // What the routes ask of the models: the runtime's, shared with gRPC (serving/tasks/tasks.hpp).
   serving::tasks::Tasks& tasks;

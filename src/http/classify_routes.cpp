@@ -262,7 +262,7 @@ Response documents_rerank_answer(const DocumentsRerankRequest& request, const st
 
 void rerank(App& app, std::shared_ptr<Call> call, std::string_view body) {
   auto request = std::make_shared<RerankRequest>(parse_tei_rerank(body));
-  if (request->guard) (void)app.tasks.require_guard();  // before any compute
+  if (request->guard) app.tasks.expect_guard();  // before any compute
   call->characters += pair_characters(request->query, request->texts);
   tasks::Rerank task;
   task.queries = {request->query};
@@ -285,7 +285,7 @@ void rerank(App& app, std::shared_ptr<Call> call, std::string_view body) {
 
 void documents_rerank(App& app, std::shared_ptr<Call> call, std::string_view body, int version) {
   auto request = std::make_shared<DocumentsRerankRequest>(parse_documents_rerank(body));
-  if (request->guard) (void)app.tasks.require_guard();  // before any compute
+  if (request->guard) app.tasks.expect_guard();  // before any compute
   call->characters += pair_characters(request->query, request->documents);
   tasks::Rerank task;
   task.queries = {request->query};

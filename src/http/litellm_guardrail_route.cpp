@@ -70,7 +70,7 @@ Response guardrail_answer(std::string_view action, std::string_view reason) {
 
 void litellm_guardrail(App& app, std::shared_ptr<Call> call, std::string_view body) {
   const GuardrailRequest parsed = parse_litellm_guardrail(body);
-  (void)app.tasks.require_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
+  app.tasks.expect_guard();  // no guard: 424, which LiteLLM reports as a failed guardrail call
   serving::tasks::check_batch(parsed.texts.size(), app.tasks.limits(), "texts");
   // Empty texts (a message with only an image) have nothing to judge; the others keep
   // their index for the reason.

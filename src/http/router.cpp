@@ -215,11 +215,10 @@ MappedError map_exception(const std::exception_ptr& e, std::string_view param) {
   }
 }
 
-App::App(serving::tasks::Tasks& t, const guard::Guard* g, serving::MetricsRegistry* reg, RouterOptions o)
+App::App(serving::tasks::Tasks& t, serving::MetricsRegistry* reg, RouterOptions o)
     : pipeline(t.pipeline()),
       models(pipeline.models()),
       scheduler(pipeline.scheduler()),
-      guard_ptr(g),
       options(std::move(o)),
       tasks(t),
       metrics(std::make_unique<RouterMetrics>(reg)),
@@ -275,9 +274,8 @@ void App::fail(Call& call, int status, std::string_view error_type, std::string_
   finish(call, Router::error_response(call.target, status, error_type, message, param));
 }
 
-Router::Router(serving::tasks::Tasks& tasks, const guard::Guard* guard, serving::MetricsRegistry* metrics,
-               RouterOptions options)
-    : app_(std::make_unique<App>(tasks, guard, metrics, std::move(options))) {}
+Router::Router(serving::tasks::Tasks& tasks, serving::MetricsRegistry* metrics, RouterOptions options)
+    : app_(std::make_unique<App>(tasks, metrics, std::move(options))) {}
 
 Router::~Router() = default;
 

@@ -30,10 +30,6 @@ namespace warden::serving::tasks {
 class Tasks;
 }  // namespace warden::serving::tasks
 
-namespace warden::guard {
-class Guard;
-}  // namespace warden::guard
-
 namespace warden::http {
 
 struct App;
@@ -63,10 +59,9 @@ class Router final : public Handler {
  public:
   // Many models (src/serving/model_manager.hpp, reached through the pipeline): a request
   // names its model in the body's `model` field or with a /models/{name}/ path prefix;
-  // without either, the first model of the kind the route needs answers. guard may be null.
-  // Nothing is owned; all must outlive the router. metrics may be null.
-  Router(serving::tasks::Tasks& tasks, const guard::Guard* guard, serving::MetricsRegistry* metrics,
-         RouterOptions options);
+  // without either, the first model of the kind the route needs answers; the guard is the
+  // tasks'. Nothing is owned; all must outlive the router. metrics may be null.
+  Router(serving::tasks::Tasks& tasks, serving::MetricsRegistry* metrics, RouterOptions options);
   ~Router() override;
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;

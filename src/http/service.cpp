@@ -67,9 +67,9 @@ void Service::start(serving::ModelManager& models, const guard::Guard* guard, Se
   r.limits = {options.router.max_client_batch_size, options.router.max_response_floats,
               options.router.auto_truncate};
   r.strict_model_names = options.router.strict_model_names;
-  r.guard = {guard, options.router.guard_model};
+  r.guard = {guard, options.router.guard_model, options.guard_pending};
   runtime_ = std::make_unique<serving::Runtime>(models, std::move(r), metrics);
-  router_ = std::make_unique<Router>(runtime_->tasks(), guard, metrics, std::move(options.router));
+  router_ = std::make_unique<Router>(runtime_->tasks(), metrics, std::move(options.router));
 }
 
 Service::~Service() {

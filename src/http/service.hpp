@@ -24,6 +24,9 @@ struct ServiceOptions {
   serving::ResultCacheOptions cache;
   std::string tier;         // single-model services: what /info reports
   std::string tier_reason;  // ... and why that tier (e.g. why the fallback runs)
+  // A guard still being fitted when the service starts (the many-model constructor's guard is
+  // then null): /guard and the guarded routes wait for it. Must outlive the service.
+  serving::tasks::GuardSlot* guard_pending = nullptr;
 };
 
 // The one model a single-model service answers for: exactly one of the two is set. An

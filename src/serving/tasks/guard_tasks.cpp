@@ -64,20 +64,47 @@ std::shared_ptr<const GuardPlans> plan_guard(const guard::Guard& g, const std::v
 
 }  // namespace
 
-const guard::Guard& Tasks::require_guard() const {
-  if (guard_.guard == nullptr) {
+bool Tasks::has_guard() const {
+  if (guard_.guard != nullptr) return true;
+  if (guard_.pending == nullptr) return false;
+  const auto fitted = guard_.pending->peek();
+  return !fitted || *fitted != nullptr;  // being fitted, or fitted
+}
+
+void Tasks::expect_guard() const {
+  if (!has_guard()) {
     throw TaskError(Fault::ModelCannot,
                     "no guard is configured (the server was started with --no-guard, serves no embedding "
                     "model, or the guard's bank could not be loaded: see the start-up log)");
   }
-  return *guard_.guard;
 }
 
 void Tasks::guard(Context context, GuardTexts task, Then<std::vector<guard::GuardResult>> then) {
   using Verdicts = std::vector<guard::GuardResult>;
   check_batch(task.texts.size(), limits_, task.field.name);
   if (task.refuse_empty) refuse_empty(task.texts, task.field);
-  const guard::Guard* g = &require_guard();
+  expect_guard();
+  const guard::Guard* g = guard_.guard;
+  if (g == nullptr) {
+    const auto fitted = guard_.pending->peek();
+    if (!fitted) {
+      // Still being fitted: the task goes on when the fit is over (on the fitting thread), and
+      // its errors, a failed fit's 424 included, reach `then` as a launched task's would.
+      guard_.pending->when_filled([this, context = std::move(context), task = std::move(task),
+                                   then = std::move(then)](const guard::Guard* /*fitted*/) mutable {
+        Then<Verdicts> answer = then;  // guard() takes `then`; an error before it launches still answers
+        try {
+          guard(std::move(context), std::move(task), std::move(then));
+        } catch (...) {
+          Finished<Verdicts> failed;
+          failed.error = std::current_exception();
+          answer(failed);
+        }
+      });
+      return;
+    }
+    g = *fitted;
+  }
   auto t = std::make_shared<const GuardTexts>(std::move(task));
   if (g->classifier() != nullptr) {
     const classify::SequenceClassifier& c = *g->classifier();

@@ -26,6 +26,7 @@
 #include "serving/pipeline.hpp"
 #include "serving/tasks/classify_tasks.hpp"
 #include "serving/tasks/embed_tasks.hpp"
+#include "serving/tasks/guard_slot.hpp"
 #include "serving/tasks/guard_tasks.hpp"
 #include "serving/tasks/inputs.hpp"
 #include "serving/tasks/model_choice.hpp"
@@ -63,9 +64,11 @@ using Then = std::function<void(Finished<R>&)>;
 
 // What the guard task judges with: the guard (null: none is configured), and the name of
 // the model its probe was fitted on (pinned in the manager; empty: the default embedder).
+// With `pending` (and no guard) the guard is still being fitted: guard tasks wait for it.
 struct GuardSetup {
   const guard::Guard* guard = nullptr;
   std::string model;
+  GuardSlot* pending = nullptr;
 };
 
 class Tasks {
@@ -108,8 +111,10 @@ class Tasks {
   // One verdict per text. The probe decides on the vectors of the model it was fitted on,
   // whatever the request names; the classifier method runs the guard's own model.
   void guard(Context context, GuardTexts task, Then<std::vector<guard::GuardResult>> then);
-  // The configured guard; ModelCannot when there is none.
-  [[nodiscard]] const guard::Guard& require_guard() const;
+  // Whether guard tasks can be answered: a guard is configured, or one is being fitted.
+  [[nodiscard]] bool has_guard() const;
+  // ModelCannot (424) unless has_guard(): what a route checks before any compute.
+  void expect_guard() const;
 
   // The lease's model as an embedder (`dense`: one with dense vectors) or a classifier;
   // ModelCannot naming `asker` otherwise.
