@@ -219,8 +219,10 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
 
   // Row tiles of the kernel's height; a block is a whole number of them (the AMX tile reads
   // whole 16-row groups of the quantised rows, which must therefore lie inside the block's buffer).
-  const std::size_t mr = w.kernel() == Int8Kernel::Amx ? detail::kInt8AmxRows : kMr;
-  const std::size_t mc = w.kernel() == Int8Kernel::Amx ? 2 * detail::kInt8AmxRows : kMr * kTilesPerBlock;
+  const std::size_t mr = w.kernel() == Int8Kernel::Amx          ? detail::kInt8AmxRows
+                         : w.kernel() == Int8Kernel::Avx512Vnni ? detail::kInt8VnniMR
+                                                                : kMr;
+  const std::size_t mc = w.kernel() == Int8Kernel::Amx ? 2 * detail::kInt8AmxRows : mr * kTilesPerBlock;
   // Dynamic per-row quantisation of A, by each task for its own rows just before it uses
   // them: the int8 rows and scales are still in cache when the tiles read them, and no
   // separate pass (nor its barrier) is needed. When the rows are few (a short query), the

@@ -120,7 +120,8 @@ void linear_int8(const float* a, std::size_t lda, std::size_t m, const Quantized
 namespace detail {
 
 inline constexpr std::size_t kInt8PanelWidth = 32;
-inline constexpr std::size_t kInt8MR = 6;
+inline constexpr std::size_t kInt8MR = 6;         // rows of the portable and AVX2 tiles
+inline constexpr std::size_t kInt8VnniMR = 8;     // rows of the VNNI tile
 inline constexpr std::size_t kInt8AmxRows = 32;   // rows of the AMX tile
 inline constexpr std::size_t kInt8AmxDepth = 64;  // k-steps per AMX B tile
 
@@ -131,7 +132,7 @@ void int8_tile_portable(const std::int8_t* a, std::size_t lda, std::size_t rows,
                         std::size_t kp, const std::int32_t* sums, std::int32_t* out);
 void int8_tile_avx2(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                     std::size_t kp, const std::int32_t* sums, std::int32_t* out);
-// The VNNI tile's rows come offset by 128 (each byte q as the unsigned q + 128, what
+// The VNNI tile (rows <= kInt8VnniMR): its rows come offset by 128 (each byte q as the unsigned q + 128, what
 // int8_offset_row makes of a quantised row); its sums are still those of the signed rows.
 void int8_tile_avx512_vnni(const std::int8_t* a, std::size_t lda, std::size_t rows, const std::int8_t* panel,
                            std::size_t kp, const std::int32_t* sums, std::int32_t* out);

@@ -1,4 +1,4 @@
-// AVX-512 VNNI int8 micro-kernel: a 6 x 32 tile of int32 sums in 12 zmm accumulators. Per
+// AVX-512 VNNI int8 micro-kernel: an 8 x 32 tile of int32 sums in 16 zmm accumulators. Per
 // 4 k-steps it loads two 64-byte lines of the packed panel (16 columns x 4 k each) and
 // broadcasts 4 bytes of each A row. vpdpbusd multiplies unsigned by signed bytes, so A comes
 // offset by 128 (q ^ 0x80 == q + 128 as u8: linear_int8 flips the rows once, when it
@@ -20,9 +20,9 @@ __attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8
                                                                  std::size_t rows, const std::int8_t* panel,
                                                                  std::size_t kp, const std::int32_t* sums,
                                                                  std::int32_t* out) {
-  constexpr int MR = static_cast<int>(kInt8MR);
+  constexpr int MR = static_cast<int>(kInt8VnniMR);
   static_assert(kInt8PanelWidth == 32, "two zmm of 16 int32 columns");
-  static_assert(kInt8MR == 6, "six named rows below");
+  static_assert(kInt8VnniMR == 8, "eight named rows below");
   const std::int8_t* row_ptr[MR];
   for (int r = 0; r < MR; ++r) {
     // Rows past `rows` re-read the last real row (always valid memory); they are not stored.
@@ -30,13 +30,15 @@ __attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8
     const auto row = static_cast<std::size_t>(r);
     row_ptr[r] = a + (row < rows ? row : rows - 1) * lda;
   }
-  // Twelve named accumulators, each updated by asm with a tied operand. Through the
-  // intrinsic (and in an array), GCC 12 copied all twelve to other registers and back on
-  // every step or kept them on the stack: 24 extra moves per 12 products.
+  // Sixteen named accumulators, each updated by asm with a tied operand. Through the
+  // intrinsic (and in an array), GCC 12 copied them all to other registers and back on
+  // every step or kept them on the stack: two extra moves per product. Eight rows (not the
+  // AVX2 tile's six) use 19 of the 32 registers, load each panel line once per 16 products,
+  // and cut a short query's 16 rows into two whole tiles.
   __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-          c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+          c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
   const std::int8_t *a0 = row_ptr[0], *a1 = row_ptr[1], *a2 = row_ptr[2], *a3 = row_ptr[3], *a4 = row_ptr[4],
-                    *a5 = row_ptr[5];
+                    *a5 = row_ptr[5], *a6 = row_ptr[6], *a7 = row_ptr[7];
   for (std::size_t k4 = 0; k4 < kp; k4 += 4) {
     const __m512i b0 = _mm512_load_si512(panel + k4 * 32);
     const __m512i b1 = _mm512_load_si512(panel + k4 * 32 + 64);
@@ -55,12 +57,14 @@ __attribute__((target("avx512vnni"))) void int8_tile_avx512_vnni(const std::int8
     WARDEN_VNNI_ROW(a3, c30, c31)
     WARDEN_VNNI_ROW(a4, c40, c41)
     WARDEN_VNNI_ROW(a5, c50, c51)
+    WARDEN_VNNI_ROW(a6, c60, c61)
+    WARDEN_VNNI_ROW(a7, c70, c71)
 #undef WARDEN_VNNI_ROW
   }
   const __m512i corr0 = _mm512_slli_epi32(_mm512_loadu_si512(sums), 7);
   const __m512i corr1 = _mm512_slli_epi32(_mm512_loadu_si512(sums + 16), 7);
-  const __m512i lo[MR] = {c00, c10, c20, c30, c40, c50};
-  const __m512i hi[MR] = {c01, c11, c21, c31, c41, c51};
+  const __m512i lo[MR] = {c00, c10, c20, c30, c40, c50, c60, c70};
+  const __m512i hi[MR] = {c01, c11, c21, c31, c41, c51, c61, c71};
   for (int r = 0; r < MR; ++r) {
     if (static_cast<std::size_t>(r) >= rows) break;
     _mm512_storeu_si512(out + r * 32, _mm512_sub_epi32(lo[r], corr0));
