@@ -152,7 +152,9 @@ void attention(const float* qkv, std::size_t ld_qkv, std::span<const std::size_t
   std::size_t max_len = 0;
   for (std::size_t s = 0; s < sequences; ++s)
     max_len = std::max(max_len, seq_offsets[s + 1] - seq_offsets[s]);
-  const auto head_fn = kernel_table().attend_head;
+  const KernelTable& table = kernel_table();
+  const auto head_fn =
+      shape.bf16_products && table.attend_head_bf16 != nullptr ? table.attend_head_bf16 : table.attend_head;
   if (!bias.empty() && max_len > bias.max_distance() + 1) {
     throw Error(ErrorKind::Internal, "attention: a sequence is longer than the distance bias covers");
   }

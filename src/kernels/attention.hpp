@@ -24,6 +24,10 @@ struct AttentionShape {
   std::size_t kv_heads = 0;
   // Causal (a decoder's): query i attends only to keys j <= i of its sequence.
   bool causal = false;
+  // Q·Kᵀ and P·V over operands rounded to bfloat16 (float32 sums, scores and softmax), where
+  // the CPU has AVX-512 BF16: twice the products per instruction. For encoders whose dense
+  // layers are int8 or bf16 already (docs/precision.md); elsewhere the float32 kernel runs.
+  bool bf16_products = false;
 };
 
 // A bias added to each head's scores that depends only on the distance j - i between key j
@@ -145,6 +149,11 @@ void attend_head_avx2(const float* q, const float* k, const float* v, std::size_
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
                         const ScoreBias* bias = nullptr);
+// The same with bf16 products (AttentionShape::bf16_products); needs AVX-512 BF16. An odd
+// head_dim runs attend_head_avx512.
+void attend_head_avx512_bf16(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
+                             std::size_t head_dim, float scale, float* out, std::size_t ld_out,
+                             float* scratch, const ScoreBias* bias = nullptr);
 // AArch64 only:
 void attend_head_neon(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                       std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,

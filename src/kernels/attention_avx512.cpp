@@ -4,6 +4,9 @@
 // FMAs, and the R x (keys or dims) accumulators give enough independent FMA chains to
 // hide the FMA latency (one row at a time left the FMA pipes mostly idle).
 
+#include <cstdint>
+#include <cstring>
+
 #include <math.h>
 
 #include "kernels/attention.hpp"
@@ -234,7 +237,258 @@ void stage_keys_values(const float* q, const float* k, const float* v, std::size
   }
 }
 
+// ---- The bf16 variant: the same blocks with vdpbf16ps (two products per lane and
+// instruction) over operands rounded to bfloat16; scores, softmax and sums stay float32.
+
+// Two rows of 16 floats rounded to bf16 and interleaved per lane: lane i holds lo[i] in its
+// low half and hi[i] in its high half, the pair vdpbf16ps multiplies with another such pair.
+__attribute__((target("avx512bf16"))) inline __m512i bf16_pairs(__m512 lo, __m512 hi) {
+  const __m512i l = _mm512_cvtepu16_epi32(__builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(lo)));
+  const __m512i h = _mm512_cvtepu16_epi32(__builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(hi)));
+  return _mm512_or_si512(l, _mm512_slli_epi32(h, 16));
+}
+
+// Up to 16 floats (the rest zero) rounded to bf16, stored as 16 consecutive uint16.
+__attribute__((target("avx512bf16"))) inline void store_bf16(std::uint16_t* dst, __m512 x) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), __builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(x)));
+}
+
+// K as bf16 pairs over dimensions, kt2[d/2][j] = (k_j[d], k_j[d+1]) (zero past len), and V
+// as pairs over keys, vc2[j/2][d] = (v_j[d], v_{j+1}[d]) (zero past len): what the scores
+// and P·V products take. Staged as the float32 kernel's, 16 keys at a time.
+__attribute__((target("avx512bf16"))) void stage_pairs(const float* q, const float* k, const float* v,
+                                                       std::size_t ld, std::size_t len, std::size_t len_pad,
+                                                       std::size_t head_dim, std::uint32_t* kt2,
+                                                       std::uint32_t* vc2) {
+  constexpr std::size_t kAhead = 32;
+  auto prefetch_rows = [&](std::size_t first, std::size_t last) {
+    for (std::size_t j = first; j < last && j < len; ++j) {
+      for (std::size_t d = 0; d < head_dim; d += 16) {
+        _mm_prefetch(reinterpret_cast<const char*>(k + j * ld + d), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(v + j * ld + d), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(q + j * ld + d), _MM_HINT_T1);
+      }
+    }
+  };
+  prefetch_rows(0, kAhead);
+  for (std::size_t j0 = 0; j0 < len_pad; j0 += 16) {
+    prefetch_rows(j0 + kAhead, j0 + kAhead + 16);
+    const std::size_t rows = j0 >= len ? 0 : len - j0 < 16 ? len - j0 : 16;
+    for (std::size_t d0 = 0; d0 < head_dim; d0 += 16) {
+      const std::size_t cols = head_dim - d0 < 16 ? head_dim - d0 : 16;
+      const __mmask16 m = tail_mask(cols);
+      __m512 blk[16];
+      __m512 vrow[16];
+#pragma GCC unroll 16
+      for (std::size_t r = 0; r < 16; ++r) {
+        blk[r] = r < rows ? _mm512_maskz_loadu_ps(m, k + (j0 + r) * ld + d0) : _mm512_setzero_ps();
+        vrow[r] = r < rows ? _mm512_maskz_loadu_ps(m, v + (j0 + r) * ld + d0) : _mm512_setzero_ps();
+      }
+      for (std::size_t r = 0; r < 16; r += 2) {
+        _mm512_mask_storeu_epi32(vc2 + ((j0 + r) / 2) * head_dim + d0, m, bf16_pairs(vrow[r], vrow[r + 1]));
+      }
+      transpose16(blk);
+      for (std::size_t c = 0; c < cols; c += 2) {
+        _mm512_storeu_si512(kt2 + ((d0 + c) / 2) * len_pad + j0, bf16_pairs(blk[c], blk[c + 1]));
+      }
+    }
+  }
+}
+
+// scores[r][j] = scale * q_r · k_j for j < keys (a multiple of 16) from the pairs: qp holds
+// each query row's pairs (head_dim / 2 of them), kt2 rows are len_pad apart.
+template <int R>
+__attribute__((target("avx512bf16"))) void scores_block_bf16(const std::uint32_t* qp,
+                                                             const std::uint32_t* kt2, std::size_t len_pad,
+                                                             std::size_t keys, std::size_t pairs, float scale,
+                                                             float* scores) {
+  const __m512 vscale = _mm512_set1_ps(scale);
+  std::size_t j0 = 0;
+  for (; j0 + 64 <= keys; j0 += 64) {
+    __m512 acc[R][4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      for (int c = 0; c < 4; ++c) acc[r][c] = _mm512_setzero_ps();
+    }
+    for (std::size_t d = 0; d < pairs; ++d) {
+      const std::uint32_t* row = kt2 + d * len_pad + j0;
+      __m512bh kv[4];
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) kv[c] = __builtin_bit_cast(__m512bh, _mm512_loadu_si512(row + 16 * c));
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const auto qd = __builtin_bit_cast(
+            __m512bh, _mm512_set1_epi32(static_cast<int>(qp[static_cast<std::size_t>(r) * pairs + d])));
+        for (int c = 0; c < 4; ++c) acc[r][c] = _mm512_dpbf16_ps(acc[r][c], qd, kv[c]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      float* s = scores + static_cast<std::size_t>(r) * len_pad + j0;
+      for (int c = 0; c < 4; ++c) _mm512_storeu_ps(s + 16 * c, _mm512_mul_ps(acc[r][c], vscale));
+    }
+  }
+  for (; j0 < keys; j0 += 16) {
+    __m512 acc[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+    for (std::size_t d = 0; d < pairs; ++d) {
+      const auto kv = __builtin_bit_cast(__m512bh, _mm512_loadu_si512(kt2 + d * len_pad + j0));
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const auto qd = __builtin_bit_cast(
+            __m512bh, _mm512_set1_epi32(static_cast<int>(qp[static_cast<std::size_t>(r) * pairs + d])));
+        acc[r] = _mm512_dpbf16_ps(acc[r], qd, kv);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      _mm512_storeu_ps(scores + static_cast<std::size_t>(r) * len_pad + j0, _mm512_mul_ps(acc[r], vscale));
+    }
+  }
+}
+
+// out_r[d0 .. d0 + 16*NV) = inv_r * sum_j p_r[j] v_j over key pairs: pp holds each row's
+// probabilities as bf16 (pp_ld uint16 apart, zero past the keys), vc2 the value pairs.
+template <int R, int NV>
+__attribute__((target("avx512bf16"))) void pv_block_bf16(const std::uint16_t* pp, std::size_t pp_ld,
+                                                         const std::uint32_t* vc2, std::size_t head_dim,
+                                                         std::size_t key_pairs, std::size_t d0,
+                                                         __mmask16 last, const float* inv, float* out,
+                                                         std::size_t ld_out) {
+  __m512 acc[R][NV];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < NV; ++c) acc[r][c] = _mm512_setzero_ps();
+  }
+  for (std::size_t jp = 0; jp < key_pairs; ++jp) {
+    const std::uint32_t* vj = vc2 + jp * head_dim + d0;
+    __m512bh vv[NV];
+#pragma GCC unroll 4
+    for (int c = 0; c < NV; ++c) {
+      vv[c] = __builtin_bit_cast(
+          __m512bh, _mm512_maskz_loadu_epi32(c == NV - 1 ? last : __mmask16(0xFFFF), vj + 16 * c));
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      std::uint32_t pair = 0;
+      std::memcpy(&pair, pp + static_cast<std::size_t>(r) * pp_ld + 2 * jp, sizeof(pair));
+      const auto p = __builtin_bit_cast(__m512bh, _mm512_set1_epi32(static_cast<int>(pair)));
+      for (int c = 0; c < NV; ++c) acc[r][c] = _mm512_dpbf16_ps(acc[r][c], p, vv[c]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    const __m512 vinv = _mm512_set1_ps(inv[r]);
+    float* o = out + static_cast<std::size_t>(r) * ld_out + d0;
+    for (int c = 0; c < NV; ++c) {
+      _mm512_mask_storeu_ps(o + 16 * c, c == NV - 1 ? last : __mmask16(0xFFFF),
+                            _mm512_mul_ps(acc[r][c], vinv));
+    }
+  }
+}
+
+template <int R>
+__attribute__((target("avx512bf16"))) void attend_rows_bf16(
+    const float* q, std::size_t ld, const std::uint32_t* kt2, const std::uint32_t* vc2, std::size_t len,
+    std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scores,
+    std::uint32_t* qp, std::uint16_t* pp, const ScoreBias* bias, std::size_t i0) {
+  const std::size_t pairs = head_dim / 2;
+  for (int r = 0; r < R; ++r) {
+    const float* qr = q + static_cast<std::size_t>(r) * ld;
+    auto* dst = reinterpret_cast<std::uint16_t*>(qp + static_cast<std::size_t>(r) * pairs);
+    for (std::size_t d = 0; d < head_dim; d += 16) {
+      const std::size_t n = head_dim - d < 16 ? head_dim - d : 16;
+      if (n == 16) {
+        store_bf16(dst + d, _mm512_loadu_ps(qr + d));
+      } else {
+        alignas(32) std::uint16_t tmp[16];
+        store_bf16(tmp, _mm512_maskz_loadu_ps(tail_mask(n), qr + d));
+        std::memcpy(dst + d, tmp, n * sizeof(std::uint16_t));
+      }
+    }
+  }
+  const KeyRange keys = block_keys(bias, i0, R, len, 16);
+  const std::size_t padded = (keys.count + 15) / 16 * 16;
+  scores_block_bf16<R>(qp, kt2 + keys.first, len_pad, padded, pairs, scale, scores);
+  if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, keys.first, keys.count);
+  float inv[R];
+  for (int r = 0; r < R; ++r) {
+    float* s = scores + static_cast<std::size_t>(r) * len_pad;
+    inv[r] = softmax_row(s, keys.count);  // zero past the keys, to the 16 boundary
+    for (std::size_t j = 0; j < padded; j += 16) {
+      store_bf16(pp + static_cast<std::size_t>(r) * len_pad + j, _mm512_loadu_ps(s + j));
+    }
+  }
+  const std::size_t key_pairs = (keys.count + 1) / 2;
+  const std::uint32_t* v0 = vc2 + (keys.first / 2) * head_dim;  // keys.first is a multiple of 16
+  for (std::size_t d0 = 0; d0 < head_dim; d0 += 64) {
+    const std::size_t width = head_dim - d0 < 64 ? head_dim - d0 : 64;
+    const int nv = static_cast<int>((width + 15) / 16);
+    const __mmask16 last = tail_mask(width - 16 * static_cast<std::size_t>(nv - 1));
+    switch (nv) {
+      case 1:
+        pv_block_bf16<R, 1>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
+        break;
+      case 2:
+        pv_block_bf16<R, 2>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
+        break;
+      case 3:
+        pv_block_bf16<R, 3>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
+        break;
+      default:
+        pv_block_bf16<R, 4>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
+        break;
+    }
+  }
+}
+
 }  // namespace
+
+__attribute__((target("avx512bf16"))) void attend_head_avx512_bf16(
+    const float* q, const float* k, const float* v, std::size_t ld, std::size_t len, std::size_t head_dim,
+    float scale, float* out, std::size_t ld_out, float* scratch, const ScoreBias* bias) {
+  if (head_dim % 2 != 0) {  // pairs over dimensions need an even head size
+    attend_head_avx512(q, k, v, ld, len, head_dim, scale, out, ld_out, scratch, bias);
+    return;
+  }
+  constexpr std::size_t kRows = 4;
+  std::size_t len_pad = (len + 15) / 16 * 16;
+  if (len_pad % 1024 == 0) len_pad += 16;
+  // Within attention_scratch_floats: K pairs (head_dim/2 x len_pad words), the scores
+  // (kRows x len_pad floats), P in bf16 (kRows x len_pad halves), V pairs (len_pad/2 x
+  // head_dim words), a block's query pairs.
+  auto* kt2 = reinterpret_cast<std::uint32_t*>(scratch);
+  float* scores = scratch + (head_dim / 2) * len_pad;
+  auto* pp = reinterpret_cast<std::uint16_t*>(scores + kRows * len_pad);
+  auto* vc2 = reinterpret_cast<std::uint32_t*>(scores + kRows * len_pad + kRows * len_pad / 2);
+  auto* qp = vc2 + (len_pad / 2) * head_dim;
+  const unsigned int csr = _mm_getcsr();
+  _mm_setcsr(csr | 0x8040U);  // as the float32 kernel: far keys' subnormals flushed
+  stage_pairs(q, k, v, ld, len, len_pad, head_dim, kt2, vc2);
+  std::size_t i = 0;
+  for (; i + kRows <= len; i += kRows) {
+    attend_rows_bf16<4>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
+                        scores, qp, pp, bias, i);
+  }
+  switch (len - i) {
+    case 3:
+      attend_rows_bf16<3>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
+                          scores, qp, pp, bias, i);
+      break;
+    case 2:
+      attend_rows_bf16<2>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
+                          scores, qp, pp, bias, i);
+      break;
+    case 1:
+      attend_rows_bf16<1>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
+                          scores, qp, pp, bias, i);
+      break;
+    default:
+      break;
+  }
+  _mm_setcsr(csr);
+}
 
 void attend_head_avx512(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                         std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,

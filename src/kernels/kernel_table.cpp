@@ -15,6 +15,7 @@ namespace {
 KernelTable choose(Isa isa) {
   KernelTable t{detail::layer_norm_rows_portable,
                 detail::attend_head_portable,
+                nullptr,
                 detail::int8_quantize_row_portable,
                 detail::bf16_round_row_portable,
                 nullptr,
@@ -25,6 +26,7 @@ KernelTable choose(Isa isa) {
   if (has_avx512(isa)) {
     t.layer_norm_rows = detail::layer_norm_rows_avx512;
     t.attend_head = detail::attend_head_avx512;
+    if (cpu_features().avx512_bf16) t.attend_head_bf16 = detail::attend_head_avx512_bf16;
     t.int8_quantize_row = detail::int8_quantize_row_avx512;
     t.bf16_round_row = detail::bf16_round_row_avx512;
     t.int8_epilogue = detail::int8_epilogue_avx512;

@@ -20,6 +20,10 @@ struct KernelTable {
   void (*attend_head)(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                       std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
                       const detail::ScoreBias* bias);
+  // The bf16-product attention (AttentionShape::bf16_products); null where the CPU lacks it.
+  void (*attend_head_bf16)(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
+                           std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scratch,
+                           const detail::ScoreBias* bias);
   float (*int8_quantize_row)(const float* src, std::size_t k, std::size_t kp, std::int8_t* dst);
   void (*bf16_round_row)(const float* src, std::size_t k, std::size_t kp, std::uint16_t* dst);
   // The vectorised GEMM epilogues; null where there is none (the GEMM's portable loop runs).

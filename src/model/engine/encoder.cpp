@@ -306,10 +306,14 @@ std::span<const float> Encoder::forward(const TokenBatch& batch, EncoderWorkspac
   };
   if (!w_.embedding_norm.gamma.empty()) norm(w_.embedding_norm, x);
   const float terms = 1.0F + (dims_.c2p ? 1.0F : 0.0F) + (dims_.p2c ? 1.0F : 0.0F);
-  const kernels::AttentionShape shape{
+  kernels::AttentionShape shape{
       dims_.heads, head_dim,
       dims_.attention_scale.value_or(1.0F / std::sqrt(static_cast<float>(head_dim) * terms)), dims_.kv_heads,
       dims_.causal};
+  // Dense layers in int8 or bf16: the attention's products in bf16 too (docs/precision.md) —
+  // unless tokens are routed to experts, whose top-k choice that extra rounding can flip
+  // (a token of the MoE fixture then fell to cosine 0.965 in int8).
+  shape.bf16_products = precision() != Precision::Float32 && dims_.moe_layers.empty();
   std::vector<kernels::RotaryTable> scaled_rotary;
   std::vector<kernels::RotaryTable> scaled_local_rotary;
   std::vector<const kernels::RotaryTable*> rotary;

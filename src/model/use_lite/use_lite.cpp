@@ -239,7 +239,8 @@ const float* UseLiteModel::encode(const engine::TokenBatch& batch, UseLiteWorksp
       kernels::layer_norm(input, in, normed, in, tokens, in, layer.attention_norm.gamma.data(),
                           layer.attention_norm.beta.data(), c.layer_norm_eps, pool);
       kernels::dense(normed, in, tokens, layer.qkv, qkv, 3 * in, {}, pool);
-      const kernels::AttentionShape shape{c.heads, in / c.heads, c.attention_scales[l]};
+      kernels::AttentionShape shape{c.heads, in / c.heads, c.attention_scales[l]};
+      shape.bf16_products = precision_ != Precision::Float32;  // as the encoder's (docs/precision.md)
       kernels::attention(qkv, 3 * in, batch.offsets, shape, ctx, in, pool);
       kernels::dense(ctx, in, tokens, layer.attention_output, x, h, {kernels::Activation::None, x, h}, pool);
       kernels::layer_norm(x, h, normed, h, tokens, h, layer.ffn_norm.gamma.data(), layer.ffn_norm.beta.data(),
