@@ -134,7 +134,7 @@ void add_score_bias(const ScoreBias& bias, std::size_t i0, std::size_t rows, flo
 // into contiguous rows (V's rows are ld floats apart, often more than a page, and a long
 // sequence's V is read once per block of queries: contiguous, the prefetchers keep it in cache).
 constexpr std::size_t attention_scratch_floats(std::size_t head_dim, std::size_t len) {
-  return (2 * head_dim + 4) * (len + 32);
+  return (2 * head_dim + 8) * (len + 32);  // the bf16 kernel's pairs and bf16 Q fit too
 }
 
 // One (sequence, head): q/k/v point at that head's first column of the sequence's first

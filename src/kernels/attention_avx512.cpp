@@ -253,20 +253,22 @@ __attribute__((target("avx512bf16"))) inline void store_bf16(std::uint16_t* dst,
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), __builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(x)));
 }
 
-// K as bf16 pairs over dimensions, kt2[d/2][j] = (k_j[d], k_j[d+1]) (zero past len), and V
-// as pairs over keys, vc2[j/2][d] = (v_j[d], v_{j+1}[d]) (zero past len): what the scores
-// and P·V products take. Staged as the float32 kernel's, 16 keys at a time.
+// K as bf16 pairs over dimensions, kt2[d/2][j] = (k_j[d], k_j[d+1]) (zero past len), V as
+// pairs over keys, vc2[j/2][d] = (v_j[d], v_{j+1}[d]) (zero past len), and Q's rows in bf16,
+// qb[j][d] (so as pairs over dimensions too): what the scores and P·V products take. Staged
+// as the float32 kernel's K and V, 16 rows at a time, Q with them (read per block of
+// queries later, its strided rows had missed cache there).
 __attribute__((target("avx512bf16"))) void stage_pairs(const float* q, const float* k, const float* v,
                                                        std::size_t ld, std::size_t len, std::size_t len_pad,
                                                        std::size_t head_dim, std::uint32_t* kt2,
-                                                       std::uint32_t* vc2) {
+                                                       std::uint32_t* vc2, std::uint16_t* qb) {
   constexpr std::size_t kAhead = 32;
   auto prefetch_rows = [&](std::size_t first, std::size_t last) {
     for (std::size_t j = first; j < last && j < len; ++j) {
       for (std::size_t d = 0; d < head_dim; d += 16) {
         _mm_prefetch(reinterpret_cast<const char*>(k + j * ld + d), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(v + j * ld + d), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(q + j * ld + d), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(q + j * ld + d), _MM_HINT_T0);
       }
     }
   };
@@ -277,6 +279,10 @@ __attribute__((target("avx512bf16"))) void stage_pairs(const float* q, const flo
     for (std::size_t d0 = 0; d0 < head_dim; d0 += 16) {
       const std::size_t cols = head_dim - d0 < 16 ? head_dim - d0 : 16;
       const __mmask16 m = tail_mask(cols);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, q + (j0 + r) * ld + d0));
+        _mm256_mask_storeu_epi16(qb + (j0 + r) * head_dim + d0, m, __builtin_bit_cast(__m256i, h));
+      }
       __m512 blk[16];
       __m512 vrow[16];
 #pragma GCC unroll 16
@@ -388,26 +394,13 @@ __attribute__((target("avx512bf16"))) void pv_block_bf16(const std::uint16_t* pp
   }
 }
 
+// Query rows i0 .. i0 + R - 1; qp: their bf16 rows (head_dim / 2 pairs each).
 template <int R>
 __attribute__((target("avx512bf16"))) void attend_rows_bf16(
-    const float* q, std::size_t ld, const std::uint32_t* kt2, const std::uint32_t* vc2, std::size_t len,
-    std::size_t len_pad, std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scores,
-    std::uint32_t* qp, std::uint16_t* pp, const ScoreBias* bias, std::size_t i0) {
+    const std::uint32_t* kt2, const std::uint32_t* vc2, std::size_t len, std::size_t len_pad,
+    std::size_t head_dim, float scale, float* out, std::size_t ld_out, float* scores, const std::uint32_t* qp,
+    std::uint16_t* pp, const ScoreBias* bias, std::size_t i0) {
   const std::size_t pairs = head_dim / 2;
-  for (int r = 0; r < R; ++r) {
-    const float* qr = q + static_cast<std::size_t>(r) * ld;
-    auto* dst = reinterpret_cast<std::uint16_t*>(qp + static_cast<std::size_t>(r) * pairs);
-    for (std::size_t d = 0; d < head_dim; d += 16) {
-      const std::size_t n = head_dim - d < 16 ? head_dim - d : 16;
-      if (n == 16) {
-        store_bf16(dst + d, _mm512_loadu_ps(qr + d));
-      } else {
-        alignas(32) std::uint16_t tmp[16];
-        store_bf16(tmp, _mm512_maskz_loadu_ps(tail_mask(n), qr + d));
-        std::memcpy(dst + d, tmp, n * sizeof(std::uint16_t));
-      }
-    }
-  }
   const KeyRange keys = block_keys(bias, i0, R, len, 16);
   const std::size_t padded = (keys.count + 15) / 16 * 16;
   scores_block_bf16<R>(qp, kt2 + keys.first, len_pad, padded, pairs, scale, scores);
@@ -457,32 +450,34 @@ __attribute__((target("avx512bf16"))) void attend_head_avx512_bf16(
   if (len_pad % 1024 == 0) len_pad += 16;
   // Within attention_scratch_floats: K pairs (head_dim/2 x len_pad words), the scores
   // (kRows x len_pad floats), P in bf16 (kRows x len_pad halves), V pairs (len_pad/2 x
-  // head_dim words), a block's query pairs.
+  // head_dim words), Q in bf16 (len x head_dim halves).
   auto* kt2 = reinterpret_cast<std::uint32_t*>(scratch);
   float* scores = scratch + (head_dim / 2) * len_pad;
   auto* pp = reinterpret_cast<std::uint16_t*>(scores + kRows * len_pad);
   auto* vc2 = reinterpret_cast<std::uint32_t*>(scores + kRows * len_pad + kRows * len_pad / 2);
-  auto* qp = vc2 + (len_pad / 2) * head_dim;
+  auto* qb = reinterpret_cast<std::uint16_t*>(vc2 + (len_pad / 2) * head_dim);
   const unsigned int csr = _mm_getcsr();
   _mm_setcsr(csr | 0x8040U);  // as the float32 kernel: far keys' subnormals flushed
-  stage_pairs(q, k, v, ld, len, len_pad, head_dim, kt2, vc2);
+  stage_pairs(q, k, v, ld, len, len_pad, head_dim, kt2, vc2, qb);
+  // Query row i's pairs: its bf16 row read as words.
+  auto q_rows = [&](std::size_t i) { return reinterpret_cast<const std::uint32_t*>(qb + i * head_dim); };
   std::size_t i = 0;
   for (; i + kRows <= len; i += kRows) {
-    attend_rows_bf16<4>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
-                        scores, qp, pp, bias, i);
+    attend_rows_bf16<4>(kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores, q_rows(i),
+                        pp, bias, i);
   }
   switch (len - i) {
     case 3:
-      attend_rows_bf16<3>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
-                          scores, qp, pp, bias, i);
+      attend_rows_bf16<3>(kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                          q_rows(i), pp, bias, i);
       break;
     case 2:
-      attend_rows_bf16<2>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
-                          scores, qp, pp, bias, i);
+      attend_rows_bf16<2>(kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                          q_rows(i), pp, bias, i);
       break;
     case 1:
-      attend_rows_bf16<1>(q + i * ld, ld, kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out,
-                          scores, qp, pp, bias, i);
+      attend_rows_bf16<1>(kt2, vc2, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
+                          q_rows(i), pp, bias, i);
       break;
     default:
       break;
