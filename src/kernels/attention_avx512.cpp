@@ -507,6 +507,13 @@ void attend_head_avx512(const float* q, const float* k, const float* v, std::siz
   v = vc;
   std::size_t i = 0;
   for (; i + kRows <= len; i += kRows) {
+    // The next block's query rows into L1 while this block runs (staging left them in L2):
+    // the scores read them a float at a time, and each row is a miss otherwise.
+    for (std::size_t r = i + kRows; r < i + 2 * kRows && r < len; ++r) {
+      for (std::size_t d = 0; d < head_dim; d += 16) {
+        _mm_prefetch(reinterpret_cast<const char*>(q + r * ld + d), _MM_HINT_T0);
+      }
+    }
     attend_rows<4>(q + i * ld, ld, kt, v, len, len_pad, head_dim, scale, out + i * ld_out, ld_out, scores,
                    bias, i);
   }
