@@ -15,6 +15,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <utility>
@@ -101,9 +102,10 @@ struct ServeOptions {
 // split once (milliseconds with use-lite; cached after the first start). A bank that
 // cannot be loaded leaves the server up without a guard, loudly: /guard then answers 424.
 std::unique_ptr<guard::Guard> make_guard(const ServeOptions& options, const embed::Embedder& embedder,
-                                         guard::Bank& bank) {
+                                         guard::Bank& bank, std::stop_token stop = {}) {
   if (options.no_guard) return nullptr;
   guard::GuardOptions guard_options;
+  guard_options.stop = std::move(stop);
   guard_options.threshold = options.guard_threshold;
   guard_options.target_fpr = options.guard_fpr;
   if (!options.guard_languages.empty()) {
@@ -408,15 +410,17 @@ int run_serve(ServeOptions options) {
   } else if (!guard_model_name.empty()) {
     guard_lease = models.hold(guard_model_name);
     if (options.guard_probe.empty() && options.guard_bank.empty()) {
-      guard_fit = std::jthread(
-          [&options, &bank, &fitted_guard, &guard_pending, embedder = guard_lease->model().embedder.get()] {
-            try {
-              fitted_guard = make_guard(options, *embedder, bank);
-            } catch (const std::exception& e) {
-              log_line("warden serve: warning: no guard (/guard answers 424): {}\n", e.what());
-            }
-            guard_pending.fill(fitted_guard.get());
-          });
+      guard_fit = std::jthread([&options, &bank, &fitted_guard, &guard_pending,
+                                embedder = guard_lease->model().embedder.get()](const std::stop_token& stop) {
+        try {
+          fitted_guard = make_guard(options, *embedder, bank, stop);
+        } catch (const guard::FitStopped&) {
+          log_line("warden serve: the guard's fit was stopped: the server is stopping\n");
+        } catch (const std::exception& e) {
+          log_line("warden serve: warning: no guard (/guard answers 424): {}\n", e.what());
+        }
+        guard_pending.fill(fitted_guard.get());
+      });
     } else {
       guard = make_guard(options, *guard_lease->model().embedder, bank);
     }
@@ -518,8 +522,12 @@ int run_serve(ServeOptions options) {
   // The server has stopped accepting and drained its connections; gRPC's calls finish (or
   // are cancelled past the grace) while the scheduler still runs; then answer what is queued.
   if (grpc_server) grpc_server->shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
-  // Guard requests that waited for the fit are launched when it ends: before the shutdown.
-  if (guard_fit.joinable()) guard_fit.join();
+  // A fit still running (a first start's) stops at its next chunk rather than delaying the
+  // exit by seconds; guard requests that waited for it are answered (424) before the shutdown.
+  if (guard_fit.joinable()) {
+    guard_fit.request_stop();
+    guard_fit.join();
+  }
   app.shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
   log_line("warden serve: stopped\n");
   return kExitOk;

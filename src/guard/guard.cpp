@@ -68,11 +68,13 @@ std::string file_safe(std::string_view id) {
   return out;
 }
 
-// Unit rows of `texts`, embedded in chunks.
-std::vector<float> embed_units(const embed::Embedder& embedder, std::span<const std::string> texts) {
+// Unit rows of `texts`, embedded in chunks; FitStopped once `stop` is requested.
+std::vector<float> embed_units(const embed::Embedder& embedder, std::span<const std::string> texts,
+                               const std::stop_token& stop = {}) {
   const std::size_t dim = embedder.dim();
   std::vector<float> out(texts.size() * dim);
   for (std::size_t begin = 0; begin < texts.size(); begin += kEmbedChunk) {
+    if (stop.stop_requested()) throw FitStopped();
     const std::size_t end = std::min(texts.size(), begin + kEmbedChunk);
     std::vector<std::string_view> views(texts.begin() + static_cast<std::ptrdiff_t>(begin),
                                         texts.begin() + static_cast<std::ptrdiff_t>(end));
@@ -469,12 +471,12 @@ Guard::Guard(const embed::Embedder& embedder, const Bank& bank, GuardOptions opt
     }
   }
   const std::size_t dim = probe.dim;
-  probe.rows = embed_units(embedder, probe.texts);
+  probe.rows = embed_units(embedder, probe.texts, options.stop);
   if (!long_attacks.empty()) {
     std::vector<std::uint8_t> first_labels(probe.attack.begin(), probe.attack.end());
     const LogisticModel first = fit_logistic(probe.rows, dim, first_labels, {.l2 = 1.0});
     for (const auto& [i, parts] : long_attacks) {
-      const std::vector<float> rows = embed_units(embedder, parts);
+      const std::vector<float> rows = embed_units(embedder, parts, options.stop);
       std::size_t best = 0;
       double best_p = -1.0;
       for (std::size_t j = 0; j < parts.size(); ++j) {
@@ -491,6 +493,7 @@ Guard::Guard(const embed::Embedder& embedder, const Bank& bank, GuardOptions opt
                         rows.begin() + static_cast<std::ptrdiff_t>((best + 1) * dim));
     }
   }
+  if (options.stop.stop_requested()) throw FitStopped();
   fit_probe(probe, owner, options.target_fpr);
   if (options.use_cache) {
     // A cache that cannot be written only costs the next start a refit: say so, go on.

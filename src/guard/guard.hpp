@@ -24,6 +24,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -98,6 +100,15 @@ struct GuardOptions {
   // The languages the probe's embedder reads (ISO 639-1): text in another abstains. Unset:
   // what the embedder declares (Embedder::languages(); use-lite: English); empty: any.
   std::optional<std::vector<std::string>> languages{};
+  // Once a stop is requested, a probe's fit in progress ends at its next chunk of texts
+  // with FitStopped (a server that stops while it fits in the background).
+  std::stop_token stop{};
+};
+
+// A fit ended by GuardOptions::stop.
+class FitStopped : public std::runtime_error {
+ public:
+  FitStopped() : std::runtime_error("the guard's fit was stopped") {}
 };
 
 // ${XDG_CACHE_HOME:-$HOME/.cache}/warden/guard.
