@@ -71,12 +71,17 @@ void scores_block(const float* q, std::size_t ld, const float* kt, std::size_t l
 }
 
 // In place: exp(s - max) over the first len scores (zero beyond); returns 1 / sum.
-float softmax_row(float* s, std::size_t len) {
+// The largest of the first len scores, in every lane.
+__m512 row_max(const float* s, std::size_t len) {
   __m512 vmax = _mm512_set1_ps(-INFINITY);
   for (std::size_t j = 0; j < len; j += 16) {
     vmax = _mm512_mask_max_ps(vmax, tail_mask(len - j), vmax, _mm512_loadu_ps(s + j));
   }
-  const __m512 mx = _mm512_set1_ps(avx512::hmax_ps(vmax));
+  return _mm512_set1_ps(avx512::hmax_ps(vmax));
+}
+
+float softmax_row(float* s, std::size_t len) {
+  const __m512 mx = row_max(s, len);
   __m512 vsum = _mm512_setzero_ps();
   for (std::size_t j = 0; j < len; j += 16) {
     const __mmask16 m = tail_mask(len - j);
@@ -248,9 +253,20 @@ __attribute__((target("avx512bf16"))) inline __m512i bf16_pairs(__m512 lo, __m51
   return _mm512_or_si512(l, _mm512_slli_epi32(h, 16));
 }
 
-// Up to 16 floats (the rest zero) rounded to bf16, stored as 16 consecutive uint16.
-__attribute__((target("avx512bf16"))) inline void store_bf16(std::uint16_t* dst, __m512 x) {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), __builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(x)));
+// softmax_row's exponentials written to p in bf16 (zero past len, to the 16 boundary) rather
+// than back over the scores: the P·V product reads them so. Returns 1 / their float32 sum.
+__attribute__((target("avx512bf16"))) float softmax_row_bf16(const float* s, std::size_t len,
+                                                             std::uint16_t* p) {
+  const __m512 mx = row_max(s, len);
+  __m512 vsum = _mm512_setzero_ps();
+  for (std::size_t j = 0; j < len; j += 16) {
+    const __m512 e =
+        _mm512_maskz_mov_ps(tail_mask(len - j), avx512::exp_ps(_mm512_sub_ps(_mm512_loadu_ps(s + j), mx)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + j),
+                        __builtin_bit_cast(__m256i, _mm512_cvtneps_pbh(e)));
+    vsum = _mm512_add_ps(vsum, e);
+  }
+  return 1.0F / avx512::hsum_ps(vsum);
 }
 
 // K as bf16 pairs over dimensions, kt2[d/2][j] = (k_j[d], k_j[d+1]) (zero past len), V as
@@ -407,11 +423,8 @@ __attribute__((target("avx512bf16"))) void attend_rows_bf16(
   if (bias != nullptr) add_score_bias(*bias, i0, R, scores, len_pad, keys.first, keys.count);
   float inv[R];
   for (int r = 0; r < R; ++r) {
-    float* s = scores + static_cast<std::size_t>(r) * len_pad;
-    inv[r] = softmax_row(s, keys.count);  // zero past the keys, to the 16 boundary
-    for (std::size_t j = 0; j < padded; j += 16) {
-      store_bf16(pp + static_cast<std::size_t>(r) * len_pad + j, _mm512_loadu_ps(s + j));
-    }
+    inv[r] = softmax_row_bf16(scores + static_cast<std::size_t>(r) * len_pad, keys.count,
+                              pp + static_cast<std::size_t>(r) * len_pad);
   }
   const std::size_t key_pairs = (keys.count + 1) / 2;
   const std::uint32_t* v0 = vc2 + (keys.first / 2) * head_dim;  // keys.first is a multiple of 16
