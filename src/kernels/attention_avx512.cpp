@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <math.h>
 
@@ -125,28 +126,37 @@ void pv_block(const float* scores, std::size_t len_pad, const float* v, std::siz
   }
 }
 
-template <int R>
-void pv_rows(const float* scores, std::size_t len_pad, const float* v, std::size_t ld, std::size_t len,
-             std::size_t head_dim, const float* inv, float* out, std::size_t ld_out) {
+// block(std::integral_constant<int, NV>, d0, last) for the head's dimensions in chunks of
+// up to 64: NV vectors of 16, the last one masked by `last` (the P·V blocks' register tiles).
+template <class Block>
+void for_each_dim_chunk(std::size_t head_dim, Block&& block) {
   for (std::size_t d0 = 0; d0 < head_dim; d0 += 64) {
     const std::size_t width = head_dim - d0 < 64 ? head_dim - d0 : 64;
     const int nv = static_cast<int>((width + 15) / 16);
     const __mmask16 last = tail_mask(width - 16 * static_cast<std::size_t>(nv - 1));
     switch (nv) {
       case 1:
-        pv_block<R, 1>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        block(std::integral_constant<int, 1>{}, d0, last);
         break;
       case 2:
-        pv_block<R, 2>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        block(std::integral_constant<int, 2>{}, d0, last);
         break;
       case 3:
-        pv_block<R, 3>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        block(std::integral_constant<int, 3>{}, d0, last);
         break;
       default:
-        pv_block<R, 4>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+        block(std::integral_constant<int, 4>{}, d0, last);
         break;
     }
   }
+}
+
+template <int R>
+void pv_rows(const float* scores, std::size_t len_pad, const float* v, std::size_t ld, std::size_t len,
+             std::size_t head_dim, const float* inv, float* out, std::size_t ld_out) {
+  for_each_dim_chunk(head_dim, [&](auto nv, std::size_t d0, __mmask16 last) {
+    pv_block<R, decltype(nv)::value>(scores, len_pad, v, ld, len, d0, last, inv, out, ld_out);
+  });
 }
 
 // v: rows of stride head_dim (the contiguous copy).
@@ -199,6 +209,29 @@ inline void transpose16(__m512 r[16]) {
   }
 }
 
+// Rows [first, last) (clipped to len) of one head's K and V into L1 and of its Q with hint
+// QHint: staging moves K and V now, Q now (bf16) or a block at a time later (float32).
+// (The hint's type is GCC's enum _mm_hint, clang's int.)
+template <decltype(_MM_HINT_T0) QHint>
+void prefetch_head_rows(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
+                        std::size_t head_dim, std::size_t first, std::size_t last) {
+  for (std::size_t j = first; j < last && j < len; ++j) {
+    for (std::size_t d = 0; d < head_dim; d += 16) {
+      _mm_prefetch(reinterpret_cast<const char*>(k + j * ld + d), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(v + j * ld + d), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(q + j * ld + d), QHint);
+    }
+  }
+}
+
+constexpr std::size_t kStageAhead = 32;  // rows the staging prefetches ahead of the block it moves
+
+// The rows of the 16-row block at j0 that lie in the sequence: len_pad may run a block past
+// len (the spare line), with none.
+inline std::size_t block_rows(std::size_t j0, std::size_t len) {
+  return j0 >= len ? 0 : len - j0 < 16 ? len - j0 : 16;
+}
+
 // K transposed into kt ([head_dim][len_pad], zero past len) and V copied into contiguous rows
 // vc ([len][head_dim]), 16 keys at a time. The head's rows are ld floats apart in a QKV
 // matrix far larger than L2, so each row is a cache miss the hardware prefetchers do not
@@ -207,21 +240,10 @@ inline void transpose16(__m512 r[16]) {
 // attention's time at 128 tokens.
 void stage_keys_values(const float* q, const float* k, const float* v, std::size_t ld, std::size_t len,
                        std::size_t len_pad, std::size_t head_dim, float* kt, float* vc) {
-  constexpr std::size_t kAhead = 32;  // rows
-  auto prefetch_rows = [&](std::size_t first, std::size_t last) {
-    for (std::size_t j = first; j < last && j < len; ++j) {
-      for (std::size_t d = 0; d < head_dim; d += 16) {
-        _mm_prefetch(reinterpret_cast<const char*>(k + j * ld + d), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(v + j * ld + d), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(q + j * ld + d), _MM_HINT_T1);
-      }
-    }
-  };
-  prefetch_rows(0, kAhead);
+  prefetch_head_rows<_MM_HINT_T1>(q, k, v, ld, len, head_dim, 0, kStageAhead);
   for (std::size_t j0 = 0; j0 < len_pad; j0 += 16) {
-    prefetch_rows(j0 + kAhead, j0 + kAhead + 16);
-    // len_pad may run a block past len (the spare line): rows 0 there.
-    const std::size_t rows = j0 >= len ? 0 : len - j0 < 16 ? len - j0 : 16;
+    prefetch_head_rows<_MM_HINT_T1>(q, k, v, ld, len, head_dim, j0 + kStageAhead, j0 + kStageAhead + 16);
+    const std::size_t rows = block_rows(j0, len);
     for (std::size_t d0 = 0; d0 < head_dim; d0 += 16) {
       const std::size_t cols = head_dim - d0 < 16 ? head_dim - d0 : 16;
       const __mmask16 m = tail_mask(cols);
@@ -278,20 +300,10 @@ __attribute__((target("avx512bf16"))) void stage_pairs(const float* q, const flo
                                                        std::size_t ld, std::size_t len, std::size_t len_pad,
                                                        std::size_t head_dim, std::uint32_t* kt2,
                                                        std::uint32_t* vc2, std::uint16_t* qb) {
-  constexpr std::size_t kAhead = 32;
-  auto prefetch_rows = [&](std::size_t first, std::size_t last) {
-    for (std::size_t j = first; j < last && j < len; ++j) {
-      for (std::size_t d = 0; d < head_dim; d += 16) {
-        _mm_prefetch(reinterpret_cast<const char*>(k + j * ld + d), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(v + j * ld + d), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(q + j * ld + d), _MM_HINT_T0);
-      }
-    }
-  };
-  prefetch_rows(0, kAhead);
+  prefetch_head_rows<_MM_HINT_T0>(q, k, v, ld, len, head_dim, 0, kStageAhead);
   for (std::size_t j0 = 0; j0 < len_pad; j0 += 16) {
-    prefetch_rows(j0 + kAhead, j0 + kAhead + 16);
-    const std::size_t rows = j0 >= len ? 0 : len - j0 < 16 ? len - j0 : 16;
+    prefetch_head_rows<_MM_HINT_T0>(q, k, v, ld, len, head_dim, j0 + kStageAhead, j0 + kStageAhead + 16);
+    const std::size_t rows = block_rows(j0, len);
     for (std::size_t d0 = 0; d0 < head_dim; d0 += 16) {
       const std::size_t cols = head_dim - d0 < 16 ? head_dim - d0 : 16;
       const __mmask16 m = tail_mask(cols);
@@ -428,25 +440,9 @@ __attribute__((target("avx512bf16"))) void attend_rows_bf16(
   }
   const std::size_t key_pairs = (keys.count + 1) / 2;
   const std::uint32_t* v0 = vc2 + (keys.first / 2) * head_dim;  // keys.first is a multiple of 16
-  for (std::size_t d0 = 0; d0 < head_dim; d0 += 64) {
-    const std::size_t width = head_dim - d0 < 64 ? head_dim - d0 : 64;
-    const int nv = static_cast<int>((width + 15) / 16);
-    const __mmask16 last = tail_mask(width - 16 * static_cast<std::size_t>(nv - 1));
-    switch (nv) {
-      case 1:
-        pv_block_bf16<R, 1>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
-        break;
-      case 2:
-        pv_block_bf16<R, 2>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
-        break;
-      case 3:
-        pv_block_bf16<R, 3>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
-        break;
-      default:
-        pv_block_bf16<R, 4>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
-        break;
-    }
-  }
+  for_each_dim_chunk(head_dim, [&](auto nv, std::size_t d0, __mmask16 last) {
+    pv_block_bf16<R, decltype(nv)::value>(pp, len_pad, v0, head_dim, key_pairs, d0, last, inv, out, ld_out);
+  });
 }
 
 }  // namespace

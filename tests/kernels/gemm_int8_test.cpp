@@ -115,35 +115,44 @@ TEST(GemmInt8Test, KernelDispatch) {
 }
 
 #if defined(__x86_64__)
-// The AVX2 tile alone against the portable one: every row count, depths from one 4-step
-// to past 1536, a row stride that is not a multiple of 4, values up to the ±127 extremes
-// (including all-extreme rows and columns: the largest sums), and rows past `rows` untouched.
-TEST(GemmInt8Test, Avx2TileEqualsPortableTile) {
-  if (!cpu_features().avx2_fma) GTEST_SKIP() << "CPU lacks AVX2";
+using TileFn = void (*)(const std::int8_t*, std::size_t, std::size_t, const std::int8_t*, std::size_t,
+                        const std::int32_t*, std::int32_t*);
+
+// One SIMD tile alone against the portable one: every row count up to max_rows, depths from
+// one 4-step to past 1536, a row stride that is not a multiple of 4, values up to the ±127
+// extremes (row 0 all +127 against column 3 all -127 and column 30 all +127, the last row
+// alternating: the largest sums), and rows past `rows` untouched. offset: the tile takes its
+// rows offset by 128, as linear_int8 gives them to the VNNI tile.
+void expect_tile_equals_portable(TileFn tile, std::size_t max_rows, bool offset, unsigned seed) {
   constexpr std::size_t kNr = detail::kInt8PanelWidth;
-  std::mt19937 rng(17);
+  std::mt19937 rng(seed);
   std::uniform_int_distribution<int> any(-127, 127);
   for (const std::size_t kp : {4, 8, 12, 36, 100, 388, 1028, 1540}) {
     const std::size_t lda = kp + 5;
-    for (std::size_t rows = 1; rows <= detail::kInt8MR; ++rows) {
+    for (std::size_t rows = 1; rows <= max_rows; ++rows) {
       std::vector<std::int8_t> a(rows * lda);
       AlignedBuffer<std::int8_t> panel(kp * kNr);
       for (auto& x : a) x = static_cast<std::int8_t>(any(rng));
       for (std::size_t i = 0; i < kp * kNr; ++i) panel.data()[i] = static_cast<std::int8_t>(any(rng));
-      // Row 0 all +127 against column 3 all -127 and column 30 all +127; the last row alternates.
       std::fill_n(a.begin(), kp, std::int8_t{127});
       for (std::size_t t = 0; t < kp; ++t) {
         panel.data()[(t / 4) * kNr * 4 + 3 * 4 + t % 4] = -127;
         panel.data()[(t / 4) * kNr * 4 + 30 * 4 + t % 4] = 127;
         a[(rows - 1) * lda + t] = static_cast<std::int8_t>(t % 2 == 0 ? -127 : 127);
       }
-      std::vector<std::int32_t> sums(kNr, 0);  // unused by both kernels
-      std::vector<std::int32_t> expected(detail::kInt8MR * kNr, -7);
-      std::vector<std::int32_t> got(detail::kInt8MR * kNr, -7);
+      std::vector<std::int32_t> sums(kNr, 0);  // the panel's column sums (the VNNI tile's correction)
+      for (std::size_t j = 0; j < kNr; ++j) {
+        for (std::size_t t = 0; t < kp; ++t) sums[j] += panel.data()[(t / 4) * kNr * 4 + j * 4 + t % 4];
+      }
+      std::vector<std::int32_t> expected(max_rows * kNr, -7);
+      std::vector<std::int32_t> got(max_rows * kNr, -7);
       detail::int8_tile_portable(a.data(), lda, rows, panel.data(), kp, sums.data(), expected.data());
-      detail::int8_tile_avx2(a.data(), lda, rows, panel.data(), kp, sums.data(), got.data());
+      if (offset) {
+        for (std::size_t r = 0; r < rows; ++r) detail::int8_offset_row(a.data() + r * lda, kp);
+      }
+      tile(a.data(), lda, rows, panel.data(), kp, sums.data(), got.data());
       ASSERT_EQ(got, expected) << "kp=" << kp << " rows=" << rows;
-      if (rows == detail::kInt8MR) {
+      if (rows > 1) {  // (a single row is the alternating last one)
         EXPECT_EQ(got[3], -127 * 127 * static_cast<std::int32_t>(kp));
         EXPECT_EQ(got[30], 127 * 127 * static_cast<std::int32_t>(kp));
       }
@@ -151,42 +160,14 @@ TEST(GemmInt8Test, Avx2TileEqualsPortableTile) {
   }
 }
 
-// The VNNI tile alone against the portable one, on the offset rows linear_int8 gives it:
-// every row count up to its eight, depths from one 4-step to past 1536, the ±127 extremes,
-// a row stride that is not a multiple of 4, and rows past `rows` untouched.
+TEST(GemmInt8Test, Avx2TileEqualsPortableTile) {
+  if (!cpu_features().avx2_fma) GTEST_SKIP() << "CPU lacks AVX2";
+  expect_tile_equals_portable(detail::int8_tile_avx2, detail::kInt8MR, /*offset=*/false, 17);
+}
+
 TEST(GemmInt8Test, VnniTileEqualsPortableTile) {
   if (!cpu_features().avx512_vnni) GTEST_SKIP() << "CPU lacks AVX-512 VNNI";
-  constexpr std::size_t kNr = detail::kInt8PanelWidth;
-  std::mt19937 rng(29);
-  std::uniform_int_distribution<int> any(-127, 127);
-  for (const std::size_t kp : {4, 8, 12, 36, 100, 388, 1028, 1540}) {
-    const std::size_t lda = kp + 5;
-    for (std::size_t rows = 1; rows <= detail::kInt8VnniMR; ++rows) {
-      std::vector<std::int8_t> a(rows * lda);
-      AlignedBuffer<std::int8_t> panel(kp * kNr);
-      for (auto& x : a) x = static_cast<std::int8_t>(any(rng));
-      for (std::size_t i = 0; i < kp * kNr; ++i) panel.data()[i] = static_cast<std::int8_t>(any(rng));
-      std::fill_n(a.begin(), kp, std::int8_t{127});
-      for (std::size_t t = 0; t < kp; ++t) {
-        panel.data()[(t / 4) * kNr * 4 + 3 * 4 + t % 4] = -127;
-        a[(rows - 1) * lda + t] = static_cast<std::int8_t>(t % 2 == 0 ? -127 : 127);
-      }
-      std::vector<std::int32_t> sums(kNr, 0);
-      for (std::size_t j = 0; j < kNr; ++j) {
-        for (std::size_t t = 0; t < kp; ++t) sums[j] += panel.data()[(t / 4) * kNr * 4 + j * 4 + t % 4];
-      }
-      std::vector<std::int32_t> expected(detail::kInt8VnniMR * kNr, -7);
-      std::vector<std::int32_t> got(detail::kInt8VnniMR * kNr, -7);
-      detail::int8_tile_portable(a.data(), lda, rows, panel.data(), kp, sums.data(), expected.data());
-      std::vector<std::int8_t> offset = a;
-      for (std::size_t r = 0; r < rows; ++r) detail::int8_offset_row(offset.data() + r * lda, kp);
-      detail::int8_tile_avx512_vnni(offset.data(), lda, rows, panel.data(), kp, sums.data(), got.data());
-      ASSERT_EQ(got, expected) << "kp=" << kp << " rows=" << rows;
-      if (rows > 1) {  // row 0 is all +127 (a single row is the alternating last one)
-        EXPECT_EQ(got[3], -127 * 127 * static_cast<std::int32_t>(kp));
-      }
-    }
-  }
+  expect_tile_equals_portable(detail::int8_tile_avx512_vnni, detail::kInt8VnniMR, /*offset=*/true, 29);
 }
 
 // Every quantiser the machine has gives the portable one's int8 values and scale exactly:
