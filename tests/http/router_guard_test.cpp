@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <future>
 
