@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <numeric>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
+#include "embed/length_order.hpp"
 
 namespace warden::bulk {
 
@@ -79,11 +79,7 @@ class Runner {
   bool compute_chunk() {
     const std::size_t n = chunk_.size();
     prepare_chunk();
-    // Similar lengths together: a batch pads to its longest input.
-    order_.resize(prepared_.size());
-    std::iota(order_.begin(), order_.end(), std::size_t{0});
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](std::size_t a, std::size_t b) { return prepared_[a].tokens < prepared_[b].tokens; });
+    order_ = embed::length_order(prepared_);
     const bool variable = scorer_.variable_outputs();
     if (variable) {
       outputs_.assign(n, embed::RetrievalVectors{});

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace warden {
@@ -20,6 +21,12 @@ class Embeddings {
   }
   [[nodiscard]] std::span<const float> values() const noexcept { return values_; }
   [[nodiscard]] std::span<float> values() noexcept { return values_; }
+  // The values themselves, leaving this empty: a buffer handed on without a copy (the Python
+  // package's arrays own it).
+  [[nodiscard]] std::vector<float> release() && noexcept {
+    dim_ = 0;
+    return std::move(values_);
+  }
 
  private:
   std::size_t dim_ = 0;

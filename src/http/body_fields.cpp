@@ -222,18 +222,6 @@ std::vector<std::string> string_or_list(object obj, std::string_view name, bool&
 
 }  // namespace body
 
-std::vector<std::string> input_type_purposes(const std::string& input_type) {
-  std::vector<std::string> names = {input_type};
-  if (input_type == "search_query" || input_type == "query") {
-    names.insert(names.end(), {"query", "search_query", "retrieval.query"});
-  } else if (input_type == "search_document" || input_type == "document" || input_type == "passage") {
-    names.insert(names.end(), {"document", "passage", "corpus", "search_document", "retrieval.passage"});
-  } else if (input_type == "clustering") {
-    names.emplace_back("separation");
-  }
-  return names;
-}
-
 serving::tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,
                                           std::optional<std::string> prompt_name) {
   return {truncate,

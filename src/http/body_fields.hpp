@@ -43,11 +43,6 @@ enum class TruncationDirection { Right, Left };  // TEI's "Right" / "Left" (acce
 serving::tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,
                                           std::optional<std::string> prompt_name = std::nullopt);
 
-// The prompt names that mean an input_type (Cohere's, and the OpenAI-style servers' "query" /
-// "passage" / "document"), first found first: the type itself, then sentence-transformers' usual
-// names (query; document, passage, corpus) and jina-embeddings-v3's tasks (retrieval.query,
-// retrieval.passage, separation for clustering).
-std::vector<std::string> input_type_purposes(const std::string& input_type);
 
 // The field readers. Each throws ApiError(422, "Validation") naming the field (400 "Empty"
 // where the rules say so).

@@ -9,6 +9,7 @@
 #include "core/json_writer.hpp"
 #include "http/cohere_embed_route.hpp"
 #include "http/embed_rows.hpp"
+#include "serving/results.hpp"
 
 namespace warden::http {
 
@@ -73,7 +74,7 @@ void cohere_embed(App& app, std::shared_ptr<Call> call, std::string_view body, i
     call->characters += code_points(t);
   }
   task.tokenization = tokenization(request->truncate, request->truncation_direction);
-  if (request->input_type) task.purposes = input_type_purposes(*request->input_type);
+  if (request->input_type) task.purposes = serving::input_type_purposes(*request->input_type);
   task.dimensions = request->output_dimension;
   task.dimensions_field = "output_dimension";
   task.normalize = true;  // Cohere's vectors are unit length

@@ -8,6 +8,7 @@
 #include "http/base64.hpp"
 #include "http/embed_routes.hpp"
 #include "http/embed_rows.hpp"
+#include "serving/results.hpp"
 #include "serving/tasks/task_error.hpp"
 
 namespace warden::http {
@@ -176,7 +177,7 @@ void openai_embed(App& app, std::shared_ptr<Call> call, std::string_view body) {
   task.dimensions = request.dimensions;
   task.tokenization.prompt_name = std::move(request.prompt_name);
   task.tokenization.prompt_field = request.prompt_field;
-  if (request.input_type) task.purposes = input_type_purposes(*request.input_type);
+  if (request.input_type) task.purposes = serving::input_type_purposes(*request.input_type);
   const bool base64 = request.base64;
   app.tasks.embed(app.task_context(*call, std::move(request.model)), std::move(task),
                   app.answer<Embeddings>(call, [call, base64](Embeddings& rows) {

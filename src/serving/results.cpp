@@ -35,6 +35,28 @@ std::string_view task_named(const embed::Embedder& e, const std::string& prompt_
   return {};
 }
 
+std::vector<std::string> input_type_purposes(const std::string& input_type) {
+  std::vector<std::string> names = {input_type};
+  if (input_type == "search_query" || input_type == "query") {
+    names.insert(names.end(), {"query", "search_query", "retrieval.query"});
+  } else if (input_type == "search_document" || input_type == "document" || input_type == "passage") {
+    names.insert(names.end(), {"document", "passage", "corpus", "search_document", "retrieval.passage"});
+  } else if (input_type == "clustering") {
+    names.emplace_back("separation");
+  }
+  return names;
+}
+
+void apply_purposes(const embed::Embedder& e, std::span<const std::string> purposes, embed::InputOptions& o) {
+  for (const std::string& purpose : purposes) {
+    if (const auto it = e.prompts().find(purpose); it != e.prompts().end()) {
+      o.prompt = it->second;
+      o.task = task_named(e, it->first);
+      return;
+    }
+  }
+}
+
 embed::InputOptions input_options(const embed::Embedder& e, bool truncate, embed::TruncationSide side,
                                   const std::optional<std::string>& prompt_name) {
   embed::InputOptions o;

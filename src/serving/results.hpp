@@ -24,6 +24,15 @@ embed::InputOptions input_options(const embed::Embedder& e, bool truncate, embed
 // or empty: a prompt named like a task selects the task's adapter too.
 std::string_view task_named(const embed::Embedder& e, const std::string& prompt_name);
 
+// The prompt names that mean an input_type (Cohere's, and the OpenAI-style servers' "query" /
+// "passage" / "document"), first found first: the type itself, then sentence-transformers' usual
+// names (query; document, passage, corpus) and jina-embeddings-v3's tasks (retrieval.query,
+// retrieval.passage, separation for clustering).
+std::vector<std::string> input_type_purposes(const std::string& input_type);
+// The prompt of the first of `purposes` the model has one for, and the task adapter of that
+// name, into `o`; `o` unchanged when the model has none of them.
+void apply_purposes(const embed::Embedder& e, std::span<const std::string> purposes, embed::InputOptions& o);
+
 // Matryoshka truncation then (optionally) normalisation, per row: the order
 // sentence-transformers uses (truncate_dim, then normalize). Rows that are unit vectors
 // already (unit = the embedder says so) are left bit-exact unless truncated.

@@ -27,13 +27,7 @@ void check_dims(std::optional<std::size_t> dimensions, std::size_t dim, const st
 // The request's options, with a prompt by purpose when the model has one.
 embed::InputOptions options_for(const embed::Embedder& e, const Embed& task, const Limits& limits) {
   embed::InputOptions o = embed_options(e, task.tokenization, limits);
-  for (const std::string& purpose : task.purposes) {
-    if (const auto it = e.prompts().find(purpose); it != e.prompts().end()) {
-      o.prompt = it->second;
-      o.task = task_named(e, it->first);
-      break;
-    }
-  }
+  apply_purposes(e, task.purposes, o);
   return o;
 }
 
