@@ -2,6 +2,7 @@
 // the server's /embed, /embed_sparse and /embed_hybrid give them (the same input options,
 // prompts and row finishing: serving/results.hpp).
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -69,38 +70,32 @@ class Embedder {
   py::array embed(py::handle texts, std::size_t batch_size, const Encoding& encoding, bool normalize,
                   std::optional<std::size_t> dimensions) {
     const Texts t = read_texts(texts, "input");
-    const embed::Embedder& m = e();
-    if (!m.retrieval_outputs().dense) {
-      throw Error(
-          ErrorKind::InvalidArgument,
-          fmt::format("{} has no dense vector: use {}", model_.opened().model.spec.name,
-                      m.retrieval_outputs().multi ? "LateInteractionTextEmbedding" : "SparseTextEmbedding"));
-    }
-    serving::check_dimensions(dimensions, m.dim(), "dimensions");
+    check_dense(dimensions);
+    const std::size_t width = dimensions.value_or(e().dim());
     std::vector<float> values;
-    std::size_t width = 0;
     {
       const py::gil_scoped_release unlocked;
       const auto turn = model_.turn();
-      const embed::InputOptions o = options(encoding);
-      const std::vector<embed::PreparedInput> prepared = prepare_all(
-          t.views.size(), model_.pool(), "input", [&](std::size_t i) { return m.prepare(t.views[i], o); });
-      const std::size_t dim = m.dim();
-      Embeddings rows(prepared.size(), dim);
-      std::vector<float> batch_out;
-      run_batches(prepared, batch_size, [&](auto batch, auto positions) {
-        batch_out.assign(batch.size() * dim, 0.0F);
-        m.embed_prepared(batch, batch_out);
-        for (std::size_t k = 0; k < batch.size(); ++k) {
-          std::copy_n(batch_out.begin() + static_cast<std::ptrdiff_t>(k * dim), dim,
-                      rows.row(positions[k]).begin());
-        }
-      });
-      rows = serving::finish_rows(std::move(rows), dimensions, normalize, m.unit_vectors());
-      width = rows.dim() == 0 ? dimensions.value_or(dim) : rows.dim();
-      values = std::move(rows).release();
+      values = dense(t.views, batch_size, encoding, normalize, dimensions).release();
     }
     return owned_floats(std::move(values), t.views.size(), width);
+  }
+
+  // What embed() costs without Python: the nanoseconds of each of `repeats` calls of its C++
+  // part on `texts` (bench/run_python subtracts this from a Python call's time).
+  std::vector<double> time_calls(py::handle texts, std::size_t batch_size, std::size_t repeats) {
+    const Texts t = read_texts(texts, "input");
+    check_dense(std::nullopt);
+    std::vector<double> ns(repeats);
+    const py::gil_scoped_release unlocked;
+    const auto turn = model_.turn();
+    for (double& d : ns) {
+      const auto start = std::chrono::steady_clock::now();
+      const Embeddings rows = dense(t.views, batch_size, Encoding{}, true, std::nullopt);
+      d = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+      if (rows.rows() != t.views.size()) throw Error(ErrorKind::Internal, "time_calls: rows lost");
+    }
+    return ns;
   }
 
   // Per text: (indices uint32, values float32) of its sparse vector (SPLADE, bge-m3's lexical weights).
@@ -170,6 +165,38 @@ class Embedder {
     return out;
   }
 
+  void check_dense(std::optional<std::size_t> dimensions) const {
+    const embed::Embedder& m = e();
+    if (!m.retrieval_outputs().dense) {
+      throw Error(
+          ErrorKind::InvalidArgument,
+          fmt::format("{} has no dense vector: use {}", model_.opened().model.spec.name,
+                      m.retrieval_outputs().multi ? "LateInteractionTextEmbedding" : "SparseTextEmbedding"));
+    }
+    serving::check_dimensions(dimensions, m.dim(), "dimensions");
+  }
+
+  // The rows of embed(), computed without the GIL on the caller's turn.
+  Embeddings dense(std::span<const std::string_view> texts, std::size_t batch_size, const Encoding& encoding,
+                   bool normalize, std::optional<std::size_t> dimensions) {
+    const embed::Embedder& m = e();
+    const embed::InputOptions o = options(encoding);
+    const std::vector<embed::PreparedInput> prepared = prepare_all(
+        texts.size(), model_.pool(), "input", [&](std::size_t i) { return m.prepare(texts[i], o); });
+    const std::size_t dim = m.dim();
+    Embeddings rows(prepared.size(), dim);
+    std::vector<float> batch_out;
+    run_batches(prepared, batch_size, [&](auto batch, auto positions) {
+      batch_out.assign(batch.size() * dim, 0.0F);
+      m.embed_prepared(batch, batch_out);
+      for (std::size_t k = 0; k < batch.size(); ++k) {
+        std::copy_n(batch_out.begin() + static_cast<std::ptrdiff_t>(k * dim), dim,
+                    rows.row(positions[k]).begin());
+      }
+    });
+    return serving::finish_rows(std::move(rows), dimensions, normalize, m.unit_vectors());
+  }
+
   OpenedModel model_;
 };
 
@@ -194,6 +221,7 @@ void register_embedder(py::module_& m) {
       .def("info", &Embedder::info)
       .def("embed", &Embedder::embed, py::arg("texts"), py::arg("batch_size"), py::arg("encoding"),
            py::arg("normalize") = true, py::arg("dimensions") = py::none())
+      .def("_time_calls", &Embedder::time_calls, py::arg("texts"), py::arg("batch_size"), py::arg("repeats"))
       .def("embed_sparse", &Embedder::embed_sparse, py::arg("texts"), py::arg("batch_size"),
            py::arg("encoding"))
       .def("embed_multi", &Embedder::embed_multi, py::arg("texts"), py::arg("batch_size"),
