@@ -118,3 +118,17 @@ def test_a_bad_input_in_a_thread_does_not_disturb_the_others(model: warden.TextE
     for t in ts:
         t.join()
     assert len(errors) == 4 and good.shape == (1, model.dim)
+
+
+def test_ctrl_c_stops_a_long_call_between_batches(model: warden.TextEmbedding) -> None:
+    import os
+    import signal
+
+    texts = ["a sentence long enough to take a moment to encode " * 4] * 4000
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        model.embed(texts, batch_size=8)  # minutes of work if it were not stopped
+    assert time.perf_counter() - start < 10
+    assert model.embed(["still usable"]).shape == (1, model.dim)

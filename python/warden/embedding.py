@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _warden
 from ._common import Texts, as_texts, batch_size_of, source_of, threads_of
+from .errors import ArgumentError
 
 __all__ = ["TextEmbedding", "SparseEmbedding", "SparseTextEmbedding", "LateInteractionTextEmbedding"]
 
@@ -109,6 +110,9 @@ class TextEmbedding(_EmbeddingModel):
         The array owns the C++ buffer it was computed in (no copy is made).
         """
         items, single = as_texts(texts)
+        if dimensions is not None and (isinstance(dimensions, bool) or not isinstance(dimensions, int)
+                                       or dimensions < 1):
+            raise ArgumentError(f"dimensions must be a positive int or None, not {dimensions!r}")
         rows = self._model.embed(
             items,
             batch_size_of(batch_size),

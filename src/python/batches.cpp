@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <exception>
 
+#include <pybind11/pybind11.h>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -10,6 +12,28 @@
 #include "embed/length_order.hpp"
 
 namespace warden::python {
+
+namespace {
+
+unsigned long g_main_thread = 0;  // NOLINT(google-runtime-int): PyThread_get_thread_ident's type
+
+// On the main thread only (where Python delivers signals, and a long call is the one to stop):
+// a pending Ctrl-C stops the call between two batches. Other threads skip the GIL here.
+void check_interrupt() {
+  if (PyThread_get_thread_ident() != g_main_thread) return;
+  const pybind11::gil_scoped_acquire held;
+  if (PyErr_CheckSignals() != 0) {
+    PyErr_Clear();  // raised again, as KeyboardInterrupt, when the call returns (errors.cpp)
+    throw Interrupted{};
+  }
+}
+
+}  // namespace
+
+void note_main_thread() {
+  g_main_thread =
+      pybind11::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+}
 
 std::vector<embed::PreparedInput> prepare_all(
     std::size_t count, ThreadPool& pool, std::string_view what,
@@ -45,6 +69,7 @@ void run_batches(std::span<const embed::PreparedInput> inputs, std::size_t batch
   const std::vector<std::size_t> order = embed::length_order(inputs);
   std::vector<const embed::PreparedInput*> batch;
   for (std::size_t begin = 0; begin < order.size(); begin += batch_size) {
+    check_interrupt();
     const std::size_t end = std::min(order.size(), begin + batch_size);
     batch.clear();
     for (std::size_t k = begin; k < end; ++k) batch.push_back(&inputs[order[k]]);

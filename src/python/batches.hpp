@@ -25,9 +25,18 @@ std::vector<embed::PreparedInput> prepare_all(
     const std::function<embed::PreparedInput(std::size_t)>& prepare);
 
 // run(batch, positions) for each batch of at most batch_size inputs of similar length;
-// positions[k] is batch[k]'s index in `inputs`.
+// positions[k] is batch[k]'s index in `inputs`. Called without the GIL; on Python's main thread
+// a Ctrl-C between two batches ends the call with KeyboardInterrupt (Interrupted).
 using BatchFn =
     std::function<void(std::span<const embed::PreparedInput* const>, std::span<const std::size_t>)>;
 void run_batches(std::span<const embed::PreparedInput> inputs, std::size_t batch_size, const BatchFn& run);
+
+// A signal Python's main thread received while a call ran without the GIL: the errors'
+// translator raises it as KeyboardInterrupt.
+struct Interrupted {};
+
+// Remembers Python's main thread (threading.main_thread()), the one signals reach: a call there
+// checks for them between batches; other threads do not take the GIL for it.
+void note_main_thread();
 
 }  // namespace warden::python

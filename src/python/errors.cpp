@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "core/error.hpp"
+#include "python/batches.hpp"
 
 namespace py = pybind11;
 
@@ -39,6 +40,8 @@ void register_errors(py::module_& m) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     } catch (const Error& e) {
       // Holding the GIL here (pybind11 translates on the calling thread before returning).
       const py::object cls = py::module_::import("warden.errors").attr(class_name(e.kind()));

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "python/arrays.hpp"
+#include "python/batches.hpp"
 #include "python/bindings.hpp"
 #include "python/errors.hpp"
 
@@ -11,6 +12,7 @@ namespace py = pybind11;
 PYBIND11_MODULE(_warden, m) {
   m.attr("__version__") = WARDEN_VERSION;
   m.doc() = "Warden's C++ models (use the warden package's classes, not these)";
+  warden::python::note_main_thread();
   warden::python::register_errors(m);
   warden::python::register_embedder(m);
   warden::python::register_cross_encoder(m);
