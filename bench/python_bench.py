@@ -102,14 +102,24 @@ def bench_dask(args, name: str, source: str, texts, tmp: Path) -> None:
                  seconds=runs, per_s=len(texts) / statistics.median(runs))
 
 
-def bench_peer(args, name: str, onnx: str, texts, tmp: Path) -> None:
+def bench_peer(args, name: str, onnx: str, source: str, texts, tmp: Path) -> None:
+    """The peer on the first PEER_TEXTS texts (it is slow), then Warden in process on the same texts."""
+    texts = texts[: args.peer_texts]
     corpus = tmp / "peer.txt"
     corpus.write_text("\n".join(texts) + "\n")
     out = subprocess.run(["node", str(Path(__file__).parent / "peers" / "fastembed_style.mjs"), onnx,
                           str(args.threads), str(corpus), str(args.rounds)], check=True, capture_output=True,
                          text=True).stdout
-    for line in out.splitlines():
-        emit(**dict(json.loads(line), model=name))
+    peer = json.loads(out.splitlines()[-1])
+    model = warden.TextEmbedding(source, threads=args.threads)
+    model.embed(texts[:200])
+    ours = []
+    for _ in range(args.rounds):
+        start = time.perf_counter()
+        model.embed(texts)
+        ours.append(time.perf_counter() - start)
+    emit(**dict(peer, model=name, warden_seconds=ours, warden_per_s=len(texts) / statistics.median(ours),
+                ratio=peer["per_s"] and (len(texts) / statistics.median(ours)) / peer["per_s"]))
 
 
 def main() -> None:
@@ -124,6 +134,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--only", default="bulk,overhead,dask,peer")
+    ap.add_argument("--peer-texts", type=int, default=2000, help="texts the (slow) peer embeds")
     args = ap.parse_args()
     texts = args.corpus.read_text().splitlines()
     only = set(args.only.split(","))
@@ -142,7 +153,7 @@ def main() -> None:
                 bench_dask(args, name, source, texts, tmp)
         if "peer" in only:
             for name, onnx in (o.split("=", 1) for o in args.onnx):
-                bench_peer(args, name, onnx, texts, tmp)
+                bench_peer(args, name, onnx, models[name], texts, tmp)
 
 
 if __name__ == "__main__":
