@@ -30,18 +30,27 @@ def run(argv: List[str]) -> str:
     return done.stdout
 
 
+def golden_model(make_model, name: str) -> tuple:
+    """A golden's fixture model, its cases and their inputs."""
+    g = golden(name)
+    return make_model(g["fixture"]["command"]), g["cases"], [c["input"] for c in g["cases"]]
+
+
+def cli_embed(warden_bin: str, model: str, texts: List[str], tmp: Path, out: Path, *flags: str) -> None:
+    """`warden embed --input` (a bulk job) over `texts`, into `out`."""
+    write_records(tmp / "in.jsonl", [{"text": t} for t in texts])
+    run([warden_bin, "embed", "--model", model, "--input", str(tmp / "in.jsonl"), *flags, "--output", str(out),
+         "--progress", "none"])
+
+
 def test_dense_equals_cli(tmp_path: Path, make_model, warden_bin: str) -> None:
-    g = golden("bert-none")
-    model = make_model(g["fixture"]["command"])
-    texts = [c["input"] for c in g["cases"]]
-    write_records(tmp_path / "in.jsonl", [{"text": t} for t in texts])
-    run([warden_bin, "embed", "--model", model, "--input", str(tmp_path / "in.jsonl"), "--output",
-         str(tmp_path / "out.npy"), "--progress", "none"])
+    model, cases, texts = golden_model(make_model, "bert-none")
+    cli_embed(warden_bin, model, texts, tmp_path, tmp_path / "out.npy")
     cli = np.load(tmp_path / "out.npy")
     ours = warden.TextEmbedding(model).embed(texts)
     assert ours.dtype == np.float32 and ours.shape == cli.shape
     assert np.array_equal(ours, cli), "the package's vectors differ from the CLI's"
-    for row, case in zip(ours, g["cases"]):
+    for row, case in zip(ours, cases):
         np.testing.assert_allclose(row, case["normalized"]["cls"], atol=2e-5)
     # One at a time (a batch of one each) gives the same bits.
     for i, t in enumerate(texts):
@@ -68,16 +77,12 @@ def test_reranker_equals_cli(tmp_path: Path, make_model, warden_bin: str) -> Non
 
 
 def test_sparse_equals_cli(tmp_path: Path, make_model, warden_bin: str) -> None:
-    g = golden("bert-splade")
-    model = make_model(g["fixture"]["command"])
-    texts = [c["input"] for c in g["cases"]]
-    write_records(tmp_path / "in.jsonl", [{"text": t} for t in texts])
-    run([warden_bin, "embed", "--model", model, "--input", str(tmp_path / "in.jsonl"), "--output-kind",
-         "sparse", "--output", str(tmp_path / "out.jsonl"), "--progress", "none"])
+    model, cases, texts = golden_model(make_model, "bert-splade")
+    cli_embed(warden_bin, model, texts, tmp_path, tmp_path / "out.jsonl", "--output-kind", "sparse")
     cli = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     ours = warden.SparseTextEmbedding(model).embed(texts)
     assert len(ours) == len(cli)
-    for v, c, case in zip(ours, cli, g["cases"]):
+    for v, c, case in zip(ours, cli, cases):
         assert v.indices.dtype == np.uint32 and v.values.dtype == np.float32
         sparse = c.get("sparse", c)
         assert v.indices.tolist() == sparse["indices"]
@@ -87,15 +92,11 @@ def test_sparse_equals_cli(tmp_path: Path, make_model, warden_bin: str) -> None:
 
 
 def test_multi_vector_equals_cli(tmp_path: Path, make_model, warden_bin: str) -> None:
-    g = golden("bert-colbert")
-    model = make_model(g["fixture"]["command"])
-    texts = [c["input"] for c in g["cases"]]
-    write_records(tmp_path / "in.jsonl", [{"text": t} for t in texts])
+    model, _, texts = golden_model(make_model, "bert-colbert")
     colbert = warden.LateInteractionTextEmbedding(model)
     for input_type, embed in (("document", colbert.embed), ("query", colbert.query_embed)):
         out = tmp_path / f"{input_type}.npy"
-        run([warden_bin, "embed", "--model", model, "--input", str(tmp_path / "in.jsonl"), "--output-kind",
-             "multi", "--input-type", input_type, "--output", str(out), "--progress", "none"])
+        cli_embed(warden_bin, model, texts, tmp_path, out, "--output-kind", "multi", "--input-type", input_type)
         rows = np.load(out)
         offsets = np.load(str(out)[: -len(".npy")] + ".offsets.npy")
         ours = embed(texts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from .errors import ArgumentError
 
@@ -40,3 +40,19 @@ def source_of(model: Optional[str]) -> str:
     if not isinstance(model, str):
         model = str(model)  # a pathlib.Path
     return model
+
+
+class ModelInfo:
+    """What every model class tells about its model: ``model_name`` and ``info`` (from ``_info``)."""
+
+    _info: Dict[str, Any]
+
+    @property
+    def model_name(self) -> str:
+        """The model's name: a built-in's, or the folder's or HuggingFace id's last part."""
+        return self._info["name"]
+
+    @property
+    def info(self) -> Dict[str, Any]:
+        """What the model is, as the module reports it (name, dtype, and the class's own fields)."""
+        return dict(self._info)

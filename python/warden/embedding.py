@@ -12,14 +12,15 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _warden
-from ._common import Texts, as_texts, batch_size_of, source_of, threads_of
+from ._common import ModelInfo, Texts, as_texts, batch_size_of, source_of, threads_of
 from .errors import ArgumentError
 
 __all__ = ["TextEmbedding", "SparseEmbedding", "SparseTextEmbedding", "LateInteractionTextEmbedding"]
 
 
-class _EmbeddingModel:
-    """An embedding model opened as ``warden serve --model`` opens it (shared by the classes below)."""
+class _EmbeddingModel(ModelInfo):
+    """An embedding model opened as ``warden serve --model`` opens it (shared by the classes below);
+    ``info``: name, dim, pooling, dtype, prompts, tasks, outputs (dense, sparse, multi), ..."""
 
     def __init__(
         self,
@@ -31,16 +32,6 @@ class _EmbeddingModel:
     ) -> None:
         self._model = _warden.Embedder(source_of(model), dtype, threads_of(threads), pooling or "")
         self._info: Dict[str, Any] = self._model.info()
-
-    @property
-    def model_name(self) -> str:
-        """The model's name: a built-in's, or the folder's or HuggingFace id's last part."""
-        return self._info["name"]
-
-    @property
-    def info(self) -> Dict[str, Any]:
-        """What the model is: name, dim, pooling, dtype, prompts, tasks, outputs (dense, sparse, multi), ..."""
-        return dict(self._info)
 
     @property
     def prompts(self) -> Dict[str, str]:

@@ -7,13 +7,13 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from . import _warden
-from ._common import Texts, as_texts, batch_size_of, source_of, threads_of
+from ._common import ModelInfo, Texts, as_texts, batch_size_of, source_of, threads_of
 from .errors import ArgumentError
 
 __all__ = ["TextCrossEncoder"]
 
 
-class TextCrossEncoder:
+class TextCrossEncoder(ModelInfo):
     """A ``*ForSequenceClassification`` model: a reranker (bge-reranker, ms-marco MiniLM, the LLM
     rerankers) or a classifier, scored as the server's ``/rerank`` and ``/predict`` score.
 
@@ -22,6 +22,8 @@ class TextCrossEncoder:
         dtype: ``"float32"``, ``"bfloat16"``, ``"int8"`` or ``"auto"``.
         threads: compute threads (``None``: the CPUs available).
         rerank_template: an LLM reranker's template by name or ``.json`` file (a causal LM's folder).
+
+    ``info``: name, kind (reranker or classifier), labels, max_input_tokens, dtype.
 
     Example:
         >>> ranker = TextCrossEncoder("/models/bge-reranker-base")
@@ -39,15 +41,6 @@ class TextCrossEncoder:
     ) -> None:
         self._model = _warden.CrossEncoder(source_of(model), dtype, threads_of(threads), rerank_template or "")
         self._info: Dict[str, Any] = self._model.info()
-
-    @property
-    def model_name(self) -> str:
-        return self._info["name"]
-
-    @property
-    def info(self) -> Dict[str, Any]:
-        """name, kind (reranker or classifier), labels, max_input_tokens, dtype."""
-        return dict(self._info)
 
     @property
     def labels(self) -> List[str]:

@@ -38,7 +38,7 @@ struct Encoding {
 
 class Embedder {
  public:
-  Embedder(const ModelOptions& options) : model_(options, ModelKind::Embedding, "TextEmbedding") {}
+  explicit Embedder(const ModelOptions& options) : model_(options, ModelKind::Embedding, "TextEmbedding") {}
 
   [[nodiscard]] const embed::Embedder& e() const { return *model_.opened().loaded->embedder; }
 
