@@ -43,7 +43,6 @@ enum class TruncationDirection { Right, Left };  // TEI's "Right" / "Left" (acce
 serving::tasks::Tokenization tokenization(std::optional<bool> truncate, TruncationDirection direction,
                                           std::optional<std::string> prompt_name = std::nullopt);
 
-
 // The field readers. Each throws ApiError(422, "Validation") naming the field (400 "Empty"
 // where the rules say so).
 namespace body {
