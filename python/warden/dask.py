@@ -366,12 +366,11 @@ def _start(out: Path, job: _Job, overwrite: bool) -> None:
         previous = json.loads(path.read_text())
     except (OSError, ValueError):
         previous = None
-    if previous is not None and previous != json.loads(json.dumps(description)):
+    if previous is not None and previous != json.loads(json.dumps(description)):  # as JSON reads it back
         if not overwrite:
             raise ArgumentError(
                 f"{out} holds another job's outputs ({path}); pass overwrite=True or another folder"
             )
-    if previous is not None and overwrite and previous != json.loads(json.dumps(description)):
         for f in out.glob("part-*"):
             f.unlink()
         (out / "manifest.json").unlink(missing_ok=True)
