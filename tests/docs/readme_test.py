@@ -43,6 +43,11 @@ CAP_END = "<!-- capabilities: end -->"
 
 # ---------------------------------------------------------------- markdown ----
 
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def strip_fences(text):
     """The lines of text outside fenced code blocks, as (line number, line)."""
     out, fence = [], None
@@ -151,7 +156,7 @@ def github_slug(heading):
 
 def anchors(path):
     """Every anchor a markdown file's headings (and explicit HTML anchors) produce."""
-    text = open(path, encoding="utf-8").read()
+    text = read(path)
     seen, result = {}, set()
     for _, line in strip_fences(text):
         m = re.match(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$", line)
@@ -180,7 +185,7 @@ def links(text):
 # ------------------------------------------------------------------ checks ----
 
 def check_routes(readme_text, routes_path, problems):
-    source = open(routes_path, encoding="utf-8").read()
+    source = read(routes_path)
     actual = set(re.findall(r"Route\{\s*\"([^\"]*)\"\s*,\s*\"([A-Z]+)\"", source))
     actual = {(method, path) for path, method in actual}
     if not actual:
@@ -258,7 +263,7 @@ def occurs(name, text, ignore_case=False):
 
 
 def check_models(readme_text, model_files_path, problems):
-    mf_text = open(model_files_path, encoding="utf-8").read()
+    mf_text = read(model_files_path)
     mf = os.path.basename(model_files_path)
     lines = strip_fences(readme_text)
     begin = [n for n, l in lines if l.strip() == CAP_BEGIN]
@@ -334,7 +339,7 @@ def main():
     model_files = args.model_files or os.path.join(args.root, "docs", "model-files.md")
     routes = args.routes or os.path.join(args.root, "src", "http", "routes.cpp")
 
-    readme_text = open(readme, encoding="utf-8").read()
+    readme_text = read(readme)
     problems = []
     n_routes = check_routes(readme_text, routes, problems)
     n_names = check_models(readme_text, model_files, problems)
