@@ -4,6 +4,7 @@
 // printed at start-up, so what a server runs with is never a guess.
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -44,7 +46,10 @@
 #include "serving/metrics.hpp"
 #include "serving/model_manager.hpp"
 #include "serving/pipeline.hpp"
+#include "serving/readiness.hpp"
 #include "serving/system_resources.hpp"
+#include "serving/tasks/task_error.hpp"
+#include "trace/span_exporter.hpp"
 
 namespace warden::cli {
 
@@ -90,11 +95,13 @@ struct ServeOptions {
   double guard_fpr = 0.01;
   std::string guard_model;
   std::string guard_positive_label;
-  std::string guard_probe;       // a saved `warden guard fit`
-  std::string guard_languages;   // "en,de" | "any"; empty: the embedder's own
-  std::string cache_bytes;       // the result cache's bound ("0": off, "64MiB", ...)
-  double cache_ttl = 0;          // seconds; 0: entries never expire
-  std::string warmup_file;       // one text per line, embedded into the cache before listening
+  std::string guard_probe;      // a saved `warden guard fit`
+  std::string guard_languages;  // "en,de" | "any"; empty: the embedder's own
+  std::string cache_bytes;      // the result cache's bound ("0": off, "64MiB", ...)
+  double cache_ttl = 0;         // seconds; 0: entries never expire
+  std::string warmup_file;      // one text per line, embedded into the cache before /health is ready
+  std::string otlp_endpoint;    // spans over OTLP/HTTP; empty: no tracing
+  std::string otlp_service_name = "warden";
   std::optional<int> grpc_port;  // set: serve TEI's gRPC protocol too (0: any free port)
 };
 
@@ -221,6 +228,48 @@ void warm_up(serving::tasks::Tasks& tasks, const std::vector<std::string>& texts
                   fmt::format("--warmup-file: embedding texts {}..{} failed: {}", begin + 1, end, why));
     }
   }
+}
+
+// The engine's self-check once the preloaded models are in memory: one text through the
+// whole path (tokenizer, scheduler, encoder, kernels) of every preloaded embedder, whose
+// vector must be finite and not zero — a kernel that misbehaves on this CPU, or weights that
+// decode to NaN, are caught before the server reports ready. Models without a dense output
+// (sparse-only, classifiers) are not checked. Returns why it failed; empty when it passed.
+std::string self_check(serving::tasks::Tasks& tasks, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    const auto status = tasks.pipeline().models().status(name);
+    if (!status || status->kind != ModelKind::Embedding) continue;
+    serving::tasks::Embed task;
+    task.inputs.push_back({"Warden self-check: the quick brown fox jumps over the lazy dog.", {}, false});
+    serving::tasks::Context context;
+    context.model.exact = name;
+    context.cache_lookup = false;
+    context.cache_store = false;
+    std::promise<std::string> answer;
+    try {
+      tasks.embed(std::move(context), std::move(task), [&answer](serving::tasks::Finished<Embeddings>& f) {
+        if (f.error) {
+          try {
+            std::rethrow_exception(f.error);
+          } catch (const serving::tasks::TaskError& e) {
+            answer.set_value(e.fault() == serving::tasks::Fault::ModelCannot ? "" : e.what());
+          } catch (const std::exception& e) {
+            answer.set_value(e.what());
+          }
+          return;
+        }
+        const std::span<const float> v = f.value->values();
+        const bool finite = std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+        const bool zero = std::all_of(v.begin(), v.end(), [](float x) { return x == 0.0F; });
+        answer.set_value(!finite ? "its vector is not finite" : zero ? "its vector is all zeros" : "");
+      });
+    } catch (const std::exception& e) {
+      answer.set_value(e.what());
+    }
+    const std::string why = answer.get_future().get();
+    if (!why.empty()) return fmt::format("self-check of model {} failed: {}", name, why);
+  }
+  return {};
 }
 
 // Every model the server answers for, resolved and checked (hub ids fetched) before it
@@ -377,14 +426,12 @@ int run_serve(ServeOptions options) {
     names.push_back(m.spec.name);
     models.add(std::move(m.spec));
   }
-  // Start-up checks went as far as they can without the weights; --preload goes the rest
-  // of the way (and a model that fails to load then stops the server too).
+  // Start-up checks went as far as they can without the weights. The guard's model loads
+  // before the server listens (the guard is built on it); --preload's others load once it
+  // listens, with /health answering 503 until they are in (and a model that fails to load
+  // then stops the server, as it would have before listening).
   try {
-    if (options.preload) {
-      models.preload(names);
-    } else if (!guard_model_name.empty()) {
-      models.preload({guard_model_name});
-    }
+    if (!guard_model_name.empty()) models.preload({guard_model_name});
   } catch (const std::exception& e) {
     log_line("warden serve: error: a model failed to load: {}\n", e.what());
     return kExitUsage;
@@ -438,6 +485,27 @@ int run_serve(ServeOptions options) {
   service.workers = options.tokenization_workers.value_or(sizing.tokenization_workers);
   service.router = options.router;
   service.router.guard_model = guard_model_name;
+  serving::Readiness readiness("loading models");
+  service.router.readiness = &readiness;
+  std::unique_ptr<trace::SpanExporter> tracer;
+  if (!options.otlp_endpoint.empty()) {
+    trace::ExporterOptions t;
+    t.endpoint = options.otlp_endpoint;
+    t.service_name = options.otlp_service_name;
+    tracer = std::make_unique<trace::SpanExporter>(std::move(t));
+    service.router.tracer = tracer.get();
+    const trace::SpanExporter* exporter = tracer.get();
+    metrics.counter_callback("warden_trace_spans_exported_total", "Spans the OTLP collector accepted",
+                             [exporter] { return static_cast<double>(exporter->counts().exported); });
+    metrics.counter_callback("warden_trace_spans_dropped_total",
+                             "Spans dropped: the export queue was full, or their export failed", [exporter] {
+                               const trace::ExporterCounts c = exporter->counts();
+                               return static_cast<double>(c.dropped + c.failed_spans);
+                             });
+    metrics.counter_callback("warden_trace_export_failures_total",
+                             "OTLP export requests that failed (collector unreachable, slow or refusing)",
+                             [exporter] { return static_cast<double>(exporter->counts().failed_exports); });
+  }
   service.cache.max_bytes = cache_bytes;
   if (guard_fit.joinable()) service.guard_pending = &guard_pending;
   service.cache.ttl =
@@ -459,19 +527,6 @@ int run_serve(ServeOptions options) {
   options.server.shutdown_grace = std::chrono::milliseconds(options.shutdown_grace_ms);
 
   http::Service app(models, guard.get(), service, &metrics);
-  if (!options.warmup_file.empty()) {
-    // Before the server listens: /health is not ready until the cache holds these.
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      warm_up(app.runtime().tasks(), warmup_texts);
-    } catch (const Error& e) {
-      log_line("warden serve: error: {}\n", e.what());
-      return kExitUsage;
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    log_line("warden serve: warmed the result cache with {} texts from {} in {:.3f} s\n", warmup_texts.size(),
-             options.warmup_file, seconds);
-  }
   http::Server server(options.server, app.handler());
   // gRPC on the same pipeline, host and key as HTTP.
   std::unique_ptr<grpc::GrpcServer> grpc_server;
@@ -518,7 +573,49 @@ int run_serve(ServeOptions options) {
       server.max_connections(), service.router.api_key.empty() ? "off" : "on");
   log_line("warden serve: cache_bytes={} cache_ttl_s={}\n", cache_bytes, options.cache_ttl);
   std::fflush(stderr);
+  // Bring-up, while the server already answers (/health 503 with what it is doing): the
+  // preloaded models, the warm-up texts, the self-check. A model that fails to load or a
+  // warm-up that fails stops the server (exit 2, as before it listened); a failed
+  // self-check leaves it running, not ready, saying why.
+  std::atomic<bool> bring_up_failed = false;
+  std::jthread bring_up([&] {
+    bool loading = options.preload;
+    try {
+      if (options.preload) {
+        readiness.starting(fmt::format("loading {} model(s)", names.size()));
+        models.preload(names);
+        loading = false;
+      }
+      if (!options.warmup_file.empty()) {
+        readiness.starting("warming the result cache");
+        const auto start = std::chrono::steady_clock::now();
+        warm_up(app.runtime().tasks(), warmup_texts);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        log_line("warden serve: warmed the result cache with {} texts from {} in {:.3f} s\n",
+                 warmup_texts.size(), options.warmup_file, seconds);
+      }
+    } catch (const std::exception& e) {
+      log_line("warden serve: error: {}{}\n", loading ? "a model failed to load: " : "", e.what());
+      readiness.failed(e.what());
+      bring_up_failed = true;
+      server.stop();
+      return;
+    }
+    if (options.preload) {
+      readiness.starting("self-check");
+      const std::string failure = self_check(app.runtime().tasks(), names);
+      if (!failure.empty()) {
+        log_line("warden serve: error: {}; /health answers 503 until it is restarted\n", failure);
+        readiness.failed(failure);
+        return;
+      }
+    }
+    readiness.ready();
+    log_line("warden serve: ready\n");
+  });
   server.run();
+  bring_up.join();
   // The server has stopped accepting and drained its connections; gRPC's calls finish (or
   // are cancelled past the grace) while the scheduler still runs; then answer what is queued.
   if (grpc_server) grpc_server->shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
@@ -530,7 +627,7 @@ int run_serve(ServeOptions options) {
   }
   app.shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));
   log_line("warden serve: stopped\n");
-  return kExitOk;
+  return bring_up_failed ? kExitUsage : kExitOk;
 }
 
 }  // namespace
@@ -714,9 +811,17 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--cache-ttl", o->cache_ttl, "Seconds a cached result lives (0: until evicted)")
       ->envname("WARDEN_CACHE_TTL");
   app->add_option("--warmup-file", o->warmup_file,
-                  "Texts (one a line) embedded into the result cache before the server listens; needs "
-                  "--cache-bytes")
+                  "Texts (one a line) embedded into the result cache at start-up (/health answers 503 "
+                  "until they are in); needs --cache-bytes")
       ->envname("WARDEN_WARMUP_FILE");
+  app->add_option("--otlp-endpoint", o->otlp_endpoint,
+                  "An OpenTelemetry collector's OTLP/HTTP URL (http://HOST:4318): every request's spans "
+                  "(request, tokenize, queue, inference, response) are exported there, continuing the "
+                  "request's W3C traceparent")
+      ->envname("WARDEN_OTLP_ENDPOINT");
+  app->add_option("--otlp-service-name", o->otlp_service_name, "The spans' service.name")
+      ->capture_default_str()
+      ->envname("WARDEN_OTLP_SERVICE_NAME");
   return {app, [o] { return run_serve(*o); }};
 }
 

@@ -11,6 +11,7 @@
 #include "http/handler.hpp"
 #include "serving/inference_job.hpp"
 #include "serving/model_manager.hpp"
+#include "trace/trace_context.hpp"
 
 namespace warden::http {
 
@@ -18,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 
 // One request being answered. Shared by the closures that carry it across threads.
 struct Call {
+  std::string method;  // "POST", ...
   std::string route;   // the matched route ("/embed"), or "unmatched"
   std::string target;  // for the error format (OpenAI under /v1/)
   Respond respond;
@@ -41,6 +43,12 @@ struct Call {
   bool cache_lookup = true;
   bool cache_store = true;
   const char* cache_state = nullptr;
+  // Its trace, when the server exports spans (--otlp-endpoint): the trace it continues (the
+  // request's traceparent) or starts, this request's server span and the caller's span.
+  bool traced = false;
+  trace::TraceContext trace;    // trace id, our server span's id, the sampled flag
+  trace::SpanId parent_span{};  // all zeros: the request started the trace
+  std::string request_id;
 };
 
 using CallPtr = std::shared_ptr<Call>;

@@ -25,6 +25,7 @@ struct Request {
   std::string_view request_id;  // the X-Request-ID the response will carry
   std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
   std::string_view cache_control;  // the Cache-Control header, "" when absent (the result cache)
+  std::string_view traceparent;    // W3C Trace Context's header, "" when absent
 };
 
 struct Response {

@@ -6,6 +6,7 @@
 #include "http/api_error.hpp"
 #include "http/info_routes.hpp"
 #include "http/router_metrics.hpp"
+#include "serving/readiness.hpp"
 
 // WARDEN_VERSION: the project's version, defined by src/CMakeLists.txt.
 
@@ -31,6 +32,12 @@ void label_list(JsonWriter& w, const classify::SequenceClassifier& c) {
 }
 
 }  // namespace
+
+void health(App& app, const std::shared_ptr<Call>& call) {
+  const serving::Health h = serving::health(app.options.readiness, app.models);
+  if (h.ok) return app.finish(*call, json_response(200, "{}"));
+  app.fail(*call, 503, "Unhealthy", h.reason);
+}
 
 void info(App& app, std::shared_ptr<Call> call) {
   // TEI's /info describes one model: the one a request without `model` would get on the

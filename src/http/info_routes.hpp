@@ -14,6 +14,8 @@
 
 namespace warden::http {
 
+// GET /health: 200 once the server can serve, else 503 with the reason (serving/readiness.hpp).
+void health(App& app, const std::shared_ptr<Call>& call);
 // info_routes.cpp: TEI's /info, OpenAI's /v1/models and /v1/models/{id} (404
 // model_not_found for one nobody serves), Prometheus' /metrics.
 void info(App& app, std::shared_ptr<Call> call);

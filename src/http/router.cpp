@@ -12,11 +12,13 @@
 #include "guard/guard.hpp"
 #include "http/api_error.hpp"
 #include "http/app.hpp"
+#include "http/request_spans.hpp"
 #include "http/router_metrics.hpp"
 #include "http/routes.hpp"
 #include "serving/api_key.hpp"
 #include "serving/model_name.hpp"
 #include "serving/tasks/task_error.hpp"
+#include "trace/span_exporter.hpp"
 
 namespace warden::http {
 
@@ -266,6 +268,12 @@ void App::finish(Call& call, Response response) const {
     response.headers.emplace_back("x-inference-time", millis(call.job.inference));
   }
   metrics->on_response(call, response.status, total);
+  if (call.traced) {
+    // Our server span's context goes back to the caller (its child in their trace).
+    response.headers.emplace_back("traceparent", trace::format_traceparent(call.trace));
+    if (call.trace.sampled())
+      options.tracer->submit(request_spans(call, call.method, response.status, Clock::now()));
+  }
   call.respond(std::move(response));
 }
 
@@ -364,6 +372,21 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
   call->respond = std::move(respond);
   call->cancelled = std::move(cancelled);
   call->received = request.received;
+  call->method = std::string(request.method);
+  if (app_->options.tracer != nullptr) {
+    // W3C Trace Context: continue the caller's trace (and its sampling decision), or start
+    // one — sampled: every request is traced when an endpoint is set.
+    call->traced = true;
+    call->request_id = std::string(request.request_id);
+    if (const auto parent = trace::parse_traceparent(request.traceparent)) {
+      call->trace = *parent;
+      call->parent_span = parent->span_id;
+    } else {
+      call->trace.trace_id = trace::new_trace_id();
+      call->trace.flags = 1;
+    }
+    call->trace.span_id = trace::new_span_id();
+  }
   // A client may bypass the result cache: no-cache computes afresh (and stores), no-store
   // does not store what it computed.
   call->cache_lookup = !has_directive(request.cache_control, "no-cache");
@@ -378,6 +401,8 @@ void Router::handle(const Request& request, std::shared_ptr<const Cancellation> 
     }
     RouteMatch match = match_route(path, request.method);
     call->route = std::move(match.label);
+    // Probes and scrapes every few seconds would bury the requests in spans.
+    if (call->route == "/health" || call->route == "/live" || call->route == "/metrics") call->traced = false;
     const Route* route = match.route;
     if (route == nullptr && match.allowed.empty())
       throw ApiError(404, "NotFound", fmt::format("no route {}", path));

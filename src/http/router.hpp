@@ -30,6 +30,14 @@ namespace warden::serving::tasks {
 class Tasks;
 }  // namespace warden::serving::tasks
 
+namespace warden::serving {
+class Readiness;
+}  // namespace warden::serving
+
+namespace warden::trace {
+class SpanExporter;
+}  // namespace warden::trace
+
 namespace warden::http {
 
 struct App;
@@ -53,6 +61,12 @@ struct RouterOptions {
   std::function<serving::ModelSpec(const std::string& name, const std::string& source,
                                    const std::string& dtype)>
       make_spec;
+  // What GET /health reports while the server is not ready to serve (models still loading,
+  // a failed self-check); null: ready from the start. Must outlive the router.
+  const serving::Readiness* readiness = nullptr;
+  // Non-null: every request's spans go here (--otlp-endpoint), its traceparent is continued
+  // and the answer carries ours. Must outlive the router.
+  trace::SpanExporter* tracer = nullptr;
 };
 
 class Router final : public Handler {

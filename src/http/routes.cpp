@@ -25,7 +25,10 @@ using D = Dialect;
 // One line per route. The model-scoped ones compute with, or describe, one model.
 constexpr std::array kRoutes = {
     // Operations.
+    // Readiness (503 with the reason while nothing can be served) and liveness.
     Route{"/health", "GET", A::Open, D::Tei, false,
+          [](App& i, const CallPtr& c, const RouteArgs&) { health(i, c); }},
+    Route{"/live", "GET", A::Open, D::Tei, false,
           [](App& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, json_response(200, "{}")); }},
     Route{"/metrics", "GET", A::Metrics, D::Tei, false,
           [](App& i, const CallPtr& c, const RouteArgs&) { i.finish(*c, metrics_text(i)); }},

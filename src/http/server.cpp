@@ -401,7 +401,8 @@ class Session : public std::enable_shared_from_this<Session> {
                           m.body(),
                           exchange->request_id,
                           std::chrono::steady_clock::now(),
-                          sv(m[bhttp::field::cache_control])};
+                          sv(m[bhttp::field::cache_control]),
+                          sv(m["traceparent"])};
     // The handler answers from whichever thread finishes the work; the answer is written on
     // this connection's strand. The callback holds the request, not the connection: a
     // connection the client has closed is not kept open for an answer nobody will read.

@@ -13,7 +13,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -249,12 +251,13 @@ TEST(ServeCommand, AShortQueueTimeoutIsNotTheStartUpLoadBudget) {
                                dir);
   {
     ServeProcess server({"--model", dir.string(), "--preload", "--queue-timeout-ms", "1"});
-    const std::string err = server.read_until("payload_limit=");
+    const std::string err = server.read_until("warden serve: ready");
     const std::uint16_t port = listening_port(err);
     ASSERT_NE(port, 0) << err;
     EXPECT_EQ(err.find("still loading"), std::string::npos) << err;
     // Up and serving (a request itself may well wait longer than 1 ms: that is its 504 to give).
     EXPECT_EQ(testing::HttpConnection(port).request("GET", "/health").status, 200);
+    EXPECT_EQ(testing::HttpConnection(port).request("GET", "/live").status, 200);
     EXPECT_EQ(server.terminate(), 0);
   }
   std::filesystem::remove_all(dir);
@@ -354,7 +357,7 @@ TEST(ServeCommand, DtypeAppliesToTheModelsItNamesAndIsShown) {
   std::filesystem::remove_all(dir);
 }
 
-// The result cache: --warmup-file embeds its texts before the server listens, so
+// The result cache: --warmup-file embeds its texts before /health reports ready, so
 // that the first request for one of them is already a hit; bad cache flags exit 2.
 TEST(ServeCommand, WarmupFileMakesTheFirstRequestAHit) {
   const std::filesystem::path file =
@@ -363,7 +366,7 @@ TEST(ServeCommand, WarmupFileMakesTheFirstRequestAHit) {
   {
     ServeProcess server({"--model", "hashing-ngram-256", "--cache-bytes", "1MiB", "--cache-ttl", "60",
                          "--warmup-file", file.string()});
-    const std::string err = server.read_until("cache_bytes=");
+    const std::string err = server.read_until("warden serve: ready");
     ASSERT_NE(err.find("warmed the result cache with 2 texts"), std::string::npos) << err;
     ASSERT_NE(err.find("cache_bytes=1048576 cache_ttl_s=60"), std::string::npos) << err;
     const std::string marker = "listening=http://127.0.0.1:";
@@ -410,7 +413,8 @@ TEST(ServeCommand, BadRerankTemplatesExit2) {
   auto r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --rerank-template nosuch");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--rerank-template: unknown reranker template 'nosuch'"), std::string::npos) << r.err;
-  r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --rerank-template /no/such/template.json");
+  r = testing::run_warden(
+      "serve --model hashing-ngram-256 --port 0 --rerank-template /no/such/template.json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/no/such/template.json"), std::string::npos) << r.err;
   r = testing::run_warden("serve --model a=hashing-ngram-256 --port 0 --rerank-template b=mxbai-rerank-v2");
@@ -431,6 +435,51 @@ TEST(ServeCommand, BadGuardProbeFlagsStopTheServer) {
   r = testing::run_warden("serve --model hashing-ngram-256 --port 0 --guard-languages EN");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("'EN' is not a language code"), std::string::npos) << r.err;
+}
+
+// The self-check after --preload: a model whose weights decode to NaN loads, but its vector
+// is not finite, so /health answers 503 saying so (and /live 200) rather than the server
+// reporting ready and answering garbage.
+TEST(ServeCommand, AFailedSelfCheckKeepsHealthAt503WithTheReason) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("warden-serve-nan-" + std::to_string(::getpid()));
+  testing::run_fixture_command("warden-fixture --arch bert --head none --preset tiny --seed 1 --out DIR",
+                               dir);
+  // Every float of the word embeddings becomes NaN, in place (safetensors: an 8-byte header
+  // length, the JSON header, then the data its offsets point into).
+  const std::filesystem::path weights = dir / "model.safetensors";
+  std::string bytes = read_file(weights.string());
+  std::uint64_t header_size = 0;
+  std::memcpy(&header_size, bytes.data(), 8);
+  simdjson::dom::parser parser;
+  const simdjson::dom::object header = parser.parse(bytes.substr(8, header_size)).get_object();
+  bool patched = false;
+  for (const auto field : header) {
+    if (std::string_view(field.key).find("word_embeddings") == std::string_view::npos) continue;
+    ASSERT_EQ(std::string_view(field.value["dtype"]), "F32");
+    const std::uint64_t begin = field.value["data_offsets"].at(0);
+    const std::uint64_t end = field.value["data_offsets"].at(1);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::uint64_t at = 8 + header_size + begin; at < 8 + header_size + end; at += 4) {
+      std::memcpy(bytes.data() + at, &nan, 4);
+    }
+    patched = true;
+  }
+  ASSERT_TRUE(patched);
+  write_file_atomic(weights, bytes);
+  {
+    ServeProcess server({"--model", dir.string(), "--preload", "--no-guard"});
+    const std::string err = server.read_until("/health answers 503");
+    ASSERT_NE(err.find("self-check of model"), std::string::npos) << err;
+    const std::uint16_t port = listening_port(err);
+    ASSERT_NE(port, 0) << err;
+    const auto health = testing::HttpConnection(port).request("GET", "/health");
+    EXPECT_EQ(health.status, 503);
+    EXPECT_NE(health.body.find("its vector is not finite"), std::string::npos) << health.body;
+    EXPECT_EQ(testing::HttpConnection(port).request("GET", "/live").status, 200);
+    EXPECT_EQ(server.terminate(), 0);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

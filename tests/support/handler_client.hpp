@@ -27,9 +27,9 @@ struct HandlerAnswer {
 inline std::future<HandlerAnswer> send_to(http::Handler& handler, std::string method, std::string target,
                                           std::string body = {}, std::string authorization = {},
                                           std::shared_ptr<Cancellation> cancel = nullptr,
-                                          std::string cache_control = {}) {
+                                          std::string cache_control = {}, std::string traceparent = {}) {
   struct State {
-    std::string method, target, body, authorization, cache_control;
+    std::string method, target, body, authorization, cache_control, traceparent;
     std::promise<HandlerAnswer> promise;
   };
   auto state = std::make_shared<State>();
@@ -38,6 +38,7 @@ inline std::future<HandlerAnswer> send_to(http::Handler& handler, std::string me
   state->body = std::move(body);
   state->authorization = std::move(authorization);
   state->cache_control = std::move(cache_control);
+  state->traceparent = std::move(traceparent);
   auto future = state->promise.get_future();
   http::Request r;
   r.method = state->method;
@@ -45,6 +46,7 @@ inline std::future<HandlerAnswer> send_to(http::Handler& handler, std::string me
   r.content_type = "application/json";
   r.authorization = state->authorization;
   r.cache_control = state->cache_control;
+  r.traceparent = state->traceparent;
   r.body = state->body;
   r.request_id = "test";
   if (!cancel) cancel = std::make_shared<Cancellation>();
