@@ -22,7 +22,7 @@ struct ConvertUseOptions {
 };
 
 int run_convert_use(const ConvertUseOptions& options) {
-  const std::string out = options.out.empty() ? embed::use_lite_model_dir().string() : options.out;
+  const std::string out = options.out.empty() ? embed::use_lite_user_model_dir().string() : options.out;
   const std::string package =
       options.package.empty() ? (embed::use_lite_cache_dir() / "npm/package/dist").string() : options.package;
   if (!std::filesystem::exists(std::filesystem::path(package) / "model.json")) {

@@ -11,6 +11,12 @@
 #include "embed/token_rows.hpp"
 #include "model/use_lite/use_lite_format.hpp"
 
+// Where a package installs the converted model (cmake/WardenPackaging.cmake); empty in developer
+// builds.
+#ifndef WARDEN_USE_LITE_INSTALLED_DIR
+#define WARDEN_USE_LITE_INSTALLED_DIR ""
+#endif
+
 namespace warden::embed {
 
 namespace fs = std::filesystem;
@@ -41,9 +47,22 @@ fs::path use_lite_cache_dir() {
   return base / "warden" / "use-lite";
 }
 
-fs::path use_lite_model_dir() {
+fs::path use_lite_user_model_dir() {
   if (auto p = env_path("WARDEN_USE_LITE_DIR"); !p.empty()) return p;
   return use_lite_cache_dir() / "model";
+}
+
+fs::path use_lite_model_dir() {
+  fs::path dir = use_lite_user_model_dir();
+  // A packaged build (WARDEN_PACKAGE) also knows where the package installed the model, so
+  // the installed binary needs no environment. The user's own folder still comes first, as a
+  // user's XDG data comes before the system's.
+  const fs::path installed = WARDEN_USE_LITE_INSTALLED_DIR;
+  if (!installed.empty() && env_path("WARDEN_USE_LITE_DIR").empty() && !is_use_lite_model(dir) &&
+      is_use_lite_model(installed)) {
+    return installed;
+  }
+  return dir;
 }
 
 bool is_use_lite_model(const fs::path& dir) {

@@ -21,7 +21,12 @@ namespace warden::embed {
 // ${WARDEN_USE_LITE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/warden/use-lite}: where
 // scripts/fetch-use-lite keeps the npm package (npm/) and the converted folder (model/).
 std::filesystem::path use_lite_cache_dir();
-// The converted folder: $WARDEN_USE_LITE_DIR, else use_lite_cache_dir()/model.
+// The user's converted folder, where `warden convert-use` writes by default:
+// $WARDEN_USE_LITE_DIR, else use_lite_cache_dir()/model.
+std::filesystem::path use_lite_user_model_dir();
+// The folder to load: use_lite_user_model_dir(), except that a packaged build falls back to
+// the package's installed copy (share/warden/use-lite) when WARDEN_USE_LITE_DIR is unset and
+// the user has no converted folder.
 std::filesystem::path use_lite_model_dir();
 // True when `dir` holds a converted USE-lite model (its config file is there).
 bool is_use_lite_model(const std::filesystem::path& dir);

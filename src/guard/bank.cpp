@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -13,6 +14,10 @@
 
 #ifndef WARDEN_GUARD_DEFAULT_BANK
 #define WARDEN_GUARD_DEFAULT_BANK ""
+#endif
+// Where a package installs the bank (cmake/WardenPackaging.cmake); empty in developer builds.
+#ifndef WARDEN_GUARD_INSTALLED_BANK
+#define WARDEN_GUARD_INSTALLED_BANK ""
 #endif
 
 namespace warden::guard {
@@ -123,7 +128,10 @@ Bank load_bank(const std::filesystem::path& path) {
 
 std::filesystem::path default_bank_path() {
   if (const char* env = std::getenv("WARDEN_GUARD_BANK"); env != nullptr && *env != '\0') return env;
-  const std::filesystem::path built_in = WARDEN_GUARD_DEFAULT_BANK;
+  // A packaged build (WARDEN_PACKAGE) looks where the package installs the bank, not in the
+  // source tree it was built from.
+  const std::string_view installed = WARDEN_GUARD_INSTALLED_BANK;
+  const std::filesystem::path built_in = installed.empty() ? WARDEN_GUARD_DEFAULT_BANK : installed;
   std::error_code ec;
   if (built_in.empty() || !std::filesystem::is_regular_file(built_in, ec)) {
     throw Error(ErrorKind::NotFound,

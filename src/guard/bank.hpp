@@ -39,7 +39,8 @@ Bank parse_bank(std::string_view jsonl, std::string_view source);
 Bank load_bank(const std::filesystem::path& path);
 
 // The shipped bank: $WARDEN_GUARD_BANK when set, else data/guard/bank.jsonl of the source
-// tree this binary was built from. Error(NotFound) saying to pass --guard-bank when absent.
+// tree this binary was built from (in a packaged build: the package's share/warden/guard/
+// bank.jsonl). Error(NotFound) saying to pass --guard-bank when absent.
 std::filesystem::path default_bank_path();
 
 }  // namespace warden::guard
