@@ -578,44 +578,53 @@ int run_serve(ServeOptions options) {
   // warm-up that fails stops the server (exit 2, as before it listened); a failed
   // self-check leaves it running, not ready, saying why.
   std::atomic<bool> bring_up_failed = false;
-  std::jthread bring_up([&] {
-    bool loading = options.preload;
-    try {
-      if (options.preload) {
-        readiness.starting(fmt::format("loading {} model(s)", names.size()));
-        models.preload(names);
-        loading = false;
-      }
-      if (!options.warmup_file.empty()) {
-        readiness.starting("warming the result cache");
-        const auto start = std::chrono::steady_clock::now();
-        warm_up(app.runtime().tasks(), warmup_texts);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        log_line("warden serve: warmed the result cache with {} texts from {} in {:.3f} s\n",
-                 warmup_texts.size(), options.warmup_file, seconds);
-      }
-    } catch (const std::exception& e) {
-      log_line("warden serve: error: {}{}\n", loading ? "a model failed to load: " : "", e.what());
-      readiness.failed(e.what());
-      bring_up_failed = true;
-      server.stop();
-      return;
-    }
-    if (options.preload) {
-      readiness.starting("self-check");
-      const std::string failure = self_check(app.runtime().tasks(), names);
-      if (!failure.empty()) {
-        log_line("warden serve: error: {}; /health answers 503 until it is restarted\n", failure);
-        readiness.failed(failure);
-        return;
-      }
-    }
+  const bool bring_up_work = options.preload || !options.warmup_file.empty();
+  if (!bring_up_work) {
+    // Nothing to wait for: ready before the first request can ask.
     readiness.ready();
     log_line("warden serve: ready\n");
-  });
+  }
+  std::jthread bring_up;
+  if (bring_up_work) {
+    bring_up = std::jthread([&] {
+      bool loading = options.preload;
+      try {
+        if (options.preload) {
+          readiness.starting(fmt::format("loading {} model(s)", names.size()));
+          models.preload(names);
+          loading = false;
+        }
+        if (!options.warmup_file.empty()) {
+          readiness.starting("warming the result cache");
+          const auto start = std::chrono::steady_clock::now();
+          warm_up(app.runtime().tasks(), warmup_texts);
+          const double seconds =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          log_line("warden serve: warmed the result cache with {} texts from {} in {:.3f} s\n",
+                   warmup_texts.size(), options.warmup_file, seconds);
+        }
+      } catch (const std::exception& e) {
+        log_line("warden serve: error: {}{}\n", loading ? "a model failed to load: " : "", e.what());
+        readiness.failed(e.what());
+        bring_up_failed = true;
+        server.stop();
+        return;
+      }
+      if (options.preload) {
+        readiness.starting("self-check");
+        const std::string failure = self_check(app.runtime().tasks(), names);
+        if (!failure.empty()) {
+          log_line("warden serve: error: {}; /health answers 503 until it is restarted\n", failure);
+          readiness.failed(failure);
+          return;
+        }
+      }
+      readiness.ready();
+      log_line("warden serve: ready\n");
+    });
+  }
   server.run();
-  bring_up.join();
+  if (bring_up.joinable()) bring_up.join();
   // The server has stopped accepting and drained its connections; gRPC's calls finish (or
   // are cancelled past the grace) while the scheduler still runs; then answer what is queued.
   if (grpc_server) grpc_server->shutdown(std::chrono::milliseconds(options.shutdown_grace_ms));

@@ -26,6 +26,7 @@
 #include "core/file.hpp"
 #include "http/http_client.hpp"
 #include "kernels/dense.hpp"
+#include "support/fake_collector.hpp"
 #include "support/golden_fixture.hpp"
 
 namespace warden {
@@ -480,6 +481,57 @@ TEST(ServeCommand, AFailedSelfCheckKeepsHealthAt503WithTheReason) {
     EXPECT_EQ(server.terminate(), 0);
   }
   std::filesystem::remove_all(dir);
+}
+
+// --otlp-endpoint end to end: a request's traceparent is continued and echoed, its spans
+// reach the collector, and a collector that is not there costs the requests nothing but a
+// counter in /metrics.
+TEST(ServeCommand, ExportsRequestSpansAndSurvivesAMissingCollector) {
+  testing::FakeCollector collector;
+  const std::string caller = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  {
+    ServeProcess server({"--model", "hashing-ngram-256", "--no-guard", "--otlp-endpoint", collector.url()});
+    const std::uint16_t port = listening_port(server.read_until("warden serve: ready"));
+    ASSERT_NE(port, 0);
+    testing::HttpConnection c(port);
+    auto r = c.request("POST", "/embed", R"({"inputs": "trace me"})", "application/json",
+                             "traceparent: " + caller + "\r\n");
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(r.headers["traceparent"].substr(0, 36), caller.substr(0, 36)) << r.headers["traceparent"];
+    const std::string ours = r.headers["traceparent"].substr(36, 16);
+    const auto posts = collector.wait_for([](const auto& p) { return !p.empty(); });
+    ASSERT_FALSE(posts.empty());
+    EXPECT_NE(posts[0].body.find(R"("spanId":")" + ours + R"(")"), std::string::npos) << posts[0].body;
+    EXPECT_NE(posts[0].body.find(R"("parentSpanId":"b7ad6b7169203331")"), std::string::npos) << posts[0].body;
+    EXPECT_NE(posts[0].body.find(R"("parentSpanId":")" + ours + R"(")"), std::string::npos) << posts[0].body;
+    EXPECT_EQ(server.terminate(), 0);
+  }
+  {
+    // Nobody listens where the collector was (its port, once it is gone).
+    std::string gone;
+    {
+      testing::FakeCollector closed;
+      gone = closed.url();
+    }
+    ServeProcess server({"--model", "hashing-ngram-256", "--no-guard", "--otlp-endpoint", gone});
+    const std::uint16_t port = listening_port(server.read_until("warden serve: ready"));
+    ASSERT_NE(port, 0);
+    testing::HttpConnection c(port);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(c.request("POST", "/embed", R"({"inputs": "x"})").status, 200);
+    std::string metrics;
+    for (int i = 0; i < 100; ++i) {
+      metrics = c.request("GET", "/metrics").body;
+      if (metrics.find("warden_trace_export_failures_total 0") == std::string::npos &&
+          metrics.find("warden_trace_export_failures_total") != std::string::npos) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_NE(metrics.find("warden_trace_spans_exported_total 0"), std::string::npos) << metrics;
+    EXPECT_EQ(metrics.find("warden_trace_export_failures_total 0"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("warden_trace_export_failures_total"), std::string::npos) << metrics;
+    EXPECT_EQ(server.terminate(), 0);
+  }
 }
 
 }  // namespace
