@@ -604,8 +604,8 @@ int run_serve(ServeOptions options) {
                    warmup_texts.size(), options.warmup_file, seconds);
         }
       } catch (const std::exception& e) {
-        log_line("warden serve: error: {}{}\n", loading ? "a model failed to load: " : "", e.what());
         readiness.failed(e.what());
+        log_line("warden serve: error: {}{}\n", loading ? "a model failed to load: " : "", e.what());
         bring_up_failed = true;
         server.stop();
         return;
@@ -614,8 +614,8 @@ int run_serve(ServeOptions options) {
         readiness.starting("self-check");
         const std::string failure = self_check(app.runtime().tasks(), names);
         if (!failure.empty()) {
+          readiness.failed(failure);  // before the log line that says so (a test reads it)
           log_line("warden serve: error: {}; /health answers 503 until it is restarted\n", failure);
-          readiness.failed(failure);
           return;
         }
       }
