@@ -495,7 +495,7 @@ TEST(ServeCommand, ExportsRequestSpansAndSurvivesAMissingCollector) {
     ASSERT_NE(port, 0);
     testing::HttpConnection c(port);
     auto r = c.request("POST", "/embed", R"({"inputs": "trace me"})", "application/json",
-                             "traceparent: " + caller + "\r\n");
+                       "traceparent: " + caller + "\r\n");
     ASSERT_EQ(r.status, 200) << r.body;
     ASSERT_EQ(r.headers["traceparent"].substr(0, 36), caller.substr(0, 36)) << r.headers["traceparent"];
     const std::string ours = r.headers["traceparent"].substr(36, 16);
