@@ -579,10 +579,18 @@ int run_serve(ServeOptions options) {
   // self-check leaves it running, not ready, saying why.
   std::atomic<bool> bring_up_failed = false;
   const bool bring_up_work = options.preload || !options.warmup_file.empty();
+  // gRPC's health service follows /health's readiness (not the lazy-load failures /health
+  // also reports: those are read when /health is asked, and nothing asks for gRPC's).
+  const auto mark_ready = [&] {
+    readiness.ready();
+    if (grpc_server) grpc_server->set_serving(true);
+    log_line("warden serve: ready\n");
+  };
   if (!bring_up_work) {
     // Nothing to wait for: ready before the first request can ask.
-    readiness.ready();
-    log_line("warden serve: ready\n");
+    mark_ready();
+  } else if (grpc_server) {
+    grpc_server->set_serving(false);
   }
   std::jthread bring_up;
   if (bring_up_work) {
@@ -619,8 +627,7 @@ int run_serve(ServeOptions options) {
           return;
         }
       }
-      readiness.ready();
-      log_line("warden serve: ready\n");
+      mark_ready();
     });
   }
   server.run();

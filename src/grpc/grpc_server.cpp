@@ -73,6 +73,12 @@ int GrpcServer::port() const noexcept {
   return impl_->gate->port();
 }
 
+void GrpcServer::set_serving(bool serving) {
+  if (::grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
+    health->SetServingStatus(serving);
+  }
+}
+
 void GrpcServer::shutdown(std::chrono::milliseconds grace) {
   if (impl_->stopped) return;
   impl_->stopped = true;

@@ -53,6 +53,10 @@ class GrpcServer {
 
   [[nodiscard]] int port() const noexcept;
 
+  // What grpc.health.v1.Health answers for every service: SERVING (the default) or
+  // NOT_SERVING — the gRPC side of HTTP's readiness (/health), set while the server starts.
+  void set_serving(bool serving);
+
   // Stops accepting calls and waits for the calls in progress (at most `grace`, then they
   // are cancelled). Call it before the pipeline's scheduler drains.
   void shutdown(std::chrono::milliseconds grace);

@@ -488,30 +488,38 @@ TEST_F(KeyedGrpcService, ReflectionAndHealthAnswerWithoutTheKey) {
   ASSERT_TRUE(wait());
   EXPECT_TRUE(status.ok()) << status.error_message();
 
-  // grpc.health.v1.Health/Check with an empty request: SERVING (field 1 = 1).
-  ::grpc::ClientContext health_ctx;
-  health_ctx.set_deadline(std::chrono::system_clock::now() + 30s);
-  ::grpc::Slice nothing(std::string{});
-  ::grpc::ByteBuffer empty(&nothing, 1);  // HealthCheckRequest{}: no bytes, but a message
-  ::grpc::ByteBuffer health;
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  ::grpc::Status health_status;
-  stub.UnaryCall(&health_ctx, "/grpc.health.v1.Health/Check", {}, &empty, &health, [&](::grpc::Status st) {
-    const std::lock_guard lock(m);
-    health_status = std::move(st);
-    done = true;
-    cv.notify_all();
-  });
-  std::unique_lock lock(m);
-  ASSERT_TRUE(cv.wait_for(lock, 30s, [&] { return done; }));
-  EXPECT_TRUE(health_status.ok()) << health_status.error_message();
-  std::vector<::grpc::Slice> hs;
-  ASSERT_TRUE(health.Dump(&hs).ok());
-  std::string hb;
-  for (const ::grpc::Slice& s : hs) hb.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  EXPECT_EQ(hb, std::string("\x08\x01", 2));
+  // grpc.health.v1.Health/Check with an empty request: SERVING (field 1 = 1), NOT_SERVING (2)
+  // while the server says it is not ready (warden serve: until /health is ready).
+  const auto check = [&stub] {
+    ::grpc::ClientContext health_ctx;
+    health_ctx.set_deadline(std::chrono::system_clock::now() + 30s);
+    ::grpc::Slice nothing(std::string{});
+    ::grpc::ByteBuffer empty(&nothing, 1);  // HealthCheckRequest{}: no bytes, but a message
+    ::grpc::ByteBuffer health;
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    ::grpc::Status health_status;
+    stub.UnaryCall(&health_ctx, "/grpc.health.v1.Health/Check", {}, &empty, &health, [&](::grpc::Status st) {
+      const std::lock_guard lock(m);
+      health_status = std::move(st);
+      done = true;
+      cv.notify_all();
+    });
+    std::unique_lock lock(m);
+    if (!cv.wait_for(lock, 30s, [&] { return done; })) return std::string("<no answer>");
+    if (!health_status.ok()) return "<" + health_status.error_message() + ">";
+    std::vector<::grpc::Slice> hs;
+    if (!health.Dump(&hs).ok()) return std::string("<no body>");
+    std::string hb;
+    for (const ::grpc::Slice& s : hs) hb.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    return hb;
+  };
+  EXPECT_EQ(check(), std::string("\x08\x01", 2));
+  server_->set_serving(false);
+  EXPECT_EQ(check(), std::string("\x08\x02", 2));
+  server_->set_serving(true);
+  EXPECT_EQ(check(), std::string("\x08\x01", 2));
 }
 
 TEST(GrpcAdmission, AFullQueueIsResourceExhaustedAndTheServerStaysHealthy) {
