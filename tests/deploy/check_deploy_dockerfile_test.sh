@@ -28,6 +28,18 @@ run() {  # run NAME DOCKERFILE: check-deploy's Dockerfile part, its output in $w
   return "$rc"
 }
 
+# refused NAME DOCKERFILE PACKAGE LIBRARY WHAT: check-deploy must fail on DOCKERFILE, saying its
+# runtime stage does not install PACKAGE (which LIBRARY, a regex, comes from).
+refused() {
+  if run "$1" "$2"; then
+    no "$5 passes:"; cat "$work/$1.out" >&2
+  elif grep -q "FAIL: .*does not install $3, which $4" "$work/$1.out"; then
+    ok "$5 fails: $(grep "$3" "$work/$1.out")"
+  else
+    no "$5 fails, but not naming $4 and $3:"; cat "$work/$1.out" >&2
+  fi
+}
+
 # 1. The real Dockerfile.
 if run real "$src/deploy/Dockerfile"; then
   ok "deploy/Dockerfile passes"
@@ -55,25 +67,16 @@ if hardcode "$all" "$work/complete.Dockerfile"; then
   fi
 fi
 if hardcode "${all/libprotobuf32 /}" "$work/no-protobuf.Dockerfile"; then
-  if run no-protobuf "$work/no-protobuf.Dockerfile"; then
-    no "a hard-coded list without libprotobuf32 passes:"; cat "$work/no-protobuf.out" >&2
-  elif grep -q 'FAIL: .*does not install libprotobuf32, which libprotobuf\.so\.32 ' "$work/no-protobuf.out"; then
-    ok "a list without libprotobuf32 fails: $(grep 'libprotobuf32' "$work/no-protobuf.out")"
-  else
-    no "a list without libprotobuf32 fails, but not naming libprotobuf.so.32 and libprotobuf32:"; cat "$work/no-protobuf.out" >&2
-  fi
+  refused no-protobuf "$work/no-protobuf.Dockerfile" libprotobuf32 'libprotobuf\.so\.32 ' \
+    "a hard-coded list without libprotobuf32"
 fi
 
 # 4. The dlopen'ed library.
 sed 's/ libcurl4 ca-certificates curl/ ca-certificates curl/' "$src/deploy/Dockerfile" >"$work/no-curl.Dockerfile"
 if cmp -s "$src/deploy/Dockerfile" "$work/no-curl.Dockerfile"; then
   no "could not remove libcurl4 from deploy/Dockerfile's runtime install line (its form changed?)"
-elif run no-curl "$work/no-curl.Dockerfile"; then
-  no "a runtime stage without libcurl4 passes:"; cat "$work/no-curl.out" >&2
-elif grep -q 'FAIL: .*does not install libcurl4, which libcurl\.so\.4' "$work/no-curl.out"; then
-  ok "a runtime stage without libcurl4 fails: $(grep 'libcurl4' "$work/no-curl.out")"
 else
-  no "a runtime stage without libcurl4 fails, but not naming libcurl.so.4 and libcurl4:"; cat "$work/no-curl.out" >&2
+  refused no-curl "$work/no-curl.Dockerfile" libcurl4 'libcurl\.so\.4' "a runtime stage without libcurl4"
 fi
 
 exit $((failures > 0))
